@@ -1,0 +1,213 @@
+//! Authentication primitives: argon2id password hashes, HS256 access tokens,
+//! opaque refresh and e-mail tokens (stored only as SHA-256 hashes), one-time codes
+//! and TOTP. No database access here.
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::{Algorithm, Argon2, Params, Version};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{DecodingKey, EncodingKey, Header, Validation};
+use rand::{Rng, RngCore};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::Kdf;
+
+/// Hashes and checks passwords. Work runs on the blocking pool: it is slow by design.
+#[derive(Clone)]
+pub struct Passwords {
+    params: Params,
+    /// A hash of a random password, checked when the user does not exist so that
+    /// both paths take the same time.
+    dummy: String,
+}
+
+impl Passwords {
+    pub fn new(kdf: &Kdf) -> anyhow::Result<Passwords> {
+        let params = Params::new(kdf.memory_kib, kdf.iterations, kdf.parallelism, None)
+            .map_err(|e| anyhow::anyhow!("invalid kdf parameters: {e}"))?;
+        let mut p = Passwords {
+            params,
+            dummy: String::new(),
+        };
+        p.dummy = p.hash_now(&random_token())?;
+        Ok(p)
+    }
+
+    fn argon(&self) -> Argon2<'static> {
+        Argon2::new(Algorithm::Argon2id, Version::V0x13, self.params.clone())
+    }
+
+    fn hash_now(&self, password: &str) -> anyhow::Result<String> {
+        let salt = SaltString::generate(&mut rand::rngs::OsRng);
+        self.argon()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| anyhow::anyhow!("hashing password: {e}"))
+    }
+
+    pub async fn hash(&self, password: String) -> anyhow::Result<String> {
+        let me = self.clone();
+        tokio::task::spawn_blocking(move || me.hash_now(&password)).await?
+    }
+
+    /// Checks `password` against `hash`; with `None`, checks against a dummy and fails.
+    pub async fn verify(&self, password: String, hash: Option<String>) -> bool {
+        let me = self.clone();
+        let real = hash.is_some();
+        let hash = hash.unwrap_or_else(|| self.dummy.clone());
+        let ok = tokio::task::spawn_blocking(move || {
+            PasswordHash::new(&hash)
+                .map(|h| me.argon().verify_password(password.as_bytes(), &h).is_ok())
+                .unwrap_or(false)
+        })
+        .await
+        .unwrap_or(false);
+        ok && real
+    }
+}
+
+/// Claims of an access token.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claims {
+    /// User id.
+    pub sub: i64,
+    /// Auth session id (the client's `SessionKey`).
+    pub sid: String,
+    /// False for the temporary token of a sign-in that still needs its one-time code.
+    pub full: bool,
+    pub iat: i64,
+    pub exp: i64,
+}
+
+#[derive(Clone)]
+pub struct Keys {
+    enc: EncodingKey,
+    dec: DecodingKey,
+}
+
+impl Keys {
+    pub fn new(secret: &[u8]) -> Keys {
+        Keys {
+            enc: EncodingKey::from_secret(secret),
+            dec: DecodingKey::from_secret(secret),
+        }
+    }
+
+    pub fn sign(&self, claims: &Claims) -> anyhow::Result<String> {
+        Ok(jsonwebtoken::encode(&Header::default(), claims, &self.enc)?)
+    }
+
+    pub fn verify(&self, token: &str) -> Option<Claims> {
+        let v = Validation {
+            leeway: 5,
+            ..Validation::default()
+        };
+        jsonwebtoken::decode::<Claims>(token, &self.dec, &v)
+            .ok()
+            .map(|d| d.claims)
+    }
+}
+
+/// 32 random bytes, URL-safe base64.
+pub fn random_token() -> String {
+    let mut b = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut b);
+    URL_SAFE_NO_PAD.encode(b)
+}
+
+/// SHA-256 of a token, hex; only this is stored.
+pub fn token_hash(token: &str) -> String {
+    let d = Sha256::digest(token.as_bytes());
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A 6-digit one-time code.
+pub fn otp_code() -> String {
+    format!("{:06}", rand::rngs::OsRng.gen_range(0..1_000_000u32))
+}
+
+/// TOTP (RFC 6238, SHA-1, 6 digits, 30 s) for the authenticator-app method.
+pub fn totp(secret_b32: &str, account: &str) -> anyhow::Result<totp_rs::TOTP> {
+    let secret = totp_rs::Secret::Encoded(secret_b32.to_string())
+        .to_bytes()
+        .map_err(|e| anyhow::anyhow!("bad totp secret: {e:?}"))?;
+    totp_rs::TOTP::new(
+        totp_rs::Algorithm::SHA1,
+        6,
+        1,
+        30,
+        secret,
+        Some("gemba".to_string()),
+        account.to_string(),
+    )
+    .map_err(|e| anyhow::anyhow!("totp: {e}"))
+}
+
+/// A new random TOTP secret, base32.
+pub fn new_totp_secret() -> String {
+    totp_rs::Secret::generate_secret().to_encoded().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fast_kdf() -> Kdf {
+        Kdf {
+            memory_kib: 1024,
+            iterations: 1,
+            parallelism: 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn password_round_trip() {
+        let p = Passwords::new(&fast_kdf()).unwrap();
+        let h = p.hash("s3cret-pass".into()).await.unwrap();
+        assert!(h.starts_with("$argon2id$"));
+        assert!(p.verify("s3cret-pass".into(), Some(h.clone())).await);
+        assert!(!p.verify("wrong".into(), Some(h)).await);
+        assert!(!p.verify("s3cret-pass".into(), None).await);
+    }
+
+    #[test]
+    fn tokens_sign_and_reject_tampering() {
+        let k = Keys::new(b"0123456789abcdef0123456789abcdef");
+        let now = crate::db::now_ms() / 1000;
+        let c = Claims {
+            sub: 7,
+            sid: "s".into(),
+            full: true,
+            iat: now,
+            exp: now + 60,
+        };
+        let t = k.sign(&c).unwrap();
+        assert_eq!(k.verify(&t).unwrap().sub, 7);
+        assert!(
+            Keys::new(b"another-key-another-key-another!!")
+                .verify(&t)
+                .is_none()
+        );
+        let expired = Claims {
+            exp: now - 3600,
+            ..c
+        };
+        assert!(k.verify(&k.sign(&expired).unwrap()).is_none());
+    }
+
+    #[test]
+    fn otp_codes_are_six_digits() {
+        for _ in 0..100 {
+            assert!(gemba_shared::validate::otp(&otp_code()).is_ok());
+        }
+    }
+
+    #[test]
+    fn totp_generates_checkable_codes() {
+        let s = new_totp_secret();
+        let t = totp(&s, "a@b.co").unwrap();
+        let code = t.generate_current().unwrap();
+        assert!(t.check_current(&code).unwrap());
+    }
+}

@@ -1,0 +1,201 @@
+//! Settings: defaults → TOML file → `GEMBA_…` environment (`__` nests) → flags.
+//!
+//! Secrets are redacted in `Debug`. `gemba-cloud default-config` prints the
+//! commented example (`deploy/gemba-cloud.example.toml`).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+
+/// A string that never shows in logs.
+#[derive(Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("\"<redacted>\"")
+    }
+}
+
+/// How self-registered accounts get access.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SignupMode {
+    /// A super admin approves each new account with a role, then assigns an organisation.
+    AdminApproval,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Settings {
+    /// Folder for the SQLite database, objects, the e-mail outbox and generated keys.
+    pub data: PathBuf,
+    /// HTTP listen address.
+    pub http: SocketAddr,
+    /// Embedded broker listen address (`127.0.0.1:1884`), or an external broker URL
+    /// (`mqtt://host:1883`), in which case no broker is embedded.
+    pub mqtt: String,
+    /// `postgres://…` to use PostgreSQL; unset for SQLite in the data folder.
+    pub database_url: Option<String>,
+    /// Base domain: organisations are served at `{org}.{base_domain}`.
+    pub base_domain: String,
+    /// The host that serves the admin login.
+    pub admin_host: String,
+    /// The portal's address as users reach it, used in e-mail links.
+    pub public_url: String,
+    /// HMAC key for access tokens; generated into `{data}/jwt.key` when unset.
+    pub jwt_secret: Option<Secret>,
+    pub access_token_ttl_secs: u64,
+    pub refresh_token_ttl_secs: u64,
+    /// New accounts require a second factor at sign-in.
+    pub require_otp: bool,
+    pub signup: SignupMode,
+    pub mail_from: String,
+    pub smtp: Option<Smtp>,
+    pub login_limit: LoginLimit,
+    pub kdf: Kdf,
+    /// Largest accepted request body, in bytes.
+    pub max_body_bytes: usize,
+    /// First-start super admin (also `GEMBA_ADMIN_EMAIL` / `GEMBA_ADMIN_PASSWORD`).
+    pub admin_email: Option<String>,
+    pub admin_password: Option<Secret>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Smtp {
+    pub host: String,
+    pub port: u16,
+    pub username: Option<String>,
+    pub password: Option<Secret>,
+    /// `none` (plain, for a local relay), `starttls` or `tls`.
+    pub security: SmtpSecurity,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SmtpSecurity {
+    None,
+    Starttls,
+    Tls,
+}
+
+/// Sign-in throttling: `max_failures` failed attempts for an address within
+/// `window_secs` lock it for `lockout_secs` (answered with 429).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LoginLimit {
+    pub max_failures: u32,
+    pub window_secs: u64,
+    pub lockout_secs: u64,
+}
+
+/// Argon2id parameters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Kdf {
+    pub memory_kib: u32,
+    pub iterations: u32,
+    pub parallelism: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            data: PathBuf::from("data"),
+            http: "127.0.0.1:8080".parse().expect("valid address"),
+            mqtt: "127.0.0.1:1884".into(),
+            database_url: None,
+            base_domain: "localhost".into(),
+            admin_host: "admin.localhost".into(),
+            public_url: "http://localhost:8080".into(),
+            jwt_secret: None,
+            access_token_ttl_secs: 15 * 60,
+            refresh_token_ttl_secs: 14 * 24 * 3600,
+            require_otp: true,
+            signup: SignupMode::AdminApproval,
+            mail_from: "gemba <no-reply@gemba.local>".into(),
+            smtp: None,
+            login_limit: LoginLimit {
+                max_failures: 5,
+                window_secs: 60,
+                lockout_secs: 60,
+            },
+            // OWASP's first argon2id recommendation.
+            kdf: Kdf {
+                memory_kib: 19 * 1024,
+                iterations: 2,
+                parallelism: 1,
+            },
+            max_body_bytes: 1024 * 1024,
+            admin_email: None,
+            admin_password: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Defaults, then the TOML file (if given, or `gemba.toml` in the working folder
+    /// when present), then `GEMBA_…` variables.
+    pub fn load(file: Option<&Path>) -> Result<Settings, Box<figment::Error>> {
+        let mut fig = Figment::from(Serialized::defaults(Settings::default()));
+        match file {
+            Some(f) => fig = fig.merge(Toml::file_exact(f)),
+            None => fig = fig.merge(Toml::file("gemba.toml")),
+        }
+        fig.merge(Env::prefixed("GEMBA_").split("__"))
+            .extract()
+            .map_err(Box::new)
+    }
+
+    /// The embedded broker's listen address, or `None` for an external broker.
+    pub fn embedded_mqtt(&self) -> Option<SocketAddr> {
+        if self.mqtt.contains("://") {
+            None
+        } else {
+            self.mqtt.parse().ok()
+        }
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.database_url
+            .as_deref()
+            .is_some_and(|u| u.starts_with("postgres"))
+    }
+}
+
+/// The commented example configuration.
+pub const EXAMPLE: &str = include_str!("../../deploy/gemba-cloud.example.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_config_parses_to_the_defaults() {
+        let fig =
+            Figment::from(Serialized::defaults(Settings::default())).merge(Toml::string(EXAMPLE));
+        let s: Settings = fig.extract().unwrap();
+        assert_eq!(s.http, Settings::default().http);
+        assert_eq!(s.mqtt, "127.0.0.1:1884");
+    }
+
+    #[test]
+    fn secrets_are_redacted() {
+        let s = Settings {
+            jwt_secret: Some(Secret("hunter2".into())),
+            ..Default::default()
+        };
+        assert!(!format!("{s:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn external_broker_url_disables_the_embedded_one() {
+        let s = Settings {
+            mqtt: "mqtt://127.0.0.1:1883".into(),
+            ..Default::default()
+        };
+        assert_eq!(s.embedded_mqtt(), None);
+        assert!(Settings::default().embedded_mqtt().is_some());
+    }
+}

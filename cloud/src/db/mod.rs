@@ -1,0 +1,105 @@
+//! Storage: one set of queries for SQLite (default) and PostgreSQL, through sqlx's
+//! `Any` driver. Queries use `$1` parameters (both backends accept them), `BIGINT`
+//! unix-millisecond times, `TEXT` ids and JSON, and `BOOLEAN` flags, so that every
+//! query below runs unchanged on both. Migrations are in `cloud/migrations/`.
+//!
+//! Invariant: every query touching tenant data takes the organisation id as a
+//! parameter; handlers get it from the [`crate::http::extract::AuthUser`] scope.
+
+pub mod migrate;
+pub mod orgs;
+pub mod outbox;
+pub mod tokens;
+pub mod users;
+
+pub use users::UserRow;
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use sqlx::AnyPool;
+use sqlx::any::AnyPoolOptions;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone, Debug)]
+pub struct Db {
+    pub pool: AnyPool,
+    pub backend: Backend,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A stored flag (BIGINT 0/1) read into a `bool`: `#[sqlx(try_from = "Flag")]`.
+pub struct Flag(pub bool);
+
+impl sqlx::Type<sqlx::Any> for Flag {
+    fn type_info() -> sqlx::any::AnyTypeInfo {
+        <i64 as sqlx::Type<sqlx::Any>>::type_info()
+    }
+    fn compatible(ty: &sqlx::any::AnyTypeInfo) -> bool {
+        <i64 as sqlx::Type<sqlx::Any>>::compatible(ty)
+    }
+}
+
+impl<'r> sqlx::Decode<'r, sqlx::Any> for Flag {
+    fn decode(value: sqlx::any::AnyValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
+        Ok(Flag(<i64 as sqlx::Decode<sqlx::Any>>::decode(value)? != 0))
+    }
+}
+
+impl From<Flag> for bool {
+    fn from(f: Flag) -> bool {
+        f.0
+    }
+}
+
+impl Db {
+    /// Connects to `database_url`, or to `{data}/gemba.db` (SQLite, WAL) when it is `None`,
+    /// and applies the migrations.
+    pub async fn open(database_url: Option<&str>, data: &Path) -> anyhow::Result<Db> {
+        sqlx::any::install_default_drivers();
+        let (url, backend) = match database_url {
+            Some(u) if u.starts_with("postgres") => (u.to_string(), Backend::Postgres),
+            Some(u) if u.starts_with("sqlite") => (u.to_string(), Backend::Sqlite),
+            Some(u) => {
+                anyhow::bail!("unsupported database URL {u:?}: use postgres://… or sqlite://…")
+            }
+            None => {
+                std::fs::create_dir_all(data)
+                    .with_context(|| format!("creating data folder {}", data.display()))?;
+                let file = data.join("gemba.db");
+                (
+                    format!("sqlite://{}?mode=rwc", file.display()),
+                    Backend::Sqlite,
+                )
+            }
+        };
+        let max = if backend == Backend::Sqlite { 8 } else { 16 };
+        let pool = AnyPoolOptions::new()
+            .max_connections(max)
+            .connect(&url)
+            .await
+            .with_context(|| format!("connecting to the {backend:?} database"))?;
+        if backend == Backend::Sqlite {
+            // WAL persists in the file; readers never block the writer.
+            sqlx::query("PRAGMA journal_mode=WAL")
+                .execute(&pool)
+                .await?;
+        }
+        let db = Db { pool, backend };
+        migrate::run(&db).await.context("applying migrations")?;
+        Ok(db)
+    }
+}

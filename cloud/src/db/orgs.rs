@@ -1,0 +1,144 @@
+//! Organisations and departments.
+
+use serde::Serialize;
+use sqlx::FromRow;
+
+use super::{Db, now_ms};
+
+#[derive(Debug, Clone, Serialize, FromRow, utoipa::ToSchema)]
+pub struct Organization {
+    pub id: i64,
+    /// The sub-domain name: `{name}.{base_domain}`.
+    pub name: String,
+    pub org_name_to_display: String,
+    #[sqlx(try_from = "super::Flag")]
+    pub use_proxy_server: bool,
+    pub created_at: i64,
+}
+
+const COLS: &str = "id, name, org_name_to_display, use_proxy_server, created_at";
+
+pub async fn by_id(db: &Db, id: i64) -> sqlx::Result<Option<Organization>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLS} FROM organizations WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await
+}
+
+pub async fn by_name(db: &Db, name: &str) -> sqlx::Result<Option<Organization>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLS} FROM organizations WHERE name = $1"
+    )))
+    .bind(name)
+    .fetch_optional(&db.pool)
+    .await
+}
+
+pub async fn insert(db: &Db, name: &str, display: &str, proxy: bool) -> sqlx::Result<Organization> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO organizations (name, org_name_to_display, use_proxy_server, created_at) \
+         VALUES ($1, $2, $3, $4) RETURNING {COLS}"
+    )))
+    .bind(name)
+    .bind(display)
+    .bind(proxy as i64)
+    .bind(now_ms())
+    .fetch_one(&db.pool)
+    .await
+}
+
+pub async fn update(
+    db: &Db,
+    id: i64,
+    name: &str,
+    display: &str,
+    proxy: bool,
+) -> sqlx::Result<Option<Organization>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "UPDATE organizations SET name = $1, org_name_to_display = $2, use_proxy_server = $3 \
+         WHERE id = $4 RETURNING {COLS}"
+    )))
+    .bind(name)
+    .bind(display)
+    .bind(proxy as i64)
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await
+}
+
+pub async fn delete(db: &Db, id: i64) -> sqlx::Result<bool> {
+    let r = sqlx::query("DELETE FROM organizations WHERE id = $1")
+        .bind(id)
+        .execute(&db.pool)
+        .await?;
+    Ok(r.rows_affected() > 0)
+}
+
+/// A page of organisations matching `search` (name or display name), and the total count.
+pub async fn page(
+    db: &Db,
+    search: &str,
+    offset: i64,
+    limit: i64,
+) -> sqlx::Result<(Vec<Organization>, i64)> {
+    let pattern = format!("%{}%", search.to_lowercase());
+    let cond = "(LOWER(name) LIKE $1 OR LOWER(org_name_to_display) LIKE $1)";
+    let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLS} FROM organizations WHERE {cond} ORDER BY id LIMIT $2 OFFSET $3"
+    )))
+    .bind(&pattern)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(&db.pool)
+    .await?;
+    let count = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT COUNT(*) FROM organizations WHERE {cond}"
+    )))
+    .bind(&pattern)
+    .fetch_one(&db.pool)
+    .await?;
+    Ok((rows, count))
+}
+
+/// Organisations a user is linked to.
+pub async fn of_user(db: &Db, user: i64) -> sqlx::Result<Vec<Organization>> {
+    sqlx::query_as(
+        "SELECT o.id, o.name, o.org_name_to_display, o.use_proxy_server, o.created_at \
+         FROM organizations o JOIN user_organizations uo ON uo.organization_id = o.id \
+         WHERE uo.user_id = $1 ORDER BY o.id",
+    )
+    .bind(user)
+    .fetch_all(&db.pool)
+    .await
+}
+
+#[derive(Debug, Clone, Serialize, FromRow, utoipa::ToSchema)]
+pub struct Department {
+    pub id: i64,
+    pub organization: i64,
+    pub name: String,
+}
+
+pub async fn departments(db: &Db, org: i64) -> sqlx::Result<Vec<Department>> {
+    sqlx::query_as(
+        "SELECT id, organization_id AS organization, name FROM departments \
+         WHERE organization_id = $1 ORDER BY id",
+    )
+    .bind(org)
+    .fetch_all(&db.pool)
+    .await
+}
+
+pub async fn insert_department(db: &Db, org: i64, name: &str) -> sqlx::Result<Department> {
+    sqlx::query_as(
+        "INSERT INTO departments (organization_id, name, created_at) VALUES ($1, $2, $3) \
+         RETURNING id, organization_id AS organization, name",
+    )
+    .bind(org)
+    .bind(name)
+    .bind(now_ms())
+    .fetch_one(&db.pool)
+    .await
+}

@@ -1,0 +1,282 @@
+//! Extractors: our JSON body (malformed bodies get the API's error shape), the
+//! request's host (organisation sub-domain or admin host), and the signed-in user
+//! with the tenant scope of the request.
+//!
+//! Invariant: a handler that touches tenant data takes [`AuthUser`] and reads the
+//! organisation from [`AuthUser::org`], which has been checked against the user's
+//! memberships (a super admin may act in any organisation).
+
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use gemba_shared::{Permission, Role};
+use serde::de::DeserializeOwned;
+
+use super::error::{ApiError, ApiResult};
+use crate::auth::Claims;
+use crate::db::{UserRow, now_ms, orgs, tokens, users};
+use crate::state::AppState;
+
+/// `axum::Json` with the API's error shape on rejection.
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        use axum::extract::rejection::JsonRejection;
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Json(v)),
+            Err(JsonRejection::JsonDataError(e)) => Err(data_error(&e.body_text())),
+            Err(JsonRejection::JsonSyntaxError(_)) => {
+                Err(ApiError::non_field("The request body is not valid JSON."))
+            }
+            Err(JsonRejection::MissingJsonContentType(_)) => {
+                Err(ApiError::non_field("Send the body as application/json."))
+            }
+            Err(JsonRejection::BytesRejection(_)) => Err(ApiError::TooLarge),
+            Err(e) => Err(ApiError::non_field(e.body_text())),
+        }
+    }
+}
+
+/// Turns serde's message into a field error where it names a field.
+fn data_error(text: &str) -> ApiError {
+    if let Some(rest) = text.split("missing field `").nth(1)
+        && let Some(field) = rest.split('`').next()
+    {
+        return ApiError::field(field, "This field is required.");
+    }
+    // "body.field: invalid type: …" from serde_path_to_error
+    if let Some(body) = text
+        .split("Failed to deserialize the JSON body into the target type: ")
+        .nth(1)
+        && let Some((path, msg)) = body.split_once(": ")
+        && !path.contains(' ')
+    {
+        let field = path
+            .trim_start_matches('.')
+            .split('.')
+            .next()
+            .unwrap_or(path);
+        return ApiError::field(field.to_string(), format!("Invalid value: {msg}"));
+    }
+    ApiError::non_field(format!("Invalid request body: {text}"))
+}
+
+/// Query strings with the API's error shape on rejection.
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| Query(q.0))
+            .map_err(|e| ApiError::non_field(format!("Invalid query: {}", e.body_text())))
+    }
+}
+
+/// Which site a request came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Site {
+    /// The configured admin host.
+    Admin,
+    /// `{org}.{base_domain}`.
+    Org(String),
+    /// The base domain or any other host.
+    Base,
+}
+
+pub fn site(headers: &HeaderMap, state: &AppState) -> Site {
+    let host = headers
+        .get("x-forwarded-host")
+        .or_else(|| headers.get(header::HOST))
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+        if port.bytes().all(|b| b.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    });
+    let host = host.to_ascii_lowercase();
+    if host == state.settings.admin_host {
+        return Site::Admin;
+    }
+    let suffix = format!(".{}", state.settings.base_domain);
+    match host.strip_suffix(&suffix) {
+        Some(sub) if !sub.is_empty() && !sub.contains('.') && sub != "www" => Site::Org(sub.into()),
+        _ => Site::Base,
+    }
+}
+
+/// The signed-in user of a request, with the organisation it acts in.
+#[derive(Debug, Clone)]
+pub struct AuthUser {
+    pub user: UserRow,
+    pub role: Role,
+    pub session: String,
+    pub org: Option<i64>,
+}
+
+impl AuthUser {
+    pub fn require(&self, p: Permission) -> ApiResult<()> {
+        if self.role.can(p) {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden)
+        }
+    }
+
+    /// The organisation of the request, which every tenant query is scoped to.
+    pub fn org(&self) -> ApiResult<i64> {
+        self.org
+            .ok_or_else(|| ApiError::non_field("User is not assigned to any organization"))
+    }
+
+    pub fn is_admin(&self) -> bool {
+        self.role == Role::Admin
+    }
+
+    /// May this user act on data of organisation `org`?
+    pub async fn can_access_org(&self, state: &AppState, org: i64) -> ApiResult<bool> {
+        Ok(self.is_admin() || users::is_member(&state.db, self.user.id, org).await?)
+    }
+}
+
+/// The same, for the few calls a user must still reach while a password change is
+/// pending (change password, logout, and the session bookkeeping).
+pub struct StaleUser(pub AuthUser);
+
+/// A user holding either a full or a temporary (one-time code pending) token: only
+/// the MFA calls take it.
+pub struct PendingUser {
+    pub user: UserRow,
+    pub session: String,
+    pub full: bool,
+}
+
+fn bearer(parts: &Parts) -> ApiResult<&str> {
+    parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .ok_or(ApiError::Unauthorized(
+            "Authentication credentials were not provided.",
+        ))
+}
+
+/// Checks the token, its session and the user; returns them.
+async fn session_of(parts: &Parts, state: &AppState) -> ApiResult<(Claims, UserRow)> {
+    let token = bearer(parts)?;
+    let claims = state.keys.verify(token).ok_or(ApiError::Unauthorized(
+        "Given token not valid for any token type",
+    ))?;
+    let session = tokens::session(&state.db, &claims.sid)
+        .await?
+        .filter(|s| !s.revoked && s.expires_at > now_ms() && s.user_id == claims.sub)
+        .ok_or(ApiError::Unauthorized(
+            "Your session has ended. Please sign in again.",
+        ))?;
+    if let Some(key) = parts
+        .headers
+        .get("sessionkey")
+        .and_then(|v| v.to_str().ok())
+        && !key.is_empty()
+        && key != session.id
+    {
+        return Err(ApiError::SessionEnded);
+    }
+    let user = users::by_id(&state.db, claims.sub)
+        .await?
+        .filter(|u| u.is_active)
+        .ok_or(ApiError::Unauthorized("User not found or inactive."))?;
+    if claims.full && !session.otp_verified {
+        return Err(ApiError::Unauthorized(
+            "Given token not valid for any token type",
+        ));
+    }
+    Ok((claims, user))
+}
+
+async fn authenticate(parts: &Parts, state: &AppState, allow_stale: bool) -> ApiResult<AuthUser> {
+    let (claims, user) = session_of(parts, state).await?;
+    if !claims.full {
+        return Err(ApiError::Unauthorized("Verify your one-time code first."));
+    }
+    let role = user.role().ok_or(ApiError::Forbidden)?;
+    if user.must_change_password && !allow_stale {
+        return Err(ApiError::PasswordChangeRequired);
+    }
+    // The organisation: the Organization header, else the host's sub-domain, else the
+    // user's current one.
+    let header_org = parts
+        .headers
+        .get("organization")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    let org = match header_org {
+        Some(v) if !v.is_empty() && v != "null" && v != "undefined" => Some(
+            v.parse::<i64>()
+                .map_err(|_| ApiError::field("Organization", "Invalid organization."))?,
+        ),
+        _ => match site(&parts.headers, state) {
+            Site::Org(name) => Some(
+                orgs::by_name(&state.db, &name)
+                    .await?
+                    .ok_or(ApiError::Status(
+                        axum::http::StatusCode::NOT_FOUND,
+                        format!("No organization is served at {name}."),
+                    ))?
+                    .id,
+            ),
+            _ => user.organization_id,
+        },
+    };
+    let me = AuthUser {
+        session: claims.sid,
+        role,
+        org,
+        user,
+    };
+    if let Some(o) = org
+        && !me.can_access_org(state, o).await?
+    {
+        return Err(ApiError::Forbidden);
+    }
+    Ok(me)
+}
+
+impl FromRequestParts<AppState> for AuthUser {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<Self> {
+        authenticate(parts, state, false).await
+    }
+}
+
+impl FromRequestParts<AppState> for StaleUser {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<Self> {
+        authenticate(parts, state, true).await.map(StaleUser)
+    }
+}
+
+impl FromRequestParts<AppState> for PendingUser {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<Self> {
+        let (claims, user) = session_of(parts, state).await?;
+        Ok(PendingUser {
+            user,
+            session: claims.sid,
+            full: claims.full,
+        })
+    }
+}

@@ -1,0 +1,116 @@
+//! The HTTP API. Every area is a module with its own `router()`; the whole URL table
+//! is assembled here, under `/api/`, with the OpenAPI document generated from the
+//! handlers' annotations at `/api/openapi.json`.
+
+pub mod account;
+pub mod admin;
+pub mod error;
+pub mod extract;
+pub mod organization;
+
+use axum::extract::{DefaultBodyLimit, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::db::Backend;
+use crate::state::AppState;
+use error::ApiError;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "gemba API", description = "The gemba cloud's REST API. Paths are relative to /api."),
+    servers((url = "/api")),
+    modifiers(&Security),
+    security(("bearer" = []), ("organization" = []), ("session_key" = []))
+)]
+struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let c = openapi.components.get_or_insert_with(Default::default);
+        c.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+        c.add_security_scheme(
+            "organization",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("Organization"))),
+        );
+        c.add_security_scheme(
+            "session_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("SessionKey"))),
+        );
+    }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Health {
+    pub status: &'static str,
+    pub database: &'static str,
+    pub version: &'static str,
+}
+
+/// Answers when the service is ready (database migrated, broker listening).
+#[utoipa::path(get, path = "/health", tag = "service", security(()), responses((status = 200, body = Health)))]
+async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
+    sqlx::query("SELECT 1").execute(&state.db.pool).await?;
+    Ok(Json(Health {
+        status: "ok",
+        database: match state.db.backend {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        },
+        version: env!("CARGO_PKG_VERSION"),
+    }))
+}
+
+/// The API routes and their OpenAPI document.
+pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health))
+        .merge(account::router())
+        .merge(organization_router())
+        .merge(admin::router())
+        .split_for_parts()
+}
+
+fn organization_router() -> OpenApiRouter<AppState> {
+    use organization as o;
+    OpenApiRouter::new()
+        .routes(routes!(o::list, o::create))
+        .routes(routes!(o::get_organizations))
+        .routes(routes!(o::patch, o::delete))
+        .routes(routes!(o::departments, o::create_department))
+        .routes(routes!(o::organization_switch))
+        .routes(routes!(o::organization_switch_user))
+        .routes(routes!(o::linked_organizations))
+        .routes(routes!(o::link_organization))
+        .routes(routes!(o::unlink_organization))
+        .routes(routes!(o::switch_user_organization))
+        .routes(routes!(o::fetch_local_storage_data))
+}
+
+/// The whole application: `/api/…` and (later) the portal.
+pub fn app(state: AppState) -> Router {
+    let (api, doc) = api();
+    let api = api
+        .route("/openapi.json", get(move || async move { Json(doc) }))
+        .fallback(|| async { ApiError::NotFound });
+    Router::new()
+        .nest("/api", api)
+        .layer(DefaultBodyLimit::max(state.settings.max_body_bytes))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}

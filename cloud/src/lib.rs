@@ -1,0 +1,110 @@
+//! gemba-cloud: the REST API, identity and tenancy, storage (SQLite or PostgreSQL),
+//! the embedded MQTT broker and e-mail. `main.rs` only parses the command line;
+//! [`launch`] runs the service on a listener, so tests run the real server on port 0.
+
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod http;
+pub mod mail;
+pub mod mqtt;
+pub mod state;
+
+use std::future::Future;
+
+use anyhow::Context;
+use gemba_shared::Role;
+use tokio::net::TcpListener;
+
+use crate::auth::{Keys, Passwords, random_token};
+use crate::config::Settings;
+use crate::db::{Db, users};
+use crate::mail::Mailer;
+use crate::state::{AppState, Inner};
+
+/// Opens storage, mail and keys: everything but the listeners.
+pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
+    std::fs::create_dir_all(&settings.data)
+        .with_context(|| format!("creating data folder {}", settings.data.display()))?;
+    let db = Db::open(settings.database_url.as_deref(), &settings.data).await?;
+    let secret = match &settings.jwt_secret {
+        Some(s) => s.0.clone(),
+        None => load_or_create_key(&settings)?,
+    };
+    let keys = Keys::new(secret.as_bytes());
+    let passwords = Passwords::new(&settings.kdf)?;
+    let mailer = Mailer::new(db.clone(), &settings)?;
+    let state = AppState::new(Inner {
+        db,
+        settings,
+        keys,
+        passwords,
+        mailer,
+    });
+    if let (Some(email), Some(password)) =
+        (&state.settings.admin_email, &state.settings.admin_password)
+        && users::by_email(&state.db, email).await?.is_none()
+    {
+        create_admin(&state, email, &password.0).await?;
+        tracing::info!(%email, "created the first super admin");
+    }
+    Ok(state)
+}
+
+fn load_or_create_key(settings: &Settings) -> anyhow::Result<String> {
+    let path = settings.data.join("jwt.key");
+    if let Ok(k) = std::fs::read_to_string(&path)
+        && k.trim().len() >= 32
+    {
+        return Ok(k.trim().to_string());
+    }
+    let k = random_token();
+    std::fs::write(&path, &k).with_context(|| format!("writing {}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(k)
+}
+
+/// Creates a verified, approved super admin.
+pub async fn create_admin(state: &AppState, email: &str, password: &str) -> anyhow::Result<i64> {
+    gemba_shared::validate::email(email).map_err(|m| anyhow::anyhow!("{email:?}: {m}"))?;
+    gemba_shared::validate::password(password)
+        .map_err(|m| anyhow::anyhow!("admin password: {m}"))?;
+    let hash = state.passwords.hash(password.to_string()).await?;
+    let id = users::insert(
+        &state.db,
+        &users::NewUser {
+            email,
+            name: "Admin",
+            lastname: "",
+            password_hash: &hash,
+            role: Some(Role::Admin),
+            is_active: true,
+            is_email_verified: true,
+            is_approved: true,
+            require_otp: state.settings.require_otp,
+        },
+    )
+    .await?;
+    Ok(id)
+}
+
+/// Runs the service on `listener` until `shutdown` resolves.
+pub async fn launch(
+    state: AppState,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    if let Some(addr) = state.settings.embedded_mqtt() {
+        mqtt::start_embedded(addr).await?;
+    }
+    let app = http::app(state);
+    tracing::info!(addr = %listener.local_addr()?, "gemba-cloud listening");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}

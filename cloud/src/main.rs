@@ -1,0 +1,120 @@
+//! `gemba-cloud`: serve, create an admin, print the example configuration.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use gemba_cloud::config::{Secret, Settings};
+
+#[derive(Parser)]
+#[command(name = "gemba-cloud", version, about = "gemba cloud service")]
+struct Cli {
+    /// Configuration file (TOML); default: ./gemba.toml when present.
+    #[arg(long, global = true, env = "GEMBA_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Default)]
+struct Overrides {
+    /// Data folder (SQLite database, objects, e-mail outbox).
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// HTTP listen address, e.g. 127.0.0.1:8080.
+    #[arg(long)]
+    http: Option<String>,
+    /// Embedded broker address, or an external broker URL (mqtt://host:1883).
+    #[arg(long)]
+    mqtt: Option<String>,
+    /// PostgreSQL URL (postgres://…) instead of SQLite.
+    #[arg(long)]
+    database_url: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the service.
+    Serve(Overrides),
+    /// Administration.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
+    /// Print the commented example configuration.
+    DefaultConfig,
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Create a super admin (password from GEMBA_ADMIN_PASSWORD or --password).
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long, env = "GEMBA_ADMIN_PASSWORD", hide_env_values = true)]
+        password: String,
+        #[command(flatten)]
+        overrides: Overrides,
+    },
+}
+
+fn settings(file: Option<&std::path::Path>, o: &Overrides) -> anyhow::Result<Settings> {
+    let mut s = Settings::load(file).context("reading the configuration")?;
+    if let Some(d) = &o.data {
+        s.data = d.clone();
+    }
+    if let Some(h) = &o.http {
+        s.http = h
+            .parse()
+            .with_context(|| format!("--http {h:?} is not an address"))?;
+    }
+    if let Some(m) = &o.mqtt {
+        s.mqtt = m.clone();
+    }
+    if let Some(u) = &o.database_url {
+        s.database_url = Some(u.clone());
+    }
+    Ok(s)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn,rumqttd=warn,tower_http=info".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::DefaultConfig => print!("{}", gemba_cloud::config::EXAMPLE),
+        Command::Serve(o) => {
+            let s = settings(cli.config.as_deref(), &o)?;
+            tracing::info!(settings = ?s, "starting");
+            let listener = tokio::net::TcpListener::bind(s.http)
+                .await
+                .with_context(|| format!("binding {}", s.http))?;
+            let state = gemba_cloud::build_state(s).await?;
+            gemba_cloud::launch(state, listener, async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await?;
+        }
+        Command::Admin {
+            command:
+                AdminCommand::Create {
+                    email,
+                    password,
+                    overrides,
+                },
+        } => {
+            let mut s = settings(cli.config.as_deref(), &overrides)?;
+            s.admin_email = None;
+            s.admin_password = Some(Secret(String::new())).filter(|_| false);
+            let state = gemba_cloud::build_state(s).await?;
+            let id = gemba_cloud::create_admin(&state, &email, &password).await?;
+            println!("created super admin {email} (id {id})");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! Shared application state, cheap to clone.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crate::auth::{Keys, Passwords};
+use crate::config::Settings;
+use crate::db::Db;
+use crate::mail::Mailer;
+
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+pub struct Inner {
+    pub db: Db,
+    pub settings: Settings,
+    pub keys: Keys,
+    pub passwords: Passwords,
+    pub mailer: Mailer,
+}
+
+impl AppState {
+    pub fn new(inner: Inner) -> AppState {
+        AppState(Arc::new(inner))
+    }
+}
+
+impl Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}

@@ -1,0 +1,369 @@
+//! The test harness: starts the real service and speaks HTTP to it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use gemba_cloud::config::{Kdf, Settings};
+use gemba_cloud::state::AppState;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+pub const ADMIN_EMAIL: &str = "admin@gemba.test";
+pub const ADMIN_PASSWORD: &str = "admin-pass-1";
+pub const PASSWORD: &str = "user-pass-12";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Runs a test body once on SQLite and once on PostgreSQL.
+#[macro_export]
+macro_rules! both {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app = $crate::common::TestApp::start($crate::common::Backend::Sqlite).await;
+                ($body)(app).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let app = $crate::common::TestApp::start($crate::common::Backend::Postgres).await;
+                ($body)(app).await
+            }
+        }
+    };
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub state: AppState,
+    pub client: reqwest::Client,
+    pub dir: tempfile::TempDir,
+    pub mqtt: SocketAddr,
+    pg_db: Option<String>,
+}
+
+/// The PostgreSQL server tests use (a database is created per test).
+pub fn pg_admin_url() -> String {
+    std::env::var("GEMBA_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Two adjacent free ports (the broker listens on port and port+1).
+fn free_port_pair() -> u16 {
+    loop {
+        let p = free_port();
+        if p < 65000 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
+            return p;
+        }
+    }
+}
+
+async fn create_pg_db() -> (String, String) {
+    use sqlx::Connection;
+    let admin = pg_admin_url();
+    let name = format!("gemba_t_{}", uuid::Uuid::new_v4().simple());
+    let mut c = sqlx::PgConnection::connect(&admin)
+        .await
+        .expect("PostgreSQL must be running for the tests");
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut c)
+        .await
+        .unwrap();
+    let base = admin.rsplit_once('/').map(|(b, _)| b.to_string()).unwrap();
+    (name.clone(), format!("{base}/{name}"))
+}
+
+impl TestApp {
+    pub async fn start(backend: Backend) -> TestApp {
+        Self::start_with(backend, |_| {}).await
+    }
+
+    pub async fn start_with(backend: Backend, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        let _ = tracing_subscriber::fmt()
+            .with_test_writer()
+            .with_env_filter(std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))
+            .try_init();
+        let dir = tempfile::tempdir().unwrap();
+        let (pg_db, database_url) = match backend {
+            Backend::Sqlite => (None, None),
+            Backend::Postgres => {
+                let (n, u) = create_pg_db().await;
+                (Some(n), Some(u))
+            }
+        };
+        let mqtt: SocketAddr = format!("127.0.0.1:{}", free_port_pair()).parse().unwrap();
+        let mut settings = Settings {
+            data: dir.path().join("data"),
+            http: "127.0.0.1:0".parse().unwrap(),
+            mqtt: mqtt.to_string(),
+            database_url,
+            admin_email: Some(ADMIN_EMAIL.into()),
+            admin_password: Some(gemba_cloud::config::Secret(ADMIN_PASSWORD.into())),
+            // Real argon2id, smaller memory so parallel tests stay light.
+            kdf: Kdf {
+                memory_kib: 4096,
+                iterations: 2,
+                parallelism: 1,
+            },
+            ..Settings::default()
+        };
+        tweak(&mut settings);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let state = gemba_cloud::build_state(settings).await.unwrap();
+        let s2 = state.clone();
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = ready_tx;
+            gemba_cloud::launch(s2, listener, std::future::pending())
+                .await
+                .unwrap();
+        });
+        let app = TestApp {
+            base: format!("http://{addr}/api"),
+            state,
+            client: reqwest::Client::new(),
+            dir,
+            mqtt,
+            pg_db,
+        };
+        for _ in 0..200 {
+            if let Ok(r) = app.client.get(format!("{}/health", app.base)).send().await
+                && r.status().is_success()
+            {
+                drop(ready_rx);
+                return app;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        panic!("the server did not become healthy");
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// Sends a request; `token` as bearer; answers status and JSON (or Null).
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        token: Option<&str>,
+    ) -> (StatusCode, Value) {
+        self.call_with(method, path, body, token, &[]).await
+    }
+
+    pub async fn call_with(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> (StatusCode, Value) {
+        let mut rb = self.client.request(
+            method,
+            format!("{}/{}", self.base, path.trim_start_matches('/')),
+        );
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        let r = rb.send().await.unwrap();
+        let status = r.status();
+        let text = r.text().await.unwrap();
+        let v = serde_json::from_str(&text).unwrap_or(if text.is_empty() {
+            Value::Null
+        } else {
+            Value::String(text)
+        });
+        (status, v)
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, path, None, Some(token)).await
+    }
+    pub async fn post(&self, path: &str, body: Value, token: Option<&str>) -> (StatusCode, Value) {
+        self.call(Method::POST, path, Some(body), token).await
+    }
+    pub async fn patch(&self, path: &str, body: Value, token: Option<&str>) -> (StatusCode, Value) {
+        self.call(Method::PATCH, path, Some(body), token).await
+    }
+    pub async fn put(&self, path: &str, body: Value, token: &str) -> (StatusCode, Value) {
+        self.call(Method::PUT, path, Some(body), Some(token)).await
+    }
+    pub async fn delete(&self, path: &str, token: &str) -> (StatusCode, Value) {
+        self.call(Method::DELETE, path, None, Some(token)).await
+    }
+
+    /// The newest outbox message to `to` (subject, body).
+    pub async fn last_mail(&self, to: &str) -> Option<(String, String)> {
+        let rows = gemba_cloud::db::outbox::list(&self.state.db, Some(to), 1)
+            .await
+            .unwrap();
+        rows.into_iter().next().map(|m| (m.subject, m.body))
+    }
+
+    /// The 6-digit code in the newest message to `to`.
+    pub async fn last_code(&self, to: &str) -> String {
+        let (_, body) = self.last_mail(to).await.expect("a message with a code");
+        let i = body.find("code is ").expect("a code in the message") + 8;
+        body[i..i + 6].to_string()
+    }
+
+    /// The token at the end of the newest link to `to` containing `marker`.
+    pub async fn last_link_token(&self, to: &str, marker: &str) -> String {
+        let (_, body) = self.last_mail(to).await.expect("a message with a link");
+        let i = body.find(marker).expect("the link") + marker.len();
+        body[i..].split_whitespace().next().unwrap().to_string()
+    }
+
+    /// Signs in through the whole flow (password, e-mail code) and answers the login body.
+    pub async fn login(&self, email: &str, password: &str) -> Value {
+        let (s, v) = self
+            .post(
+                "account/login_v2",
+                json!({"email": email, "password": password}),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "login {email}: {v}");
+        if v["require_otp"] == json!(false) {
+            return v;
+        }
+        let temp = v["token"].as_str().unwrap().to_string();
+        let (s, r) = if v["receive_otp_on"].is_null() {
+            self.patch("account/set_mfa_method_email/", json!({}), Some(&temp))
+                .await
+        } else {
+            self.call(Method::GET, "account/send_otp_code/", None, Some(&temp))
+                .await
+        };
+        assert_eq!(s, StatusCode::OK, "{r}");
+        let code = self.last_code(email).await;
+        let (s, full) = self
+            .post(
+                "account/verify_otp_code/",
+                json!({"otp": code}),
+                Some(&temp),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{full}");
+        full
+    }
+
+    /// The super admin's access token.
+    pub async fn admin_token(&self) -> String {
+        self.login(ADMIN_EMAIL, ADMIN_PASSWORD).await["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// Creates an organisation as the super admin; answers its id.
+    pub async fn create_org(&self, admin: &str, display: &str) -> i64 {
+        let (s, v) = self
+            .post(
+                "organization/",
+                json!({"org_name_to_display": display}),
+                Some(admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        v["id"].as_i64().unwrap()
+    }
+
+    /// A signed-up, verified, approved user with `role` in `org`; answers a full login.
+    pub async fn user_in(&self, admin: &str, email: &str, role: &str, org: Option<i64>) -> Value {
+        let (s, v) = self
+            .post(
+                "account/register",
+                json!({"name": "Test", "lastname": "User", "email": email, "password": PASSWORD}),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let token = self.last_link_token(email, "/verify-email/").await;
+        let (s, v) = self
+            .patch(&format!("account/verify-email/{token}"), json!({}), None)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let roles = self.get("account/roles/", admin).await.1;
+        let role_id = roles
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == role)
+            .unwrap()["id"]
+            .clone();
+        let (s, v) = self
+            .put(
+                "account/approve_user",
+                json!({"email": email, "roleId": role_id}),
+                admin,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        if let Some(o) = org {
+            let (s, v) = self
+                .put(
+                    "account/assign_user_org",
+                    json!({"email": email, "organization": o}),
+                    admin,
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+        }
+        self.login(email, PASSWORD).await
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(name) = self.pg_db.take() {
+            let admin = pg_admin_url();
+            // Best effort, on a thread of its own: Drop cannot await.
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async {
+                    use sqlx::Connection;
+                    if let Ok(mut c) = sqlx::PgConnection::connect(&admin).await {
+                        let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                            "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                        )))
+                        .execute(&mut c)
+                        .await;
+                    }
+                });
+            })
+            .join();
+        }
+    }
+}
+
+pub fn token(v: &Value) -> String {
+    v["token"].as_str().expect("a token").to_string()
+}

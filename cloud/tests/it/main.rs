@@ -1,0 +1,9 @@
+//! Integration tests of gemba-cloud: the real server on port 0, against a real SQLite
+//! file and a real PostgreSQL database (one new database per test), with the embedded
+//! MQTT broker. Every test written with [`both!`] runs on both backends.
+
+mod common;
+
+mod account;
+mod service;
+mod tenancy;

@@ -1,0 +1,168 @@
+//! The service itself: health, the OpenAPI document, the embedded broker, the outbox.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::both;
+use crate::common::*;
+
+/// Every call of the spec's "Account" and organisation sections this service answers,
+/// exactly as the spec writes it.
+const SPEC_PATHS: &[(&str, &str)] = &[
+    ("post", "/account/login_v2"),
+    ("post", "/account/register"),
+    ("get", "/account/resend_otp/"),
+    ("post", "/account/resend-verification-email"),
+    ("post", "/account/admin-verification-email"),
+    ("patch", "/account/verify-email/{token}"),
+    ("patch", "/account/set_mfa_method_email/"),
+    ("patch", "/account/set_mfa_method_authenticator_app/"),
+    ("patch", "/account/set_mfa_method_sms/"),
+    ("post", "/account/set_mfa_method_sms/"),
+    ("get", "/account/send_otp_code/"),
+    ("patch", "/account/get_qr_code/"),
+    ("post", "/account/verify_otp_code/"),
+    ("get", "/account/get-permissions/"),
+    ("patch", "/account/update-delete/{id}/"),
+    ("delete", "/account/update-delete/{id}/"),
+    ("post", "/account/azure-signin/"),
+    ("post", "/account/azure-signup/"),
+    ("post", "/account/google-sso/"),
+    ("post", "/account/admin-login/"),
+    ("post", "/account/refresh-azure-token/"),
+    ("post", "/account/token/refresh/"),
+    ("patch", "/account/logout/"),
+    ("patch", "/account/forgot_password/"),
+    ("patch", "/account/reset_password/"),
+    ("patch", "/account/request_change_password/"),
+    ("patch", "/account/reset_workstation_user_password/"),
+    ("post", "/account/request_change_email/"),
+    ("patch", "/account/verify-email-change/"),
+    ("post", "/account/register_for_aws_subscription"),
+    ("get", "/account/linked_organizations/"),
+    ("post", "/account/linked_organizations"),
+    ("delete", "/account/delete_linked_organizations"),
+    ("patch", "/account/switch_user_organization"),
+    ("get", "/account/fetch_local_storage_data"),
+    ("get", "/account/linked_users_list/"),
+    ("get", "/account/users_list/v2"),
+    ("get", "/account/users_list"),
+    ("get", "/account/roles/"),
+    ("post", "/account/roles/"),
+    ("patch", "/account/admin-verification-email/{id}/"),
+    ("get", "/account/lockout_list-delete/"),
+    ("delete", "/account/lockout_list-delete/"),
+    ("put", "/account/approve_user"),
+    ("put", "/account/assign_user_org"),
+    ("get", "/account/retrieve-session/"),
+    ("post", "/account/session/create/"),
+    ("patch", "/account/session/update/{id}/"),
+    ("get", "/organization/"),
+    ("get", "/organization/get_organizations"),
+    ("post", "/organization/"),
+    ("patch", "/organization/{id}/"),
+    ("delete", "/organization/{id}/"),
+    ("get", "/organization/{id}/department/"),
+    ("post", "/organization/{id}/department/"),
+    ("patch", "/organization/organization-switch"),
+    ("patch", "/organization/organization-switch/{id}/"),
+];
+
+both!(
+    health_answers_and_openapi_documents_every_spec_call,
+    |app: TestApp| async move {
+        let r = app
+            .client
+            .get(format!("{}/health", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let doc: serde_json::Value = app
+            .client
+            .get(format!("{}/openapi.json", app.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let paths = doc["paths"].as_object().unwrap();
+        let mut missing = vec![];
+        for (method, path) in SPEC_PATHS {
+            if paths.get(*path).and_then(|p| p.get(*method)).is_none() {
+                missing.push(format!("{method} {path}"));
+            }
+        }
+        assert!(missing.is_empty(), "not in /api/openapi.json: {missing:?}");
+        // Unknown paths answer the API's 404 shape.
+        let (s, v) = app
+            .call(reqwest::Method::GET, "no/such/call", None, None)
+            .await;
+        assert_eq!(
+            (s, v["detail"].as_str()),
+            (StatusCode::NOT_FOUND, Some("Not found."))
+        );
+    }
+);
+
+both!(embedded_broker_relays_mqtt, |app: TestApp| async move {
+    use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+    let mut opts = MqttOptions::new("it-client", app.mqtt.ip().to_string(), app.mqtt.port());
+    opts.set_keep_alive(std::time::Duration::from_secs(5));
+    let (client, mut events) = AsyncClient::new(opts, 10);
+    client
+        .subscribe("gemba/v1/test/#", QoS::AtLeastOnce)
+        .await
+        .unwrap();
+    client
+        .publish(
+            "gemba/v1/test/dev/status",
+            QoS::AtLeastOnce,
+            false,
+            b"{\"v\":1}".to_vec(),
+        )
+        .await
+        .unwrap();
+    let got = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            if let Event::Incoming(Packet::Publish(p)) = events.poll().await.unwrap() {
+                return p;
+            }
+        }
+    })
+    .await
+    .expect("the broker relayed the message");
+    assert_eq!(got.topic, "gemba/v1/test/dev/status");
+});
+
+both!(
+    every_mail_is_kept_as_an_eml_file_and_readable_by_the_admin,
+    |app: TestApp| async move {
+        app.post(
+            "account/register",
+            json!({"name": "Eve", "email": "eve@example.com", "password": PASSWORD}),
+            None,
+        )
+        .await;
+        let admin = app.admin_token().await;
+        let (s, v) = app
+            .get("admin/outbox/?recipient=eve@example.com", &admin)
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let file = v[0]["file_name"].as_str().unwrap().to_string();
+        let eml = std::fs::read_to_string(app.data_dir().join("outbox").join(&file)).unwrap();
+        assert!(
+            eml.contains("To: eve@example.com")
+                && eml.contains("Subject: Verify your e-mail address"),
+            "{eml}"
+        );
+        // Nobody else reads the outbox.
+        let org = app.create_org(&admin, "Gamma").await;
+        let u = token(
+            &app.user_in(&admin, "g@gamma.test", "org_admin", Some(org))
+                .await,
+        );
+        assert_eq!(app.get("admin/outbox/", &u).await.0, StatusCode::FORBIDDEN);
+    }
+);

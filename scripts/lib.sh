@@ -1,0 +1,59 @@
+# Shared set-up for scripts/run and scripts/test: installs what the project needs on a
+# Debian machine, once. Sourced, not run.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+APT_UPDATED=""
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing Debian packages: ${missing[*]}"
+  if [ -z "$APT_UPDATED" ]; then as_root apt-get update -qq; APT_UPDATED=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+ensure_rust() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    [ -x "$HOME/.cargo/bin/cargo" ] || {
+      say "installing the Rust toolchain (rustup)"
+      apt_install curl ca-certificates
+      curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --component rustfmt,clippy
+    }
+    export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+}
+
+ensure_build_deps() {
+  apt_install pkg-config build-essential ca-certificates
+}
+
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# PostgreSQL for the tests: the machine's own at 127.0.0.1:5432, else a throwaway
+# cluster under target/pg on a free port.
+ensure_postgres() {
+  if [ -n "${GEMBA_TEST_PG_URL:-}" ]; then return 0; fi
+  if port_open 127.0.0.1 5432 && psql -h 127.0.0.1 -U postgres -d test -c 'select 1' >/dev/null 2>&1; then
+    export GEMBA_TEST_PG_URL="postgres://postgres@127.0.0.1:5432/test"
+    return 0
+  fi
+  apt_install postgresql
+  local bin; bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+  local dir="$ROOT/target/pg" port=55432
+  if ! port_open 127.0.0.1 $port; then
+    say "starting a throwaway PostgreSQL on port $port"
+    rm -rf "$dir"; mkdir -p "$dir"
+    local owner=postgres
+    chown -R "$owner" "$dir" 2>/dev/null || owner="$(id -un)"
+    runuser -u "$owner" -- "$bin/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
+    runuser -u "$owner" -- "$bin/pg_ctl" -D "$dir/data" -o "-p $port -k $dir -c listen_addresses=127.0.0.1" -l "$dir/log" -w start >/dev/null
+    runuser -u "$owner" -- "$bin/createdb" -h 127.0.0.1 -p $port -U postgres test
+  fi
+  export GEMBA_TEST_PG_URL="postgres://postgres@127.0.0.1:$port/test"
+}

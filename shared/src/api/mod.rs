@@ -1,0 +1,2 @@
+//! Wire types of the REST API, by version.
+pub mod v1;

@@ -1,0 +1,182 @@
+//! The nine roles of the spec (section 6) and the permission matrix.
+//!
+//! Invariant: this module is the only place that says which role may do what.
+//! The cloud enforces [`Role::can`] on every call; the portal only hides what the
+//! server already forbids.
+
+use serde::{Deserialize, Serialize};
+
+/// A user's role, by the spec's value (`admin`, `org_admin`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Admin,
+    OrgAdmin,
+    OrgUser,
+    User,
+    Labeler,
+    AnalyticsUser,
+    WorkstationUser,
+    SupportUser,
+    DocUser,
+}
+
+impl Role {
+    pub const ALL: [Role; 9] = [
+        Role::Admin,
+        Role::OrgAdmin,
+        Role::OrgUser,
+        Role::User,
+        Role::Labeler,
+        Role::AnalyticsUser,
+        Role::WorkstationUser,
+        Role::SupportUser,
+        Role::DocUser,
+    ];
+
+    /// The value stored and sent on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::OrgAdmin => "org_admin",
+            Role::OrgUser => "org_user",
+            Role::User => "user",
+            Role::Labeler => "labeler",
+            Role::AnalyticsUser => "analytics_user",
+            Role::WorkstationUser => "workstation_user",
+            Role::SupportUser => "support_user",
+            Role::DocUser => "doc_user",
+        }
+    }
+
+    /// The label the portal shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::Admin => "Super Admin",
+            Role::OrgAdmin => "Organization Admin",
+            Role::OrgUser => "Organization User",
+            Role::User => "User",
+            Role::Labeler => "Labeler",
+            Role::AnalyticsUser => "Analytics User",
+            Role::WorkstationUser => "Workstation User",
+            Role::SupportUser => "Support User",
+            Role::DocUser => "Docs User",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
+    /// Roles that may sign in without belonging to an organisation.
+    pub fn needs_organization(self) -> bool {
+        !matches!(self, Role::Admin | Role::Labeler)
+    }
+
+    /// Whether this role holds `p` (the permission matrix).
+    pub fn can(self, p: Permission) -> bool {
+        use Permission::*;
+        use Role::*;
+        match p {
+            // Super admin only.
+            ManageOrganizations
+            | ManageAllUsers
+            | ApproveUsers
+            | ManageRoles
+            | ManageFeatures
+            | ReadOutbox
+            | ManageLockouts
+            | ManageLinkedOrganizations => self == Admin,
+            // Organisation administration.
+            ManageDepartments | ManageOrgUsers | ManageEventNotifications => {
+                matches!(self, Admin | OrgAdmin | SupportUser)
+            }
+            SendEmail => matches!(self, Admin | OrgAdmin | SupportUser),
+            // The Users screen: see docs/decisions.md ("Who sees org-users").
+            ViewOrgUsers => matches!(self, Admin | OrgAdmin | SupportUser | User | DocUser),
+            // Every signed-in role may read its own organisations and their features.
+            ViewOrganizations | ViewFeatures => true,
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a call needs. Each API handler names exactly one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Permission {
+    ManageOrganizations,
+    ViewOrganizations,
+    ManageLinkedOrganizations,
+    ManageDepartments,
+    ManageAllUsers,
+    ManageOrgUsers,
+    ViewOrgUsers,
+    ApproveUsers,
+    ManageRoles,
+    ManageFeatures,
+    ViewFeatures,
+    ManageEventNotifications,
+    SendEmail,
+    ReadOutbox,
+    ManageLockouts,
+}
+
+impl Permission {
+    pub const ALL: [Permission; 15] = [
+        Permission::ManageOrganizations,
+        Permission::ViewOrganizations,
+        Permission::ManageLinkedOrganizations,
+        Permission::ManageDepartments,
+        Permission::ManageAllUsers,
+        Permission::ManageOrgUsers,
+        Permission::ViewOrgUsers,
+        Permission::ApproveUsers,
+        Permission::ManageRoles,
+        Permission::ManageFeatures,
+        Permission::ViewFeatures,
+        Permission::ManageEventNotifications,
+        Permission::SendEmail,
+        Permission::ReadOutbox,
+        Permission::ManageLockouts,
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_values_round_trip() {
+        for r in Role::ALL {
+            assert_eq!(Role::parse(r.as_str()), Some(r));
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", r.as_str()));
+        }
+        assert_eq!(Role::parse("root"), None);
+    }
+
+    #[test]
+    fn only_admin_manages_organizations() {
+        for r in Role::ALL {
+            assert_eq!(
+                r.can(Permission::ManageOrganizations),
+                r == Role::Admin,
+                "{r}"
+            );
+        }
+    }
+
+    #[test]
+    fn org_user_has_no_users_screen_but_org_admin_does() {
+        assert!(!Role::OrgUser.can(Permission::ViewOrgUsers));
+        assert!(Role::OrgAdmin.can(Permission::ViewOrgUsers));
+        assert!(Role::SupportUser.can(Permission::ManageOrgUsers));
+        assert!(!Role::Labeler.can(Permission::ViewOrgUsers));
+    }
+}
