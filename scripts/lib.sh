@@ -57,3 +57,23 @@ ensure_postgres() {
   fi
   export GEMBA_TEST_PG_URL="postgres://postgres@127.0.0.1:$port/test"
 }
+
+# An external MQTT broker for the tests: the machine's Mosquitto on 1883, else a
+# throwaway one on a free port.
+ensure_mosquitto() {
+  if [ -n "${GEMBA_TEST_MQTT_URL:-}" ]; then return 0; fi
+  if port_open 127.0.0.1 1883; then
+    export GEMBA_TEST_MQTT_URL="mqtt://127.0.0.1:1883"
+    return 0
+  fi
+  apt_install mosquitto
+  local port=51883 dir="$ROOT/target/mosquitto"
+  if ! port_open 127.0.0.1 $port; then
+    say "starting a throwaway Mosquitto on port $port"
+    mkdir -p "$dir"
+    printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n' "$port" > "$dir/mosquitto.conf"
+    mosquitto -d -c "$dir/mosquitto.conf"
+    for _ in $(seq 50); do port_open 127.0.0.1 $port && break; sleep 0.1; done
+  fi
+  export GEMBA_TEST_MQTT_URL="mqtt://127.0.0.1:$port"
+}

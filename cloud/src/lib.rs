@@ -40,6 +40,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         keys,
         passwords,
         mailer,
+        mqtt_connected: Default::default(),
     });
     if let (Some(email), Some(password)) =
         (&state.settings.admin_email, &state.settings.admin_password)
@@ -101,6 +102,8 @@ pub async fn launch(
     if let Some(addr) = state.settings.embedded_mqtt() {
         mqtt::start_embedded(addr).await?;
     }
+    let (host, port) = mqtt::broker_address(&state.settings.mqtt)?;
+    mqtt::spawn_link(host, port, state.mqtt_connected.clone());
     let app = http::app(state);
     tracing::info!(addr = %listener.local_addr()?, "gemba-cloud listening");
     axum::serve(listener, app)

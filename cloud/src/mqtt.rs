@@ -1,9 +1,12 @@
-//! The embedded MQTT broker (rumqttd), started by `gemba-cloud serve` unless an
-//! external broker URL is configured. Device traffic (issue "Edge agent") flows
-//! through it; the topics are `gemba/v1/{org}/{device}/{channel}`.
+//! MQTT: the embedded broker (rumqttd), started by `gemba-cloud serve` unless an
+//! external broker URL is configured, and the cloud's own client link to whichever
+//! broker is in use (reported by `/api/health`). Device traffic (issue "Edge agent")
+//! flows through it; the topics are `gemba/v1/{org}/{device}/{channel}`.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -69,4 +72,90 @@ pub async fn start_embedded(addr: SocketAddr) -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     anyhow::bail!("the embedded MQTT broker did not start on {addr}")
+}
+
+/// Host and port of an `mqtt://host:port` URL (port 1883 when absent), or of a plain
+/// `host:port` address.
+pub fn broker_address(spec: &str) -> anyhow::Result<(String, u16)> {
+    let rest = match spec.split_once("://") {
+        Some(("mqtt" | "tcp", rest)) => rest,
+        Some((scheme, _)) => {
+            anyhow::bail!("unsupported broker scheme {scheme:?}: use mqtt://host:port")
+        }
+        None => spec,
+    };
+    let rest = rest.trim_end_matches('/');
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((h, p)) => (
+            h,
+            p.parse()
+                .with_context(|| format!("bad broker port in {spec:?}"))?,
+        ),
+        None => (rest, 1883),
+    };
+    if host.is_empty() {
+        anyhow::bail!("no broker host in {spec:?}");
+    }
+    Ok((
+        host.trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string(),
+        port,
+    ))
+}
+
+/// Keeps the cloud's client connected to the broker, reconnecting with back-off;
+/// `connected` tells whether the broker acknowledged the current connection.
+pub fn spawn_link(host: String, port: u16, connected: Arc<AtomicBool>) {
+    let id = format!("gemba-cloud-{}", &crate::auth::random_token()[..12]);
+    let mut opts = rumqttc::MqttOptions::new(id, host.clone(), port);
+    opts.set_keep_alive(Duration::from_secs(15));
+    let (client, mut events) = rumqttc::AsyncClient::new(opts, 64);
+    tokio::spawn(async move {
+        let _client = client; // dropping it would end the event loop
+        let mut backoff = Duration::from_millis(200);
+        loop {
+            match events.poll().await {
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))) => {
+                    connected.store(true, Ordering::Relaxed);
+                    backoff = Duration::from_millis(200);
+                    tracing::info!(%host, port, "connected to the MQTT broker");
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    if connected.swap(false, Ordering::Relaxed) {
+                        tracing::warn!(%host, port, error = %e, "lost the MQTT broker");
+                    } else {
+                        tracing::debug!(%host, port, error = %e, "MQTT broker unreachable");
+                    }
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(10));
+                }
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::broker_address;
+
+    #[test]
+    fn broker_addresses() {
+        assert_eq!(
+            broker_address("mqtt://broker:1883").unwrap(),
+            ("broker".into(), 1883)
+        );
+        assert_eq!(
+            broker_address("mqtt://broker").unwrap(),
+            ("broker".into(), 1883)
+        );
+        assert_eq!(
+            broker_address("127.0.0.1:1884").unwrap(),
+            ("127.0.0.1".into(), 1884)
+        );
+        assert!(broker_address("https://x:1").is_err());
+        assert!(broker_address("mqtt://:1883").is_err());
+        assert!(broker_address("mqtt://h:port").is_err());
+    }
 }

@@ -2,6 +2,7 @@
 
 use std::ops::Deref;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use crate::auth::{Keys, Passwords};
 use crate::config::Settings;
@@ -17,6 +18,8 @@ pub struct Inner {
     pub keys: Keys,
     pub passwords: Passwords,
     pub mailer: Mailer,
+    /// Whether the cloud's MQTT link is connected to the broker.
+    pub mqtt_connected: Arc<AtomicBool>,
 }
 
 impl AppState {

@@ -59,6 +59,8 @@ impl Modify for Security {
 pub struct Health {
     pub status: &'static str,
     pub database: &'static str,
+    /// `connected` when the cloud's link to the MQTT broker is up, else `disconnected`.
+    pub mqtt: &'static str,
     pub version: &'static str,
 }
 
@@ -71,6 +73,14 @@ async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiError>
         database: match state.db.backend {
             Backend::Sqlite => "sqlite",
             Backend::Postgres => "postgres",
+        },
+        mqtt: if state
+            .mqtt_connected
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            "connected"
+        } else {
+            "disconnected"
         },
         version: env!("CARGO_PKG_VERSION"),
     }))

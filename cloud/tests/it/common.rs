@@ -153,6 +153,11 @@ impl TestApp {
         panic!("the server did not become healthy");
     }
 
+    /// The PostgreSQL database of this app, if it runs on PostgreSQL.
+    pub fn pg_url(&self) -> Option<&str> {
+        self.pg_db.as_deref()
+    }
+
     pub fn data_dir(&self) -> PathBuf {
         self.dir.path().join("data")
     }

@@ -166,3 +166,69 @@ both!(
         assert_eq!(app.get("admin/outbox/", &u).await.0, StatusCode::FORBIDDEN);
     }
 );
+
+/// The external broker the tests use (Mosquitto on these machines).
+fn external_broker() -> String {
+    std::env::var("GEMBA_TEST_MQTT_URL").unwrap_or_else(|_| "mqtt://127.0.0.1:1883".into())
+}
+
+async fn health_mqtt(app: &TestApp, want: &str) -> bool {
+    for _ in 0..100 {
+        let (_, v) = app.call(reqwest::Method::GET, "health", None, None).await;
+        if v["mqtt"] == want {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    false
+}
+
+both!(
+    the_cloud_links_to_the_embedded_broker,
+    |app: TestApp| async move {
+        assert!(
+            health_mqtt(&app, "connected").await,
+            "the cloud never connected to its embedded broker"
+        );
+    }
+);
+
+both!(
+    an_external_broker_url_replaces_the_embedded_one,
+    |_app: TestApp| async move {
+        let backend = if _app.pg_url().is_some() {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        };
+        let app = TestApp::start_with(backend, |s| s.mqtt = external_broker()).await;
+        assert!(
+            health_mqtt(&app, "connected").await,
+            "no link to the external broker {}",
+            external_broker()
+        );
+        // No broker was embedded on the test's own port.
+        assert!(tokio::net::TcpStream::connect(app.mqtt).await.is_err());
+    }
+);
+
+both!(
+    an_unreachable_broker_leaves_the_api_serving,
+    |_app: TestApp| async move {
+        let backend = if _app.pg_url().is_some() {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        };
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let app =
+            TestApp::start_with(backend, |s| s.mqtt = format!("mqtt://127.0.0.1:{closed}")).await;
+        assert!(health_mqtt(&app, "disconnected").await);
+        let admin = app.admin_token().await;
+        assert_eq!(app.get("organization/", &admin).await.0, StatusCode::OK);
+    }
+);
