@@ -719,12 +719,12 @@ both!(
 
         // Unknown ids and paths.
         for path in [
-            "feature_control/event_notification/999999".to_string(),
-            "feature_control/event_notification/abc".to_string(),
-            format!("feature_control/get_event_notification/abc/Task%20Update"),
-            format!("feature_control/get_event_notification/999999/Task%20Update"),
+            "feature_control/event_notification/999999",
+            "feature_control/event_notification/abc",
+            "feature_control/get_event_notification/abc/Task%20Update",
+            "feature_control/get_event_notification/999999/Task%20Update",
         ] {
-            assert_eq!(app.get(&path, &ua).await.0, StatusCode::NOT_FOUND, "{path}");
+            assert_eq!(app.get(path, &ua).await.0, StatusCode::NOT_FOUND, "{path}");
         }
         let (s, _) = app
             .patch(
