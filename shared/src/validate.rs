@@ -108,6 +108,92 @@ pub fn subdomain(value: &str) -> Result<(), &'static str> {
     if ok { Ok(()) } else { Err(MSG) }
 }
 
+/// The event types an event notification can be for (spec section 3: only one is known).
+pub const EVENT_TYPES: [&str; 1] = ["Task Update"];
+/// Most recipients of one e-mail or event notification.
+pub const MAX_RECIPIENTS: usize = 50;
+/// Longest e-mail subject, in characters.
+pub const MAX_SUBJECT_CHARS: usize = 200;
+/// Largest e-mail body, in bytes (UTF-8).
+pub const MAX_BODY_BYTES: usize = 100 * 1024;
+pub const BLANK_MESSAGE: &str = "This field may not be blank.";
+
+/// An event type: one of [`EVENT_TYPES`], exactly.
+pub fn event_type(value: &str) -> Result<(), String> {
+    if EVENT_TYPES.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("\"{value}\" is not a valid choice."))
+    }
+}
+
+/// A list of e-mail recipients: 1 to [`MAX_RECIPIENTS`] valid addresses. Answers them
+/// trimmed, lowercased and without repeats, in the order given.
+pub fn recipients(values: &[String]) -> Result<Vec<String>, String> {
+    if values.is_empty() {
+        return Err("At least one recipient is required.".into());
+    }
+    if values.len() > MAX_RECIPIENTS {
+        return Err(format!(
+            "Ensure this field has no more than {MAX_RECIPIENTS} elements."
+        ));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(values.len());
+    for v in values {
+        let a = v.trim().to_lowercase();
+        if email(&a).is_err() {
+            return Err(format!("Enter a valid email address: \"{}\".", v.trim()));
+        }
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    }
+    Ok(out)
+}
+
+/// An e-mail subject: 1 to [`MAX_SUBJECT_CHARS`] characters on one line. Answers it trimmed.
+pub fn email_subject(value: &str) -> Result<&str, String> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(BLANK_MESSAGE.into());
+    }
+    if v.chars().count() > MAX_SUBJECT_CHARS {
+        return Err(format!(
+            "Ensure this field has no more than {MAX_SUBJECT_CHARS} characters."
+        ));
+    }
+    if v.chars().any(char::is_control) {
+        return Err("The subject may not contain line breaks or control characters.".into());
+    }
+    Ok(v)
+}
+
+/// An e-mail body: not blank, at most [`MAX_BODY_BYTES`].
+pub fn email_body(value: &str) -> Result<(), String> {
+    if value.trim().is_empty() {
+        return Err(BLANK_MESSAGE.into());
+    }
+    if value.len() > MAX_BODY_BYTES {
+        return Err(format!(
+            "Ensure this field has no more than {} kB.",
+            MAX_BODY_BYTES / 1024
+        ));
+    }
+    Ok(())
+}
+
+/// A feature's name: 1 to 100 characters. Answers it trimmed.
+pub fn feature_name(value: &str) -> Result<&str, String> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(BLANK_MESSAGE.into());
+    }
+    if v.chars().count() > 100 || v.chars().any(char::is_control) {
+        return Err("Enter a name of 1 to 100 characters on one line.".into());
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +243,48 @@ mod tests {
         assert!(password("short1").is_err());
         assert!(password("12345678901").is_err());
         assert!(password("onlyletters").is_err());
+    }
+
+    #[test]
+    fn event_types_are_only_task_update() {
+        assert!(event_type("Task Update").is_ok());
+        for bad in ["task update", "Task Update ", "", "Cycle Alert"] {
+            assert_eq!(
+                event_type(bad).unwrap_err(),
+                format!("\"{bad}\" is not a valid choice.")
+            );
+        }
+    }
+
+    #[test]
+    fn recipient_lists() {
+        let r = recipients(&[" A@x.io".into(), "a@x.io".into(), "b@y.io".into()]).unwrap();
+        assert_eq!(r, vec!["a@x.io", "b@y.io"]);
+        assert_eq!(
+            recipients(&[]).unwrap_err(),
+            "At least one recipient is required."
+        );
+        assert!(
+            recipients(&["a@x.io".into(), "nope".into()])
+                .unwrap_err()
+                .contains("\"nope\"")
+        );
+        let many: Vec<String> = (0..51).map(|i| format!("u{i}@x.io")).collect();
+        assert!(recipients(&many).unwrap_err().contains("50"));
+        assert_eq!(recipients(&many[..50]).unwrap().len(), 50);
+    }
+
+    #[test]
+    fn email_subjects_and_bodies() {
+        assert_eq!(email_subject("  Hi  ").unwrap(), "Hi");
+        assert_eq!(email_subject(" ").unwrap_err(), BLANK_MESSAGE);
+        assert!(email_subject("a\r\nBcc: x@y.z").is_err());
+        assert!(email_subject(&"s".repeat(200)).is_ok());
+        assert!(email_subject(&"s".repeat(201)).is_err());
+        assert!(email_body("hello").is_ok());
+        assert_eq!(email_body("\n ").unwrap_err(), BLANK_MESSAGE);
+        assert!(email_body(&"b".repeat(MAX_BODY_BYTES)).is_ok());
+        assert!(email_body(&"b".repeat(MAX_BODY_BYTES + 1)).is_err());
     }
 
     proptest! {

@@ -54,9 +54,10 @@ fn data_error(text: &str) -> ApiError {
         && let Some((path, msg)) = body.split_once(": ")
         && !path.contains(' ')
     {
+        // The top-level field: `recipients[0]` and `a.b` name `recipients` and `a`.
         let field = path
             .trim_start_matches('.')
-            .split('.')
+            .split(['.', '['])
             .next()
             .unwrap_or(path);
         return ApiError::field(field.to_string(), format!("Invalid value: {msg}"));

@@ -6,6 +6,7 @@ pub mod account;
 pub mod admin;
 pub mod error;
 pub mod extract;
+pub mod feature_control;
 pub mod organization;
 
 use axum::extract::{DefaultBodyLimit, State};
@@ -93,6 +94,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(account::router())
         .merge(organization_router())
         .merge(admin::router())
+        .merge(feature_control::router())
         .split_for_parts()
 }
 

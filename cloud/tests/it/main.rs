@@ -5,5 +5,6 @@
 mod common;
 
 mod account;
+mod features;
 mod service;
 mod tenancy;

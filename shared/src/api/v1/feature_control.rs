@@ -1,0 +1,125 @@
+//! Feature control calls (spec section 7 "Feature control"): features, the features an
+//! organisation is subscribed to, event notifications and `send_email`.
+//!
+//! A gated feature (section 6) is off for an organisation until it holds an
+//! unsuppressed subscription to it.
+
+use serde::{Deserialize, Serialize};
+
+/// The features of section 6 that need a subscription (default off), and Pathfinder
+/// (the feature-gated sidebar entry).
+pub const GATED_FEATURES: [&str; 6] = [
+    "Record Training Set",
+    "Deploy Model",
+    "Devices",
+    "OPCUA Explorer",
+    "Define Operation",
+    "Pathfinder",
+];
+
+/// The one event type of the spec.
+pub const TASK_UPDATE: &str = "Task Update";
+
+/// A feature (spec section 3 "Feature").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Feature {
+    pub id: i64,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct FeatureCreate {
+    pub name: String,
+}
+
+/// An organisation's subscription to a feature (spec section 3 "Subscribed feature").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SubscribedFeature {
+    pub id: i64,
+    /// The feature's id.
+    #[serde(rename = "Feature")]
+    pub feature: i64,
+    /// The organisation's id.
+    #[serde(rename = "Organization")]
+    pub organization: i64,
+    /// The feature's name, for convenience.
+    pub feature_name: String,
+    /// A suppressed subscription keeps the feature off (hidden) without deleting it.
+    pub is_suppressed: bool,
+}
+
+/// Subscribes an organisation to a feature; for an existing subscription, sets its
+/// `is_suppressed`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SubscribedFeatureCreate {
+    #[serde(rename = "Feature")]
+    pub feature: i64,
+    #[serde(rename = "Organization")]
+    pub organization: i64,
+    #[serde(default)]
+    pub is_suppressed: bool,
+}
+
+/// Who is e-mailed when an event happens in an organisation (spec section 3
+/// "Event notification").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EventNotification {
+    pub id: i64,
+    /// Only 'Task Update'.
+    pub event_type: String,
+    pub recipients: Vec<String>,
+    /// The organisation's id.
+    #[serde(rename = "Organization")]
+    pub organization: i64,
+    /// The organisation's display name, for the list's Organization column.
+    pub organization_name: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EventNotificationCreate {
+    pub event_type: String,
+    /// 1 to 50 e-mail addresses.
+    pub recipients: Vec<String>,
+    /// The organisation; defaults to the one the request acts in. A super admin with no
+    /// organisation must name it.
+    #[serde(rename = "Organization", default)]
+    pub organization: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EventNotificationPatch {
+    #[serde(default)]
+    pub event_type: Option<String>,
+    #[serde(default)]
+    pub recipients: Option<Vec<String>>,
+    /// May only repeat the current organisation: a notification does not move.
+    #[serde(rename = "Organization", default)]
+    pub organization: Option<i64>,
+}
+
+/// `feature_control/send_email`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SendEmail {
+    /// 1 to 50 e-mail addresses.
+    pub recipients: Vec<String>,
+    /// 1 to 200 characters, one line.
+    pub subject: String,
+    /// Plain text, at most 100 kB.
+    pub body: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SendEmailResult {
+    pub msg: String,
+    /// The message's id in the outbox (`admin/outbox/`), where its delivery shows.
+    pub id: i64,
+}
