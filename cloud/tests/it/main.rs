@@ -5,5 +5,6 @@
 mod common;
 
 mod account;
+mod flows;
 mod service;
 mod tenancy;
