@@ -127,7 +127,12 @@ pub fn otp_code() -> String {
     format!("{:06}", rand::rngs::OsRng.gen_range(0..1_000_000u32))
 }
 
-/// TOTP (RFC 6238, SHA-1, 6 digits, 30 s) for the authenticator-app method.
+/// Seconds per authenticator-app time step.
+pub const TOTP_STEP_SECS: u64 = 30;
+
+/// TOTP (RFC 6238, SHA-1, 6 digits, 30 s) for the authenticator-app method. It checks
+/// one exact step (no skew): the caller tries the neighbouring steps itself, so it
+/// knows which step a code belonged to and can refuse its replay.
 pub fn totp(secret_b32: &str, account: &str) -> anyhow::Result<totp_rs::TOTP> {
     let secret = totp_rs::Secret::Encoded(secret_b32.to_string())
         .to_bytes()
@@ -135,8 +140,8 @@ pub fn totp(secret_b32: &str, account: &str) -> anyhow::Result<totp_rs::TOTP> {
     totp_rs::TOTP::new(
         totp_rs::Algorithm::SHA1,
         6,
-        1,
-        30,
+        0,
+        TOTP_STEP_SECS,
         secret,
         Some("gemba".to_string()),
         account.to_string(),

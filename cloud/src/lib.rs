@@ -74,6 +74,9 @@ pub async fn create_admin(state: &AppState, email: &str, password: &str) -> anyh
     gemba_shared::validate::email(email).map_err(|m| anyhow::anyhow!("{email:?}: {m}"))?;
     gemba_shared::validate::password(password)
         .map_err(|m| anyhow::anyhow!("admin password: {m}"))?;
+    if users::by_email(&state.db, email).await?.is_some() {
+        anyhow::bail!("a user with the e-mail address {email:?} already exists");
+    }
     let hash = state.passwords.hash(password.to_string()).await?;
     let id = users::insert(
         &state.db,

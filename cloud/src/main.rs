@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use gemba_cloud::config::{Secret, Settings};
+use gemba_cloud::config::Settings;
 
 #[derive(Parser)]
 #[command(name = "gemba-cloud", version, about = "gemba cloud service")]
@@ -109,8 +109,9 @@ async fn main() -> anyhow::Result<()> {
                 },
         } => {
             let mut s = settings(cli.config.as_deref(), &overrides)?;
+            // Only the admin named here is created, not the first-start one.
             s.admin_email = None;
-            s.admin_password = Some(Secret(String::new())).filter(|_| false);
+            s.admin_password = None;
             let state = gemba_cloud::build_state(s).await?;
             let id = gemba_cloud::create_admin(&state, &email, &password).await?;
             println!("created super admin {email} (id {id})");

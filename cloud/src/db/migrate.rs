@@ -11,11 +11,18 @@ use sqlx::{AssertSqlSafe, SqlSafeStr};
 use super::{Backend, Db};
 
 /// (version, description, sql)
-const FILES: &[(i64, &str, &str)] = &[(
-    20261122000001,
-    "identity",
-    include_str!("../../migrations/20261122000001_identity.sql"),
-)];
+const FILES: &[(i64, &str, &str)] = &[
+    (
+        20261122000001,
+        "identity",
+        include_str!("../../migrations/20261122000001_identity.sql"),
+    ),
+    (
+        20261123000001,
+        "totp_last_step",
+        include_str!("../../migrations/20261123000001_totp_last_step.sql"),
+    ),
+];
 
 /// The migration text as it runs on `backend`.
 pub fn dialect(sql: &str, backend: Backend) -> String {

@@ -42,6 +42,20 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// A `LIKE … ESCAPE '\'` pattern matching `text` anywhere, case-folded: the user's
+/// `%`, `_` and `\` match themselves, not as wildcards.
+pub fn contains_pattern(text: &str) -> String {
+    let mut p = String::from("%");
+    for c in text.trim().to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
 /// A stored flag (BIGINT 0/1) read into a `bool`: `#[sqlx(try_from = "Flag")]`.
 pub struct Flag(pub bool);
 
@@ -102,5 +116,14 @@ impl Db {
         let db = Db { pool, backend };
         migrate::run(&db).await.context("applying migrations")?;
         Ok(db)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn search_patterns_escape_wildcards() {
+        assert_eq!(super::contains_pattern(" Ann "), "%ann%");
+        assert_eq!(super::contains_pattern("50%_a\\b"), "%50\\%\\_a\\\\b%");
     }
 }

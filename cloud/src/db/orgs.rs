@@ -83,8 +83,9 @@ pub async fn page(
     offset: i64,
     limit: i64,
 ) -> sqlx::Result<(Vec<Organization>, i64)> {
-    let pattern = format!("%{}%", search.to_lowercase());
-    let cond = "(LOWER(name) LIKE $1 OR LOWER(org_name_to_display) LIKE $1)";
+    let pattern = super::contains_pattern(search);
+    let cond =
+        "(LOWER(name) LIKE $1 ESCAPE '\\' OR LOWER(org_name_to_display) LIKE $1 ESCAPE '\\')";
     let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {COLS} FROM organizations WHERE {cond} ORDER BY id LIMIT $2 OFFSET $3"
     )))

@@ -253,6 +253,18 @@ pub async fn use_email_token(
         .await
 }
 
+/// Spends every live token of `purpose` mailed to a user.
+pub async fn spend_user_email_tokens(db: &Db, user: i64, purpose: &str) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE email_tokens SET used = 1 WHERE user_id = $1 AND purpose = $2 AND used = 0",
+    )
+    .bind(user)
+    .bind(purpose)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
 // ----- sign-in throttling -----------------------------------------------------------
 
 #[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]

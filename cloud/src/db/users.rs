@@ -156,6 +156,29 @@ where
     Ok(())
 }
 
+/// Replaces a password hash; `must_change` marks a password its owner did not choose.
+pub async fn set_password(db: &Db, id: i64, hash: &str, must_change: bool) -> sqlx::Result<()> {
+    sqlx::query("UPDATE users SET password_hash = $1, must_change_password = $2 WHERE id = $3")
+        .bind(hash)
+        .bind(must_change as i64)
+        .bind(id)
+        .execute(&db.pool)
+        .await?;
+    Ok(())
+}
+
+/// Spends authenticator time step `step` for a user: true when it is later than the
+/// last one spent (atomically, so one code cannot pass twice, even concurrently).
+pub async fn spend_totp_step(db: &Db, id: i64, step: i64) -> sqlx::Result<bool> {
+    let r =
+        sqlx::query("UPDATE users SET totp_last_step = $1 WHERE id = $2 AND totp_last_step < $1")
+            .bind(step)
+            .bind(id)
+            .execute(&db.pool)
+            .await?;
+    Ok(r.rows_affected() > 0)
+}
+
 pub async fn approve(db: &Db, id: i64, role: Role) -> sqlx::Result<()> {
     let rid = role_id(db, role).await?;
     sqlx::query("UPDATE users SET role_id = $1, is_approved = 1, is_active = 1 WHERE id = $2")
@@ -327,13 +350,14 @@ pub async fn list(
     };
     let cond = format!(
         "($1 IS NULL OR {org_cond}) AND ($2 IS NULL OR u.is_active = $2) AND ($3 IS NULL OR r.name = $3) \
-         AND ($4 IS NULL OR LOWER(u.email) LIKE $4 OR LOWER(u.name) LIKE $4 OR LOWER(u.lastname) LIKE $4)"
+         AND ($4 IS NULL OR LOWER(u.email) LIKE $4 ESCAPE '\\' OR LOWER(u.name) LIKE $4 ESCAPE '\\' \
+         OR LOWER(u.lastname) LIKE $4 ESCAPE '\\')"
     );
     let search = f
         .search
         .as_ref()
         .filter(|s| !s.trim().is_empty())
-        .map(|s| format!("%{}%", s.trim().to_lowercase()));
+        .map(|s| super::contains_pattern(s));
     let rows = sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {USER_COLUMNS} FROM users u LEFT JOIN roles r ON r.id = u.role_id WHERE {cond} \
          ORDER BY u.id LIMIT $5 OFFSET $6"

@@ -79,6 +79,26 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
     }
 }
 
+/// Path parameters with the API's error shape on rejection: an id that does not parse
+/// names no resource, so it answers 404 like an unknown one.
+pub struct Path<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        use axum::extract::rejection::PathRejection;
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(p) => Ok(Path(p.0)),
+            Err(PathRejection::FailedToDeserializePathParams(_)) => Err(ApiError::NotFound),
+            Err(e) => Err(ApiError::Internal(anyhow::anyhow!(
+                "path: {}",
+                e.body_text()
+            ))),
+        }
+    }
+}
+
 /// Which site a request came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Site {
@@ -112,6 +132,16 @@ pub fn site(headers: &HeaderMap, state: &AppState) -> Site {
         Some(sub) if !sub.is_empty() && !sub.contains('.') && sub != "www" => Site::Org(sub.into()),
         _ => Site::Base,
     }
+}
+
+/// Sub-domain names an organisation cannot take: they would never reach it, because
+/// [`site`] reads them as the admin host or the base domain.
+pub fn reserved_subdomain(name: &str, state: &AppState) -> bool {
+    let admin_label = state
+        .settings
+        .admin_host
+        .strip_suffix(&format!(".{}", state.settings.base_domain));
+    name == "www" || admin_label == Some(name)
 }
 
 /// The signed-in user of a request, with the organisation it acts in.

@@ -1,7 +1,7 @@
 //! Tenancy: organisations (super admin CRUD, paging and search), departments,
 //! linked organisations and switching between them.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::api::v1::organization::{
     DepartmentCreate, LinkOrganization, OrganizationCreate, OrganizationLink, OrganizationPatch,
@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::db::orgs::{Department, Organization};
 use crate::db::{orgs, users};
 use crate::http::error::{ApiError, ApiResult, is_unique_violation};
-use crate::http::extract::{AuthUser, Json, Query};
+use crate::http::extract::{AuthUser, Json, Path, Query, reserved_subdomain};
 use crate::state::AppState;
 
 /// A sub-domain name made from a display name: "ACME Works GmbH" → "acme-works-gmbh".
@@ -48,6 +48,15 @@ fn check_display(display: &str) -> ApiResult<()> {
             "org_name_to_display",
             "Ensure this field has no more than 100 characters.",
         ));
+    }
+    Ok(())
+}
+
+/// A valid sub-domain name that no organisation and no special host uses.
+fn check_name(state: &AppState, name: &str) -> ApiResult<()> {
+    validate::subdomain(name).map_err(|m| ApiError::field("name", m))?;
+    if reserved_subdomain(name, state) {
+        return Err(ApiError::field("name", "This name is reserved."));
     }
     Ok(())
 }
@@ -121,7 +130,7 @@ pub async fn create(
         .clone()
         .map(|n| n.trim().to_lowercase())
         .unwrap_or_else(|| slug(&req.org_name_to_display));
-    validate::subdomain(&name).map_err(|m| ApiError::field("name", m))?;
+    check_name(&state, &name)?;
     let org = orgs::insert(
         &state.db,
         &name,
@@ -150,7 +159,7 @@ pub async fn patch(
         .name
         .map(|n| n.trim().to_lowercase())
         .unwrap_or(cur.name);
-    validate::subdomain(&name).map_err(|m| ApiError::field("name", m))?;
+    check_name(&state, &name)?;
     let display = req.org_name_to_display.unwrap_or(cur.org_name_to_display);
     check_display(&display)?;
     let proxy = req.use_proxy_server.unwrap_or(cur.use_proxy_server);

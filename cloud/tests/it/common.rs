@@ -39,6 +39,31 @@ macro_rules! both {
     };
 }
 
+/// [`both!`] with the settings changed by `tweak` (a `fn(&mut Settings)`).
+#[macro_export]
+macro_rules! both_with {
+    ($name:ident, $tweak:expr, $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let app =
+                    $crate::common::TestApp::start_with($crate::common::Backend::Sqlite, $tweak)
+                        .await;
+                ($body)(app).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let app =
+                    $crate::common::TestApp::start_with($crate::common::Backend::Postgres, $tweak)
+                        .await;
+                ($body)(app).await
+            }
+        }
+    };
+}
+
 pub struct TestApp {
     pub base: String,
     pub state: AppState,
@@ -54,7 +79,7 @@ pub fn pg_admin_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -63,7 +88,7 @@ fn free_port() -> u16 {
 }
 
 /// Two adjacent free ports (the broker listens on port and port+1).
-fn free_port_pair() -> u16 {
+pub fn free_port_pair() -> u16 {
     loop {
         let p = free_port();
         if p < 65000 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
@@ -341,6 +366,97 @@ impl TestApp {
         }
         self.login(email, PASSWORD).await
     }
+}
+
+impl TestApp {
+    /// The first step of a sign-in: `login_v2`, expected to answer 200 (a temporary
+    /// token when a code is required).
+    pub async fn pending_login(&self, email: &str, password: &str) -> Value {
+        let (s, v) = self
+            .post(
+                "account/login_v2",
+                json!({"email": email, "password": password}),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "login {email}: {v}");
+        v
+    }
+
+    /// The stored user (straight from the database).
+    pub async fn user_row(&self, email: &str) -> gemba_cloud::db::UserRow {
+        gemba_cloud::db::users::by_email(&self.state.db, email)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("no user {email}"))
+    }
+
+    /// A verified, approved user with `role` and password [`PASSWORD`], linked to `orgs`
+    /// (the first becomes current), written straight to the database: quicker than
+    /// [`TestApp::user_in`] where the sign-up itself is not under test. No MFA method
+    /// is set up. Answers the id.
+    pub async fn quick_user(&self, email: &str, name: &str, role: &str, orgs: &[i64]) -> i64 {
+        use gemba_cloud::db::users;
+        let hash = self.state.passwords.hash(PASSWORD.into()).await.unwrap();
+        let id = users::insert(
+            &self.state.db,
+            &users::NewUser {
+                email,
+                name,
+                lastname: "User",
+                password_hash: &hash,
+                role: Some(gemba_shared::Role::parse(role).expect("a role")),
+                is_active: true,
+                is_email_verified: true,
+                is_approved: true,
+                require_otp: true,
+            },
+        )
+        .await
+        .unwrap();
+        for o in orgs {
+            users::link(&self.state.db, id, *o).await.unwrap();
+        }
+        id
+    }
+
+    /// A raw request (for bodies that are not JSON, or headers of the answer).
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let mut rb = self.client.request(
+            method,
+            format!("{}/{}", self.base, path.trim_start_matches('/')),
+        );
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        rb.send().await.unwrap()
+    }
+}
+
+/// The authenticator-app code for `secret` (base32) at unix time `at_secs`, computed
+/// independently of the server (RFC 6238: SHA-1, 6 digits, 30 s).
+pub fn totp_code(secret: &str, at_secs: u64) -> String {
+    let key = totp_rs::Secret::Encoded(secret.to_string())
+        .to_bytes()
+        .expect("a base32 secret");
+    totp_rs::TOTP::new_unchecked(totp_rs::Algorithm::SHA1, 6, 0, 30, key, None, String::new())
+        .generate(at_secs)
+}
+
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 impl Drop for TestApp {

@@ -6,5 +6,6 @@ mod common;
 
 mod account;
 mod features;
+mod flows;
 mod service;
 mod tenancy;

@@ -86,7 +86,34 @@ pub(crate) async fn login_answer(
     })
 }
 
+/// 429 while `email` is locked out after too many failures.
+pub(crate) async fn check_not_locked(state: &AppState, email: &str) -> ApiResult<()> {
+    if tokens::locked_until(&state.db, email).await? > now_ms() {
+        return Err(ApiError::TooMany(messages::TOO_MANY_ATTEMPTS.into()));
+    }
+    Ok(())
+}
+
+/// Counts a failed proof of identity (password or one-time code) against `email`;
+/// enough of them lock the address (see [`crate::config::LoginLimit`]).
+pub(crate) async fn record_failure(state: &AppState, email: &str) -> ApiResult<()> {
+    let l = &state.settings.login_limit;
+    tokens::record_failure(
+        &state.db,
+        email,
+        l.max_failures as i64,
+        l.window_secs as i64 * 1000,
+        l.lockout_secs as i64 * 1000,
+    )
+    .await?;
+    Ok(())
+}
+
 /// Checks credentials with throttling; the user when they are right.
+///
+/// A right password does not clear the failure count: only a completed sign-in does
+/// (after the one-time code, if one is required), so that knowing the password does
+/// not buy unlimited guesses at the code.
 async fn check_credentials(state: &AppState, req: &LoginRequest) -> ApiResult<UserRow> {
     let email = req.email.trim().to_lowercase();
     if email.is_empty() {
@@ -95,9 +122,7 @@ async fn check_credentials(state: &AppState, req: &LoginRequest) -> ApiResult<Us
     if req.password.is_empty() {
         return Err(ApiError::field("password", "This field may not be blank."));
     }
-    if tokens::locked_until(&state.db, &email).await? > now_ms() {
-        return Err(ApiError::TooMany(messages::TOO_MANY_ATTEMPTS.into()));
-    }
+    check_not_locked(state, &email).await?;
     let user = users::by_email(&state.db, &email).await?;
     let ok = state
         .passwords
@@ -107,18 +132,9 @@ async fn check_credentials(state: &AppState, req: &LoginRequest) -> ApiResult<Us
         )
         .await;
     let Some(user) = user.filter(|_| ok) else {
-        let l = &state.settings.login_limit;
-        tokens::record_failure(
-            &state.db,
-            &email,
-            l.max_failures as i64,
-            l.window_secs as i64 * 1000,
-            l.lockout_secs as i64 * 1000,
-        )
-        .await?;
+        record_failure(state, &email).await?;
         return Err(ApiError::non_field(messages::BAD_CREDENTIALS));
     };
-    tokens::clear_failures(&state.db, &email).await?;
     Ok(user)
 }
 
@@ -161,6 +177,9 @@ async fn sign_in(state: &AppState, headers: &HeaderMap, user: UserRow) -> ApiRes
         PENDING_TTL_MS
     };
     tokens::create_session(&state.db, &sid, user.id, full, ttl).await?;
+    if full {
+        tokens::clear_failures(&state.db, &user.email).await?;
+    }
     let answer = login_answer(state, &user, &sid, full).await?;
     Ok(axum::Json(answer).into_response())
 }

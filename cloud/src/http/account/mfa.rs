@@ -1,9 +1,14 @@
 //! Second factor: choose a method (e-mail, authenticator app, SMS), send and verify
 //! 6-digit codes. These calls take the temporary token of a sign-in in progress.
 //!
-//! Invariant: the method can be chosen with a temporary token only while none is set
-//! up; changing a method that exists needs a full session (else a stolen password
-//! alone could redirect the codes).
+//! Invariants:
+//! - the method can be chosen with a temporary token only while none is set up;
+//!   changing a method that exists needs a full session (else a stolen password
+//!   alone could redirect the codes);
+//! - every wrong code counts as a failed sign-in of the address (the same lockout as
+//!   wrong passwords, answered with 429), so codes cannot be guessed at leisure; an
+//!   e-mail/SMS code also dies after 5 wrong guesses;
+//! - an authenticator code is accepted once: its time step is spent.
 
 use axum::extract::State;
 use axum::http::header;
@@ -12,8 +17,8 @@ use gemba_shared::api::v1::Msg;
 use gemba_shared::api::v1::account::{LoginUser, OtpRequest, SmsMethodRequest, messages};
 use gemba_shared::validate;
 
-use super::login::login_answer;
-use crate::auth::{new_totp_secret, otp_code, token_hash, totp};
+use super::login::{check_not_locked, login_answer, record_failure};
+use crate::auth::{TOTP_STEP_SECS, new_totp_secret, otp_code, token_hash, totp};
 use crate::db::{UserRow, now_ms, tokens, users};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Json, PendingUser};
@@ -36,15 +41,20 @@ fn may_choose_method(me: &PendingUser) -> ApiResult<()> {
     Ok(())
 }
 
-/// Generates, records and sends a code over the user's method.
-async fn send_code(state: &AppState, user: &UserRow, method: &str) -> ApiResult<()> {
-    if tokens::otp_sent_since(&state.db, user.id, now_ms() - OTP_TTL_MS).await?
-        >= OTP_SENDS_PER_10_MIN
+/// 429 once a user has been sent as many codes as allowed in ten minutes.
+async fn check_send_limit(state: &AppState, user: i64) -> ApiResult<()> {
+    if tokens::otp_sent_since(&state.db, user, now_ms() - OTP_TTL_MS).await? >= OTP_SENDS_PER_10_MIN
     {
         return Err(ApiError::TooMany(
             "Too many codes requested. Please try again later.".into(),
         ));
     }
+    Ok(())
+}
+
+/// Generates, records and sends a code over the user's method.
+async fn send_code(state: &AppState, user: &UserRow, method: &str) -> ApiResult<()> {
+    check_send_limit(state, user.id).await?;
     let code = otp_code();
     tokens::store_otp(&state.db, user.id, &token_hash(&code), method, OTP_TTL_MS).await?;
     let text = format!("Your gemba verification code is {code}. It expires in 10 minutes.");
@@ -113,6 +123,7 @@ pub async fn set_mfa_method_email(
     me: PendingUser,
 ) -> ApiResult<axum::Json<Msg>> {
     may_choose_method(&me)?;
+    check_send_limit(&state, me.user.id).await?;
     users::set(&state.db, me.user.id, "mfa_method", EMAIL).await?;
     send_code(&state, &me.user, EMAIL).await?;
     Ok(axum::Json(Msg::new(messages::OTP_SENT)))
@@ -139,6 +150,7 @@ pub async fn set_mfa_method_sms(
             "Enter a valid mobile number, e.g. +4915112345678.",
         ));
     }
+    check_send_limit(&state, me.user.id).await?;
     users::set(&state.db, me.user.id, "mobile_number", number.clone()).await?;
     users::set(&state.db, me.user.id, "mfa_method", SMS).await?;
     let user = UserRow {
@@ -190,16 +202,16 @@ pub async fn set_mfa_method_authenticator_app(
     Json(req): Json<OtpRequest>,
 ) -> ApiResult<axum::Json<LoginUser>> {
     may_choose_method(&me)?;
-    validate::otp(req.otp.trim()).map_err(|m| ApiError::field("otp", m))?;
+    let code = req.otp.trim();
+    validate::otp(code).map_err(|m| ApiError::field("otp", m))?;
     let secret = me
         .user
         .totp_pending_secret
         .clone()
         .ok_or_else(|| ApiError::non_field("Scan the QR code first."))?;
-    if !totp(&secret, &me.user.email)?
-        .check_current(req.otp.trim())
-        .unwrap_or(false)
-    {
+    check_not_locked(&state, &me.user.email).await?;
+    if !check_totp(&state, &me.user, &secret, code).await? {
+        record_failure(&state, &me.user.email).await?;
         return Err(ApiError::field("otp", messages::OTP_INVALID));
     }
     users::set(&state.db, me.user.id, "totp_secret", secret).await?;
@@ -218,30 +230,44 @@ pub async fn verify_otp_code(
 ) -> ApiResult<axum::Json<LoginUser>> {
     let code = req.otp.trim();
     validate::otp(code).map_err(|m| ApiError::field("otp", m))?;
+    if me.user.mfa_method.is_none() {
+        return Err(ApiError::non_field(
+            "Choose how to receive your code first.",
+        ));
+    }
+    check_not_locked(&state, &me.user.email).await?;
     let ok = match me.user.mfa_method.as_deref() {
         Some(AUTHENTICATOR) => {
             let secret = me.user.totp_secret.as_deref().unwrap_or_default();
-            totp(secret, &me.user.email)?
-                .check_current(code)
-                .unwrap_or(false)
+            check_totp(&state, &me.user, secret, code).await?
         }
-        Some(_) => tokens::check_otp(&state.db, me.user.id, &token_hash(code)).await?,
-        None => {
-            return Err(ApiError::non_field(
-                "Choose how to receive your code first.",
-            ));
-        }
+        _ => tokens::check_otp(&state.db, me.user.id, &token_hash(code)).await?,
     };
     if !ok {
+        record_failure(&state, &me.user.email).await?;
         return Err(ApiError::field("otp", messages::OTP_INVALID));
     }
     complete(&state, &me).await
+}
+
+/// Checks an authenticator code against `secret` for the current time step and its
+/// neighbours (clock drift), and spends the step it matched: a code passes once.
+async fn check_totp(state: &AppState, user: &UserRow, secret: &str, code: &str) -> ApiResult<bool> {
+    let t = totp(secret, &user.email)?;
+    let step = (now_ms() / 1000) as u64 / TOTP_STEP_SECS;
+    for s in [step.saturating_sub(1), step, step + 1] {
+        if t.check(code, s * TOTP_STEP_SECS) {
+            return Ok(users::spend_totp_step(&state.db, user.id, s as i64).await?);
+        }
+    }
+    Ok(false)
 }
 
 /// Marks the sign-in verified and answers the full session.
 async fn complete(state: &AppState, me: &PendingUser) -> ApiResult<axum::Json<LoginUser>> {
     let ttl = state.settings.refresh_token_ttl_secs as i64 * 1000;
     tokens::mark_session_verified(&state.db, &me.session, ttl).await?;
+    tokens::clear_failures(&state.db, &me.user.email).await?;
     let user = users::by_id(&state.db, me.user.id)
         .await?
         .ok_or(ApiError::NotFound)?;

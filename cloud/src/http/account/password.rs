@@ -9,20 +9,27 @@ use gemba_shared::api::v1::account::{
 };
 use gemba_shared::{Permission, Role, validate};
 
+use super::login::{check_not_locked, record_failure};
 use crate::auth::{random_token, token_hash};
 use crate::db::{tokens, users};
-use crate::http::error::{ApiError, ApiResult};
+use crate::http::error::{ApiError, ApiResult, is_unique_violation};
 use crate::http::extract::{AuthUser, Json, StaleUser};
 use crate::state::AppState;
 
 const RESET_TTL_MS: i64 = 3600 * 1000;
 const CHANGE_EMAIL_TTL_MS: i64 = 24 * 3600 * 1000;
 
-async fn set_password(state: &AppState, user: i64, password: &str) -> ApiResult<()> {
+/// Stores a new password. `set_by_other`: someone else chose it (an organisation
+/// admin), so its owner must change it before anything else (303 on every other call).
+async fn set_password(
+    state: &AppState,
+    user: i64,
+    password: &str,
+    set_by_other: bool,
+) -> ApiResult<()> {
     validate::password(password).map_err(|m| ApiError::field("password", m))?;
     let hash = state.passwords.hash(password.to_string()).await?;
-    users::set(&state.db, user, "password_hash", hash).await?;
-    users::set_flag(&state.db, user, "must_change_password", false).await?;
+    users::set_password(&state.db, user, &hash, set_by_other).await?;
     Ok(())
 }
 
@@ -79,7 +86,9 @@ pub async fn reset_password(
     let (uid, _) = tokens::use_email_token(&state.db, &token_hash(&req.token), "reset")
         .await?
         .ok_or_else(|| ApiError::field("token", messages::TOKEN_INVALID))?;
-    set_password(&state, uid, &req.password).await?;
+    set_password(&state, uid, &req.password, false).await?;
+    // Other reset links mailed earlier die with this one.
+    tokens::spend_user_email_tokens(&state.db, uid, "reset").await?;
     tokens::revoke_user_sessions(&state.db, uid, None).await?;
     tokens::clear_failures(
         &state.db,
@@ -103,6 +112,8 @@ pub async fn request_change_password(
     StaleUser(me): StaleUser,
     Json(req): Json<ChangePasswordRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    // A stolen access token must not buy unlimited guesses at the password.
+    check_not_locked(&state, &me.user.email).await?;
     if !state
         .passwords
         .verify(
@@ -111,6 +122,7 @@ pub async fn request_change_password(
         )
         .await
     {
+        record_failure(&state, &me.user.email).await?;
         return Err(ApiError::field(
             "old_password",
             "Your old password is not correct.",
@@ -123,12 +135,14 @@ pub async fn request_change_password(
         ));
     }
     validate::password(&req.new_password).map_err(|m| ApiError::field("new_password", m))?;
-    set_password(&state, me.user.id, &req.new_password).await?;
+    set_password(&state, me.user.id, &req.new_password, false).await?;
     tokens::revoke_user_sessions(&state.db, me.user.id, Some(&me.session)).await?;
     Ok(axum::Json(Msg::new("Your changes have been saved!")))
 }
 
 /// An organisation admin sets a workstation user's password (the device signs in with it).
+/// The user's sessions end, and since someone else chose the password, the user must
+/// change it at the next sign-in (every other call answers 303 until then).
 #[utoipa::path(patch, path = "/account/reset_workstation_user_password/", tag = "account",
     request_body = WorkstationPasswordRequest,
     responses((status = 200, body = Msg), (status = 400), (status = 403), (status = 404)))]
@@ -138,11 +152,10 @@ pub async fn reset_workstation_user_password(
     Json(req): Json<WorkstationPasswordRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
     me.require(Permission::ManageOrgUsers)?;
-    let org = me.org()?;
     let target = users::by_id(&state.db, req.user)
         .await?
         .ok_or(ApiError::NotFound)?;
-    if !me.is_admin() && !users::is_member(&state.db, target.id, org).await? {
+    if !me.is_admin() && !users::is_member(&state.db, target.id, me.org()?).await? {
         return Err(ApiError::NotFound);
     }
     if target.role() != Some(Role::WorkstationUser) {
@@ -151,7 +164,7 @@ pub async fn reset_workstation_user_password(
             "Only a workstation user's password can be set here.",
         ));
     }
-    set_password(&state, target.id, &req.password).await?;
+    set_password(&state, target.id, &req.password, true).await?;
     tokens::revoke_user_sessions(&state.db, target.id, None).await?;
     Ok(axum::Json(Msg::new("Your changes have been saved!")))
 }
@@ -165,11 +178,13 @@ pub async fn request_change_email(
     Json(req): Json<ChangeEmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
+    check_not_locked(&state, &me.user.email).await?;
     if !state
         .passwords
         .verify(req.password.clone(), Some(me.user.password_hash.clone()))
         .await
     {
+        record_failure(&state, &me.user.email).await?;
         return Err(ApiError::field("password", "Your password is not correct."));
     }
     let new_email = req.email.trim().to_lowercase();
@@ -226,7 +241,17 @@ pub async fn verify_email_change(
             "user with this email already exists.",
         ));
     }
-    users::set(&state.db, uid, "email", new_email).await?;
+    match users::set(&state.db, uid, "email", new_email).await {
+        Ok(()) => {}
+        // Taken between the check and the update.
+        Err(e) if is_unique_violation(&e) => {
+            return Err(ApiError::field(
+                "email",
+                "user with this email already exists.",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    }
     Ok(axum::Json(Msg::new(
         "Your e-mail address has been changed.",
     )))

@@ -1,7 +1,7 @@
 //! One's own account: admin permission check, terms, deletion, activity sessions;
 //! and the super admin's lockout list.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::Msg;
@@ -11,9 +11,9 @@ use serde::Deserialize;
 use super::users::summary;
 use crate::db::tokens::LoginAttempts;
 use crate::db::users::ActivitySession;
-use crate::db::{tokens, users};
+use crate::db::{orgs, tokens, users};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{AuthUser, Json, Query, StaleUser};
+use crate::http::extract::{AuthUser, Json, Path, Query, StaleUser};
 use crate::state::AppState;
 
 /// The text `true` for a super admin; 403 for everyone else.
@@ -68,8 +68,12 @@ pub async fn accept_terms(
 }
 
 /// Delete an account: one's own, or (for a super admin or organisation admin) a user's.
+///
+/// An organisation admin deletes only accounts that belong to their organisation
+/// alone (an account shared with another organisation is that one's too), never a
+/// super admin's; the last super admin cannot be deleted.
 #[utoipa::path(delete, path = "/account/update-delete/{id}/", tag = "account",
-    params(("id" = i64, Path)), responses((status = 204), (status = 404)))]
+    params(("id" = i64, Path)), responses((status = 204), (status = 403), (status = 404), (status = 409)))]
 pub async fn delete_account(
     State(state): State<AppState>,
     me: AuthUser,
@@ -79,8 +83,22 @@ pub async fn delete_account(
     let target = users::by_id(&state.db, id)
         .await?
         .ok_or(ApiError::NotFound)?;
-    if target.role() == Some(gemba_shared::Role::Admin) && !me.is_admin() {
+    let target_is_admin = target.role() == Some(gemba_shared::Role::Admin);
+    if target_is_admin && !me.is_admin() {
         return Err(ApiError::Forbidden);
+    }
+    if target_is_admin && users::admin_emails(&state.db).await?.len() <= 1 {
+        return Err(ApiError::Status(
+            StatusCode::CONFLICT,
+            "The last super admin cannot be deleted.".into(),
+        ));
+    }
+    if !me.is_admin() && me.user.id != id && orgs::of_user(&state.db, id).await?.len() > 1 {
+        return Err(ApiError::Status(
+            StatusCode::CONFLICT,
+            "This user belongs to other organizations too; only a super admin can delete the account."
+                .into(),
+        ));
     }
     if !users::delete(&state.db, id).await? {
         return Err(ApiError::NotFound);
@@ -135,14 +153,16 @@ pub async fn session_create(
         ));
     }
     let (browser, version) = (req.browser.trim(), req.browser_version.trim());
-    if browser.is_empty() || browser.len() > 100 {
+    if browser.is_empty() {
         return Err(ApiError::field("browser", "This field may not be blank."));
     }
-    if version.len() > 100 {
-        return Err(ApiError::field(
-            "browser_version",
-            "Ensure this field has no more than 100 characters.",
-        ));
+    for (field, value) in [("browser", browser), ("browser_version", version)] {
+        if value.chars().count() > 100 {
+            return Err(ApiError::field(
+                field,
+                "Ensure this field has no more than 100 characters.",
+            ));
+        }
     }
     let s = users::create_activity(&state.db, me.user.id, browser, version).await?;
     Ok((StatusCode::CREATED, axum::Json(s)))

@@ -1,7 +1,7 @@
 //! Sign-up: register, e-mail verification (and resend), the admin notification of
 //! accounts awaiting approval.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::api::v1::Msg;
 use gemba_shared::api::v1::account::{
@@ -13,7 +13,7 @@ use super::users::summary;
 use crate::auth::{random_token, token_hash};
 use crate::db::{UserRow, tokens, users};
 use crate::http::error::{ApiError, ApiResult, is_unique_violation};
-use crate::http::extract::{AuthUser, Json};
+use crate::http::extract::{AuthUser, Json, Path};
 use crate::state::AppState;
 
 pub const VERIFY_TTL_MS: i64 = 3 * 24 * 3600 * 1000;

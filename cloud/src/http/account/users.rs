@@ -58,7 +58,13 @@ fn filter(me: &AuthUser, q: &UsersQuery) -> ApiResult<UserFilter> {
     } else {
         me.require(Permission::ViewOrgUsers)?;
     }
-    if let Some(r) = &q.role_name
+    // An empty value (a cleared filter in the portal) filters nothing.
+    let role = q
+        .role_name
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
+    if let Some(r) = role
         && Role::parse(r).is_none()
     {
         return Err(ApiError::field(
@@ -70,7 +76,7 @@ fn filter(me: &AuthUser, q: &UsersQuery) -> ApiResult<UserFilter> {
         org: if all { None } else { Some(me.org()?) },
         current_only: q.is_org_switch.unwrap_or(false),
         is_active: q.is_active,
-        role: q.role_name.clone(),
+        role: role.map(str::to_string),
         search: q.search.clone(),
     })
 }
