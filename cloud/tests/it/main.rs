@@ -7,3 +7,4 @@ mod common;
 mod account;
 mod service;
 mod tenancy;
+mod walks;

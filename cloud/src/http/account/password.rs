@@ -138,13 +138,11 @@ pub async fn reset_workstation_user_password(
     Json(req): Json<WorkstationPasswordRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
     me.require(Permission::ManageOrgUsers)?;
-    let org = me.org()?;
+    me.org()?;
     let target = users::by_id(&state.db, req.user)
         .await?
         .ok_or(ApiError::NotFound)?;
-    if !me.is_admin() && !users::is_member(&state.db, target.id, org).await? {
-        return Err(ApiError::NotFound);
-    }
+    me.may_manage_user(&state, target.id).await?;
     if target.role() != Some(Role::WorkstationUser) {
         return Err(ApiError::field(
             "user",

@@ -20,25 +20,8 @@ use crate::state::AppState;
 #[utoipa::path(get, path = "/account/get-permissions/", tag = "account",
     responses((status = 200, body = bool), (status = 403)))]
 pub async fn get_permissions(me: AuthUser) -> ApiResult<&'static str> {
-    if me.is_admin() {
-        Ok("true")
-    } else {
-        Err(ApiError::Forbidden)
-    }
-}
-
-/// May `me` change or delete account `id`?
-async fn may_manage(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<()> {
-    if me.user.id == id || me.is_admin() {
-        return Ok(());
-    }
-    if me.role.can(Permission::ManageOrgUsers)
-        && let Some(org) = me.org
-        && users::is_member(&state.db, id, org).await?
-    {
-        return Ok(());
-    }
-    Err(ApiError::NotFound)
+    me.require(Permission::AdminArea)?;
+    Ok("true")
 }
 
 /// Accept (or withdraw) the terms and conditions.
@@ -69,13 +52,15 @@ pub async fn accept_terms(
 
 /// Delete an account: one's own, or (for a super admin or organisation admin) a user's.
 #[utoipa::path(delete, path = "/account/update-delete/{id}/", tag = "account",
-    params(("id" = i64, Path)), responses((status = 204), (status = 404)))]
+    params(("id" = i64, Path)), responses((status = 204), (status = 403), (status = 404)))]
 pub async fn delete_account(
     State(state): State<AppState>,
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
-    may_manage(&state, &me, id).await?;
+    if me.user.id != id {
+        me.may_manage_user(&state, id).await?;
+    }
     let target = users::by_id(&state.db, id)
         .await?
         .ok_or(ApiError::NotFound)?;
