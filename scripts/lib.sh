@@ -58,7 +58,6 @@ ensure_postgres() {
   export GEMBA_TEST_PG_URL="postgres://postgres@127.0.0.1:$port/test"
 }
 
-<<<<<<< HEAD
 # An external MQTT broker for the tests: the machine's Mosquitto on 1883, else a
 # throwaway one on a free port.
 ensure_mosquitto() {
@@ -77,7 +76,8 @@ ensure_mosquitto() {
     for _ in $(seq 50); do port_open 127.0.0.1 $port && break; sleep 0.1; done
   fi
   export GEMBA_TEST_MQTT_URL="mqtt://127.0.0.1:$port"
-=======
+}
+
 # Python tools the tests use (a real SMTP server, aiosmtpd), in a venv under target/.
 # Exports GEMBA_TEST_PYTHON, the interpreter the e-mail tests start their server with.
 PY_TOOLS=(aiosmtpd==1.4.6)
@@ -91,5 +91,4 @@ ensure_python_tools() {
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${PY_TOOLS[@]}"
   fi
   export GEMBA_TEST_PYTHON="$venv/bin/python"
->>>>>>> h1
 }

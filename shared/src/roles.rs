@@ -87,7 +87,8 @@ impl Role {
             | ManageFeatures
             | ReadOutbox
             | ManageLockouts
-            | ManageLinkedOrganizations => self == Admin,
+            | ManageLinkedOrganizations
+            | AdminArea => self == Admin,
             // Organisation administration.
             ManageDepartments | ManageOrgUsers | ManageEventNotifications => {
                 matches!(self, Admin | OrgAdmin | SupportUser)
@@ -125,10 +126,12 @@ pub enum Permission {
     SendEmail,
     ReadOutbox,
     ManageLockouts,
+    /// The admin screens (`/admin/…`); the portal asks through `get-permissions/`.
+    AdminArea,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 15] = [
+    pub const ALL: [Permission; 16] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -144,6 +147,7 @@ impl Permission {
         Permission::SendEmail,
         Permission::ReadOutbox,
         Permission::ManageLockouts,
+        Permission::AdminArea,
     ];
 }
 

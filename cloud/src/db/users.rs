@@ -220,6 +220,18 @@ pub async fn is_member(db: &Db, user: i64, org: i64) -> sqlx::Result<bool> {
     Ok(n > 0)
 }
 
+/// How many organisations `user` is linked to that `other` is not linked to.
+pub async fn links_outside(db: &Db, user: i64, other: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM user_organizations WHERE user_id = $1 AND organization_id NOT IN \
+         (SELECT organization_id FROM user_organizations WHERE user_id = $2)",
+    )
+    .bind(user)
+    .bind(other)
+    .fetch_one(&db.pool)
+    .await
+}
+
 /// Links a user to an organisation (idempotent) and makes it current when the user has none.
 pub async fn link(db: &Db, user: i64, org: i64) -> sqlx::Result<()> {
     let mut tx = db.pool.begin().await?;

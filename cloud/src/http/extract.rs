@@ -6,6 +6,9 @@
 //! organisation from [`AuthUser::org`], which has been checked against the user's
 //! memberships (a super admin may act in any organisation).
 
+use std::pin::Pin;
+
+use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
@@ -20,11 +23,53 @@ use crate::state::AppState;
 /// `axum::Json` with the API's error shape on rejection.
 pub struct Json<T>(pub T);
 
-impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+/// Bytes of a too-long body still read (and thrown away) before the 413 goes out, and
+/// for how long: a client still sending then receives the answer, not a connection
+/// reset by unread data.
+const DRAIN_BYTES: usize = 8 * 1024 * 1024;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The body, at most `limit` bytes of it; a longer one is [`ApiError::TooLarge`].
+async fn read_body(mut body: Body, limit: usize) -> ApiResult<Bytes> {
+    use axum::body::HttpBody;
+    let mut buf = Vec::new();
+    let mut seen = 0usize;
+    let unreadable = || ApiError::non_field("The request body could not be read.");
+    while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        if let Ok(data) = frame.map_err(|_| unreadable())?.into_data() {
+            seen += data.len();
+            if seen <= limit {
+                buf.extend_from_slice(&data);
+            } else {
+                break;
+            }
+        }
+    }
+    if seen <= limit {
+        return Ok(Bytes::from(buf));
+    }
+    let drain = async {
+        while let Some(Ok(frame)) =
+            std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await
+        {
+            seen += frame.data_ref().map_or(0, |d| d.len());
+            if seen > limit + DRAIN_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_TIME, drain).await;
+    Err(ApiError::TooLarge)
+}
+
+impl<T: DeserializeOwned> FromRequest<AppState> for Json<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
         use axum::extract::rejection::JsonRejection;
+        let (parts, body) = req.into_parts();
+        let bytes = read_body(body, state.settings.max_body_bytes).await?;
+        let req = Request::from_parts(parts, Body::from(bytes));
         match axum::Json::<T>::from_request(req, state).await {
             Ok(axum::Json(v)) => Ok(Json(v)),
             Err(JsonRejection::JsonDataError(e)) => Err(data_error(&e.body_text())),
@@ -170,6 +215,24 @@ impl AuthUser {
 
     pub fn is_admin(&self) -> bool {
         self.role == Role::Admin
+    }
+
+    /// May this user change or delete the account of user `target` (not oneself)?
+    /// A super admin may; an organisation's user managers may for users of the
+    /// request's organisation (else 404) who belong to no organisation the manager
+    /// is not linked to (else 403: the change would reach another tenant).
+    pub async fn may_manage_user(&self, state: &AppState, target: i64) -> ApiResult<()> {
+        if self.is_admin() {
+            return Ok(());
+        }
+        self.require(Permission::ManageOrgUsers)?;
+        if !users::is_member(&state.db, target, self.org()?).await? {
+            return Err(ApiError::NotFound);
+        }
+        if users::links_outside(&state.db, target, self.user.id).await? > 0 {
+            return Err(ApiError::Forbidden);
+        }
+        Ok(())
     }
 
     /// May this user act on data of organisation `org`?

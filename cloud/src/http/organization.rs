@@ -252,15 +252,18 @@ fn link_of(o: Organization) -> OrganizationLink {
 
 /// Organisations linked to a user (oneself by default; others for the super admin).
 #[utoipa::path(get, path = "/account/linked_organizations/", tag = "organization", params(UserIdQuery),
-    responses((status = 200, body = Vec<OrganizationLink>), (status = 404)))]
+    responses((status = 200, body = Vec<OrganizationLink>), (status = 403), (status = 404)))]
 pub async fn linked_organizations(
     State(state): State<AppState>,
     me: AuthUser,
     Query(q): Query<UserIdQuery>,
 ) -> ApiResult<axum::Json<Vec<OrganizationLink>>> {
     let uid = q.user_id.unwrap_or(me.user.id);
-    if uid != me.user.id && !me.role.can(Permission::ManageLinkedOrganizations) {
-        return Err(ApiError::NotFound);
+    if uid != me.user.id {
+        me.require(Permission::ManageLinkedOrganizations)?;
+        users::by_id(&state.db, uid)
+            .await?
+            .ok_or(ApiError::NotFound)?;
     }
     Ok(axum::Json(
         orgs::of_user(&state.db, uid)
@@ -346,10 +349,10 @@ pub async fn switch_user_organization(
     me: AuthUser,
     Json(req): Json<SwitchOrganization>,
 ) -> ApiResult<axum::Json<SwitchResult>> {
-    let o = switch_to(&state, me.user.id, req.organization, me.is_admin()).await?;
+    // Checked before anything is written.
     let stored = match req.local_storage {
         Some(v) => {
-            let s = v.to_string();
+            let s = serde_json::Value::Object(v).to_string();
             if s.len() > 64 * 1024 {
                 return Err(ApiError::field(
                     "local_storage",
@@ -360,6 +363,7 @@ pub async fn switch_user_organization(
         }
         None => None,
     };
+    let o = switch_to(&state, me.user.id, req.organization, me.is_admin()).await?;
     users::set(&state.db, me.user.id, "local_storage", stored).await?;
     Ok(axum::Json(SwitchResult {
         organization: o.id,

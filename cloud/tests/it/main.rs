@@ -9,3 +9,4 @@ mod features;
 mod flows;
 mod service;
 mod tenancy;
+mod walks;

@@ -155,9 +155,7 @@ pub async fn reset_workstation_user_password(
     let target = users::by_id(&state.db, req.user)
         .await?
         .ok_or(ApiError::NotFound)?;
-    if !me.is_admin() && !users::is_member(&state.db, target.id, me.org()?).await? {
-        return Err(ApiError::NotFound);
-    }
+    me.may_manage_user(&state, target.id).await?;
     if target.role() != Some(Role::WorkstationUser) {
         return Err(ApiError::field(
             "user",

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::users::summary;
 use crate::db::tokens::LoginAttempts;
 use crate::db::users::ActivitySession;
-use crate::db::{orgs, tokens, users};
+use crate::db::{tokens, users};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query, StaleUser};
 use crate::state::AppState;
@@ -20,25 +20,8 @@ use crate::state::AppState;
 #[utoipa::path(get, path = "/account/get-permissions/", tag = "account",
     responses((status = 200, body = bool), (status = 403)))]
 pub async fn get_permissions(me: AuthUser) -> ApiResult<&'static str> {
-    if me.is_admin() {
-        Ok("true")
-    } else {
-        Err(ApiError::Forbidden)
-    }
-}
-
-/// May `me` change or delete account `id`?
-async fn may_manage(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<()> {
-    if me.user.id == id || me.is_admin() {
-        return Ok(());
-    }
-    if me.role.can(Permission::ManageOrgUsers)
-        && let Some(org) = me.org
-        && users::is_member(&state.db, id, org).await?
-    {
-        return Ok(());
-    }
-    Err(ApiError::NotFound)
+    me.require(Permission::AdminArea)?;
+    Ok("true")
 }
 
 /// Accept (or withdraw) the terms and conditions.
@@ -69,9 +52,8 @@ pub async fn accept_terms(
 
 /// Delete an account: one's own, or (for a super admin or organisation admin) a user's.
 ///
-/// An organisation admin deletes only accounts that belong to their organisation
-/// alone (an account shared with another organisation is that one's too), never a
-/// super admin's; the last super admin cannot be deleted.
+/// An organisation admin deletes only accounts all of whose organisations are theirs
+/// too (403 otherwise), never a super admin's; the last super admin cannot be deleted.
 #[utoipa::path(delete, path = "/account/update-delete/{id}/", tag = "account",
     params(("id" = i64, Path)), responses((status = 204), (status = 403), (status = 404), (status = 409)))]
 pub async fn delete_account(
@@ -79,7 +61,9 @@ pub async fn delete_account(
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
-    may_manage(&state, &me, id).await?;
+    if me.user.id != id {
+        me.may_manage_user(&state, id).await?;
+    }
     let target = users::by_id(&state.db, id)
         .await?
         .ok_or(ApiError::NotFound)?;
@@ -91,13 +75,6 @@ pub async fn delete_account(
         return Err(ApiError::Status(
             StatusCode::CONFLICT,
             "The last super admin cannot be deleted.".into(),
-        ));
-    }
-    if !me.is_admin() && me.user.id != id && orgs::of_user(&state.db, id).await?.len() > 1 {
-        return Err(ApiError::Status(
-            StatusCode::CONFLICT,
-            "This user belongs to other organizations too; only a super admin can delete the account."
-                .into(),
         ));
     }
     if !users::delete(&state.db, id).await? {

@@ -121,7 +121,7 @@ pub struct OrgQuery {
 
 /// Users linked to an organisation.
 #[utoipa::path(get, path = "/account/linked_users_list/", tag = "account", params(OrgQuery),
-    responses((status = 200, body = Vec<LinkedUser>), (status = 403)))]
+    responses((status = 200, body = Vec<LinkedUser>), (status = 403), (status = 404)))]
 pub async fn linked_users_list(
     State(state): State<AppState>,
     me: AuthUser,
@@ -131,6 +131,9 @@ pub async fn linked_users_list(
     if !me.can_access_org(&state, q.organization).await? {
         return Err(ApiError::Forbidden);
     }
+    orgs::by_id(&state.db, q.organization)
+        .await?
+        .ok_or(ApiError::NotFound)?;
     let f = UserFilter {
         org: Some(q.organization),
         ..Default::default()

@@ -51,7 +51,7 @@ pub struct SwitchOrganization {
     /// The portal's stored session, carried to the organisation's sub-domain.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
-    pub local_storage: Option<serde_json::Value>,
+    pub local_storage: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,0 +1,1569 @@
+//! The three walks of issue 2 ("Security and bad input"), each over every call the
+//! server has. The list of calls comes from `/api/openapi.json` at test time, so a
+//! call added to the server without an entry here fails these tests.
+//!
+//! 1. Role matrix: every call with every one of the nine roles; the expected outcome
+//!    comes from [`Role::can`], the one matrix in `gemba-shared`.
+//! 2. Tenancy: a user of organisation A calls everything that takes an id with B's
+//!    ids (and every call with B in the `Organization` header or host); B is unchanged.
+//! 3. Bad input: every body-taking call gets malformed JSON, non-objects, wrong types,
+//!    missing fields, a 2 MiB body and unknown ids; a 4xx in the API's error shape,
+//!    never a 500, and nothing is written.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gemba_shared::{Permission, Role};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::both;
+use crate::common::*;
+
+// ----- the OpenAPI document ----------------------------------------------------------
+
+async fn openapi(app: &TestApp) -> Value {
+    app.client
+        .get(format!("{}/openapi.json", app.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// One operation of the document.
+struct Op<'a> {
+    /// `"GET /account/users_list/v2"`: the method and the path as the document writes it.
+    key: String,
+    method: String,
+    path: String,
+    op: &'a Value,
+    doc: &'a Value,
+}
+
+impl<'a> Op<'a> {
+    fn params(&self, place: &str) -> Vec<(&'a str, &'a Value)> {
+        self.op["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["in"] == place)
+            .map(|p| (p["name"].as_str().unwrap(), p))
+            .collect()
+    }
+
+    /// The request body's schema (references resolved), when the call takes a body.
+    fn body_schema(&self) -> Option<&'a Value> {
+        let s = self
+            .op
+            .pointer("/requestBody/content/application~1json/schema")?;
+        Some(resolve(self.doc, s))
+    }
+
+    fn body_props(&self) -> Vec<(&'a str, &'a Value)> {
+        self.body_schema()
+            .and_then(|s| s["properties"].as_object())
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.as_str(), resolve(self.doc, v)))
+            .collect()
+    }
+
+    fn required(&self) -> Vec<&'a str> {
+        self.body_schema()
+            .and_then(|s| s["required"].as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect()
+    }
+
+    /// Does the call name a record by an integer id (path, query or body)? Paging
+    /// numbers are not ids.
+    fn takes_id(&self) -> bool {
+        let id_param = |(name, p): &(&str, &Value)| {
+            is_type(&p["schema"], "integer") && !matches!(*name, "page" | "limit")
+        };
+        self.params("path").iter().any(id_param)
+            || self.params("query").iter().any(id_param)
+            || self.body_props().iter().any(|(_, s)| is_type(s, "integer"))
+    }
+}
+
+fn resolve<'a>(doc: &'a Value, s: &'a Value) -> &'a Value {
+    match s["$ref"].as_str() {
+        Some(r) => doc
+            .pointer(r.trim_start_matches('#'))
+            .unwrap_or_else(|| panic!("unresolved {r}")),
+        None => s,
+    }
+}
+
+/// `type: "integer"` or `type: ["integer", "null"]`.
+fn is_type(schema: &Value, t: &str) -> bool {
+    match &schema["type"] {
+        Value::String(s) => s == t,
+        Value::Array(a) => a.iter().any(|x| x == t),
+        _ => false,
+    }
+}
+
+fn ops(doc: &Value) -> Vec<Op<'_>> {
+    let mut out = vec![];
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if !matches!(method.as_str(), "get" | "post" | "put" | "patch" | "delete") {
+                continue;
+            }
+            out.push(Op {
+                key: format!("{} {path}", method.to_uppercase()),
+                method: method.to_uppercase(),
+                path: path.clone(),
+                op,
+                doc,
+            });
+        }
+    }
+    assert!(out.len() > 40, "the document lists the calls");
+    out
+}
+
+/// Fails with the calls the document has but `covered` lacks, and the reverse.
+fn assert_covers(doc: &Value, covered: &BTreeSet<&str>, what: &str, only: impl Fn(&Op) -> bool) {
+    let served: BTreeSet<String> = ops(doc)
+        .iter()
+        .filter(|o| only(o))
+        .map(|o| o.key.clone())
+        .collect();
+    let missing: Vec<&String> = served
+        .iter()
+        .filter(|k| !covered.contains(k.as_str()))
+        .collect();
+    let stale: Vec<&&str> = covered.iter().filter(|k| !served.contains(**k)).collect();
+    assert!(
+        missing.is_empty(),
+        "calls the server has with no entry in the {what}: {missing:#?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "entries in the {what} for calls the server lacks: {stale:#?}"
+    );
+}
+
+// ----- requests ----------------------------------------------------------------------
+
+/// The API's error shape: `{"field": ["message", …], …}` or `{"detail": "message"}`.
+fn is_error_shape(v: &Value) -> bool {
+    match v.as_object() {
+        Some(o) if o.get("detail").is_some_and(Value::is_string) => true,
+        Some(o) if !o.is_empty() => o.values().all(|m| {
+            m.as_array()
+                .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string))
+        }),
+        _ => false,
+    }
+}
+
+/// Sends `body` as raw bytes with `content_type`.
+async fn raw(
+    app: &TestApp,
+    method: &str,
+    url: &str,
+    token: &str,
+    headers: &[(&str, String)],
+    body: Option<(Vec<u8>, Option<&str>)>,
+) -> (StatusCode, Value) {
+    let mut rb = app
+        .client
+        .request(
+            Method::from_bytes(method.as_bytes()).unwrap(),
+            format!("{}/{}", app.base, url.trim_start_matches('/')),
+        )
+        .bearer_auth(token);
+    for (k, v) in headers {
+        rb = rb.header(*k, v);
+    }
+    if let Some((bytes, ct)) = body {
+        if let Some(ct) = ct {
+            rb = rb.header("content-type", ct);
+        }
+        rb = rb.body(bytes);
+    }
+    let r = rb
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let status = r.status();
+    let text = r.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// A call as the walks make it.
+struct Call {
+    /// The operation, as in [`Op::key`].
+    op: &'static str,
+    /// The URL under `/api/`, with real ids and query.
+    url: String,
+    body: Option<Value>,
+    need: Need,
+    /// A caller without the permission may get 404 instead of 403: the record is
+    /// hidden from it rather than refused.
+    hides: bool,
+}
+
+/// Who may make a call.
+#[derive(Debug, Clone, Copy)]
+enum Need {
+    /// Anyone; a token, when sent, is ignored.
+    Public,
+    /// A sign-in in progress (the temporary token) or a full one: the MFA calls.
+    Pending,
+    /// Any signed-in user; the call reaches only the caller's own data.
+    SignedIn,
+    /// A role that holds this permission.
+    Perm(Permission),
+}
+
+impl Need {
+    fn allows(self, role: Role) -> bool {
+        match self {
+            Need::Public | Need::Pending | Need::SignedIn => true,
+            Need::Perm(p) => role.can(p),
+        }
+    }
+
+    /// The call takes the tenant scope of the request (a full sign-in).
+    fn scoped(self) -> bool {
+        matches!(self, Need::SignedIn | Need::Perm(_))
+    }
+}
+
+/// A call to the operation's own path; [`Call::at`] sets ids and a query.
+fn call(op: &'static str, body: Option<Value>, need: Need) -> Call {
+    Call {
+        op,
+        url: op.split_once(" /").unwrap().1.to_string(),
+        body,
+        need,
+        hides: false,
+    }
+}
+
+impl Call {
+    fn at(mut self, url: impl Into<String>) -> Call {
+        self.url = url.into();
+        self
+    }
+
+    fn hiding(mut self) -> Call {
+        self.hides = true;
+        self
+    }
+
+    fn method(&self) -> &'static str {
+        self.op.split_once(' ').unwrap().0
+    }
+
+    async fn send(
+        &self,
+        app: &TestApp,
+        token: &str,
+        headers: &[(&str, String)],
+    ) -> (StatusCode, Value) {
+        let body = self
+            .body
+            .as_ref()
+            .map(|b| (serde_json::to_vec(b).unwrap(), Some("application/json")));
+        raw(app, self.method(), &self.url, token, headers, body).await
+    }
+}
+
+// ----- set-up ------------------------------------------------------------------------
+
+/// A signed-in user as the walks need it.
+struct Me {
+    role: Role,
+    token: String,
+    id: i64,
+    email: String,
+    password: &'static str,
+    refresh: String,
+    session_key: String,
+    /// An activity session of this user.
+    activity: i64,
+    /// A user of the caller's organisation this caller may try to delete.
+    victim: i64,
+}
+
+async fn me(app: &TestApp, role: Role, login: Value, password: &'static str, victim: i64) -> Me {
+    let token = token(&login);
+    let id = login["id"].as_i64().unwrap();
+    let (s, v) = app
+        .post(
+            "account/session/create/",
+            json!({"user": id, "browser": "walk", "browser_version": "1"}),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    Me {
+        role,
+        token,
+        id,
+        email: login["email"].as_str().unwrap().into(),
+        password,
+        refresh: login["refresh"].as_str().unwrap().into(),
+        session_key: login["session_key"].as_str().unwrap().into(),
+        activity: v["id"].as_i64().unwrap(),
+        victim,
+    }
+}
+
+async fn user_id(app: &TestApp, email: &str) -> i64 {
+    gemba_cloud::db::users::by_email(&app.state.db, email)
+        .await
+        .unwrap()
+        .unwrap()
+        .id
+}
+
+/// Registers `email` and confirms the address: an account awaiting approval.
+async fn pending(app: &TestApp, email: &str) -> i64 {
+    let (s, v) = app
+        .post(
+            "account/register",
+            json!({"name": "Walk", "lastname": "User", "email": email, "password": PASSWORD}),
+            None,
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let t = app.last_link_token(email, "/verify-email/").await;
+    let (s, v) = app
+        .patch(&format!("account/verify-email/{t}"), json!({}), None)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    user_id(app, email).await
+}
+
+async fn role_id(app: &TestApp, admin: &str, role: Role) -> i64 {
+    let (_, roles) = app.get("account/roles/", admin).await;
+    roles
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == role.as_str())
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap()
+}
+
+/// An approved user with `role` in `org` who has not signed in.
+async fn approved(app: &TestApp, admin: &str, email: &str, role: Role, org: Option<i64>) -> i64 {
+    let id = pending(app, email).await;
+    let rid = role_id(app, admin, role).await;
+    let (s, v) = app
+        .put(
+            "account/approve_user",
+            json!({"email": email, "roleId": rid}),
+            admin,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    if let Some(o) = org {
+        let (s, v) = app
+            .put(
+                "account/assign_user_org",
+                json!({"email": email, "organization": o}),
+                admin,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+    id
+}
+
+/// The records the role matrix's calls name.
+struct World {
+    org_a: i64,
+    /// An organisation the super admin deletes.
+    doomed: i64,
+    /// `linked` is linked to it; the super admin removes the link.
+    other_org: i64,
+    linked: i64,
+    /// A workstation user of A (password resets, links, switches).
+    ws: i64,
+    pending_email: String,
+    pending_id: i64,
+    user_role: i64,
+    /// An address locked out after failed sign-ins.
+    locked: &'static str,
+}
+
+/// Every call of the server, as `me` makes it. Calls that end the session come last.
+fn matrix(w: &World, me: &Me) -> Vec<Call> {
+    use Need::*;
+    use Permission::*;
+    let r = me.role.as_str();
+    let own = json!({"email": me.email, "password": me.password});
+    vec![
+        // Public.
+        call("GET /health", None, Public),
+        call("POST /account/login_v2", Some(own.clone()), Public),
+        call("POST /account/admin-login/", Some(own), Public),
+        call(
+            "POST /account/token/refresh/",
+            Some(json!({"refresh": me.refresh})),
+            Public,
+        ),
+        call("POST /account/azure-signin/", Some(json!({})), Public),
+        call("POST /account/azure-signup/", Some(json!({})), Public),
+        call("POST /account/google-sso/", Some(json!({})), Public),
+        call(
+            "POST /account/refresh-azure-token/",
+            Some(json!({"access_token": "x"})),
+            Public,
+        ),
+        call(
+            "POST /account/register_for_aws_subscription",
+            Some(json!({})),
+            Public,
+        ),
+        call(
+            "POST /account/register",
+            Some(json!({"name": "Walk", "email": me.email, "password": PASSWORD})),
+            Public,
+        ),
+        call("PATCH /account/verify-email/{token}", None, Public)
+            .at("account/verify-email/not-a-token"),
+        call(
+            "POST /account/resend-verification-email",
+            Some(json!({"email": me.email})),
+            Public,
+        ),
+        call(
+            "POST /account/admin-verification-email",
+            Some(json!({"email": me.email})),
+            Public,
+        ),
+        call(
+            "PATCH /account/forgot_password/",
+            Some(json!({"email": "nobody@walk.test"})),
+            Public,
+        ),
+        call(
+            "PATCH /account/reset_password/",
+            Some(json!({"token": "not-a-token", "password": PASSWORD})),
+            Public,
+        ),
+        call(
+            "PATCH /account/verify-email-change/",
+            Some(json!({"token": "not-a-token"})),
+            Public,
+        ),
+        // The second factor.
+        call("GET /account/send_otp_code/", None, Pending),
+        call("GET /account/resend_otp/", None, Pending),
+        call("PATCH /account/set_mfa_method_email/", None, Pending),
+        call(
+            "PATCH /account/set_mfa_method_sms/",
+            Some(json!({"mobile_number": "not a number"})),
+            Pending,
+        ),
+        call(
+            "POST /account/set_mfa_method_sms/",
+            Some(json!({"mobile_number": "not a number"})),
+            Pending,
+        ),
+        call("PATCH /account/get_qr_code/", None, Pending),
+        call(
+            "PATCH /account/set_mfa_method_authenticator_app/",
+            Some(json!({"otp": "abc"})),
+            Pending,
+        ),
+        call(
+            "POST /account/verify_otp_code/",
+            Some(json!({"otp": "abc"})),
+            Pending,
+        ),
+        // One's own account.
+        call("GET /account/fetch_local_storage_data", None, SignedIn),
+        call(
+            "PATCH /account/switch_user_organization",
+            Some(json!({"organization": w.org_a, "local_storage": {"walk": r}})),
+            SignedIn,
+        ),
+        call(
+            "PATCH /organization/organization-switch",
+            Some(json!({"organization": w.org_a})),
+            SignedIn,
+        ),
+        call("GET /account/roles/", None, SignedIn),
+        call("GET /account/linked_organizations/", None, SignedIn),
+        call(
+            "PATCH /account/update-delete/{id}/",
+            Some(json!({"terms_and_conditions_accepted": true})),
+            SignedIn,
+        )
+        .at(format!("account/update-delete/{}/", me.id)),
+        call(
+            "POST /account/session/create/",
+            Some(json!({"user": me.id, "browser": "walk", "browser_version": "2"})),
+            SignedIn,
+        ),
+        call("PATCH /account/session/update/{id}/", None, SignedIn)
+            .at(format!("account/session/update/{}/", me.activity)),
+        call("GET /account/retrieve-session/", None, SignedIn).at(format!(
+            "account/retrieve-session/?email={}&sessionKey={}",
+            me.email, me.session_key
+        )),
+        call(
+            "PATCH /account/request_change_password/",
+            Some(json!({"old_password": "not-my-pass-1", "new_password": "other-pass-2"})),
+            SignedIn,
+        ),
+        call(
+            "POST /account/request_change_email/",
+            Some(json!({"email": format!("new-{r}@walk.test"), "password": "not-my-pass-1"})),
+            SignedIn,
+        ),
+        // By permission.
+        call("GET /account/get-permissions/", None, Perm(AdminArea)),
+        call("GET /organization/", None, Perm(ViewOrganizations)),
+        call(
+            "GET /organization/get_organizations",
+            None,
+            Perm(ManageOrganizations),
+        )
+        .at("organization/get_organizations?page=1&search=a"),
+        call(
+            "POST /organization/",
+            Some(json!({"org_name_to_display": format!("Made by {r}")})),
+            Perm(ManageOrganizations),
+        ),
+        call(
+            "PATCH /organization/{id}/",
+            Some(json!({"use_proxy_server": false})),
+            Perm(ManageOrganizations),
+        )
+        .at(format!("organization/{}/", w.org_a)),
+        call(
+            "DELETE /organization/{id}/",
+            None,
+            Perm(ManageOrganizations),
+        )
+        .at(format!("organization/{}/", w.doomed)),
+        // A labeler belongs to no organisation: A's departments are hidden from it.
+        call(
+            "GET /organization/{id}/department/",
+            None,
+            Perm(ViewOrganizations),
+        )
+        .at(format!("organization/{}/department/", w.org_a))
+        .hiding(),
+        call(
+            "POST /organization/{id}/department/",
+            Some(json!({"name": format!("Made by {r}")})),
+            Perm(ManageDepartments),
+        )
+        .at(format!("organization/{}/department/", w.org_a))
+        .hiding(),
+        call(
+            "PATCH /organization/organization-switch/{id}/",
+            Some(json!({"organization": w.org_a})),
+            Perm(ManageLinkedOrganizations),
+        )
+        .at(format!("organization/organization-switch/{}/", w.ws)),
+        call(
+            "GET /account/linked_organizations/",
+            None,
+            Perm(ManageLinkedOrganizations),
+        )
+        .at(format!("account/linked_organizations/?user_id={}", w.ws)),
+        call(
+            "POST /account/linked_organizations",
+            Some(json!({"user_id": w.ws, "organization": w.org_a})),
+            Perm(ManageLinkedOrganizations),
+        ),
+        call(
+            "DELETE /account/delete_linked_organizations",
+            None,
+            Perm(ManageLinkedOrganizations),
+        )
+        .at(format!(
+            "account/delete_linked_organizations?user_id={}&organization={}",
+            w.linked, w.other_org
+        )),
+        call("GET /account/users_list/v2", None, Perm(ViewOrgUsers))
+            .at("account/users_list/v2?page=1"),
+        call("GET /account/users_list/v2", None, Perm(ManageAllUsers))
+            .at("account/users_list/v2?is_admin=true&is_active=false"),
+        call("GET /account/users_list", None, Perm(ViewOrgUsers)),
+        call("GET /account/users_list", None, Perm(ManageAllUsers))
+            .at("account/users_list?is_admin=true"),
+        call("GET /account/linked_users_list/", None, Perm(ViewOrgUsers)).at(format!(
+            "account/linked_users_list/?organization={}",
+            w.org_a
+        )),
+        call(
+            "POST /account/roles/",
+            Some(json!({"name": "admin"})),
+            Perm(ManageRoles),
+        ),
+        call(
+            "PUT /account/approve_user",
+            Some(json!({"email": w.pending_email, "roleId": w.user_role})),
+            Perm(ApproveUsers),
+        ),
+        call(
+            "PUT /account/assign_user_org",
+            Some(json!({"email": w.pending_email, "organization": w.org_a})),
+            Perm(ApproveUsers),
+        ),
+        call(
+            "PATCH /account/admin-verification-email/{id}/",
+            Some(json!({"is_email_verified": true})),
+            Perm(ManageAllUsers),
+        )
+        .at(format!(
+            "account/admin-verification-email/{}/",
+            w.pending_id
+        )),
+        call(
+            "GET /account/lockout_list-delete/",
+            None,
+            Perm(ManageLockouts),
+        ),
+        call(
+            "DELETE /account/lockout_list-delete/",
+            None,
+            Perm(ManageLockouts),
+        )
+        .at(format!("account/lockout_list-delete/?user={}", w.locked)),
+        call(
+            "PATCH /account/reset_workstation_user_password/",
+            Some(json!({"user": w.ws, "password": "walk-pass-9"})),
+            Perm(ManageOrgUsers),
+        ),
+        call(
+            "DELETE /account/update-delete/{id}/",
+            None,
+            Perm(ManageOrgUsers),
+        )
+        .at(format!("account/update-delete/{}/", me.victim)),
+        call("GET /admin/outbox/", None, Perm(ReadOutbox)).at("admin/outbox/?limit=5"),
+        // Last: the session ends.
+        call("PATCH /account/logout/", None, SignedIn),
+    ]
+}
+
+/// The super admin and one signed-in user per other role (all in A but the labeler),
+/// and the records their calls name.
+async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
+    let admin_login = app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let admin = token(&admin_login);
+    let org_a = app.create_org(&admin, "Matrix A").await;
+    let doomed = app.create_org(&admin, "Doomed").await;
+    let other_org = app.create_org(&admin, "Other").await;
+    let ws = approved(
+        app,
+        &admin,
+        "ws@walk.test",
+        Role::WorkstationUser,
+        Some(org_a),
+    )
+    .await;
+    let linked = approved(app, &admin, "linked@walk.test", Role::OrgUser, Some(org_a)).await;
+    let (s, v) = app
+        .post(
+            "account/linked_organizations",
+            json!({"user_id": linked, "organization": other_org}),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let pending_email = "pending@walk.test".to_string();
+    let pending_id = pending(app, &pending_email).await;
+    let locked = "locked@walk.test";
+    for _ in 0..5 {
+        app.post(
+            "account/login_v2",
+            json!({"email": locked, "password": "wrong-pass-1"}),
+            None,
+        )
+        .await;
+    }
+    let (_, lockouts) = app.get("account/lockout_list-delete/", &admin).await;
+    assert!(lockouts.to_string().contains(locked), "{lockouts}");
+    let world = World {
+        org_a,
+        doomed,
+        other_org,
+        linked,
+        ws,
+        pending_email,
+        pending_id,
+        user_role: role_id(app, &admin, Role::User).await,
+        locked,
+    };
+    let mut users = vec![];
+    for role in Role::ALL {
+        let r = role.as_str();
+        let victim = approved(
+            app,
+            &admin,
+            &format!("victim-{r}@walk.test"),
+            Role::User,
+            Some(org_a),
+        )
+        .await;
+        let m = if role == Role::Admin {
+            me(app, role, admin_login.clone(), ADMIN_PASSWORD, victim).await
+        } else {
+            let org = role.needs_organization().then_some(org_a);
+            let login = app.user_in(&admin, &format!("{r}@walk.test"), r, org).await;
+            me(app, role, login, PASSWORD, victim).await
+        };
+        users.push(m);
+    }
+    // The super admin goes last: its calls delete and unlink what the others are
+    // refused.
+    users.rotate_left(1);
+    assert_eq!(users.last().unwrap().role, Role::Admin);
+    (world, users)
+}
+
+both!(
+    every_role_gets_403_outside_its_permissions_and_never_inside,
+    |app: TestApp| async move {
+        let doc = openapi(&app).await;
+        let (world, users) = matrix_setup(&app).await;
+        // The table lists every call the server has, and only those.
+        let table = matrix(&world, &users[0]);
+        let covered: BTreeSet<&str> = table.iter().map(|c| c.op).collect();
+        assert_covers(&doc, &covered, "role matrix", |_| true);
+        // Every role holds some permission and lacks another, or the walk proves little.
+        let perms: BTreeSet<_> = table
+            .iter()
+            .filter_map(|c| match c.need {
+                Need::Perm(p) => Some(format!("{p:?}")),
+                _ => None,
+            })
+            .collect();
+        assert!(perms.len() >= 10, "{perms:?}");
+
+        let mut wrong = vec![];
+        for me in &users {
+            for c in matrix(&world, me) {
+                let (s, v) = c.send(&app, &me.token, &[]).await;
+                let who = format!("{} {} ({}): {s} {v}", me.role, c.op, c.url);
+                if c.need.allows(me.role) {
+                    let sso = c.url.contains("azure")
+                        || c.url.contains("google")
+                        || c.url.contains("aws");
+                    if s == StatusCode::FORBIDDEN
+                        || s == StatusCode::UNAUTHORIZED
+                        || (s.is_server_error() && !(sso && s == StatusCode::NOT_IMPLEMENTED))
+                    {
+                        wrong.push(format!("allowed but refused: {who}"));
+                    }
+                } else {
+                    let ok = s == StatusCode::FORBIDDEN || (c.hides && s == StatusCode::NOT_FOUND);
+                    if !ok || !is_error_shape(&v) {
+                        wrong.push(format!("not refused: {who}"));
+                    }
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} wrong answers:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+
+        // The super admin's calls did what they say (so "not 403" was a real success).
+        let admin = app.admin_token().await;
+        let (s, _) = app
+            .get(
+                &format!("organization/{}/department/", world.doomed),
+                &admin,
+            )
+            .await;
+        assert_eq!(
+            s,
+            StatusCode::NOT_FOUND,
+            "the doomed organisation is deleted"
+        );
+        let (_, links) = app
+            .get(
+                &format!("account/linked_organizations/?user_id={}", world.linked),
+                &admin,
+            )
+            .await;
+        assert!(
+            links
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|l| l["organization"] != world.other_org),
+            "{links}"
+        );
+        let (_, lockouts) = app.get("account/lockout_list-delete/", &admin).await;
+        assert!(!lockouts.to_string().contains(world.locked), "{lockouts}");
+        // Victims: deleted by exactly the roles that manage org users.
+        for me in &users {
+            let gone = gemba_cloud::db::users::by_id(&app.state.db, me.victim)
+                .await
+                .unwrap()
+                .is_none();
+            assert_eq!(
+                gone,
+                me.role.can(Permission::ManageOrgUsers),
+                "victim of {}",
+                me.role
+            );
+        }
+    }
+);
+
+// ----- 2. tenancy ----------------------------------------------------------------------
+
+/// Organisation B as the tenancy walk sees it.
+struct TenantB {
+    org: i64,
+    /// Its sub-domain name.
+    name: String,
+    admin: i64,
+    ws: i64,
+    /// A workstation user of B also linked to A.
+    shared: i64,
+    /// A signed-in user of B.
+    user: Me,
+}
+
+/// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
+/// a body field, a 400 on that field (B's id treated as unknown) is a refusal too.
+struct Cross {
+    call: Call,
+    unknown: Option<&'static str>,
+}
+
+fn cross(op: &'static str, url: impl Into<String>, body: Option<Value>) -> Cross {
+    Cross {
+        call: call(op, body, Need::SignedIn).at(url),
+        unknown: None,
+    }
+}
+
+impl Cross {
+    fn or_unknown(mut self, field: &'static str) -> Cross {
+        self.unknown = Some(field);
+        self
+    }
+}
+
+/// Every call that takes an id, with B's ids, as `me` (a user of A) makes it.
+fn cross_tenant(b: &TenantB, a: i64, org_admin_role: i64, me: &Me) -> Vec<Cross> {
+    let bo = b.org;
+    let bu = &b.user;
+    let mut v = vec![
+        cross(
+            "PATCH /organization/{id}/",
+            format!("organization/{bo}/"),
+            Some(json!({"org_name_to_display": "Taken over", "use_proxy_server": true})),
+        ),
+        cross("DELETE /organization/{id}/", format!("organization/{bo}/"), None),
+        cross("GET /organization/{id}/department/", format!("organization/{bo}/department/"), None),
+        cross(
+            "POST /organization/{id}/department/",
+            format!("organization/{bo}/department/"),
+            Some(json!({"name": "Intruders"})),
+        ),
+        cross(
+            "PATCH /organization/organization-switch",
+            "organization/organization-switch",
+            Some(json!({"organization": bo})),
+        )
+        .or_unknown("organization"),
+        cross(
+            "PATCH /account/switch_user_organization",
+            "account/switch_user_organization",
+            Some(json!({"organization": bo, "organizationDisplayName": "Tenant B", "local_storage": {"a": 1}})),
+        )
+        .or_unknown("organization"),
+        cross(
+            "GET /account/linked_users_list/",
+            format!("account/linked_users_list/?organization={bo}"),
+            None,
+        ),
+        cross(
+            "POST /account/linked_organizations",
+            "account/linked_organizations",
+            Some(json!({"user_id": me.id, "organization": bo})),
+        ),
+        cross(
+            "POST /account/linked_organizations",
+            "account/linked_organizations",
+            Some(json!({"user_id": bu.id, "organization": a})),
+        ),
+        cross(
+            "PATCH /account/session/update/{id}/",
+            format!("account/session/update/{}/", bu.activity),
+            None,
+        ),
+        cross(
+            "POST /account/session/create/",
+            "account/session/create/",
+            Some(json!({"user": bu.id, "browser": "x", "browser_version": "1"})),
+        )
+        .or_unknown("user"),
+        cross(
+            "GET /account/retrieve-session/",
+            format!("account/retrieve-session/?email={}&sessionKey={}", bu.email, bu.session_key),
+            None,
+        ),
+        cross(
+            "PUT /account/approve_user",
+            "account/approve_user",
+            Some(json!({"email": bu.email, "roleId": org_admin_role})),
+        ),
+        cross(
+            "PUT /account/assign_user_org",
+            "account/assign_user_org",
+            Some(json!({"email": bu.email, "organization": a})),
+        ),
+        cross(
+            "PUT /account/assign_user_org",
+            "account/assign_user_org",
+            Some(json!({"email": me.email, "organization": bo})),
+        ),
+        cross("GET /account/users_list/v2", "account/users_list/v2?is_admin=true", None),
+        cross("GET /account/users_list", "account/users_list?is_admin=true", None),
+        cross("GET /admin/outbox/", format!("admin/outbox/?recipient={}", bu.email), None),
+    ];
+    for (uid, org) in [(bu.id, bo), (bu.id, a), (me.id, bo)] {
+        v.push(cross(
+            "PATCH /organization/organization-switch/{id}/",
+            format!("organization/organization-switch/{uid}/"),
+            Some(json!({"organization": org})),
+        ));
+    }
+    for uid in [bu.id, b.shared] {
+        v.push(cross(
+            "GET /account/linked_organizations/",
+            format!("account/linked_organizations/?user_id={uid}"),
+            None,
+        ));
+        v.push(cross(
+            "DELETE /account/delete_linked_organizations",
+            format!("account/delete_linked_organizations?user_id={uid}&organization={bo}"),
+            None,
+        ));
+        v.push(cross(
+            "PATCH /account/admin-verification-email/{id}/",
+            format!("account/admin-verification-email/{uid}/"),
+            Some(json!({"is_email_verified": false})),
+        ));
+        v.push(cross(
+            "PATCH /account/update-delete/{id}/",
+            format!("account/update-delete/{uid}/"),
+            Some(json!({"terms_and_conditions_accepted": true})),
+        ));
+    }
+    for uid in [b.admin, b.ws, bu.id, b.shared] {
+        v.push(cross(
+            "DELETE /account/update-delete/{id}/",
+            format!("account/update-delete/{uid}/"),
+            None,
+        ));
+    }
+    for uid in [b.ws, b.shared] {
+        v.push(cross(
+            "PATCH /account/reset_workstation_user_password/",
+            "account/reset_workstation_user_password/",
+            Some(json!({"user": uid, "password": "taken-over-1"})),
+        ));
+    }
+    v
+}
+
+/// Every number under `key` anywhere in `v`.
+fn ids(v: &Value, key: &str) -> BTreeSet<i64> {
+    let mut out = BTreeSet::new();
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                if k == key
+                    && let Some(n) = x.as_i64()
+                {
+                    out.insert(n);
+                }
+                out.extend(ids(x, key));
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| out.extend(ids(x, key))),
+        _ => {}
+    }
+    out
+}
+
+/// B as the super admin reads it: the organisation, its departments, its users and
+/// their links; and from the database the users' rows (passwords, terms, current
+/// organisation…), activity sessions and open sign-in sessions.
+async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String> {
+    let mut st = BTreeMap::new();
+    let (_, orgs) = app.get("organization/", admin).await;
+    let org = orgs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == b)
+        .cloned();
+    st.insert("org".into(), format!("{org:?}"));
+    let (s, deps) = app
+        .get(&format!("organization/{b}/department/"), admin)
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    st.insert("departments".into(), deps.to_string());
+    let (s, users) = app
+        .call_with(
+            Method::GET,
+            "account/users_list",
+            None,
+            Some(admin),
+            &[("Organization", &b.to_string())],
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{users}");
+    st.insert("users".into(), users.to_string());
+    let (_, linked) = app
+        .get(
+            &format!("account/linked_users_list/?organization={b}"),
+            admin,
+        )
+        .await;
+    st.insert("linked users".into(), linked.to_string());
+    for id in ids(&users, "id") {
+        let (_, links) = app
+            .get(
+                &format!("account/linked_organizations/?user_id={id}"),
+                admin,
+            )
+            .await;
+        st.insert(format!("links of {id}"), links.to_string());
+        let row = gemba_cloud::db::users::by_id(&app.state.db, id)
+            .await
+            .unwrap();
+        st.insert(format!("row of {id}"), format!("{row:?}"));
+        let activity: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT id, end_time FROM activity_sessions WHERE user_id = $1 ORDER BY id",
+        )
+        .bind(id)
+        .fetch_all(&app.state.db.pool)
+        .await
+        .unwrap();
+        st.insert(format!("activity of {id}"), format!("{activity:?}"));
+        let open: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM auth_sessions WHERE user_id = $1 AND revoked = 0",
+        )
+        .bind(id)
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+        st.insert(format!("open sessions of {id}"), open.to_string());
+    }
+    st
+}
+
+both!(
+    a_user_of_one_org_changes_and_reads_nothing_of_another_by_any_call,
+    |app: TestApp| async move {
+        let doc = openapi(&app).await;
+        let admin = app.admin_token().await;
+        let a = app.create_org(&admin, "Tenant A").await;
+        let b = app.create_org(&admin, "Tenant B").await;
+        for (org, name) in [(a, "Assembly"), (b, "Paint"), (b, "Weld")] {
+            let (s, v) = app
+                .post(
+                    &format!("organization/{org}/department/"),
+                    json!({"name": name}),
+                    Some(&admin),
+                )
+                .await;
+            assert_eq!(s, StatusCode::CREATED, "{v}");
+        }
+        let a_ws = approved(&app, &admin, "ws@a.test", Role::WorkstationUser, Some(a)).await;
+        let shared = approved(
+            &app,
+            &admin,
+            "shared@b.test",
+            Role::WorkstationUser,
+            Some(b),
+        )
+        .await;
+        let (s, v) = app
+            .post(
+                "account/linked_organizations",
+                json!({"user_id": shared, "organization": a}),
+                Some(&admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let b_user = app.user_in(&admin, "user@b.test", "user", Some(b)).await;
+        let tenant_b = TenantB {
+            org: b,
+            name: "tenant-b".into(),
+            admin: approved(&app, &admin, "admin@b.test", Role::OrgAdmin, Some(b)).await,
+            ws: approved(&app, &admin, "ws@b.test", Role::WorkstationUser, Some(b)).await,
+            shared,
+            user: me(&app, Role::User, b_user, PASSWORD, 0).await,
+        };
+        let b_only: BTreeSet<i64> = [tenant_b.admin, tenant_b.ws, tenant_b.user.id].into();
+        let mut callers = vec![];
+        for role in [Role::OrgAdmin, Role::SupportUser, Role::User, Role::OrgUser] {
+            let r = role.as_str();
+            let login = app
+                .user_in(&admin, &format!("{r}@a.test"), r, Some(a))
+                .await;
+            callers.push(me(&app, role, login, PASSWORD, a_ws).await);
+        }
+        let org_admin_role = role_id(&app, &admin, Role::OrgAdmin).await;
+        let world_a = World {
+            org_a: a,
+            doomed: a,
+            other_org: a,
+            linked: a_ws,
+            ws: a_ws,
+            pending_email: "ws@a.test".into(),
+            pending_id: a_ws,
+            user_role: org_admin_role,
+            locked: "ws@a.test",
+        };
+
+        // Every call that takes an id is in the table.
+        let table = cross_tenant(&tenant_b, a, org_admin_role, &callers[0]);
+        let covered: BTreeSet<&str> = table.iter().map(|c| c.call.op).collect();
+        let unlisted: Vec<String> = ops(&doc)
+            .iter()
+            .filter(|o| o.takes_id() && !covered.contains(o.key.as_str()))
+            .map(|o| o.key.clone())
+            .collect();
+        assert!(
+            unlisted.is_empty(),
+            "calls taking an id with no cross-tenant entry: {unlisted:#?}"
+        );
+
+        // The host names the organisation (here for the super admin, who may act in B).
+        let (s, v) = app
+            .call_with(
+                Method::GET,
+                "account/users_list",
+                None,
+                Some(&admin),
+                &[("Host", &format!("{}.localhost", tenant_b.name))],
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert!(ids(&v, "id").contains(&tenant_b.admin), "{v}");
+
+        let before = state_of(&app, &admin, b).await;
+        assert!(before.len() >= 20, "B has users to compare: {before:?}");
+        let mut wrong = vec![];
+        for me in &callers {
+            // B's ids, in the path, query and body.
+            for c in cross_tenant(&tenant_b, a, org_admin_role, me) {
+                let (s, v) = c.call.send(&app, &me.token, &[]).await;
+                let refused = matches!(s, StatusCode::FORBIDDEN | StatusCode::NOT_FOUND)
+                    || (s == StatusCode::BAD_REQUEST
+                        && c.unknown.is_some_and(|f| v.get(f).is_some()));
+                if !refused || !is_error_shape(&v) {
+                    wrong.push(format!(
+                        "{} {} ({}): {s} {v}",
+                        me.role, c.call.op, c.call.url
+                    ));
+                }
+            }
+            // B as the request's organisation, by header or host: every scoped call.
+            let host = format!("{}.localhost", tenant_b.name);
+            for (h, val) in [("Organization", b.to_string()), ("Host", host)] {
+                for c in matrix(&world_a, me).into_iter().filter(|c| c.need.scoped()) {
+                    let (s, v) = c.send(&app, &me.token, &[(h, val.clone())]).await;
+                    if s != StatusCode::FORBIDDEN || !is_error_shape(&v) {
+                        wrong.push(format!("{} {} with {h} {val}: {s} {v}", me.role, c.op));
+                    }
+                }
+            }
+            // What A's users read holds nothing of B.
+            for url in [
+                "organization/".to_string(),
+                "account/linked_organizations/".into(),
+                "account/users_list/v2".into(),
+                "account/users_list".into(),
+                format!("account/linked_users_list/?organization={a}"),
+            ] {
+                let (s, v) = app.get(&url, &me.token).await;
+                let seen = ids(&v, "id").into_iter().chain(ids(&v, "organization"));
+                let leaked: Vec<i64> =
+                    if url == "organization/" || url.contains("linked_organizations") {
+                        seen.filter(|i| *i == b).collect()
+                    } else {
+                        seen.filter(|i| b_only.contains(i)).collect()
+                    };
+                if s.is_server_error() || !leaked.is_empty() {
+                    wrong.push(format!("{} read {url}: {s} leaks {leaked:?}: {v}", me.role));
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} calls reached B:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+
+        let after = state_of(&app, &admin, b).await;
+        for (k, v) in &before {
+            assert_eq!(Some(v), after.get(k), "B's {k} changed");
+        }
+        assert_eq!(before.len(), after.len());
+        // B's signed-in user is still signed in.
+        assert_eq!(
+            app.get("account/roles/", &tenant_b.user.token).await.0,
+            StatusCode::OK
+        );
+    }
+);
+
+// ----- 3. bad input --------------------------------------------------------------------
+
+const UNKNOWN_ID: i64 = 999_999_999;
+
+/// A value of the right type for a property, naming nothing that exists (ids are
+/// unknown) except an e-mail address, which names a real account so the unknown id
+/// is what the call trips on.
+fn sample(name: &str, schema: &Value, email: &str) -> Value {
+    if is_type(schema, "integer") {
+        json!(UNKNOWN_ID)
+    } else if is_type(schema, "boolean") {
+        json!(false)
+    } else if is_type(schema, "object") {
+        json!({})
+    } else if is_type(schema, "array") {
+        json!([])
+    } else if name.contains("email") {
+        json!(email)
+    } else {
+        json!("x")
+    }
+}
+
+/// A value of another type than the schema's.
+fn wrong_type(schema: &Value) -> Value {
+    if is_type(schema, "string") || is_type(schema, "object") || is_type(schema, "array") {
+        json!(12345)
+    } else {
+        json!("not-a-number-or-flag")
+    }
+}
+
+/// The URL of `op` with unknown ids in the path and `query`.
+fn url_of(op: &Op, query: &[(String, String)]) -> String {
+    let mut path = op.path.clone();
+    for (name, p) in op.params("path") {
+        let v = if is_type(&p["schema"], "integer") {
+            UNKNOWN_ID.to_string()
+        } else {
+            "unknown-token".into()
+        };
+        path = path.replace(&format!("{{{name}}}"), &v);
+    }
+    let q: Vec<String> = query.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if q.is_empty() {
+        path
+    } else {
+        format!("{path}?{}", q.join("&"))
+    }
+}
+
+/// Query values of the right types: unknown ids, page 1, real e-mail addresses.
+fn query_of(op: &Op, email: &str) -> Vec<(String, String)> {
+    op.params("query")
+        .into_iter()
+        .map(|(name, p)| {
+            let s = &p["schema"];
+            let v = if matches!(name, "page" | "limit") {
+                "1".to_string()
+            } else if is_type(s, "integer") {
+                UNKNOWN_ID.to_string()
+            } else if is_type(s, "boolean") {
+                "false".into()
+            } else if name.contains("email") || name == "user" || name == "recipient" {
+                email.into()
+            } else {
+                "x".into()
+            };
+            (name.to_string(), v)
+        })
+        .collect()
+}
+
+/// Row counts of every table, and the users and organisations in full.
+async fn everything(app: &TestApp) -> BTreeMap<String, String> {
+    use gemba_cloud::db::Backend;
+    let pool = &app.state.db.pool;
+    let tables: Vec<String> = match app.state.db.backend {
+        Backend::Sqlite => sqlx::query_scalar(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+        ),
+        Backend::Postgres => sqlx::query_scalar(
+            "SELECT table_name::TEXT FROM information_schema.tables WHERE table_schema = 'public'",
+        ),
+    }
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert!(tables.iter().any(|t| t == "outbox"), "{tables:?}");
+    let mut st = BTreeMap::new();
+    for t in tables {
+        let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {t}")))
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        st.insert(format!("rows of {t}"), n.to_string());
+    }
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM users ORDER BY id")
+        .fetch_all(pool)
+        .await
+        .unwrap();
+    for id in ids {
+        let u = gemba_cloud::db::users::by_id(&app.state.db, id)
+            .await
+            .unwrap();
+        st.insert(format!("user {id}"), format!("{u:?}"));
+    }
+    let (orgs, _) = gemba_cloud::db::orgs::page(&app.state.db, "", 0, 1000)
+        .await
+        .unwrap();
+    st.insert("organizations".into(), format!("{orgs:?}"));
+    let links: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT user_id, organization_id FROM user_organizations ORDER BY user_id, organization_id",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    st.insert("links".into(), format!("{links:?}"));
+    st
+}
+
+both!(
+    bad_input_to_every_call_gets_a_clear_4xx_and_changes_nothing,
+    |app: TestApp| async move {
+        let doc = openapi(&app).await;
+        let admin = app.admin_token().await;
+        let org = app.create_org(&admin, "Input").await;
+        let email = "pending@input.test";
+        pending(&app, email).await;
+        // The super admin reaches every call's body; A is the request's organisation.
+        let headers = [("Organization", org.to_string())];
+        let before = everything(&app).await;
+
+        let mut wrong = vec![];
+        let mut tried = BTreeSet::new();
+        for op in ops(&doc) {
+            let m = op.method.as_str();
+            let query = query_of(&op, email);
+            let url = url_of(&op, &query);
+            let mut check = |what: String, s: StatusCode, v: &Value, ok: bool| {
+                if !(ok && s.is_client_error() && is_error_shape(v)) {
+                    wrong.push(format!("{} {what}: {s} {v}", op.key));
+                }
+            };
+            let send = |body: Vec<u8>, ct: Option<&'static str>| {
+                raw(&app, m, &url, &admin, &headers, Some((body, ct)))
+            };
+            let json_ct = Some("application/json");
+
+            if let Some(schema) = op.body_schema()
+                && matches!(m, "POST" | "PATCH" | "PUT")
+            {
+                tried.insert(op.key.clone());
+                let props = op.body_props();
+                let base: serde_json::Map<String, Value> = props
+                    .iter()
+                    .map(|(k, s)| (k.to_string(), sample(k, s, email)))
+                    .collect();
+                assert!(is_type(schema, "object"), "{}: {schema}", op.key);
+                // Not JSON, not an object, not sent as JSON.
+                for bad in [
+                    "{\"email\": ",
+                    "{'email': 'x'}",
+                    "[]",
+                    "[{}]",
+                    "null",
+                    "\"text\"",
+                    "42",
+                    "",
+                ] {
+                    let (s, v) = send(bad.into(), json_ct).await;
+                    check(format!("body {bad:?}"), s, &v, s == StatusCode::BAD_REQUEST);
+                }
+                let (s, v) = send(serde_json::to_vec(&base).unwrap(), None).await;
+                check(
+                    "without a JSON content type".into(),
+                    s,
+                    &v,
+                    s == StatusCode::BAD_REQUEST,
+                );
+                let (s, v) = send(serde_json::to_vec(&base).unwrap(), Some("text/plain")).await;
+                check("as text/plain".into(), s, &v, s == StatusCode::BAD_REQUEST);
+                // Each field with a wrong type, and each required field left out: a 400
+                // on that field.
+                for (k, s) in &props {
+                    let mut b = base.clone();
+                    b.insert(k.to_string(), wrong_type(s));
+                    let (st, v) = send(serde_json::to_vec(&b).unwrap(), json_ct).await;
+                    check(
+                        format!("{k} of the wrong type"),
+                        st,
+                        &v,
+                        st == StatusCode::BAD_REQUEST && v.get(*k).is_some(),
+                    );
+                }
+                for k in op.required() {
+                    let mut b = base.clone();
+                    b.remove(k);
+                    let (st, v) = send(serde_json::to_vec(&b).unwrap(), json_ct).await;
+                    check(
+                        format!("{k} missing"),
+                        st,
+                        &v,
+                        st == StatusCode::BAD_REQUEST && v.get(k).is_some(),
+                    );
+                }
+                // 2 MiB.
+                let mut b = base.clone();
+                b.insert("padding".into(), json!("a".repeat(2 * 1024 * 1024)));
+                let (s, v) = send(serde_json::to_vec(&b).unwrap(), json_ct).await;
+                check("of 2 MiB".into(), s, &v, s == StatusCode::PAYLOAD_TOO_LARGE);
+                // Right types, unknown ids.
+                if op.takes_id() {
+                    let (s, v) = send(serde_json::to_vec(&base).unwrap(), json_ct).await;
+                    check("with unknown ids".into(), s, &v, true);
+                }
+            } else if op.takes_id() || !op.params("path").is_empty() {
+                tried.insert(op.key.clone());
+                let (s, v) = raw(&app, m, &url, &admin, &headers, None).await;
+                check(format!("{url} (unknown ids)"), s, &v, true);
+            }
+            // Query values of the wrong type, and required ones left out.
+            for (name, p) in op.params("query") {
+                if is_type(&p["schema"], "integer") || is_type(&p["schema"], "boolean") {
+                    tried.insert(op.key.clone());
+                    let q: Vec<(String, String)> = query
+                        .iter()
+                        .map(|(k, v)| {
+                            let v = if k == name { "abc".into() } else { v.clone() };
+                            (k.clone(), v)
+                        })
+                        .collect();
+                    let u = url_of(&op, &q);
+                    let (s, v) = raw(&app, m, &u, &admin, &headers, None).await;
+                    check(u.clone(), s, &v, s == StatusCode::BAD_REQUEST);
+                }
+            }
+            if op
+                .params("query")
+                .iter()
+                .any(|(_, p)| p["required"] == true)
+            {
+                tried.insert(op.key.clone());
+                let u = url_of(&op, &[]);
+                let (s, v) = raw(&app, m, &u, &admin, &headers, None).await;
+                check(
+                    format!("{u} without its query"),
+                    s,
+                    &v,
+                    s == StatusCode::BAD_REQUEST,
+                );
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} bad answers:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+        // Every call that takes a body was walked.
+        let bodies: Vec<String> = ops(&doc)
+            .iter()
+            .filter(|o| o.body_schema().is_some() && !tried.contains(&o.key))
+            .map(|o| o.key.clone())
+            .collect();
+        assert!(bodies.is_empty(), "{bodies:?}");
+        assert!(tried.len() >= 30, "{tried:?}");
+
+        let after = everything(&app).await;
+        for (k, v) in &before {
+            assert_eq!(Some(v), after.get(k), "{k} changed");
+        }
+        assert_eq!(before.len(), after.len());
+    }
+);
+
+both!(
+    a_refused_switch_leaves_the_current_organization_as_it_was,
+    |app: TestApp| async move {
+        let admin = app.admin_token().await;
+        let x = app.create_org(&admin, "Xray").await;
+        let y = app.create_org(&admin, "Yankee").await;
+        let login = app
+            .user_in(&admin, "mover@x.test", "org_admin", Some(x))
+            .await;
+        let (t, id) = (token(&login), login["id"].as_i64().unwrap());
+        let (s, v) = app
+            .post(
+                "account/linked_organizations",
+                json!({"user_id": id, "organization": y}),
+                Some(&admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let current = || async {
+            let u = gemba_cloud::db::users::by_id(&app.state.db, id)
+                .await
+                .unwrap();
+            u.unwrap().organization_id
+        };
+        for local_storage in [
+            json!({"big": "a".repeat(70 * 1024)}),
+            json!([1, 2]),
+            json!("text"),
+        ] {
+            let (s, v) = app
+                .patch(
+                    "account/switch_user_organization",
+                    json!({"organization": y, "local_storage": local_storage}),
+                    Some(&t),
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+            assert!(v["local_storage"][0].is_string(), "{v}");
+            assert_eq!(current().await, Some(x));
+        }
+        let (s, v) = app
+            .patch(
+                "account/switch_user_organization",
+                json!({"organization": y, "local_storage": {"tab": "users"}}),
+                Some(&t),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(current().await, Some(y));
+        let (_, v) = app.get("account/fetch_local_storage_data", &t).await;
+        assert_eq!(v, json!({"tab": "users"}));
+    }
+);
