@@ -76,13 +76,17 @@ pub struct OrgQuery {
     pub organization: Option<String>,
 }
 
-/// The organisations a list call covers: `None` is all (super admin only).
-fn list_scope(me: &AuthUser, q: &OrgQuery) -> ApiResult<Option<i64>> {
+/// The organisations a list call covers: `None` is all (super admin only). An
+/// organisation that does not exist is a 404, as in `linked_users_list/`.
+async fn list_scope(state: &AppState, me: &AuthUser, q: &OrgQuery) -> ApiResult<Option<i64>> {
     let asked = match q.organization.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(v) => Some(int_param("organization", Some(v))?),
     };
     if me.is_admin() {
+        if let Some(o) = asked {
+            orgs::by_id(&state.db, o).await?.ok_or(ApiError::NotFound)?;
+        }
         return Ok(asked);
     }
     let own = me.org()?;
@@ -160,7 +164,7 @@ pub async fn subscribed_feature_list(
     Query(q): Query<OrgQuery>,
 ) -> ApiResult<axum::Json<Vec<SubscribedFeature>>> {
     me.require(Permission::ViewFeatures)?;
-    let scope = list_scope(&me, &q)?;
+    let scope = list_scope(&state, &me, &q).await?;
     Ok(axum::Json(features::subscriptions(&state.db, scope).await?))
 }
 
@@ -260,7 +264,7 @@ pub async fn event_notification_list(
     Query(q): Query<OrgQuery>,
 ) -> ApiResult<axum::Json<Vec<EventNotification>>> {
     me.require(Permission::ManageEventNotifications)?;
-    let scope = list_scope(&me, &q)?;
+    let scope = list_scope(&state, &me, &q).await?;
     Ok(axum::Json(features::notifications(&state.db, scope).await?))
 }
 

@@ -368,6 +368,16 @@ both!(
             field_error(s, &v, "organization"),
             "A valid integer is required."
         );
+        // An organisation that does not exist is not found, not an empty list.
+        let (s, v) = app
+            .get(&format!("{path}?organization=999999"), &admin)
+            .await;
+        assert_eq!(
+            (s, v["detail"].as_str()),
+            (StatusCode::NOT_FOUND, Some("Not found."))
+        );
+        let (s, v) = app.get(&format!("{path}?organization={a}"), &admin).await;
+        assert_eq!((s, v), (StatusCode::OK, json!([])));
         // Nothing was written.
         let (_, all) = app.get(path, &admin).await;
         assert_eq!(all, json!([]));
@@ -714,8 +724,24 @@ both!(
             let (s, v) = app.patch(&one, body.clone(), Some(&ua)).await;
             field_error(s, &v, field);
         }
+        // A body that is not an object is refused, before the id is looked up.
+        for path in [one.as_str(), "feature_control/event_notification/999999"] {
+            for body in [json!([]), json!(["Task Update"]), json!(null), json!(7)] {
+                let (s, v) = app.patch(path, body.clone(), Some(&ua)).await;
+                assert_eq!(s, StatusCode::BAD_REQUEST, "{path} {body}: {v}");
+                assert!(v["non_field_errors"][0].is_string(), "{v}");
+            }
+        }
         let (_, stored) = app.get(&one, &ua).await;
         assert_eq!(stored, n);
+        // An organisation that does not exist is not found, not an empty list.
+        let (s, v) = app
+            .get(&format!("{NOTIFICATIONS}?organization=999999"), &admin)
+            .await;
+        assert_eq!(
+            (s, v["detail"].as_str()),
+            (StatusCode::NOT_FOUND, Some("Not found."))
+        );
 
         // Unknown ids and paths.
         for path in [

@@ -401,6 +401,17 @@ struct World {
     user_role: i64,
     /// An address locked out after failed sign-ins.
     locked: &'static str,
+    /// A feature no organisation is subscribed to; the super admin subscribes A.
+    feature: i64,
+    /// A feature the super admin deletes.
+    doomed_feature: i64,
+    /// `other_org`'s subscription to `feature`; the super admin ends it.
+    subscription: i64,
+    /// A's event notification ('Task Update'), which A's managers read and change.
+    notification: i64,
+    /// `other_org`'s event notification: the super admin deletes it (and then creates
+    /// the next); A's managers are answered as for an unknown id.
+    doomed_notification: i64,
 }
 
 /// Every call of the server, as `me` makes it. Calls that end the session come last.
@@ -655,9 +666,138 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
         )
         .at(format!("account/update-delete/{}/", me.victim)),
         call("GET /admin/outbox/", None, Perm(ReadOutbox)).at("admin/outbox/?limit=5"),
+        // Feature control.
+        call("GET /feature_control/feature/", None, Perm(ViewFeatures)),
+        call(
+            "POST /feature_control/feature/",
+            Some(json!({"name": format!("Walk feature {r}")})),
+            Perm(ManageFeatures),
+        ),
+        call(
+            "DELETE /feature_control/feature/",
+            None,
+            Perm(ManageFeatures),
+        )
+        .at(format!("feature_control/feature/?id={}", w.doomed_feature)),
+        call(
+            "GET /feature_control/subscribed_feature/",
+            None,
+            Perm(ViewFeatures),
+        ),
+        call(
+            "POST /feature_control/subscribed_feature/",
+            Some(json!({"Feature": w.feature, "Organization": w.org_a})),
+            Perm(ManageFeatures),
+        ),
+        call(
+            "DELETE /feature_control/subscribed_feature/",
+            None,
+            Perm(ManageFeatures),
+        )
+        .at(format!(
+            "feature_control/subscribed_feature/?id={}",
+            w.subscription
+        )),
+        call(
+            "GET /feature_control/event_notifications",
+            None,
+            Perm(ManageEventNotifications),
+        ),
+        call(
+            "GET /feature_control/event_notification/{id}",
+            None,
+            Perm(ManageEventNotifications),
+        )
+        .at(format!(
+            "feature_control/event_notification/{}",
+            w.notification
+        )),
+        call(
+            "PATCH /feature_control/event_notification/{id}",
+            Some(json!({"recipients": [format!("{r}@walk.test")]})),
+            Perm(ManageEventNotifications),
+        )
+        .at(format!(
+            "feature_control/event_notification/{}",
+            w.notification
+        )),
+        call(
+            "GET /feature_control/get_event_notification/{org}/{event}",
+            None,
+            Perm(ManageEventNotifications),
+        )
+        .at(format!(
+            "feature_control/get_event_notification/{}/Task%20Update",
+            w.org_a
+        )),
+        call(
+            "DELETE /feature_control/event_notification/{id}",
+            None,
+            Perm(ManageEventNotifications),
+        )
+        .at(format!(
+            "feature_control/event_notification/{}",
+            w.doomed_notification
+        )),
+        call(
+            "POST /feature_control/event_notifications",
+            Some(json!({
+                "event_type": "Task Update",
+                "recipients": [format!("{r}@walk.test")],
+                "Organization": w.other_org,
+            })),
+            Perm(ManageEventNotifications),
+        ),
+        call(
+            "POST /feature_control/send_email",
+            Some(json!({
+                "recipients": [format!("mail-{r}@walk.test")],
+                "subject": "Walk",
+                "body": "Sent by the role walk.",
+            })),
+            Perm(SendEmail),
+        ),
         // Last: the session ends.
         call("PATCH /account/logout/", None, SignedIn),
     ]
+}
+
+/// The id in a 201 answer to the super admin's `body` on `path`.
+async fn created(app: &TestApp, admin: &str, path: &str, body: Value) -> i64 {
+    let (s, v) = app.post(path, body, Some(admin)).await;
+    assert_eq!(s, StatusCode::CREATED, "{path}: {v}");
+    v["id"].as_i64().unwrap()
+}
+
+async fn new_feature(app: &TestApp, admin: &str, name: &str) -> i64 {
+    created(
+        app,
+        admin,
+        "feature_control/feature/",
+        json!({"name": name}),
+    )
+    .await
+}
+
+async fn new_subscription(app: &TestApp, admin: &str, feature: i64, org: i64) -> i64 {
+    created(
+        app,
+        admin,
+        "feature_control/subscribed_feature/",
+        json!({"Feature": feature, "Organization": org}),
+    )
+    .await
+}
+
+/// Organisation `org`'s 'Task Update' notification, to `to`.
+async fn new_notification(app: &TestApp, admin: &str, org: i64, to: &str) -> i64 {
+    created(
+        app,
+        admin,
+        "feature_control/event_notifications",
+        json!({"event_type": "Task Update", "recipients": [to], "Organization": org}),
+    )
+    .await
 }
 
 /// The super admin and one signed-in user per other role (all in A but the labeler),
@@ -698,6 +838,7 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
     }
     let (_, lockouts) = app.get("account/lockout_list-delete/", &admin).await;
     assert!(lockouts.to_string().contains(locked), "{lockouts}");
+    let feature = new_feature(app, &admin, "Walk feature").await;
     let world = World {
         org_a,
         doomed,
@@ -708,6 +849,11 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
         pending_id,
         user_role: role_id(app, &admin, Role::User).await,
         locked,
+        feature,
+        doomed_feature: new_feature(app, &admin, "Doomed feature").await,
+        subscription: new_subscription(app, &admin, feature, other_org).await,
+        notification: new_notification(app, &admin, org_a, "lead@walk.test").await,
+        doomed_notification: new_notification(app, &admin, other_org, "lead@walk.test").await,
     };
     let mut users = vec![];
     for role in Role::ALL {
@@ -814,6 +960,64 @@ both!(
         );
         let (_, lockouts) = app.get("account/lockout_list-delete/", &admin).await;
         assert!(!lockouts.to_string().contains(world.locked), "{lockouts}");
+        // Features: only the super admin's was created; it deleted one and subscribed
+        // A, and ended other_org's subscription.
+        let (_, features) = app.get("feature_control/feature/", &admin).await;
+        let walk_made: Vec<&str> = features
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["name"].as_str())
+            .filter(|n| n.starts_with("Walk feature "))
+            .collect();
+        assert_eq!(walk_made, ["Walk feature admin"], "{features}");
+        assert!(
+            !ids(&features, "id").contains(&world.doomed_feature),
+            "{features}"
+        );
+        let (_, subs) = app.get("feature_control/subscribed_feature/", &admin).await;
+        let pairs: Vec<(i64, i64)> = subs
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["Feature"].as_i64().unwrap(),
+                    s["Organization"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(pairs, [(world.feature, world.org_a)], "{subs}");
+        // Notifications: A's changed by each manager in turn, the super admin last;
+        // other_org's replaced by the super admin's.
+        let (_, notes) = app.get("feature_control/event_notifications", &admin).await;
+        let by_org: BTreeMap<i64, (i64, Value)> = notes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                let org = n["Organization"].as_i64().unwrap();
+                (org, (n["id"].as_i64().unwrap(), n["recipients"].clone()))
+            })
+            .collect();
+        assert_eq!(by_org.len(), 2, "{notes}");
+        assert_eq!(
+            by_org[&world.org_a],
+            (world.notification, json!(["admin@walk.test"]))
+        );
+        let (id, to) = &by_org[&world.other_org];
+        assert_ne!(*id, world.doomed_notification);
+        assert_eq!(*to, json!(["admin@walk.test"]));
+        // E-mail: sent by exactly the roles that may.
+        for me in &users {
+            let to = format!("mail-{}@walk.test", me.role.as_str());
+            assert_eq!(
+                app.last_mail(&to).await.is_some(),
+                me.role.can(Permission::SendEmail),
+                "mail of {}",
+                me.role
+            );
+        }
         // Victims: deleted by exactly the roles that manage org users.
         for me in &users {
             let gone = gemba_cloud::db::users::by_id(&app.state.db, me.victim)
@@ -843,6 +1047,10 @@ struct TenantB {
     shared: i64,
     /// A signed-in user of B.
     user: Me,
+    /// A feature B is subscribed to, the subscription, and B's event notification.
+    feature: i64,
+    subscription: i64,
+    notification: i64,
 }
 
 /// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
@@ -944,7 +1152,60 @@ fn cross_tenant(b: &TenantB, a: i64, org_admin_role: i64, me: &Me) -> Vec<Cross>
         cross("GET /account/users_list/v2", "account/users_list/v2?is_admin=true", None),
         cross("GET /account/users_list", "account/users_list?is_admin=true", None),
         cross("GET /admin/outbox/", format!("admin/outbox/?recipient={}", bu.email), None),
+        cross("DELETE /feature_control/feature/", format!("feature_control/feature/?id={}", b.feature), None),
+        cross(
+            "GET /feature_control/subscribed_feature/",
+            format!("feature_control/subscribed_feature/?organization={bo}"),
+            None,
+        ),
+        cross(
+            "POST /feature_control/subscribed_feature/",
+            "feature_control/subscribed_feature/",
+            Some(json!({"Feature": b.feature, "Organization": bo, "is_suppressed": true})),
+        ),
+        cross(
+            "DELETE /feature_control/subscribed_feature/",
+            format!("feature_control/subscribed_feature/?id={}", b.subscription),
+            None,
+        ),
+        cross(
+            "GET /feature_control/event_notifications",
+            format!("feature_control/event_notifications?organization={bo}"),
+            None,
+        ),
+        cross(
+            "POST /feature_control/event_notifications",
+            "feature_control/event_notifications",
+            Some(json!({"event_type": "Task Update", "recipients": ["intruder@a.test"], "Organization": bo})),
+        )
+        .or_unknown("Organization"),
+        cross(
+            "GET /feature_control/event_notification/{id}",
+            format!("feature_control/event_notification/{}", b.notification),
+            None,
+        ),
+        cross(
+            "DELETE /feature_control/event_notification/{id}",
+            format!("feature_control/event_notification/{}", b.notification),
+            None,
+        ),
+        cross(
+            "GET /feature_control/get_event_notification/{org}/{event}",
+            format!("feature_control/get_event_notification/{bo}/Task%20Update"),
+            None,
+        ),
     ];
+    for body in [
+        json!({"recipients": ["intruder@a.test"]}),
+        json!({"Organization": a}),
+        json!({"event_type": "Task Update", "Organization": bo}),
+    ] {
+        v.push(cross(
+            "PATCH /feature_control/event_notification/{id}",
+            format!("feature_control/event_notification/{}", b.notification),
+            Some(body),
+        ));
+    }
     for (uid, org) in [(bu.id, bo), (bu.id, a), (me.id, bo)] {
         v.push(cross(
             "PATCH /organization/organization-switch/{id}/",
@@ -1012,10 +1273,27 @@ fn ids(v: &Value, key: &str) -> BTreeSet<i64> {
 }
 
 /// B as the super admin reads it: the organisation, its departments, its users and
-/// their links; and from the database the users' rows (passwords, terms, current
-/// organisation…), activity sessions and open sign-in sessions.
+/// their links, the features, B's subscriptions and event notifications; and from the
+/// database the users' rows (passwords, terms, current organisation…), activity
+/// sessions and open sign-in sessions.
 async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String> {
     let mut st = BTreeMap::new();
+    for (key, url) in [
+        ("features", "feature_control/feature/".to_string()),
+        (
+            "subscriptions",
+            format!("feature_control/subscribed_feature/?organization={b}"),
+        ),
+        (
+            "notifications",
+            format!("feature_control/event_notifications?organization={b}"),
+        ),
+    ] {
+        let (s, v) = app.get(&url, admin).await;
+        assert_eq!(s, StatusCode::OK, "{url}: {v}");
+        assert!(!v.as_array().unwrap().is_empty(), "B has {key}: {v}");
+        st.insert(key.into(), v.to_string());
+    }
     let (_, orgs) = app.get("organization/", admin).await;
     let org = orgs
         .as_array()
@@ -1114,7 +1392,14 @@ both!(
             .await;
         assert_eq!(s, StatusCode::CREATED, "{v}");
         let b_user = app.user_in(&admin, "user@b.test", "user", Some(b)).await;
+        // Feature control: B and A are subscribed to a feature and have a notification.
+        let feature = new_feature(&app, &admin, "Tenant feature").await;
+        let a_subscription = new_subscription(&app, &admin, feature, a).await;
+        let a_notification = new_notification(&app, &admin, a, "lead@a.test").await;
         let tenant_b = TenantB {
+            feature,
+            subscription: new_subscription(&app, &admin, feature, b).await,
+            notification: new_notification(&app, &admin, b, "lead@b.test").await,
             org: b,
             name: "tenant-b".into(),
             admin: approved(&app, &admin, "admin@b.test", Role::OrgAdmin, Some(b)).await,
@@ -1142,6 +1427,11 @@ both!(
             pending_id: a_ws,
             user_role: org_admin_role,
             locked: "ws@a.test",
+            feature,
+            doomed_feature: feature,
+            subscription: a_subscription,
+            notification: a_notification,
+            doomed_notification: a_notification,
         };
 
         // Every call that takes an id is in the table.
@@ -1204,15 +1494,29 @@ both!(
                 "account/users_list/v2".into(),
                 "account/users_list".into(),
                 format!("account/linked_users_list/?organization={a}"),
+                "feature_control/subscribed_feature/".into(),
+                "feature_control/event_notifications".into(),
             ] {
                 let (s, v) = app.get(&url, &me.token).await;
                 let seen = ids(&v, "id").into_iter().chain(ids(&v, "organization"));
-                let leaked: Vec<i64> =
-                    if url == "organization/" || url.contains("linked_organizations") {
-                        seen.filter(|i| *i == b).collect()
+                let leaked: Vec<i64> = if url.starts_with("feature_control/") {
+                    // Rows name their organisation as `Organization`; ids are B's rows'.
+                    let b_row = if url.contains("subscribed") {
+                        tenant_b.subscription
                     } else {
-                        seen.filter(|i| b_only.contains(i)).collect()
+                        tenant_b.notification
                     };
+                    let mut l: Vec<i64> = ids(&v, "Organization")
+                        .into_iter()
+                        .filter(|i| *i != a)
+                        .collect();
+                    l.extend(ids(&v, "id").into_iter().filter(|i| *i == b_row));
+                    l
+                } else if url == "organization/" || url.contains("linked_organizations") {
+                    seen.filter(|i| *i == b).collect()
+                } else {
+                    seen.filter(|i| b_only.contains(i)).collect()
+                };
                 if s.is_server_error() || !leaked.is_empty() {
                     wrong.push(format!("{} read {url}: {s} leaks {leaked:?}: {v}", me.role));
                 }

@@ -92,15 +92,16 @@ pub struct EventNotificationCreate {
     pub organization: Option<i64>,
 }
 
+/// Changes to an event notification; every field may be left out (`None`). No
+/// `#[serde(default)]` on them: with it serde also takes the JSON array `[]` as an
+/// empty patch instead of refusing it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EventNotificationPatch {
-    #[serde(default)]
     pub event_type: Option<String>,
-    #[serde(default)]
     pub recipients: Option<Vec<String>>,
     /// May only repeat the current organisation: a notification does not move.
-    #[serde(rename = "Organization", default)]
+    #[serde(rename = "Organization")]
     pub organization: Option<i64>,
 }
 
