@@ -69,6 +69,18 @@ impl<T: DeserializeOwned> FromRequest<AppState> for Json<T> {
         use axum::extract::rejection::JsonRejection;
         let (parts, body) = req.into_parts();
         let bytes = read_body(body, state.settings.max_body_bytes).await?;
+        // serde reads a JSON array into a struct's fields in order; every body of this
+        // API is an object, so an array is refused before it can be misread.
+        let json_type = parts
+            .headers
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("json"));
+        if json_type && bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+            return Err(ApiError::non_field(
+                "The request body must be a JSON object.",
+            ));
+        }
         let req = Request::from_parts(parts, Body::from(bytes));
         match axum::Json::<T>::from_request(req, state).await {
             Ok(axum::Json(v)) => Ok(Json(v)),

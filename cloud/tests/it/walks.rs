@@ -1871,3 +1871,24 @@ both!(
         assert_eq!(v, json!({"tab": "users"}));
     }
 );
+
+both!(
+    an_array_body_is_refused_not_read_as_fields,
+    |app: TestApp| async move {
+        let admin = app.admin_token().await;
+        let (s, v) = app
+            .post(
+                "feature_control/feature/",
+                serde_json::json!(["Foo"]),
+                Some(&admin),
+            )
+            .await;
+        assert_eq!(s, reqwest::StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            v["non_field_errors"][0],
+            "The request body must be a JSON object."
+        );
+        let (_, list) = app.get("feature_control/feature/", &admin).await;
+        assert!(!list.to_string().contains("\"Foo\""), "{list}");
+    }
+);
