@@ -58,7 +58,6 @@ ensure_postgres() {
   export GEMBA_TEST_PG_URL="postgres://postgres@127.0.0.1:$port/test"
 }
 
-<<<<<<< HEAD
 # An external MQTT broker for the tests: the machine's Mosquitto on 1883, else a
 # throwaway one on a free port.
 ensure_mosquitto() {
@@ -77,7 +76,8 @@ ensure_mosquitto() {
     for _ in $(seq 50); do port_open 127.0.0.1 $port && break; sleep 0.1; done
   fi
   export GEMBA_TEST_MQTT_URL="mqtt://127.0.0.1:$port"
-=======
+}
+
 # Python tools the tests use (a real SMTP server, aiosmtpd), in a venv under target/.
 # Exports GEMBA_TEST_PYTHON, the interpreter the e-mail tests start their server with.
 PY_TOOLS=(aiosmtpd==1.4.6)
@@ -91,5 +91,24 @@ ensure_python_tools() {
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${PY_TOOLS[@]}"
   fi
   export GEMBA_TEST_PYTHON="$venv/bin/python"
->>>>>>> h1
+}
+
+# schemathesis (fuzzes the API from its OpenAPI document) in a venv under target/.
+# Named apart from other Python tool set-ups so they can live side by side.
+SCHEMATHESIS_VERSION=4.32.5
+ensure_fuzz_tools() {
+  local venv="$ROOT/target/fuzz-venv"
+  FUZZ_VENV="$venv"
+  if [ -x "$venv/bin/schemathesis" ] &&
+    "$venv/bin/pip" show schemathesis 2>/dev/null | grep -qx "Version: $SCHEMATHESIS_VERSION"; then
+    return 0
+  fi
+  command -v python3 >/dev/null 2>&1 || apt_install python3
+  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
+    apt_install python3-venv
+  fi
+  say "installing schemathesis $SCHEMATHESIS_VERSION into $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 }

@@ -7,5 +7,6 @@ mod common;
 mod account;
 mod features;
 mod flows;
+mod fuzz_found;
 mod service;
 mod tenancy;
