@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the system tests and benchmarks that run the real `gemba-cloud serve`
 # binary from outside: start it on free ports with its own data folder, sign in
 # through the e-mail one-time code read from the outbox, stop it. Sourced, not run
@@ -70,11 +71,19 @@ stop_gemba() {
   fi
 }
 
+# The newest mail to $2 in the outbox folder $1 (its file name).
+outbox_last() {
+  grep -l "^To: $2" "$1"/*.eml | tail -n 1
+}
+
 # The 6-digit code of the newest mail to $2 in the outbox folder $1.
 outbox_code() {
-  local file
-  file="$(grep -l "^To: $2" "$1"/*.eml | tail -n 1)"
-  sed -n 's/.*code is \([0-9]\{6\}\).*/\1/p' "$file" | head -n 1
+  sed -n 's/.*code is \([0-9]\{6\}\).*/\1/p' "$(outbox_last "$1" "$2")" | head -n 1
+}
+
+# The token of the verification link in the newest mail to $2 in the outbox folder $1.
+outbox_verify_token() {
+  grep -o 'verify-email/[A-Za-z0-9_-]*' "$(outbox_last "$1" "$2")" | tail -n 1 | cut -d/ -f2
 }
 
 # gemba_login API OUTBOX EMAIL PASSWORD: signs in (password, then the e-mail code from
