@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks of gemba-cloud (release build) with wrk, on SQLite and on PostgreSQL:
 #   - GET /api/health: the ceiling (routing, one trivial query);
+#   - GET /api/account/get-permissions/ as the super admin: authentication alone (the
+#     token, its session and its user: two queries);
 #   - GET /api/account/users_list/v2 as an organisation admin (a full page of 10 of the
 #     organisation's 25 users): the cost of an authenticated, tenant-scoped call;
 #   - POST /api/account/login_v2: bounded by the password KDF (argon2id).
@@ -67,6 +69,7 @@ seed() {
     json -o /dev/null -X PUT "$api/account/assign_user_org" -H "Authorization: Bearer $admin" \
       -d "{\"email\": \"$email\", \"organization\": $org}"
   done
+  ADMIN_TOKEN="$admin"
 }
 
 # measure BACKEND NAME CONCURRENCY URL [VAR=value…]: one wrk run, appended to the results.
@@ -98,12 +101,14 @@ for backend in $BACKENDS; do
   body="{\"email\": \"user02@bench.test\", \"password\": \"$PASSWORD\"}"
   # Check each call once before loading it.
   json -o /dev/null "$api/account/users_list/v2" -H "Authorization: Bearer $token"
+  json -o /dev/null "$api/account/get-permissions/" -H "Authorization: Bearer $ADMIN_TOKEN"
   json -o /dev/null -X POST "$api/account/login_v2" -d "$body"
   # Warm up (connections, caches), not recorded.
   wrk -t 2 -c 8 -d 2s "$api/health" >/dev/null
   for c in $CONCURRENCY; do
     say "$backend: concurrency $c"
     measure "$backend" health "$c" "$api/health"
+    measure "$backend" auth_only "$c" "$api/account/get-permissions/" BENCH_TOKEN="$ADMIN_TOKEN"
     measure "$backend" users_list "$c" "$api/account/users_list/v2" BENCH_TOKEN="$token"
     measure "$backend" login "$c" "$api/account/login_v2" BENCH_METHOD=POST BENCH_BODY="$body"
   done
@@ -121,14 +126,15 @@ kdf="$(sed -n '/^\[kdf\]/,/^$/p' "$ROOT/deploy/gemba-cloud.example.toml" | grep 
     "$(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), wrk on the same machine;" \
     "${SECONDS_EACH} s per measurement; argon2id $kdf"
   echo
-  echo "| backend | conc. | health req/s | health p50 / p99 ms | users_list/v2 req/s | p50 / p99 ms | list / health | login_v2 req/s | p50 / p99 ms |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| backend | conc. | health req/s | p50 / p99 ms | auth only req/s | p50 / p99 ms | users_list/v2 req/s | p50 / p99 ms | list / health | login_v2 req/s | p50 / p99 ms |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   jq -s -r '
     def r: . * 10 | round / 10;
     group_by([.backend, .c]) | sort_by(.[0].backend != "sqlite", .[0].c)[] |
     (map({(.endpoint): .}) | add) as $e |
     "| \($e.health.backend) | \($e.health.c) " +
     "| \($e.health.rps | round) | \($e.health.p50_ms | r) / \($e.health.p99_ms | r) " +
+    "| \($e.auth_only.rps | round) | \($e.auth_only.p50_ms | r) / \($e.auth_only.p99_ms | r) " +
     "| \($e.users_list.rps | round) | \($e.users_list.p50_ms | r) / \($e.users_list.p99_ms | r) " +
     "| \(($e.users_list.rps / $e.health.rps * 100) | round) % " +
     "| \($e.login.rps | round) | \($e.login.p50_ms | r) / \($e.login.p99_ms | r) |"

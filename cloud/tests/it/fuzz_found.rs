@@ -27,11 +27,17 @@ both!(
         }
         // Far out but representable: an empty page with the true count.
         let (s, v) = app
-            .get("organization/get_organizations?page=922337203685477580", &admin)
+            .get(
+                "organization/get_organizations?page=922337203685477580",
+                &admin,
+            )
             .await;
         assert_eq!((s, v), (StatusCode::OK, json!({"results": [], "count": 1})));
         let (s, v) = app
-            .get("account/users_list/v2?is_admin=true&page=922337203685477580", &admin)
+            .get(
+                "account/users_list/v2?is_admin=true&page=922337203685477580",
+                &admin,
+            )
             .await;
         assert_eq!((s, &v["results"]), (StatusCode::OK, &json!([])), "{v}");
         assert_eq!(v["count"], json!(1), "{v}");

@@ -50,7 +50,10 @@ mod tests {
         assert_eq!(page_offset(Some(3)), Some(2 * PAGE_SIZE));
         assert_eq!(page_offset(Some(0)), None);
         assert_eq!(page_offset(Some(i64::MIN)), None);
-        assert_eq!(page_offset(Some(i64::MAX / PAGE_SIZE)), Some((i64::MAX / PAGE_SIZE - 1) * PAGE_SIZE));
+        assert_eq!(
+            page_offset(Some(i64::MAX / PAGE_SIZE)),
+            Some((i64::MAX / PAGE_SIZE - 1) * PAGE_SIZE)
+        );
         assert_eq!(page_offset(Some(i64::MAX - 1)), None);
     }
 }
