@@ -26,6 +26,7 @@ say "release build"
 cargo build --release --locked -p gemba-cloud
 GEMBA_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/gemba-cloud"
 
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 out="$ROOT/target/bench"
 mkdir -p "$out"
 : >"$out/results.jsonl"
@@ -77,7 +78,7 @@ measure() {
   local backend="$1" name="$2" c="$3" url="$4" threads=2 line
   shift 4
   [ "$c" -ge 2 ] || threads=1
-  line="$(env "$@" wrk -t "$threads" -c "$c" -d "${SECONDS_EACH}s" --latency \
+  line="$(env "$@" wrk -t "$threads" -c "$c" -d "${SECONDS_EACH}s" --timeout 10s --latency \
     -s "$ROOT/bench/wrk.lua" "$url" | sed -n 's/^BENCH_JSON //p')"
   [ -n "$line" ] || { echo "wrk gave no result for $name" >&2; return 1; }
   jq -c --arg b "$backend" --arg n "$name" --argjson c "$c" '{backend: $b, endpoint: $n, c: $c} + .' \
@@ -124,7 +125,8 @@ kdf="$(sed -n '/^\[kdf\]/,/^$/p' "$ROOT/deploy/gemba-cloud.example.toml" | grep 
 {
   echo "gemba-cloud $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), release build;" \
     "$(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), wrk on the same machine;" \
-    "${SECONDS_EACH} s per measurement; argon2id $kdf"
+    "${SECONDS_EACH} s per measurement; argon2id $kdf;" \
+    "load average before the run $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
   echo "| backend | conc. | health req/s | p50 / p99 ms | auth only req/s | p50 / p99 ms | users_list/v2 req/s | p50 / p99 ms | list / health | login_v2 req/s | p50 / p99 ms |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
