@@ -99,8 +99,7 @@ SCHEMATHESIS_VERSION=4.32.5
 ensure_fuzz_tools() {
   local venv="$ROOT/target/fuzz-venv"
   FUZZ_VENV="$venv"
-  if [ -x "$venv/bin/schemathesis" ] &&
-    "$venv/bin/pip" show schemathesis 2>/dev/null | grep -qx "Version: $SCHEMATHESIS_VERSION"; then
+  if [ "$("$venv/bin/schemathesis" --version 2>/dev/null)" = "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
     return 0
   fi
   command -v python3 >/dev/null 2>&1 || apt_install python3

@@ -68,7 +68,8 @@ curl() {
 
 # Does the JSON stream in file $1 match the documented answer in file $2?
 matches() {
-  jq -n --slurpfile got "$1" --slurpfile want "$2" '
+  local verdict
+  verdict="$(jq -n --slurpfile got "$1" --slurpfile want "$2" '
     def like($w):
       if $w == "…" then true
       elif ($w | type) == "object" then
@@ -78,7 +79,8 @@ matches() {
         type == "array" and length == ($w | length) and
           (. as $g | all(range(0; $w | length); . as $i | $g[$i] | like($w[$i])))
       else . == $w end;
-    $got | like($want)' | grep -qx true
+    $got | like($want)' 2>&1)" || return 1
+  [ "$verdict" = true ]
 }
 
 # Does the text in file $1 match the documented answer in file $2?
