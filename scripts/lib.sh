@@ -92,3 +92,22 @@ ensure_python_tools() {
   fi
   export GEMBA_TEST_PYTHON="$venv/bin/python"
 }
+
+# schemathesis (fuzzes the API from its OpenAPI document) in a venv under target/.
+# Named apart from other Python tool set-ups so they can live side by side.
+SCHEMATHESIS_VERSION=4.32.5
+ensure_fuzz_tools() {
+  local venv="$ROOT/target/fuzz-venv"
+  FUZZ_VENV="$venv"
+  if [ "$("$venv/bin/schemathesis" --version 2>/dev/null)" = "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
+    return 0
+  fi
+  command -v python3 >/dev/null 2>&1 || apt_install python3
+  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
+    apt_install python3-venv
+  fi
+  say "installing schemathesis $SCHEMATHESIS_VERSION into $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+}

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use lettre::message::{Mailbox, header::ContentType};
+use lettre::message::header::{ContentTransferEncoding, ContentType};
+use lettre::message::{Body, Mailbox};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
@@ -30,6 +31,31 @@ impl SmsProvider for OutboxSms {
     fn deliver(&self, _to: &str, _text: &str) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// A plain-text body kept as written: 7bit (ASCII) or 8bit (UTF-8) while every line
+/// fits SMTP's 998 octets. lettre alone would choose quoted-printable for any line
+/// longer than 76 characters, which splits the links of our mails in the outbox's
+/// `.eml` files. Longer lines get lettre's choice. (8bit needs the relay's 8BITMIME,
+/// which lettre checks, recording a clear error on the outbox row.)
+fn plain_body(text: &str) -> Body {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines
+        .iter()
+        .any(|l| l.len() > 998 || l.contains(['\r', '\0']))
+    {
+        return Body::new(text.to_string());
+    }
+    let mut crlf = lines.join("\r\n");
+    if text.ends_with('\n') {
+        crlf.push_str("\r\n");
+    }
+    let encoding = if text.is_ascii() {
+        ContentTransferEncoding::SevenBit
+    } else {
+        ContentTransferEncoding::EightBit
+    };
+    Body::dangerous_pre_encoded(crlf.into_bytes(), encoding)
 }
 
 #[derive(Clone)]
@@ -88,7 +114,7 @@ impl Mailer {
         }
         let message = builder
             .header(ContentType::TEXT_PLAIN)
-            .body(body.to_string())?;
+            .body(plain_body(body))?;
         let id = outbox::insert(&self.db, "email", &to.join(", "), subject, body).await?;
         let file = format!("{id:06}.eml");
         tokio::fs::write(self.dir.join(&file), message.formatted()).await?;
@@ -118,5 +144,27 @@ impl Mailer {
         let err = self.sms.deliver(to, text).err();
         outbox::set_delivery(&self.db, id, err.as_deref()).await?;
         Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_stay_readable_unless_a_line_is_too_long_for_smtp() {
+        let link = format!("http://localhost:8080/verify-email/{}", "x".repeat(60));
+        let b = plain_body(&format!("Hello Jürgen,\n\n{link}\n"));
+        assert_eq!(b.encoding(), ContentTransferEncoding::EightBit);
+        let text = String::from_utf8(b.into_vec()).unwrap();
+        assert_eq!(text, format!("Hello Jürgen,\r\n\r\n{link}\r\n"));
+        assert_eq!(
+            plain_body(&format!("Hello Alice,\n{link}")).encoding(),
+            ContentTransferEncoding::SevenBit
+        );
+        assert_eq!(
+            plain_body(&"y".repeat(1200)).encoding(),
+            ContentTransferEncoding::QuotedPrintable
+        );
     }
 }

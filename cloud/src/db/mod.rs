@@ -104,6 +104,10 @@ impl Db {
         let max = if backend == Backend::Sqlite { 8 } else { 16 };
         let pool = AnyPoolOptions::new()
             .max_connections(max)
+            // A ping before each use guards against connections a server dropped; an
+            // SQLite connection is in-process, and its ping is one more hand-off to the
+            // connection's thread on every query (docs/benchmarks.md).
+            .test_before_acquire(backend != Backend::Sqlite)
             .connect(&url)
             .await
             .with_context(|| format!("connecting to the {backend:?} database"))?;

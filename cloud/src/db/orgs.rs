@@ -83,14 +83,19 @@ pub async fn page(
     offset: i64,
     limit: i64,
 ) -> sqlx::Result<(Vec<Organization>, i64)> {
-    let pattern = super::contains_pattern(search);
-    let cond =
-        "(LOWER(name) LIKE $1 ESCAPE '\\' OR LOWER(org_name_to_display) LIKE $1 ESCAPE '\\')";
+    // SQLite prepares a statement again whenever it is run with new values for a LIKE
+    // (on an indexed column) or a LIMIT parameter, as their values shape the plan. So
+    // there is no LIKE without a search, and the limit is written into the statement.
+    let pattern = (!search.is_empty()).then(|| super::contains_pattern(search));
+    let cond = if pattern.is_some() {
+        "(LOWER(name) LIKE $1 ESCAPE '\\' OR LOWER(org_name_to_display) LIKE $1 ESCAPE '\\')"
+    } else {
+        "$1 IS NULL"
+    };
     let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLS} FROM organizations WHERE {cond} ORDER BY id LIMIT $2 OFFSET $3"
+        "SELECT {COLS} FROM organizations WHERE {cond} ORDER BY id LIMIT {limit} OFFSET $2"
     )))
     .bind(&pattern)
-    .bind(limit)
     .bind(offset)
     .fetch_all(&db.pool)
     .await?;

@@ -370,15 +370,17 @@ pub async fn list(
         .as_ref()
         .filter(|s| !s.trim().is_empty())
         .map(|s| super::contains_pattern(s));
+    // The limit is written into the statement, not bound: SQLite plans with the value
+    // of a bound LIMIT, so it would prepare the statement again on every call.
+    let limit = limit.unwrap_or(i64::MAX);
     let rows = sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {USER_COLUMNS} FROM users u LEFT JOIN roles r ON r.id = u.role_id WHERE {cond} \
-         ORDER BY u.id LIMIT $5 OFFSET $6"
+         ORDER BY u.id LIMIT {limit} OFFSET $5"
     )))
     .bind(f.org)
     .bind(f.is_active.map(i64::from))
     .bind(f.role.clone())
     .bind(search.clone())
-    .bind(limit.unwrap_or(i64::MAX))
     .bind(offset)
     .fetch_all(&db.pool)
     .await?;

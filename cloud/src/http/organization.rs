@@ -7,7 +7,7 @@ use gemba_shared::api::v1::organization::{
     DepartmentCreate, LinkOrganization, OrganizationCreate, OrganizationLink, OrganizationPatch,
     OrganizationSwitch, SwitchOrganization, SwitchResult,
 };
-use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page};
+use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use gemba_shared::{Permission, validate};
 use serde::Deserialize;
 
@@ -101,14 +101,11 @@ pub async fn get_organizations(
     Query(q): Query<PageQuery>,
 ) -> ApiResult<axum::Json<Page<Organization>>> {
     me.require(Permission::ManageOrganizations)?;
-    let page = q.page.unwrap_or(1);
-    if page < 1 {
-        return Err(ApiError::field("page", "Invalid page."));
-    }
+    let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
     let (results, count) = orgs::page(
         &state.db,
         q.search.as_deref().unwrap_or(""),
-        (page - 1) * PAGE_SIZE,
+        offset,
         PAGE_SIZE,
     )
     .await?;

@@ -232,3 +232,37 @@ both!(
         assert_eq!(app.get("organization/", &admin).await.0, StatusCode::OK);
     }
 );
+
+both!(
+    mail_links_stay_whole_in_the_eml_files,
+    |app: TestApp| async move {
+        for (name, email) in [
+            ("Alice", "alice@example.com"),
+            ("Jürgen", "juergen@example.com"),
+        ] {
+            let (s, v) = app
+                .post(
+                    "account/register",
+                    json!({"name": name, "email": email, "password": PASSWORD}),
+                    None,
+                )
+                .await;
+            assert_eq!(s, StatusCode::CREATED, "{v}");
+            let token = app.last_link_token(email, "/verify-email/").await;
+            let row = gemba_cloud::db::outbox::list(&app.state.db, Some(email), 1)
+                .await
+                .unwrap()
+                .remove(0);
+            let file = app.data_dir().join("outbox").join(row.file_name.unwrap());
+            let eml = std::fs::read_to_string(file).unwrap();
+            // A person (or grep) reading the file finds the whole link on one line.
+            let link = format!("http://localhost:8080/verify-email/{token}");
+            assert!(eml.lines().any(|l| l == link), "{eml}");
+            assert!(eml.contains(&format!("Hello {name},")), "{eml}");
+            let (s, v) = app
+                .patch(&format!("account/verify-email/{token}"), json!({}), None)
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+        }
+    }
+);

@@ -5,7 +5,7 @@ use axum::http::StatusCode;
 use gemba_shared::api::v1::account::{
     ApproveUser, AssignUserOrg, LinkedUser, LinkedUserRef, RoleCreate, UserSummary, messages,
 };
-use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page};
+use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use gemba_shared::{Permission, Role};
 use serde::Deserialize;
 
@@ -90,11 +90,8 @@ pub async fn users_list_v2(
     Query(q): Query<UsersQuery>,
 ) -> ApiResult<axum::Json<Page<UserSummary>>> {
     let f = filter(&me, &q)?;
-    let page = q.page.unwrap_or(1);
-    if page < 1 {
-        return Err(ApiError::field("page", "Invalid page."));
-    }
-    let (rows, count) = users::list(&state.db, &f, (page - 1) * PAGE_SIZE, Some(PAGE_SIZE)).await?;
+    let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
+    let (rows, count) = users::list(&state.db, &f, offset, Some(PAGE_SIZE)).await?;
     Ok(axum::Json(Page {
         results: rows.iter().map(summary).collect(),
         count,

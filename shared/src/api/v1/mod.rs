@@ -29,3 +29,31 @@ pub struct Page<T> {
 
 /// Items per page of paged lists.
 pub const PAGE_SIZE: i64 = 10;
+
+/// The row offset of the 1-based `page` (default 1): `None` for a page below 1, or one
+/// so far out that its offset does not fit in an `i64`.
+pub fn page_offset(page: Option<i64>) -> Option<i64> {
+    let page = page.unwrap_or(1);
+    if page < 1 {
+        return None;
+    }
+    (page - 1).checked_mul(PAGE_SIZE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_offsets_are_checked() {
+        assert_eq!(page_offset(None), Some(0));
+        assert_eq!(page_offset(Some(3)), Some(2 * PAGE_SIZE));
+        assert_eq!(page_offset(Some(0)), None);
+        assert_eq!(page_offset(Some(i64::MIN)), None);
+        assert_eq!(
+            page_offset(Some(i64::MAX / PAGE_SIZE)),
+            Some((i64::MAX / PAGE_SIZE - 1) * PAGE_SIZE)
+        );
+        assert_eq!(page_offset(Some(i64::MAX - 1)), None);
+    }
+}
