@@ -44,6 +44,43 @@ pub async fn create_session(
     Ok(())
 }
 
+/// A request's session, its user, and whether the user is linked to the organisation
+/// the request names (or, with none named, to the user's current one): one query, as
+/// every authenticated request runs it.
+#[derive(Debug, Clone, FromRow)]
+pub struct Authenticated {
+    #[sqlx(flatten)]
+    pub user: super::UserRow,
+    #[sqlx(try_from = "super::Flag")]
+    pub otp_verified: bool,
+    pub session_expires_at: i64,
+    #[sqlx(try_from = "super::Flag")]
+    pub session_revoked: bool,
+    pub member: i64,
+}
+
+pub async fn authenticate(
+    db: &Db,
+    session: &str,
+    user: i64,
+    org: Option<i64>,
+) -> sqlx::Result<Option<Authenticated>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {}, s.otp_verified, s.expires_at AS session_expires_at, \
+         s.revoked AS session_revoked, \
+         (SELECT COUNT(*) FROM user_organizations uo WHERE uo.user_id = u.id \
+          AND uo.organization_id = COALESCE($3, u.organization_id)) AS member \
+         FROM auth_sessions s JOIN users u ON u.id = s.user_id \
+         LEFT JOIN roles r ON r.id = u.role_id WHERE s.id = $1 AND s.user_id = $2",
+        super::users::USER_COLUMNS
+    )))
+    .bind(session)
+    .bind(user)
+    .bind(org)
+    .fetch_optional(&db.pool)
+    .await
+}
+
 pub async fn session(db: &Db, id: &str) -> sqlx::Result<Option<AuthSession>> {
     sqlx::query_as(
         "SELECT id, user_id, otp_verified, expires_at, revoked FROM auth_sessions WHERE id = $1",

@@ -348,6 +348,13 @@ pub struct UserFilter {
     pub search: Option<String>,
 }
 
+#[derive(FromRow)]
+struct Counted {
+    #[sqlx(flatten)]
+    user: UserRow,
+    total: i64,
+}
+
 /// A page of users matching `f` and the total count; `limit` None for all.
 pub async fn list(
     db: &Db,
@@ -373,8 +380,11 @@ pub async fn list(
     // The limit is written into the statement, not bound: SQLite plans with the value
     // of a bound LIMIT, so it would prepare the statement again on every call.
     let limit = limit.unwrap_or(i64::MAX);
-    let rows = sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {USER_COLUMNS} FROM users u LEFT JOIN roles r ON r.id = u.role_id WHERE {cond} \
+    // The total rides along with the page (one query); only a page past the end
+    // needs a count of its own.
+    let rows: Vec<Counted> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {USER_COLUMNS}, COUNT(*) OVER () AS total FROM users u \
+         LEFT JOIN roles r ON r.id = u.role_id WHERE {cond} \
          ORDER BY u.id LIMIT {limit} OFFSET $5"
     )))
     .bind(f.org)
@@ -384,14 +394,21 @@ pub async fn list(
     .bind(offset)
     .fetch_all(&db.pool)
     .await?;
-    let count = sqlx::query_scalar(AssertSqlSafe(format!(
-        "SELECT COUNT(*) FROM users u LEFT JOIN roles r ON r.id = u.role_id WHERE {cond}"
-    )))
-    .bind(f.org)
-    .bind(f.is_active.map(i64::from))
-    .bind(f.role.clone())
-    .bind(search)
-    .fetch_one(&db.pool)
-    .await?;
+    let count = match rows.first() {
+        Some(r) => r.total,
+        None if offset == 0 => 0,
+        None => {
+            sqlx::query_scalar(AssertSqlSafe(format!(
+                "SELECT COUNT(*) FROM users u LEFT JOIN roles r ON r.id = u.role_id WHERE {cond}"
+            )))
+            .bind(f.org)
+            .bind(f.is_active.map(i64::from))
+            .bind(f.role.clone())
+            .bind(search)
+            .fetch_one(&db.pool)
+            .await?
+        }
+    };
+    let rows = rows.into_iter().map(|r| r.user).collect();
     Ok((rows, count))
 }

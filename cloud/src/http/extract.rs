@@ -280,15 +280,48 @@ fn bearer(parts: &Parts) -> ApiResult<&str> {
         ))
 }
 
-/// Checks the token, its session and the user; returns them.
-async fn session_of(parts: &Parts, state: &AppState) -> ApiResult<(Claims, UserRow)> {
+/// The organisation a request names: the `Organization` header, else the host's
+/// sub-domain; `None` leaves the user's current one.
+async fn named_org(parts: &Parts, state: &AppState) -> ApiResult<Option<i64>> {
+    let header_org = parts
+        .headers
+        .get("organization")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    match header_org {
+        Some(v) if !v.is_empty() && v != "null" && v != "undefined" => Ok(Some(
+            v.parse::<i64>()
+                .map_err(|_| ApiError::field("Organization", "Invalid organization."))?,
+        )),
+        _ => match site(&parts.headers, state) {
+            Site::Org(name) => Ok(Some(
+                orgs::by_name(&state.db, &name)
+                    .await?
+                    .ok_or(ApiError::Status(
+                        axum::http::StatusCode::NOT_FOUND,
+                        format!("No organization is served at {name}."),
+                    ))?
+                    .id,
+            )),
+            _ => Ok(None),
+        },
+    }
+}
+
+/// Checks the token, its session and the user (one query, which also tells whether
+/// the user is linked to `org`, or to the current organisation when `org` is None).
+async fn session_of(
+    parts: &Parts,
+    state: &AppState,
+    org: Option<i64>,
+) -> ApiResult<(Claims, tokens::Authenticated)> {
     let token = bearer(parts)?;
     let claims = state.keys.verify(token).ok_or(ApiError::Unauthorized(
         "Given token not valid for any token type",
     ))?;
-    let session = tokens::session(&state.db, &claims.sid)
+    let found = tokens::authenticate(&state.db, &claims.sid, claims.sub, org)
         .await?
-        .filter(|s| !s.revoked && s.expires_at > now_ms() && s.user_id == claims.sub)
+        .filter(|a| !a.session_revoked && a.session_expires_at > now_ms())
         .ok_or(ApiError::Unauthorized(
             "Your session has ended. Please sign in again.",
         ))?;
@@ -297,68 +330,42 @@ async fn session_of(parts: &Parts, state: &AppState) -> ApiResult<(Claims, UserR
         .get("sessionkey")
         .and_then(|v| v.to_str().ok())
         && !key.is_empty()
-        && key != session.id
+        && key != claims.sid
     {
         return Err(ApiError::SessionEnded);
     }
-    let user = users::by_id(&state.db, claims.sub)
-        .await?
-        .filter(|u| u.is_active)
-        .ok_or(ApiError::Unauthorized("User not found or inactive."))?;
-    if claims.full && !session.otp_verified {
+    if !found.user.is_active {
+        return Err(ApiError::Unauthorized("User not found or inactive."));
+    }
+    if claims.full && !found.otp_verified {
         return Err(ApiError::Unauthorized(
             "Given token not valid for any token type",
         ));
     }
-    Ok((claims, user))
+    Ok((claims, found))
 }
 
 async fn authenticate(parts: &Parts, state: &AppState, allow_stale: bool) -> ApiResult<AuthUser> {
-    let (claims, user) = session_of(parts, state).await?;
+    let named = named_org(parts, state).await?;
+    let (claims, found) = session_of(parts, state, named).await?;
     if !claims.full {
         return Err(ApiError::Unauthorized("Verify your one-time code first."));
     }
+    let user = found.user;
     let role = user.role().ok_or(ApiError::Forbidden)?;
     if user.must_change_password && !allow_stale {
         return Err(ApiError::PasswordChangeRequired);
     }
-    // The organisation: the Organization header, else the host's sub-domain, else the
-    // user's current one.
-    let header_org = parts
-        .headers
-        .get("organization")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim);
-    let org = match header_org {
-        Some(v) if !v.is_empty() && v != "null" && v != "undefined" => Some(
-            v.parse::<i64>()
-                .map_err(|_| ApiError::field("Organization", "Invalid organization."))?,
-        ),
-        _ => match site(&parts.headers, state) {
-            Site::Org(name) => Some(
-                orgs::by_name(&state.db, &name)
-                    .await?
-                    .ok_or(ApiError::Status(
-                        axum::http::StatusCode::NOT_FOUND,
-                        format!("No organization is served at {name}."),
-                    ))?
-                    .id,
-            ),
-            _ => user.organization_id,
-        },
-    };
-    let me = AuthUser {
+    let org = named.or(user.organization_id);
+    if org.is_some() && found.member == 0 && role != gemba_shared::Role::Admin {
+        return Err(ApiError::Forbidden);
+    }
+    Ok(AuthUser {
         session: claims.sid,
         role,
         org,
         user,
-    };
-    if let Some(o) = org
-        && !me.can_access_org(state, o).await?
-    {
-        return Err(ApiError::Forbidden);
-    }
-    Ok(me)
+    })
 }
 
 impl FromRequestParts<AppState> for AuthUser {
@@ -378,9 +385,9 @@ impl FromRequestParts<AppState> for StaleUser {
 impl FromRequestParts<AppState> for PendingUser {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<Self> {
-        let (claims, user) = session_of(parts, state).await?;
+        let (claims, found) = session_of(parts, state, None).await?;
         Ok(PendingUser {
-            user,
+            user: found.user,
             session: claims.sid,
             full: claims.full,
         })
