@@ -367,10 +367,18 @@ pub async fn list(
     } else {
         "EXISTS (SELECT 1 FROM user_organizations uo WHERE uo.user_id = u.id AND uo.organization_id = $1)"
     };
+    // The search is only in the statement when there is one: SQLite plans LIKE on an
+    // indexed column with the bound value, so a bound pattern (even NULL) would make
+    // it prepare the statement again on every call.
+    let search_cond = if f.search.as_ref().is_some_and(|s| !s.trim().is_empty()) {
+        "(LOWER(u.email) LIKE $4 ESCAPE '\\' OR LOWER(u.name) LIKE $4 ESCAPE '\\' \
+         OR LOWER(u.lastname) LIKE $4 ESCAPE '\\')"
+    } else {
+        "$4 IS NULL"
+    };
     let cond = format!(
         "($1 IS NULL OR {org_cond}) AND ($2 IS NULL OR u.is_active = $2) AND ($3 IS NULL OR r.name = $3) \
-         AND ($4 IS NULL OR LOWER(u.email) LIKE $4 ESCAPE '\\' OR LOWER(u.name) LIKE $4 ESCAPE '\\' \
-         OR LOWER(u.lastname) LIKE $4 ESCAPE '\\')"
+         AND {search_cond}"
     );
     let search = f
         .search
@@ -394,11 +402,11 @@ pub async fn list(
     .bind(offset)
     .fetch_all(&db.pool)
     .await?;
-    let count = match rows.first() {
-        Some(r) => r.total,
-        None if offset == 0 => 0,
-        None => {
-            sqlx::query_scalar(AssertSqlSafe(format!(
+    let count =
+        match rows.first() {
+            Some(r) => r.total,
+            None if offset == 0 => 0,
+            None => sqlx::query_scalar(AssertSqlSafe(format!(
                 "SELECT COUNT(*) FROM users u LEFT JOIN roles r ON r.id = u.role_id WHERE {cond}"
             )))
             .bind(f.org)
@@ -406,9 +414,8 @@ pub async fn list(
             .bind(f.role.clone())
             .bind(search)
             .fetch_one(&db.pool)
-            .await?
-        }
-    };
+            .await?,
+        };
     let rows = rows.into_iter().map(|r| r.user).collect();
     Ok((rows, count))
 }

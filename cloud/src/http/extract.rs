@@ -289,10 +289,11 @@ async fn named_org(parts: &Parts, state: &AppState) -> ApiResult<Option<i64>> {
         .and_then(|v| v.to_str().ok())
         .map(str::trim);
     match header_org {
-        Some(v) if !v.is_empty() && v != "null" && v != "undefined" => Ok(Some(
-            v.parse::<i64>()
-                .map_err(|_| ApiError::field("Organization", "Invalid organization."))?,
-        )),
+        Some(v) if !v.is_empty() && v != "null" && v != "undefined" => {
+            Ok(Some(v.parse::<i64>().map_err(|_| {
+                ApiError::field("Organization", "Invalid organization.")
+            })?))
+        }
         _ => match site(&parts.headers, state) {
             Site::Org(name) => Ok(Some(
                 orgs::by_name(&state.db, &name)

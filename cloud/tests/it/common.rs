@@ -324,20 +324,8 @@ impl TestApp {
     }
 
     /// A signed-up, verified, approved user with `role` in `org`; answers a full login.
-    pub async fn user_in(&self, admin: &str, email: &str, role: &str, org: Option<i64>) -> Value {
-        let (s, v) = self
-            .post(
-                "account/register",
-                json!({"name": "Test", "lastname": "User", "email": email, "password": PASSWORD}),
-                None,
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-        let token = self.last_link_token(email, "/verify-email/").await;
-        let (s, v) = self
-            .patch(&format!("account/verify-email/{token}"), json!({}), None)
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+    /// The super admin approves `email` with `role` and assigns `org`.
+    pub async fn approve(&self, admin: &str, email: &str, role: &str, org: Option<i64>) {
         let roles = self.get("account/roles/", admin).await.1;
         let role_id = roles
             .as_array()
@@ -364,6 +352,35 @@ impl TestApp {
                 .await;
             assert_eq!(s, StatusCode::OK, "{v}");
         }
+    }
+
+    /// The API's OpenAPI document.
+    pub async fn openapi(&self) -> Value {
+        self.client
+            .get(format!("{}/openapi.json", self.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    pub async fn user_in(&self, admin: &str, email: &str, role: &str, org: Option<i64>) -> Value {
+        let (s, v) = self
+            .post(
+                "account/register",
+                json!({"name": "Test", "lastname": "User", "email": email, "password": PASSWORD}),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let token = self.last_link_token(email, "/verify-email/").await;
+        let (s, v) = self
+            .patch(&format!("account/verify-email/{token}"), json!({}), None)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        self.approve(admin, email, role, org).await;
         self.login(email, PASSWORD).await
     }
 }

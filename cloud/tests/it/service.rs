@@ -78,15 +78,7 @@ both!(
             .await
             .unwrap();
         assert_eq!(r.status(), StatusCode::OK);
-        let doc: serde_json::Value = app
-            .client
-            .get(format!("{}/openapi.json", app.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc = app.openapi().await;
         let paths = doc["paths"].as_object().unwrap();
         let mut missing = vec![];
         for (method, path) in SPEC_PATHS {

@@ -22,14 +22,7 @@ use crate::common::*;
 // ----- the OpenAPI document ----------------------------------------------------------
 
 async fn openapi(app: &TestApp) -> Value {
-    app.client
-        .get(format!("{}/openapi.json", app.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    app.openapi().await
 }
 
 /// One operation of the document.
@@ -364,25 +357,7 @@ async fn role_id(app: &TestApp, admin: &str, role: Role) -> i64 {
 /// An approved user with `role` in `org` who has not signed in.
 async fn approved(app: &TestApp, admin: &str, email: &str, role: Role, org: Option<i64>) -> i64 {
     let id = pending(app, email).await;
-    let rid = role_id(app, admin, role).await;
-    let (s, v) = app
-        .put(
-            "account/approve_user",
-            json!({"email": email, "roleId": rid}),
-            admin,
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    if let Some(o) = org {
-        let (s, v) = app
-            .put(
-                "account/assign_user_org",
-                json!({"email": email, "organization": o}),
-                admin,
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-    }
+    app.approve(admin, email, role.as_str(), org).await;
     id
 }
 
