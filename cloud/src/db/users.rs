@@ -385,21 +385,21 @@ pub async fn list(
         .as_ref()
         .filter(|s| !s.trim().is_empty())
         .map(|s| super::contains_pattern(s));
-    // The limit is written into the statement, not bound: SQLite plans with the value
-    // of a bound LIMIT, so it would prepare the statement again on every call.
+    // The limit and offset (numbers the server computed) are written into the
+    // statement, not bound: SQLite plans with the values of a bound LIMIT/OFFSET, so it
+    // would prepare the statement again on every call.
     let limit = limit.unwrap_or(i64::MAX);
     // The total rides along with the page (one query); only a page past the end
     // needs a count of its own.
     let rows: Vec<Counted> = sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {USER_COLUMNS}, COUNT(*) OVER () AS total FROM users u \
          LEFT JOIN roles r ON r.id = u.role_id WHERE {cond} \
-         ORDER BY u.id LIMIT {limit} OFFSET $5"
+         ORDER BY u.id LIMIT {limit} OFFSET {offset}"
     )))
     .bind(f.org)
     .bind(f.is_active.map(i64::from))
     .bind(f.role.clone())
     .bind(search.clone())
-    .bind(offset)
     .fetch_all(&db.pool)
     .await?;
     let count =
