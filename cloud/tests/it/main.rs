@@ -7,6 +7,7 @@ mod common;
 mod account;
 mod features;
 mod flows;
+mod portal;
 mod service;
 mod tenancy;
 mod walks;
