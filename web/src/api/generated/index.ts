@@ -46,3 +46,4 @@ export type * from './TokenRequest';
 export type * from './UserSummary';
 export type * from './WorkstationPasswordRequest';
 export type * from './serde_json/JsonValue';
+export * from './permissions';
