@@ -20,6 +20,7 @@ import {
   clearAllStorage,
   clearSessionState,
   readSession,
+  setLoggingOut,
   writeSession,
 } from '@/lib/session';
 
@@ -140,6 +141,21 @@ export function endSession() {
 }
 
 export async function request<T>(method: Method, path: string, opts: RequestOptions = {}): Promise<T> {
+  const res = await exchange(method, path, opts);
+  const data = await body(res);
+  if (!res.ok) throw new ApiError(res.status, data);
+  return data as T;
+}
+
+/** A call answered with a file (the QR code's PNG). */
+export async function requestBlob(method: Method, path: string, opts: RequestOptions = {}): Promise<Blob> {
+  const res = await exchange(method, path, opts);
+  if (!res.ok) throw new ApiError(res.status, await body(res));
+  return res.blob();
+}
+
+/** Sends the call and applies the session rules; answers the final response. */
+async function exchange(method: Method, path: string, opts: RequestOptions): Promise<Response> {
   const ownToken = opts.token === undefined;
   let token = ownToken ? readSession().token : (opts.token ?? null);
   let res = await send(method, path, opts, token);
@@ -169,9 +185,7 @@ export async function request<T>(method: Method, path: string, opts: RequestOpti
     endSession();
     throw new ApiError(499, await body(res));
   }
-  const data = await body(res);
-  if (!res.ok) throw new ApiError(res.status, data);
-  return data as T;
+  return res;
 }
 
 export const api = {
@@ -180,6 +194,7 @@ export const api = {
   put: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PUT', path, { ...opts, body }),
   patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PATCH', path, { ...opts, body }),
   delete: <T>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, opts),
+  blob: (method: Method, path: string, opts?: RequestOptions) => requestBlob(method, path, opts),
 };
 
 /**
@@ -195,6 +210,7 @@ export async function logout(): Promise<void> {
       // Offline or already signed out: the local sign-out below still happens.
     }
   }
+  setLoggingOut(true);
   clearAllStorage();
   navigate(paths.login);
 }

@@ -183,6 +183,18 @@ export function clearAllStorage() {
   changed();
 }
 
+// While logging out, the screen being left must not be remembered as the place to
+// return to after the next sign-in (section 2: "unless the user is logging out").
+let loggingOut = false;
+
+export function setLoggingOut(v: boolean) {
+  loggingOut = v;
+}
+
+export function isLoggingOut(): boolean {
+  return loggingOut;
+}
+
 export function isSignedIn(s: UserSession): boolean {
   return s.token !== null && !s.require_otp;
 }

@@ -1,5 +1,8 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
+import { toast } from 'sonner';
+
+import { clearAllStorage } from '@/lib/session';
 
 import { server } from './server';
 
@@ -7,6 +10,8 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
   server.resetHandlers();
   cleanup();
-  localStorage.clear();
+  toast.dismiss();
+  // Through the session store, so its cached snapshot is dropped too.
+  clearAllStorage();
 });
 afterAll(() => server.close());
