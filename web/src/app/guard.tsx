@@ -3,6 +3,7 @@ import { Navigate, Outlet, useLocation } from 'react-router';
 
 import { decide } from '@/lib/access/guard';
 import { baseDomainUrl } from '@/lib/access/hosts';
+import { browser } from '@/lib/browser';
 import { isLoggingOut, isSignedIn, setLoggingOut, setRedirectUrl, useSession } from '@/lib/session';
 import { useSite } from '@/lib/site';
 
@@ -24,7 +25,7 @@ export function Guard() {
   );
   const leave = d.kind === 'baseDomain' && config ? baseDomainUrl(window.location, config, d.path) : null;
   useEffect(() => {
-    if (leave) window.location.replace(leave);
+    if (leave) browser.replace(leave);
   }, [leave]);
 
   if (d.kind === 'redirect') {

@@ -3,7 +3,9 @@ import userEvent from '@testing-library/user-event';
 import { HttpResponse, http } from 'msw';
 
 import type { LoginUser, Organization } from '@/api/generated';
+import { browser } from '@/lib/browser';
 import { readSession } from '@/lib/session';
+import { takeSessionFromQuery } from '@/lib/session-transfer';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
@@ -247,4 +249,32 @@ test('at most 3 toasts show at once', async () => {
   expect(toasts.length).toBe(3);
   expect(document.querySelector('[data-sonner-toaster]')?.getAttribute('data-y-position')).toBe('top');
   expect(document.querySelector('[data-sonner-toaster]')?.getAttribute('data-x-position')).toBe('right');
+});
+
+test('on the base domain the chosen organisation continues on its sub-domain with the session, none left here', async () => {
+  const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {});
+  server.use(
+    http.post(apiUrl('account/login_v2'), () => HttpResponse.json(full)),
+    http.get(apiUrl('organization/'), () => HttpResponse.json([acme])),
+    http.patch(apiUrl('account/switch_user_organization'), () =>
+      HttpResponse.json({ organization: 1, organization_name_to_display: 'ACME', url: 'http://acme.localhost:8080' }),
+    ),
+  );
+  const user = userEvent.setup();
+  renderApp('/login', { config: { base_domain: 'localhost', admin_host: 'admin.localhost' }, site: { kind: 'base' } });
+  await signIn(user);
+  await waitFor(() => expect(assign).toHaveBeenCalledTimes(1), { timeout: 3000 });
+  const url = new URL(assign.mock.calls[0]![0]);
+  expect(url.origin).toBe('http://acme.localhost:8080');
+  expect(url.pathname).toBe('/user/home');
+  // The session travels in `config`; this host keeps none of it.
+  expect(readSession().token).toBeNull();
+  takeSessionFromQuery(url.search);
+  expect(readSession()).toMatchObject({ token: 'full-token', organization: 1, role: 'org_admin', require_otp: false });
+});
+
+test('on an organisation sub-domain /login continues on the base domain', async () => {
+  const replace = vi.spyOn(browser, 'replace').mockImplementation(() => {});
+  renderApp('/login', { config: { base_domain: 'localhost', admin_host: 'admin.localhost' }, site: { kind: 'org', org: 'acme' } });
+  await waitFor(() => expect(replace).toHaveBeenCalledWith(`${window.location.protocol}//localhost${window.location.port ? `:${window.location.port}` : ''}/login`));
 });

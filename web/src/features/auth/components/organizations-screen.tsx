@@ -5,7 +5,8 @@ import { useNavigate } from 'react-router';
 import type { Organization } from '@/api/generated';
 import { ORG_SWITCH_DELAY_MS } from '@/config/constants';
 import { errorMessage } from '@/lib/api-errors';
-import { readSession, writeSession } from '@/lib/session';
+import { browser } from '@/lib/browser';
+import { clearSessionState, readSession, writeSession } from '@/lib/session';
 import { withSession } from '@/lib/session-transfer';
 import { useSite } from '@/lib/site';
 import { withSpinner } from '@/lib/spinner';
@@ -42,7 +43,12 @@ export default function OrganizationsScreen() {
       const elsewhere = site.kind === 'base' || (site.kind === 'org' && site.org !== org.name);
       if (elsewhere) {
         const url = withSession(res.url, to);
-        setTimeout(() => window.location.assign(url), ORG_SWITCH_DELAY_MS);
+        setTimeout(() => {
+          // The session moves with the address: this host keeps none of it (a logout
+          // on the organisation's host could not clear it here).
+          clearSessionState();
+          browser.assign(url);
+        }, ORG_SWITCH_DELAY_MS);
       } else {
         await navigate(to);
       }
