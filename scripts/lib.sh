@@ -114,6 +114,13 @@ npm_ci() {
   (cd web && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 }
 
+# npm_ci, only when web/node_modules is missing or older than the lock file (scripts/run).
+npm_ci_if_stale() {
+  if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+    npm_ci
+  fi
+}
+
 # Builds the portal into web/dist (served by gemba-cloud at /).
 build_web() {
   say "building the portal (web/dist)"

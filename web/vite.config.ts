@@ -20,6 +20,8 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: false,
+    // dist/.vite/manifest.json: read by scripts/first-load-size.mjs.
+    manifest: true,
   },
   test: {
     environment: 'jsdom',
