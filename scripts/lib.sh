@@ -111,3 +111,37 @@ ensure_fuzz_tools() {
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 }
+
+# Node.js ≥ 20.19 and npm for the portal (web/). Installs Debian's nodejs and npm only
+# when node is missing; Debian 13 ships 20.19, Debian 12 only 18, which is refused with
+# a hint rather than failing later inside Vite.
+NODE_MIN=20.19
+ensure_node() {
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    apt_install nodejs npm
+  fi
+  local v; v="$(node -p 'process.versions.node')"
+  if [ "$(printf '%s\n%s\n' "$NODE_MIN" "$v" | sort -V | head -1)" != "$NODE_MIN" ]; then
+    say "node $v is too old: the portal needs node >= $NODE_MIN (Debian 13's nodejs, or NodeSource's node 20 on Debian 12)"
+    return 1
+  fi
+}
+
+# The portal's dependencies exactly as web/package-lock.json pins them.
+npm_ci() {
+  say "npm ci (web/)"
+  (cd web && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+}
+
+# npm_ci, only when web/node_modules is missing or older than the lock file (scripts/run).
+npm_ci_if_stale() {
+  if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+    npm_ci
+  fi
+}
+
+# Builds the portal into web/dist (served by gemba-cloud at /).
+build_web() {
+  say "building the portal (web/dist)"
+  (cd web && npx --no-install vite build --logLevel warn)
+}

@@ -59,6 +59,9 @@ pub struct Settings {
     pub kdf: Kdf,
     /// Largest accepted request body, in bytes.
     pub max_body_bytes: usize,
+    /// The built portal (`web/dist` of `npm run build`), served at `/`; relative to
+    /// the working folder.
+    pub web_dir: PathBuf,
     /// First-start super admin (also `GEMBA_ADMIN_EMAIL` / `GEMBA_ADMIN_PASSWORD`).
     pub admin_email: Option<String>,
     pub admin_password: Option<Secret>,
@@ -128,6 +131,7 @@ impl Default for Settings {
                 parallelism: 1,
             },
             max_body_bytes: 1024 * 1024,
+            web_dir: PathBuf::from("web/dist"),
             admin_email: None,
             admin_password: None,
         }

@@ -30,6 +30,9 @@ struct Overrides {
     /// PostgreSQL URL (postgres://…) instead of SQLite.
     #[arg(long)]
     database_url: Option<String>,
+    /// The built portal folder (default web/dist).
+    #[arg(long)]
+    web_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -73,6 +76,9 @@ fn settings(file: Option<&std::path::Path>, o: &Overrides) -> anyhow::Result<Set
     }
     if let Some(u) = &o.database_url {
         s.database_url = Some(u.clone());
+    }
+    if let Some(w) = &o.web_dir {
+        s.web_dir = w.clone();
     }
     Ok(s)
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// A user's role, by the spec's value (`admin`, `org_admin`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     Admin,

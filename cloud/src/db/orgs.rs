@@ -5,39 +5,55 @@ use sqlx::FromRow;
 
 use super::{Db, now_ms};
 
-#[derive(Debug, Clone, Serialize, FromRow, utoipa::ToSchema)]
-pub struct Organization {
-    pub id: i64,
-    /// The sub-domain name: `{name}.{base_domain}`.
-    pub name: String,
-    pub org_name_to_display: String,
+pub use gemba_shared::api::v1::organization::Organization;
+
+/// An `organizations` row; answered as the wire type [`Organization`].
+#[derive(FromRow)]
+struct OrgRow {
+    id: i64,
+    name: String,
+    org_name_to_display: String,
     #[sqlx(try_from = "super::Flag")]
-    pub use_proxy_server: bool,
-    pub created_at: i64,
+    use_proxy_server: bool,
+    created_at: i64,
+}
+
+impl From<OrgRow> for Organization {
+    fn from(r: OrgRow) -> Organization {
+        Organization {
+            id: r.id,
+            name: r.name,
+            org_name_to_display: r.org_name_to_display,
+            use_proxy_server: r.use_proxy_server,
+            created_at: r.created_at,
+        }
+    }
 }
 
 const COLS: &str = "id, name, org_name_to_display, use_proxy_server, created_at";
 
 pub async fn by_id(db: &Db, id: i64) -> sqlx::Result<Option<Organization>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    sqlx::query_as::<_, OrgRow>(sqlx::AssertSqlSafe(format!(
         "SELECT {COLS} FROM organizations WHERE id = $1"
     )))
     .bind(id)
     .fetch_optional(&db.pool)
     .await
+    .map(|r| r.map(Into::into))
 }
 
 pub async fn by_name(db: &Db, name: &str) -> sqlx::Result<Option<Organization>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    sqlx::query_as::<_, OrgRow>(sqlx::AssertSqlSafe(format!(
         "SELECT {COLS} FROM organizations WHERE name = $1"
     )))
     .bind(name)
     .fetch_optional(&db.pool)
     .await
+    .map(|r| r.map(Into::into))
 }
 
 pub async fn insert(db: &Db, name: &str, display: &str, proxy: bool) -> sqlx::Result<Organization> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    sqlx::query_as::<_, OrgRow>(sqlx::AssertSqlSafe(format!(
         "INSERT INTO organizations (name, org_name_to_display, use_proxy_server, created_at) \
          VALUES ($1, $2, $3, $4) RETURNING {COLS}"
     )))
@@ -47,6 +63,7 @@ pub async fn insert(db: &Db, name: &str, display: &str, proxy: bool) -> sqlx::Re
     .bind(now_ms())
     .fetch_one(&db.pool)
     .await
+    .map(Into::into)
 }
 
 pub async fn update(
@@ -56,7 +73,7 @@ pub async fn update(
     display: &str,
     proxy: bool,
 ) -> sqlx::Result<Option<Organization>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    sqlx::query_as::<_, OrgRow>(sqlx::AssertSqlSafe(format!(
         "UPDATE organizations SET name = $1, org_name_to_display = $2, use_proxy_server = $3 \
          WHERE id = $4 RETURNING {COLS}"
     )))
@@ -66,6 +83,7 @@ pub async fn update(
     .bind(id)
     .fetch_optional(&db.pool)
     .await
+    .map(|r| r.map(Into::into))
 }
 
 pub async fn delete(db: &Db, id: i64) -> sqlx::Result<bool> {
@@ -84,19 +102,19 @@ pub async fn page(
     limit: i64,
 ) -> sqlx::Result<(Vec<Organization>, i64)> {
     // SQLite prepares a statement again whenever it is run with new values for a LIKE
-    // (on an indexed column) or a LIMIT parameter, as their values shape the plan. So
-    // there is no LIKE without a search, and the limit is written into the statement.
+    // (on an indexed column) or a LIMIT/OFFSET parameter, as their values shape the plan.
+    // So there is no LIKE without a search, and the limit and offset (numbers the server
+    // computed) are written into the statement.
     let pattern = (!search.is_empty()).then(|| super::contains_pattern(search));
     let cond = if pattern.is_some() {
         "(LOWER(name) LIKE $1 ESCAPE '\\' OR LOWER(org_name_to_display) LIKE $1 ESCAPE '\\')"
     } else {
         "$1 IS NULL"
     };
-    let rows = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLS} FROM organizations WHERE {cond} ORDER BY id LIMIT {limit} OFFSET $2"
+    let rows = sqlx::query_as::<_, OrgRow>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLS} FROM organizations WHERE {cond} ORDER BY id LIMIT {limit} OFFSET {offset}"
     )))
     .bind(&pattern)
-    .bind(offset)
     .fetch_all(&db.pool)
     .await?;
     let count = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
@@ -105,12 +123,12 @@ pub async fn page(
     .bind(&pattern)
     .fetch_one(&db.pool)
     .await?;
-    Ok((rows, count))
+    Ok((rows.into_iter().map(Into::into).collect(), count))
 }
 
 /// Organisations a user is linked to.
 pub async fn of_user(db: &Db, user: i64) -> sqlx::Result<Vec<Organization>> {
-    sqlx::query_as(
+    sqlx::query_as::<_, OrgRow>(
         "SELECT o.id, o.name, o.org_name_to_display, o.use_proxy_server, o.created_at \
          FROM organizations o JOIN user_organizations uo ON uo.organization_id = o.id \
          WHERE uo.user_id = $1 ORDER BY o.id",
@@ -118,6 +136,7 @@ pub async fn of_user(db: &Db, user: i64) -> sqlx::Result<Vec<Organization>> {
     .bind(user)
     .fetch_all(&db.pool)
     .await
+    .map(|rows| rows.into_iter().map(Into::into).collect())
 }
 
 #[derive(Debug, Clone, Serialize, FromRow, utoipa::ToSchema)]

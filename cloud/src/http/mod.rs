@@ -8,6 +8,7 @@ pub mod error;
 pub mod extract;
 pub mod feature_control;
 pub mod organization;
+pub mod portal;
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::get;
@@ -114,14 +115,24 @@ fn organization_router() -> OpenApiRouter<AppState> {
         .routes(routes!(o::fetch_local_storage_data))
 }
 
-/// The whole application: `/api/…` and (later) the portal.
+/// The whole application: `/api/…`, and the portal at every other path.
 pub fn app(state: AppState) -> Router {
     let (api, doc) = api();
     let api = api
         .route("/openapi.json", get(move || async move { Json(doc) }))
         .fallback(|| async { ApiError::NotFound });
+    let web_dir = &state.settings.web_dir;
+    if !web_dir.join("index.html").is_file() {
+        tracing::warn!(web_dir = %web_dir.display(), "the portal is not built; only the API is served");
+    }
+    let portal = Router::new()
+        .route("/portal-config.json", get(portal::config))
+        .fallback_service(portal::files(web_dir))
+        .layer(axum::middleware::from_fn(portal::cache_headers))
+        .layer(tower_http::compression::CompressionLayer::new());
     Router::new()
         .nest("/api", api)
+        .merge(portal)
         .layer(DefaultBodyLimit::max(state.settings.max_body_bytes))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)

@@ -8,6 +8,7 @@ mod account;
 mod features;
 mod flows;
 mod fuzz_found;
+mod portal;
 mod service;
 mod tenancy;
 mod walks;

@@ -23,6 +23,7 @@ pub const TASK_UPDATE: &str = "Task Update";
 /// A feature (spec section 3 "Feature").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Feature {
     pub id: i64,
     pub name: String,
@@ -30,6 +31,7 @@ pub struct Feature {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FeatureCreate {
     pub name: String,
 }
@@ -37,6 +39,7 @@ pub struct FeatureCreate {
 /// An organisation's subscription to a feature (spec section 3 "Subscribed feature").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SubscribedFeature {
     pub id: i64,
     /// The feature's id.
@@ -55,6 +58,7 @@ pub struct SubscribedFeature {
 /// `is_suppressed`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SubscribedFeatureCreate {
     #[serde(rename = "Feature")]
     pub feature: i64,
@@ -68,6 +72,7 @@ pub struct SubscribedFeatureCreate {
 /// "Event notification").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EventNotification {
     pub id: i64,
     /// Only 'Task Update'.
@@ -82,6 +87,7 @@ pub struct EventNotification {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EventNotificationCreate {
     pub event_type: String,
     /// 1 to 50 e-mail addresses.
@@ -89,6 +95,7 @@ pub struct EventNotificationCreate {
     /// The organisation; defaults to the one the request acts in. A super admin with no
     /// organisation must name it.
     #[serde(rename = "Organization", default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub organization: Option<i64>,
 }
 
@@ -97,6 +104,7 @@ pub struct EventNotificationCreate {
 /// empty patch instead of refusing it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct EventNotificationPatch {
     pub event_type: Option<String>,
     pub recipients: Option<Vec<String>>,
@@ -108,6 +116,7 @@ pub struct EventNotificationPatch {
 /// `feature_control/send_email`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SendEmail {
     /// 1 to 50 e-mail addresses.
     pub recipients: Vec<String>,
@@ -119,6 +128,7 @@ pub struct SendEmail {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SendEmailResult {
     pub msg: String,
     /// The message's id in the outbox (`admin/outbox/`), where its delivery shows.

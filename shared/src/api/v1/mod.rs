@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// A plain message answer, e.g. `{"msg": "OTP Sent!"}`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Msg {
     pub msg: String,
 }
@@ -22,6 +23,7 @@ impl Msg {
 /// A page of results: `{ "results": [...], "count": N }`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Page<T> {
     pub results: Vec<T>,
     pub count: i64,

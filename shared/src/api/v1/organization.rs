@@ -2,11 +2,27 @@
 
 use serde::{Deserialize, Serialize};
 
+/// An organisation (spec section 3 "Organisation").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Organization {
+    pub id: i64,
+    /// The sub-domain name: `{name}.{base_domain}`.
+    pub name: String,
+    pub org_name_to_display: String,
+    pub use_proxy_server: bool,
+    /// Unix milliseconds.
+    pub created_at: i64,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OrganizationCreate {
     /// Sub-domain name; made from the display name when absent.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub name: Option<String>,
     pub org_name_to_display: String,
     #[serde(default)]
@@ -15,6 +31,7 @@ pub struct OrganizationCreate {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct OrganizationPatch {
     pub name: Option<String>,
     pub org_name_to_display: Option<String>,
@@ -23,6 +40,7 @@ pub struct OrganizationPatch {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DepartmentCreate {
     pub name: String,
 }
@@ -30,6 +48,7 @@ pub struct DepartmentCreate {
 /// `account/linked_organizations/` items (spec "Organisation link").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OrganizationLink {
     pub organization: i64,
     pub organization_name_to_display: String,
@@ -37,6 +56,7 @@ pub struct OrganizationLink {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LinkOrganization {
     pub user_id: i64,
     pub organization: i64,
@@ -44,18 +64,22 @@ pub struct LinkOrganization {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SwitchOrganization {
     pub organization: i64,
     #[serde(default, rename = "organizationDisplayName")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub organization_display_name: Option<String>,
     /// The portal's stored session, carried to the organisation's sub-domain.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub local_storage: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SwitchResult {
     pub organization: i64,
     pub organization_name_to_display: String,
@@ -66,6 +90,7 @@ pub struct SwitchResult {
 /// The subset of a switch the `organization/organization-switch` calls take.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OrganizationSwitch {
     pub organization: i64,
 }

@@ -1,0 +1,39 @@
+import { useEffect } from 'react';
+import { Navigate, Outlet, useLocation } from 'react-router';
+
+import { decide } from '@/lib/access/guard';
+import { baseDomainUrl } from '@/lib/access/hosts';
+import { browser } from '@/lib/browser';
+import { isLoggingOut, isSignedIn, setLoggingOut, setRedirectUrl, useSession } from '@/lib/session';
+import { useSite } from '@/lib/site';
+
+/** Applies the route guard (`lib/access/guard.ts`) to every route below it. */
+export function Guard() {
+  const loc = useLocation();
+  const s = useSession();
+  const { config, site } = useSite();
+  const d = decide(
+    loc.pathname,
+    {
+      signedIn: isSignedIn(s),
+      pendingOtp: s.persistUserInfoTemporary !== null,
+      isOtpSetup: s.isOtpSetup,
+      role: s.role,
+      organization: s.organization,
+    },
+    site,
+  );
+  const leave = d.kind === 'baseDomain' && config ? baseDomainUrl(window.location, config, d.path) : null;
+  useEffect(() => {
+    if (leave) browser.replace(leave);
+  }, [leave]);
+
+  if (d.kind === 'redirect') {
+    if (d.remember && !isLoggingOut()) setRedirectUrl(loc.pathname + loc.search);
+    return <Navigate to={d.to} replace />;
+  }
+  // Arrived somewhere the guard allows: a logout in progress has ended.
+  if (isLoggingOut() && !isSignedIn(s)) setLoggingOut(false);
+  if (leave) return null;
+  return <Outlet />;
+}

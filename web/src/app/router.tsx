@@ -1,0 +1,95 @@
+/**
+ * Every route of spec section 2 at its path. Screens load lazily (their own chunk,
+ * with the 120 s time-out); screens later issues build show their title and an
+ * honest empty state. The guard (`guard.tsx`) decides who may open what.
+ */
+import { type RouteObject, createBrowserRouter, redirect } from 'react-router';
+
+import { AppLayout } from '@/components/layouts/app-layout';
+import { AuthLayout } from '@/components/layouts/auth-layout';
+import { ErrorScreen } from '@/components/ui/error-screen';
+import { paths } from '@/config/paths';
+import { ROUTES } from '@/lib/access/routes';
+import { lazyScreen } from '@/lib/lazy';
+
+import { Guard } from './guard';
+import { Shell } from './shell';
+
+const placeholder = lazyScreen(() => import('./routes/placeholder'));
+
+const title = (path: string) => ROUTES.find((r) => r.path === path)?.title ?? '';
+
+/** A route showing the placeholder with the route's title. */
+const todo = (path: string): RouteObject => ({ path, lazy: placeholder, handle: { title: title(path) } });
+
+const screen = (path: string, load: Parameters<typeof lazyScreen>[0]): RouteObject => ({
+  path,
+  lazy: lazyScreen(load),
+  handle: { title: title(path) },
+});
+
+const u = paths.user;
+const a = paths.admin;
+
+export const routes: RouteObject[] = [
+  {
+    element: <Shell />,
+    errorElement: <ErrorScreen />,
+    children: [
+      {
+        element: <Guard />,
+        errorElement: <ErrorScreen />,
+        children: [
+          { path: paths.root, lazy: lazyScreen(() => import('./routes/root')) },
+          {
+            element: <AuthLayout />,
+            children: [
+              screen(paths.login, () => import('@/features/auth/components/login-screen')),
+              screen(paths.adminLogin, () => import('@/features/auth/components/admin-login-screen')),
+              screen(paths.otpSelection, () => import('@/features/auth/components/otp-selection-screen')),
+              screen(paths.otpVerification, () => import('@/features/auth/components/otp-verification-screen')),
+              screen(paths.organizations, () => import('@/features/auth/components/organizations-screen')),
+              todo(paths.signup),
+              todo(paths.resendVerification),
+              todo(paths.verifyEmail),
+              todo(paths.forgotPassword),
+              todo(paths.resetPassword),
+              todo(paths.changePassword),
+              screen(paths.privacyPolicy, () => import('./routes/privacy-policy')),
+            ],
+          },
+          {
+            element: <AppLayout />,
+            children: [
+              todo(paths.cycleTrace),
+              todo(paths.labeler.tasks),
+              todo(paths.labeler.setting),
+              todo(paths.labeler.videos),
+              ...[
+                u.temp, u.home, u.process, u.record, u.train, u.deploy, u.models, u.tasks, u.devices, u.device, u.opc,
+                u.cameras, u.remoteDevices, u.analytics, u.lineAnalytics, u.trace, u.orgUsers, u.setting, u.userManual,
+                u.fundamentals, u.addDevice, u.labelData, u.issueCenter, u.line, u.lineVisibility,
+              ].map(todo),
+              // trace/{traceId} is the cycle-trace screen, keeping the query.
+              {
+                path: u.traceItem,
+                loader: ({ params, request }) =>
+                  redirect(`/cycle-trace/${encodeURIComponent(params.traceId ?? '')}${new URL(request.url).search}`),
+              },
+              ...[
+                a.tamperingRequests, a.organizations, a.users, a.roles, a.pendingUsers, a.devices, a.archivedCycles,
+                a.tasks, a.updates, a.instances, a.trainedTasks, a.annotations, a.labelers, a.taskVideos, a.userReport,
+                a.barcode, a.awsToken, a.featureControl, a.modelVersions, a.modelTypes, a.eventNotification,
+              ].map(todo),
+            ],
+          },
+          { path: '*', lazy: lazyScreen(() => import('./routes/not-found')) },
+        ],
+      },
+    ],
+  },
+];
+
+export function createRouter() {
+  return createBrowserRouter(routes);
+}

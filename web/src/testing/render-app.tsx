@@ -1,0 +1,20 @@
+/** Renders the whole portal (providers, routes, guard) at `path` in memory. */
+import { render } from '@testing-library/react';
+import { RouterProvider, createMemoryRouter } from 'react-router';
+
+import { AppProvider } from '@/app/provider';
+import { routes } from '@/app/router';
+import { setNavigator } from '@/lib/api-client';
+import { createQueryClient } from '@/lib/query-client';
+import { NO_HOSTS, type SiteInfo } from '@/lib/site';
+
+export function renderApp(path: string, site: SiteInfo = NO_HOSTS) {
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  setNavigator((p) => void router.navigate(p));
+  const view = render(
+    <AppProvider queryClient={createQueryClient()} site={site}>
+      <RouterProvider router={router} />
+    </AppProvider>,
+  );
+  return { router, ...view };
+}

@@ -1,0 +1,14 @@
+/** The msw server the unit tests answer API calls with (`server.use(...)` per test). */
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+
+/** `/api/{path}` on the test origin. */
+export const apiUrl = (path: string) => new URL(`/api/${path}`, window.location.origin).toString();
+
+/**
+ * Answers every test starts with (kept by `resetHandlers`): the signed-in layout asks
+ * for the organisation's features on every screen, possibly after a test's last check.
+ */
+const defaults = [http.get(apiUrl('feature_control/subscribed_feature/'), () => HttpResponse.json([]))];
+
+export const server = setupServer(...defaults);
