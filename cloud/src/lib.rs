@@ -8,6 +8,7 @@ pub mod db;
 pub mod http;
 pub mod mail;
 pub mod mqtt;
+pub mod objects;
 pub mod state;
 
 use std::future::Future;
@@ -34,6 +35,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let keys = Keys::new(secret.as_bytes());
     let passwords = Passwords::new(&settings.kdf)?;
     let mailer = Mailer::new(db.clone(), &settings)?;
+    let objects = objects::open(&settings)?;
     let state = AppState::new(Inner {
         db,
         settings,
@@ -41,6 +43,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         passwords,
         mailer,
         mqtt_connected: Default::default(),
+        objects,
     });
     if let (Some(email), Some(password)) =
         (&state.settings.admin_email, &state.settings.admin_password)

@@ -20,6 +20,8 @@ pub struct Inner {
     pub mailer: Mailer,
     /// Whether the cloud's MQTT link is connected to the broker.
     pub mqtt_connected: Arc<AtomicBool>,
+    /// Media and model files (`{data}/objects` by default).
+    pub objects: crate::objects::Objects,
 }
 
 impl AppState {

@@ -258,3 +258,17 @@ both!(
         }
     }
 );
+
+both!(
+    the_data_folder_holds_the_object_store,
+    |app: TestApp| async move {
+        use object_store::{ObjectStoreExt, PutPayload};
+        let k = gemba_cloud::objects::key(1, "probe.txt");
+        app.state
+            .objects
+            .put(&k, PutPayload::from_static(b"ok"))
+            .await
+            .unwrap();
+        assert!(app.data_dir().join("objects/org/1/probe.txt").exists());
+    }
+);
