@@ -8,7 +8,7 @@ import { withSpinner } from '@/lib/spinner';
 import { notify } from '@/lib/toast';
 
 import { getQrCode, setMfaAuthenticatorApp, setMfaEmail, setMfaSms } from '../api/auth';
-import { LOGGED_IN, OTP_INVALID_INPUT, completeSignIn, validOtp } from '../flow';
+import { useOtpSubmit } from './use-otp-submit';
 
 type Choice = 'email' | 'authenticator_app' | 'sms' | null;
 
@@ -87,11 +87,8 @@ function SmsForm({ busy, onSubmit }: { busy: boolean; onSubmit: (number: string)
 
 /** Scan the QR code, then confirm with a code from the app (this completes the sign-in). */
 function AuthenticatorSetup() {
-  const navigate = useNavigate();
   const [qr, setQr] = useState<string | null>(null);
-  const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { code, setCode, error, busy, submit } = useOtpSubmit(setMfaAuthenticatorApp);
 
   useEffect(() => {
     let url: string | null = null;
@@ -107,24 +104,7 @@ function AuthenticatorSetup() {
     };
   }, []);
 
-  async function submit(e: React.FormEvent) {
-    e.preventDefault();
-    if (!validOtp(code)) {
-      setError(OTP_INVALID_INPUT);
-      return;
-    }
-    setError(null);
-    setBusy(true);
-    try {
-      const user = await withSpinner(setMfaAuthenticatorApp({ otp: code.trim() }));
-      notify.successShort(LOGGED_IN);
-      await navigate(completeSignIn(user));
-    } catch (err) {
-      notify.errorShort(errorMessage(err, 'account'));
-    } finally {
-      setBusy(false);
-    }
-  }
+
 
   return (
     <form onSubmit={(e) => void submit(e)} noValidate>

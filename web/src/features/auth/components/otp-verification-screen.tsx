@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 
 import { paths } from '@/config/paths';
@@ -8,17 +7,15 @@ import { withSpinner } from '@/lib/spinner';
 import { notify } from '@/lib/toast';
 
 import { resendOtp, verifyOtpCode } from '../api/auth';
-import { LOGGED_IN, OTP_INVALID_INPUT, completeSignIn, validOtp } from '../flow';
 import { OtpInput } from './otp-selection-screen';
+import { useOtpSubmit } from './use-otp-submit';
 
 /** `/otp-verification`: enter the 6-digit code. */
 export default function OtpVerificationScreen() {
   const navigate = useNavigate();
   const method = (useLocation().state as { method?: string | null } | null)?.method ?? null;
   const s = useSession();
-  const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { code, setCode, error, busy, submit } = useOtpSubmit(verifyOtpCode);
 
   if (!s.persistUserInfoTemporary) {
     return (
@@ -32,24 +29,7 @@ export default function OtpVerificationScreen() {
     );
   }
 
-  async function submit(e: React.FormEvent) {
-    e.preventDefault();
-    if (!validOtp(code)) {
-      setError(OTP_INVALID_INPUT);
-      return;
-    }
-    setError(null);
-    setBusy(true);
-    try {
-      const user = await withSpinner(verifyOtpCode({ otp: code.trim() }));
-      notify.successShort(LOGGED_IN);
-      await navigate(completeSignIn(user));
-    } catch (err) {
-      notify.errorShort(errorMessage(err, 'account'));
-    } finally {
-      setBusy(false);
-    }
-  }
+
 
   async function resend() {
     try {
