@@ -89,9 +89,23 @@ pub fn free_port() -> u16 {
 
 /// Two adjacent free ports (the broker listens on port and port+1).
 pub fn free_port_pair() -> u16 {
+    // Ports the OS hands out for port 0 and outgoing connections are 32768..61000 on
+    // Linux; the broker pairs come from below that range, one after another in this
+    // process, so a pair is not taken by a parallel test between its check and its use.
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let _ = NEXT.compare_exchange(
+        0,
+        20000 + (std::process::id() % 500) as u16 * 20,
+        Ordering::SeqCst,
+        Ordering::SeqCst,
+    );
     loop {
-        let p = free_port();
-        if p < 65000 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
+        let p = NEXT.fetch_add(2, Ordering::SeqCst);
+        let p = 20000 + p % 12000;
+        if std::net::TcpListener::bind(("127.0.0.1", p)).is_ok()
+            && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok()
+        {
             return p;
         }
     }
@@ -270,14 +284,7 @@ impl TestApp {
 
     /// Signs in through the whole flow (password, e-mail code) and answers the login body.
     pub async fn login(&self, email: &str, password: &str) -> Value {
-        let (s, v) = self
-            .post(
-                "account/login_v2",
-                json!({"email": email, "password": password}),
-                None,
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "login {email}: {v}");
+        let v = self.pending_login(email, password).await;
         if v["require_otp"] == json!(false) {
             return v;
         }
