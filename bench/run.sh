@@ -54,21 +54,13 @@ json() { curl -fsS -H 'Content-Type: application/json' "$@"; }
 # One organisation with $USERS users (signed up, verified through the outbox link,
 # approved, assigned); user 1 is its organisation admin.
 seed() {
-  local api="$1" outbox="$2" admin org roles role i email
+  local api="$1" outbox="$2" admin org i
   admin="$(gemba_login "$api" "$outbox" "$GEMBA_ADMIN_EMAIL" "$GEMBA_ADMIN_PASSWORD" | jq -r .token)"
   org="$(json -X POST "$api/organization/" -H "Authorization: Bearer $admin" \
     -d '{"org_name_to_display": "Bench Works"}' | jq .id)"
-  roles="$(json "$api/account/roles/" -H "Authorization: Bearer $admin")"
   for i in $(seq -w 1 "$USERS"); do
-    email="user$i@bench.test"
-    role="$(jq --arg n "$([ "$i" = 01 ] && echo org_admin || echo org_user)" '.[] | select(.name == $n) | .id' <<<"$roles")"
-    json -o /dev/null -X POST "$api/account/register" \
-      -d "{\"name\": \"Bench\", \"lastname\": \"User\", \"email\": \"$email\", \"password\": \"$PASSWORD\"}"
-    json -o /dev/null -X PATCH "$api/account/verify-email/$(outbox_verify_token "$outbox" "$email")"
-    json -o /dev/null -X PUT "$api/account/approve_user" -H "Authorization: Bearer $admin" \
-      -d "{\"email\": \"$email\", \"roleId\": $role}"
-    json -o /dev/null -X PUT "$api/account/assign_user_org" -H "Authorization: Bearer $admin" \
-      -d "{\"email\": \"$email\", \"organization\": $org}"
+    gemba_create_user "$api" "$outbox" "$admin" "user$i@bench.test" "$PASSWORD" \
+      "$([ "$i" = 01 ] && echo org_admin || echo org_user)" "$org"
   done
   ADMIN_TOKEN="$admin"
 }

@@ -144,6 +144,12 @@ ensure_node() {
   node_ok || { say "no usable node: the portal needs node >= $NODE_MIN"; return 1; }
 }
 
+# Debian's Chromium for the portal's browser tests (Playwright drives it; it never
+# downloads a browser of its own).
+ensure_chromium() {
+  command -v "${GEMBA_CHROMIUM:-chromium}" >/dev/null 2>&1 || apt_install chromium
+}
+
 # The portal's dependencies exactly as web/package-lock.json pins them.
 npm_ci() {
   say "npm ci (web/)"

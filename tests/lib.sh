@@ -107,3 +107,19 @@ gemba_login() {
   curl -fsS -X POST "$api/account/verify_otp_code/" -H "Authorization: Bearer $temp" \
     -H 'Content-Type: application/json' -d "{\"otp\": \"$code\"}"
 }
+
+# gemba_create_user API OUTBOX ADMIN_TOKEN EMAIL PASSWORD ROLE ORG: signs EMAIL up,
+# verifies the address through the outbox link, approves it with the role named ROLE
+# and assigns the organisation ORG (an id), as the super admin whose token is given.
+gemba_create_user() {
+  local api="$1" outbox="$2" admin="$3" email="$4" password="$5" role="$6" org="$7" role_id
+  role_id="$(curl -fsS "$api/account/roles/" -H "Authorization: Bearer $admin" |
+    jq --arg n "$role" '.[] | select(.name == $n) | .id')"
+  curl -fsS -o /dev/null -X POST "$api/account/register" -H 'Content-Type: application/json' \
+    -d "$(jq -n --arg e "$email" --arg p "$password" '{name: "Bench", lastname: "User", email: $e, password: $p}')"
+  curl -fsS -o /dev/null -X PATCH "$api/account/verify-email/$(outbox_verify_token "$outbox" "$email")"
+  curl -fsS -o /dev/null -X PUT "$api/account/approve_user" -H "Authorization: Bearer $admin" \
+    -H 'Content-Type: application/json' -d "{\"email\": \"$email\", \"roleId\": $role_id}"
+  curl -fsS -o /dev/null -X PUT "$api/account/assign_user_org" -H "Authorization: Bearer $admin" \
+    -H 'Content-Type: application/json' -d "{\"email\": \"$email\", \"organization\": $org}"
+}

@@ -53,6 +53,8 @@ ls "$work/blocks"/*.sh >/dev/null 2>&1 || { echo "no sh blocks in $DOC" >&2; exi
 
 say "walkthrough: starting gemba-cloud"
 export GEMBA_ADMIN_EMAIL=admin@gemba.local GEMBA_ADMIN_PASSWORD=gemba-admin-1
+# The links in the mails read as on the README's defaults (port 8080).
+export GEMBA_PUBLIC_URL=http://localhost:8080
 start_gemba "$work/data"
 API="$GEMBA_URL/api"
 cd "$work"

@@ -44,8 +44,9 @@ pub struct Settings {
     pub base_domain: String,
     /// The host that serves the admin login.
     pub admin_host: String,
-    /// The portal's address as users reach it, used in e-mail links.
-    pub public_url: String,
+    /// The portal's address as users reach it, used in e-mail links and organisation
+    /// addresses; unset: `http://{base_domain}:{port of http}` ([`Settings::public_url`]).
+    pub public_url: Option<String>,
     /// HMAC key for access tokens; generated into `{data}/jwt.key` when unset.
     pub jwt_secret: Option<Secret>,
     pub access_token_ttl_secs: u64,
@@ -111,7 +112,7 @@ impl Default for Settings {
             database_url: None,
             base_domain: "localhost".into(),
             admin_host: "admin.localhost".into(),
-            public_url: "http://localhost:8080".into(),
+            public_url: None,
             jwt_secret: None,
             access_token_ttl_secs: 15 * 60,
             refresh_token_ttl_secs: 14 * 24 * 3600,
@@ -158,6 +159,14 @@ impl Settings {
             None
         } else {
             self.mqtt.parse().ok()
+        }
+    }
+
+    /// The portal's address: `public_url`, else the base domain on the HTTP port.
+    pub fn public_url(&self) -> String {
+        match &self.public_url {
+            Some(u) => u.trim_end_matches('/').to_string(),
+            None => format!("http://{}:{}", self.base_domain, self.http.port()),
         }
     }
 

@@ -87,6 +87,23 @@ pub fn password(value: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
+pub const MOBILE_NUMBER_MESSAGE: &str = "Enter a valid mobile number, e.g. +4915112345678.";
+
+/// A mobile number for SMS codes: 8 to 15 digits, optionally after a `+`; spaces,
+/// dashes and brackets are dropped. Answers the number as stored.
+pub fn mobile_number(value: &str) -> Result<String, &'static str> {
+    let number: String = value
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '(' | ')'))
+        .collect();
+    let digits = number.strip_prefix('+').unwrap_or(&number);
+    if !(8..=15).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(MOBILE_NUMBER_MESSAGE);
+    }
+    Ok(number)
+}
+
 /// A 3- or 6-digit hex colour, with its leading `#`.
 pub fn hex_color(value: &str) -> bool {
     let Some(hex) = value.strip_prefix('#') else {

@@ -1,6 +1,6 @@
-//! Writes the TypeScript types of the wire types (`api::v1`, and [`Role`]) to
-//! `web/src/api/generated/`, one file per type plus an `index.ts`, so the portal never
-//! writes them twice. Run with
+//! Writes the TypeScript types of the wire types (`api::v1`, the operation model, and
+//! [`Role`]) to `web/src/api/generated/`, one file per type plus an `index.ts`, so the
+//! portal never writes them twice. Run with
 //! `cargo test -p gemba-shared --features ts --test export_bindings`;
 //! `scripts/test` runs it and fails when the committed files differ
 //! (`git diff --exit-code web/src/api/generated`).
@@ -11,7 +11,8 @@
 use std::path::PathBuf;
 
 use gemba_shared::api::v1::{Msg, Page, account as a, feature_control as f, organization as o};
-use gemba_shared::{Permission, Role};
+use gemba_shared::operation as op;
+use gemba_shared::{Permission, Role, validate};
 use ts_rs::{Config, TS};
 
 fn out_dir() -> PathBuf {
@@ -66,6 +67,9 @@ fn export_bindings() {
         a::UserSummary,
         a::LinkedUser,
         a::LinkedUserRef,
+        a::RoleRecord,
+        a::ActivitySession,
+        a::LoginAttempts,
     );
     export!(
         &cfg,
@@ -87,12 +91,14 @@ fn export_bindings() {
         o::OrganizationCreate,
         o::OrganizationPatch,
         o::DepartmentCreate,
+        o::Department,
         o::OrganizationLink,
         o::LinkOrganization,
         o::SwitchOrganization,
         o::SwitchResult,
         o::OrganizationSwitch,
     );
+    export!(&cfg, names, op::Operation, op::Process, op::Step);
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).
     let mut files = ts_files(&dir, "");
@@ -110,6 +116,131 @@ fn export_bindings() {
         index.push_str(&format!("export{kind} * from './{f}';\n"));
     }
     std::fs::write(dir.join("index.ts"), index).unwrap();
+    std::fs::write(dir.join("validation-cases.json"), validation_cases()).unwrap();
+}
+
+/// The field rules' answers on a corpus of awkward inputs, from the Rust rules the
+/// server applies. The portal checks the same fields before sending (`web/src/lib/
+/// validate.ts`); `validate.shared.test.ts` runs it on this corpus and must answer
+/// the same, so the two cannot drift apart.
+fn validation_cases() -> String {
+    let long = |c: char, n: usize| std::iter::repeat_n(c, n).collect::<String>();
+    let names = [
+        "Anna",
+        "Anna-Lena",
+        "O'Brien",
+        "Jean Paul",
+        " Anna ",
+        "",
+        "   ",
+        "-Anna",
+        "Anna-",
+        "Anna--Lena",
+        "Anna  Lena",
+        "Anna1",
+        "Anna_Lena",
+        "Ünal",
+        "Łukasz",
+        "李小龍",
+        "Zoë",
+        "e\u{301}",
+        "\u{feff}Anna",
+        "Anna\u{a0}",
+        "\u{a0}Anna",
+        "An\tna",
+        "Ann\u{200b}a",
+        "Ⅻ",
+        "😀",
+        "Anna\u{85}",
+    ];
+    let emails = [
+        "a@b.co",
+        " a@b.co ",
+        "a@b",
+        "@b.co",
+        "a@.b.co",
+        "a@b.co.",
+        "a@b..co",
+        "a@@b.co",
+        "a b@c.de",
+        "a@b.co\u{0}",
+        "ä@ö.de",
+        "\u{feff}a@b.co",
+        "a@b.co\u{a0}",
+        "a\u{85}@b.co",
+        "",
+        "a",
+        &format!("{}@b.co", long('a', 249)),
+        &format!("{}@b.co", long('a', 250)),
+        &format!("{}@b.co", long('é', 125)),
+    ];
+    let passwords = [
+        "",
+        "short1",
+        "1234567",
+        "12345678",
+        "abcdefgh",
+        "abcdefg1",
+        "pass word",
+        "пароль12",
+        "парольпароль",
+        "１２３４５６７８",
+        "ⅫⅫⅫⅫⅫⅫⅫⅫ",
+        "😀😀😀😀😀😀😀😀",
+        "e\u{301}e\u{301}e\u{301}e\u{301}",
+        &long('a', 128),
+        &format!("{}1", long('a', 127)),
+        &format!("{}1", long('a', 128)),
+        &long('é', 129),
+    ];
+    let numbers = [
+        "+4915112345678",
+        "004915112345678",
+        "+49 151 1234-5678",
+        "(0151) 12345678",
+        "1234567",
+        "12345678",
+        "+1234567890123456",
+        "+123456789012345",
+        "++4915112345678",
+        "+49a5112345678",
+        " +4915112345678 ",
+        "+49\u{a0}15112345678",
+        "٠١٢٣٤٥٦٧٨",
+        "",
+        "+",
+    ];
+    let mut cases = Vec::new();
+    let mut add = |rule: &str, value: &str, answer: Option<String>| {
+        cases.push(serde_json::json!({ "rule": rule, "value": value, "message": answer }));
+    };
+    for v in names {
+        add(
+            "person_name",
+            v,
+            validate::person_name("First name", v).err(),
+        );
+    }
+    for v in emails {
+        add("email", v, validate::email(v).err().map(str::to_string));
+    }
+    for v in passwords {
+        add(
+            "password",
+            v,
+            validate::password(v).err().map(str::to_string),
+        );
+    }
+    for v in numbers {
+        add(
+            "mobile_number",
+            v,
+            validate::mobile_number(v).err().map(str::to_string),
+        );
+    }
+    let mut out = serde_json::to_string_pretty(&cases).unwrap();
+    out.push('\n');
+    out
 }
 
 /// The `.ts` files under `dir`, as paths relative to it without the extension.

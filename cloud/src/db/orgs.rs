@@ -1,6 +1,5 @@
 //! Organisations and departments.
 
-use serde::Serialize;
 use sqlx::FromRow;
 
 use super::{Db, now_ms};
@@ -86,11 +85,24 @@ pub async fn update(
     .map(|r| r.map(Into::into))
 }
 
+/// Deletes an organisation. Its users whose current organisation it was move to another
+/// organisation they are linked to (the lowest id), so they can still sign in; users
+/// with no other link are left without one.
 pub async fn delete(db: &Db, id: i64) -> sqlx::Result<bool> {
+    let mut tx = db.pool.begin().await?;
+    sqlx::query(
+        "UPDATE users SET organization_id = (SELECT MIN(uo.organization_id) \
+         FROM user_organizations uo WHERE uo.user_id = users.id AND uo.organization_id <> $1) \
+         WHERE organization_id = $1",
+    )
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
     let r = sqlx::query("DELETE FROM organizations WHERE id = $1")
         .bind(id)
-        .execute(&db.pool)
+        .execute(&mut *tx)
         .await?;
+    tx.commit().await?;
     Ok(r.rows_affected() > 0)
 }
 
@@ -139,12 +151,7 @@ pub async fn of_user(db: &Db, user: i64) -> sqlx::Result<Vec<Organization>> {
     .map(|rows| rows.into_iter().map(Into::into).collect())
 }
 
-#[derive(Debug, Clone, Serialize, FromRow, utoipa::ToSchema)]
-pub struct Department {
-    pub id: i64,
-    pub organization: i64,
-    pub name: String,
-}
+pub use gemba_shared::api::v1::organization::Department;
 
 pub async fn departments(db: &Db, org: i64) -> sqlx::Result<Vec<Department>> {
     sqlx::query_as(

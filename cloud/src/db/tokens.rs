@@ -304,13 +304,7 @@ pub async fn spend_user_email_tokens(db: &Db, user: i64, purpose: &str) -> sqlx:
 
 // ----- sign-in throttling -----------------------------------------------------------
 
-#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
-pub struct LoginAttempts {
-    pub email: String,
-    pub failures: i64,
-    pub first_failure_at: i64,
-    pub locked_until: i64,
-}
+pub use gemba_shared::api::v1::account::LoginAttempts;
 
 pub async fn locked_until(db: &Db, email: &str) -> sqlx::Result<i64> {
     let v: Option<i64> =
@@ -329,32 +323,29 @@ pub async fn record_failure(
     window_ms: i64,
     lockout_ms: i64,
 ) -> sqlx::Result<()> {
-    let now = now_ms();
-    let mut tx = db.pool.begin().await?;
-    let row: Option<(i64, i64)> =
-        sqlx::query_as("SELECT failures, first_failure_at FROM login_attempts WHERE email = $1")
-            .bind(email)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let (failures, first) = match row {
-        Some((f, first)) if now - first <= window_ms => (f + 1, first),
-        _ => (1, now),
-    };
-    let locked = if failures >= max { now + lockout_ms } else { 0 };
-    sqlx::query("DELETE FROM login_attempts WHERE email = $1")
+    // One statement, so concurrent failures for one address count each (a read, then a
+    // write in a transaction, failed under load: SQLite refuses to upgrade a stale read
+    // snapshot, and two first failures both inserted on PostgreSQL). The row's failures
+    // go back to 0 once it locks; a later failure never shortens a lock. In the update, `login_attempts.*` is the old row.
+    const WITHIN: &str = "$2 - login_attempts.first_failure_at <= $4";
+    let counted = format!("(CASE WHEN {WITHIN} THEN login_attempts.failures + 1 ELSE 1 END)");
+    let sql = format!(
+        "INSERT INTO login_attempts (email, failures, first_failure_at, locked_until) \
+         VALUES ($1, CASE WHEN 1 >= $3 THEN 0 ELSE 1 END, $2, CASE WHEN 1 >= $3 THEN $2 + $5 ELSE 0 END) \
+         ON CONFLICT (email) DO UPDATE SET \
+         failures = CASE WHEN {counted} >= $3 THEN 0 ELSE {counted} END, \
+         first_failure_at = CASE WHEN {WITHIN} THEN login_attempts.first_failure_at ELSE $2 END, \
+         locked_until = CASE WHEN {counted} >= $3 THEN $2 + $5 ELSE login_attempts.locked_until END"
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(email)
-        .execute(&mut *tx)
+        .bind(now_ms())
+        .bind(max)
+        .bind(window_ms)
+        .bind(lockout_ms)
+        .execute(&db.pool)
         .await?;
-    sqlx::query(
-        "INSERT INTO login_attempts (email, failures, first_failure_at, locked_until) VALUES ($1, $2, $3, $4)",
-    )
-    .bind(email)
-    .bind(if locked > 0 { 0 } else { failures })
-    .bind(first)
-    .bind(locked)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await
+    Ok(())
 }
 
 pub async fn clear_failures(db: &Db, email: &str) -> sqlx::Result<bool> {

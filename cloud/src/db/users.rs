@@ -1,7 +1,6 @@
 //! Users, roles, organisation membership and activity sessions.
 
 use gemba_shared::Role;
-use serde::Serialize;
 use sqlx::{AssertSqlSafe, FromRow};
 
 use super::{Db, now_ms};
@@ -110,26 +109,22 @@ pub async fn role_id(db: &Db, role: Role) -> sqlx::Result<i64> {
         .await
 }
 
-#[derive(Debug, Clone, Serialize, FromRow, utoipa::ToSchema)]
-pub struct RoleRow {
-    pub id: i64,
-    pub name: String,
-}
+pub use gemba_shared::api::v1::account::RoleRecord;
 
-pub async fn roles(db: &Db) -> sqlx::Result<Vec<RoleRow>> {
+pub async fn roles(db: &Db) -> sqlx::Result<Vec<RoleRecord>> {
     sqlx::query_as("SELECT id, name FROM roles ORDER BY id")
         .fetch_all(&db.pool)
         .await
 }
 
-pub async fn role_by_id(db: &Db, id: i64) -> sqlx::Result<Option<RoleRow>> {
+pub async fn role_by_id(db: &Db, id: i64) -> sqlx::Result<Option<RoleRecord>> {
     sqlx::query_as("SELECT id, name FROM roles WHERE id = $1")
         .bind(id)
         .fetch_optional(&db.pool)
         .await
 }
 
-pub async fn insert_role(db: &Db, name: &str) -> sqlx::Result<RoleRow> {
+pub async fn insert_role(db: &Db, name: &str) -> sqlx::Result<RoleRecord> {
     sqlx::query_as("INSERT INTO roles (name) VALUES ($1) RETURNING id, name")
         .bind(name)
         .fetch_one(&db.pool)
@@ -283,14 +278,7 @@ pub async fn unlink(db: &Db, user: i64, org: i64) -> sqlx::Result<bool> {
 
 // ----- activity sessions ----------------------------------------------------------
 
-#[derive(Debug, Clone, Serialize, FromRow, utoipa::ToSchema)]
-pub struct ActivitySession {
-    pub id: i64,
-    pub user: i64,
-    pub browser: String,
-    pub browser_version: String,
-    pub end_time: i64,
-}
+pub use gemba_shared::api::v1::account::ActivitySession;
 
 pub async fn create_activity(
     db: &Db,

@@ -330,8 +330,8 @@ async fn switch_to(state: &AppState, user: i64, org: i64, admin: bool) -> ApiRes
 }
 
 fn org_url(state: &AppState, o: &Organization) -> String {
-    let public = &state.settings.public_url;
-    let (scheme, rest) = public.split_once("://").unwrap_or(("http", public));
+    let public = state.settings.public_url();
+    let (scheme, rest) = public.split_once("://").unwrap_or(("http", &public));
     format!("{scheme}://{}.{rest}", o.name)
         .trim_end_matches('/')
         .to_string()

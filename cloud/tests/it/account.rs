@@ -97,6 +97,28 @@ both!(
             (s, v["msg"].as_str()),
             (StatusCode::OK, Some("User approved successfully!"))
         );
+        // Approving again changes nothing and mails nothing.
+        let mails = app.last_mail("ann@example.com").await;
+        let admin_role = roles.as_array().unwrap()[0]["id"].clone();
+        let (s, v) = app
+            .put(
+                "account/approve_user",
+                json!({"email": "ann@example.com", "roleId": admin_role}),
+                &admin,
+            )
+            .await;
+        assert_eq!(
+            (s, v["email"][0].as_str()),
+            (
+                StatusCode::BAD_REQUEST,
+                Some("This user is already approved.")
+            )
+        );
+        assert_eq!(
+            app.user_row("ann@example.com").await.role.as_deref(),
+            Some("org_user")
+        );
+        assert_eq!(app.last_mail("ann@example.com").await, mails);
 
         // Approved but without an organisation.
         let (s, v) = app

@@ -163,6 +163,8 @@ impl TestApp {
         tweak(&mut settings);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        // The address the server really has (the portal's links are made from it).
+        settings.http = addr;
         let state = gemba_cloud::build_state(settings).await.unwrap();
         let s2 = state.clone();
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
@@ -374,10 +376,20 @@ impl TestApp {
     }
 
     pub async fn user_in(&self, admin: &str, email: &str, role: &str, org: Option<i64>) -> Value {
+        self.signed_up(email, "Test").await;
+        self.approve(admin, email, role, org).await;
+        self.login(email, PASSWORD).await
+    }
+}
+
+impl TestApp {
+    /// Registers `email` (named `name`, password [`PASSWORD`]) and confirms the address
+    /// through the mailed link: an account awaiting approval.
+    pub async fn signed_up(&self, email: &str, name: &str) {
         let (s, v) = self
             .post(
                 "account/register",
-                json!({"name": "Test", "lastname": "User", "email": email, "password": PASSWORD}),
+                json!({"name": name, "lastname": "User", "email": email, "password": PASSWORD}),
                 None,
             )
             .await;
@@ -387,12 +399,8 @@ impl TestApp {
             .patch(&format!("account/verify-email/{token}"), json!({}), None)
             .await;
         assert_eq!(s, StatusCode::OK, "{v}");
-        self.approve(admin, email, role, org).await;
-        self.login(email, PASSWORD).await
     }
-}
 
-impl TestApp {
     /// The first step of a sign-in: `login_v2`, expected to answer 200 (a temporary
     /// token when a code is required).
     pub async fn pending_login(&self, email: &str, password: &str) -> Value {

@@ -43,3 +43,79 @@ both!(
         assert_eq!(v["count"], json!(1), "{v}");
     }
 );
+
+both!(
+    concurrent_wrong_passwords_each_count_and_none_is_a_500,
+    |app: TestApp| async move {
+        let admin = app.admin_token().await;
+        let org = app.create_org(&admin, "Busy").await;
+        let login = app
+            .user_in(&admin, "busy@a.test", "org_user", Some(org))
+            .await;
+        let tok = token(&login);
+        // Wrong old passwords at once (the fuzzer's 500: a read-then-write transaction
+        // failed when two ran together). Each answers 400 and each is counted.
+        let url = format!("{}/account/request_change_password/", app.base);
+        let calls: Vec<_> = (0..8)
+            .map(|_| {
+                let rb =
+                    app.client.patch(&url).bearer_auth(&tok).json(
+                        &json!({"old_password": "wrong-pass-1", "new_password": "other-pass-2"}),
+                    );
+                tokio::spawn(async move {
+                    let r = rb.send().await.unwrap();
+                    (r.status(), r.text().await.unwrap())
+                })
+            })
+            .collect();
+        for c in calls {
+            let (s, v) = c.await.unwrap();
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        }
+        // The limit's failures locked the address (counting starts again from 0); the rest
+        // are counted after it, and do not lift the lock.
+        let max = i64::from(app.state.settings.login_limit.max_failures);
+        assert!(max < 8);
+        let (failures, locked): (i64, i64) =
+            sqlx::query_as("SELECT failures, locked_until FROM login_attempts WHERE email = $1")
+                .bind("busy@a.test")
+                .fetch_one(&app.state.db.pool)
+                .await
+                .unwrap();
+        assert_eq!(failures, 8 - max);
+        assert!(locked > 0);
+    }
+);
+
+both!(
+    failures_lock_at_the_limit_and_start_again_after_the_window,
+    |app: TestApp| async move {
+        use gemba_cloud::db::tokens;
+        let db = &app.state.db;
+        let row = || async {
+            sqlx::query_as::<_, (i64, i64)>(
+                "SELECT failures, locked_until FROM login_attempts WHERE email = 'x@a.test'",
+            )
+            .fetch_one(&db.pool)
+            .await
+            .unwrap()
+        };
+        for _ in 0..2 {
+            tokens::record_failure(db, "x@a.test", 3, 60_000, 30_000)
+                .await
+                .unwrap();
+        }
+        assert_eq!(row().await, (2, 0));
+        tokens::record_failure(db, "x@a.test", 3, 60_000, 30_000)
+            .await
+            .unwrap();
+        let (f, locked) = row().await;
+        assert_eq!(f, 0);
+        assert!(locked > 0);
+        // Outside the window (0 ms), a failure counts as the first again; the lock stays.
+        tokens::record_failure(db, "x@a.test", 3, 0, 30_000)
+            .await
+            .unwrap();
+        assert_eq!(row().await, (1, locked));
+    }
+);

@@ -248,7 +248,9 @@ both!(
             let file = app.data_dir().join("outbox").join(row.file_name.unwrap());
             let eml = std::fs::read_to_string(file).unwrap();
             // A person (or grep) reading the file finds the whole link on one line.
-            let link = format!("http://localhost:8080/verify-email/{token}");
+            // Without `public_url`, the base domain on the server's own port.
+            let port = app.state.settings.http.port();
+            let link = format!("http://localhost:{port}/verify-email/{token}");
             assert!(eml.lines().any(|l| l == link), "{eml}");
             assert!(eml.contains(&format!("Hello {name},")), "{eml}");
             let (s, v) = app

@@ -3,8 +3,8 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::both;
 use crate::common::*;
+use crate::{both, both_with};
 
 both!(
     a_user_of_one_org_cannot_reach_another,
@@ -100,5 +100,67 @@ both!(
         // A search after a plain list, and a plain list after a search.
         assert_eq!(page("?search=two&page=1").await["count"], 1);
         assert_eq!(page("?page=1").await, all);
+    }
+);
+
+both!(
+    deleting_an_organisation_moves_its_users_to_another_they_belong_to,
+    |app: TestApp| async move {
+        let admin = app.admin_token().await;
+        let a = app.create_org(&admin, "Doomed Works").await;
+        let b = app.create_org(&admin, "Other Works").await;
+        app.quick_user("both@a.test", "Both", "org_user", &[a, b])
+            .await;
+        app.quick_user("only@a.test", "Only", "org_user", &[a])
+            .await;
+        assert_eq!(app.user_row("both@a.test").await.organization_id, Some(a));
+
+        let (s, v) = app.delete(&format!("organization/{a}/"), &admin).await;
+        assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
+        // Still linked to B: B becomes current, and signing in works there.
+        assert_eq!(app.user_row("both@a.test").await.organization_id, Some(b));
+        let login = app.login("both@a.test", PASSWORD).await;
+        assert_eq!(login["Organization"]["id"], json!(b), "{login}");
+        // Linked to nothing else: no organisation left.
+        assert_eq!(app.user_row("only@a.test").await.organization_id, None);
+    }
+);
+
+/// Signs in a user linked to two organisations and switches to the second: the URL.
+async fn switch_url(app: &TestApp) -> String {
+    let admin = app.admin_token().await;
+    let a = app.create_org(&admin, "First Works").await;
+    let b = app.create_org(&admin, "Second Works").await;
+    app.quick_user("two@a.test", "Two", "org_user", &[a, b])
+        .await;
+    let login = app.login("two@a.test", PASSWORD).await;
+    let (s, v) = app
+        .patch(
+            "account/switch_user_organization",
+            json!({"organization": b}),
+            Some(&token(&login)),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    v["url"].as_str().unwrap().to_string()
+}
+
+both!(
+    without_public_url_the_organisation_lives_on_the_base_domain_at_the_server_port,
+    |app: TestApp| async move {
+        let port = app.state.settings.http.port();
+        let url = switch_url(&app).await;
+        assert_eq!(url, format!("http://second-works.localhost:{port}"));
+    }
+);
+
+both_with!(
+    a_public_url_makes_the_organisation_addresses,
+    |s: &mut gemba_cloud::config::Settings| {
+        s.public_url = Some("https://gemba.example.com/".into())
+    },
+    |app: TestApp| async move {
+        let url = switch_url(&app).await;
+        assert_eq!(url, "https://second-works.gemba.example.com");
     }
 );

@@ -326,19 +326,7 @@ async fn user_id(app: &TestApp, email: &str) -> i64 {
 
 /// Registers `email` and confirms the address: an account awaiting approval.
 async fn pending(app: &TestApp, email: &str) -> i64 {
-    let (s, v) = app
-        .post(
-            "account/register",
-            json!({"name": "Walk", "lastname": "User", "email": email, "password": PASSWORD}),
-            None,
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    let t = app.last_link_token(email, "/verify-email/").await;
-    let (s, v) = app
-        .patch(&format!("account/verify-email/{t}"), json!({}), None)
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    app.signed_up(email, "Walk").await;
     user_id(app, email).await
 }
 

@@ -5,24 +5,11 @@ import { type RouteObject, RouterProvider, createMemoryRouter } from 'react-rout
 
 import { ErrorScreen } from '@/components/ui/error-screen';
 import { lazyScreen } from '@/lib/lazy';
-import { getRedirectUrl, writeSession } from '@/lib/session';
+import { getRedirectUrl } from '@/lib/session';
+import { signInAs } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
-function signInAs(role: string, organization: number | null = 1) {
-  writeSession({
-    id: 5,
-    name: 'Tess',
-    role: role as never,
-    token: 'tok',
-    refresh: 'ref',
-    sessionKey: 'sk',
-    organization,
-    organizationName: organization ? 'ACME' : null,
-    require_otp: false,
-    isOtpSetup: true,
-  });
-}
 
 
 test('a signed-out visit to a protected screen shows the login and remembers the address', async () => {
@@ -68,6 +55,34 @@ test('the sidebar shows gated entries only with an unsuppressed subscription', a
   expect(within(nav).queryByRole('link', { name: 'OPC' })).toBeNull();
   expect(within(nav).queryByText('Pathfinder')).toBeNull();
   expect(within(nav).getByRole('link', { name: 'Users' })).toBeInTheDocument();
+});
+
+test('a direct visit to a subscription-gated screen needs the feature (section 6)', async () => {
+  server.use(
+    http.get(apiUrl('feature_control/subscribed_feature/'), () =>
+      HttpResponse.json([
+        { id: 1, Feature: 3, Organization: 1, feature_name: 'Devices', is_suppressed: false },
+        { id: 2, Feature: 5, Organization: 1, feature_name: 'OPCUA Explorer', is_suppressed: true },
+      ]),
+    ),
+  );
+  signInAs('org_admin');
+  const opc = renderApp('/user/opc');
+  expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
+  expect(opc.router.state.location.pathname).toBe('/user/home');
+  opc.unmount();
+
+  const device = renderApp('/user/devices/7');
+  expect(await screen.findByRole('heading', { name: /Device/ })).toBeInTheDocument();
+  expect(device.router.state.location.pathname).toBe('/user/devices/7');
+});
+
+test('a failed subscription lookup refuses the gated screen', async () => {
+  server.use(http.get(apiUrl('feature_control/subscribed_feature/'), () => HttpResponse.json({ detail: 'You do not have permission to perform this action.' }, { status: 403 })));
+  signInAs('org_user');
+  const { router } = renderApp('/user/process');
+  expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
+  expect(router.state.location.pathname).toBe('/user/home');
 });
 
 test('the workstation user sees no landing page and no menu', async () => {

@@ -1,11 +1,14 @@
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 
-import { decide } from '@/lib/access/guard';
+import { Spinner } from '@/components/ui/spinner';
+import { decide, homeOf } from '@/lib/access/guard';
 import { baseDomainUrl } from '@/lib/access/hosts';
+import { requiredFeature } from '@/lib/access/sidebar';
 import { browser } from '@/lib/browser';
 import { isLoggingOut, isSignedIn, setLoggingOut, setRedirectUrl, useSession } from '@/lib/session';
 import { useSite } from '@/lib/site';
+import { useFeatureCheck } from '@/lib/subscriptions';
 
 /** Applies the route guard (`lib/access/guard.ts`) to every route below it. */
 export function Guard() {
@@ -23,6 +26,10 @@ export function Guard() {
     },
     site,
   );
+  // A subscription-gated screen (section 6) needs the organisation's feature; the
+  // super admin is not bound to one organisation's subscriptions.
+  const feature = d.kind === 'allow' && s.role !== 'admin' ? requiredFeature(loc.pathname) : null;
+  const held = useFeatureCheck(feature ? s.organization : null, feature);
   const leave = d.kind === 'baseDomain' && config ? baseDomainUrl(window.location, config, d.path) : null;
   useEffect(() => {
     if (leave) browser.replace(leave);
@@ -35,5 +42,9 @@ export function Guard() {
   // Arrived somewhere the guard allows: a logout in progress has ended.
   if (isLoggingOut() && !isSignedIn(s)) setLoggingOut(false);
   if (leave) return null;
+  if (feature && s.role) {
+    if (held === 'loading') return <Spinner />;
+    if (held === 'no') return <Navigate to={homeOf(s.role)} replace />;
+  }
   return <Outlet />;
 }

@@ -14,3 +14,16 @@ export const REDIRECT_DELAY_MS = 3_000;
 export const ORG_SWITCH_DELAY_MS = 1_000;
 
 export const OTP_LENGTH = 6;
+
+/** Activity session (section 4): checked every 10 s, extended when its end time is more
+ * than 20 s old, ended after 120 s without focus. */
+export const ACTIVITY_CHECK_MS = 10_000;
+export const ACTIVITY_STALE_MS = 20_000;
+export const ACTIVITY_IDLE_MS = 120_000;
+
+/** Rows per page of the paged lists (`gemba_shared::api::v1::PAGE_SIZE`; the constant
+ * is not among the generated types, so it is repeated here). */
+export const PAGE_SIZE = 10;
+
+/** Longest organisation display name and department name the server accepts. */
+export const MAX_NAME_CHARS = 100;

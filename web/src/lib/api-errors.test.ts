@@ -1,5 +1,5 @@
 import { ApiError } from './api-client';
-import { TOO_MANY_ATTEMPTS, errorMessage, firstFieldMessage } from './api-errors';
+import { TOO_MANY_ATTEMPTS, errorMessage, fieldErrors, firstFieldMessage } from './api-errors';
 
 test('400 shows the first message of the first field', () => {
   expect(firstFieldMessage({ name: ['Name is required!', 'x'], email: ['bad'] })).toBe('Name is required!');
@@ -40,4 +40,14 @@ test('post errors show msg else Error; delete errors show detail else Error', ()
 
 test('a failure without an answer (network) says so', () => {
   expect(errorMessage(new TypeError('fetch failed'), 'post')).toBe('The server could not be reached. Please try again.');
+});
+
+test('a 400 gives each field its first message; other failures give none', () => {
+  expect(fieldErrors(new ApiError(400, { password: ['too short', 'numeric'], email: ['taken'], x: [] }))).toEqual({
+    password: 'too short',
+    email: 'taken',
+  });
+  expect(fieldErrors(new ApiError(429, { detail: 'Too many attempts.Please try after 1 min.' }))).toEqual({});
+  expect(fieldErrors(new ApiError(400, 'plain text'))).toEqual({});
+  expect(fieldErrors(new TypeError('fetch failed'))).toEqual({});
 });

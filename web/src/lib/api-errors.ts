@@ -29,6 +29,22 @@ export function firstFieldMessage(data: unknown): string | null {
   return null;
 }
 
+/**
+ * The messages of a 400 by field, the first of each (`{email: ["…"]}` → `{email: "…"}`),
+ * for showing next to the fields; empty for any other failure.
+ */
+export function fieldErrors(err: unknown): Record<string, string> {
+  if (!(err instanceof ApiError) || err.status !== 400) return {};
+  const { data } = err;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(data)) {
+    const s = firstString(v);
+    if (s !== null) out[k] = s;
+  }
+  return out;
+}
+
 function field(data: unknown, name: string): unknown {
   return typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[name] : undefined;
 }

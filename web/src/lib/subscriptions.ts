@@ -26,3 +26,13 @@ export function useActiveFeatures(organization: number | null): ReadonlySet<stri
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** Whether the organisation holds `feature` (unsuppressed): `loading` until known; a failed
+ * lookup counts as not held. */
+export function useFeatureCheck(organization: number | null, feature: string | null): 'loading' | 'yes' | 'no' {
+  const q = useQuery(subscribedFeaturesQuery(feature ? organization : null));
+  if (!feature) return 'yes';
+  if (organization === null || q.isError) return 'no';
+  if (!q.data) return 'loading';
+  return q.data.has(feature) ? 'yes' : 'no';
+}

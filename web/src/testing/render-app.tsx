@@ -1,5 +1,6 @@
 /** Renders the whole portal (providers, routes, guard) at `path` in memory. */
 import { render } from '@testing-library/react';
+import { StrictMode } from 'react';
 import { RouterProvider, createMemoryRouter } from 'react-router';
 
 import { AppProvider } from '@/app/provider';
@@ -8,13 +9,15 @@ import { setNavigator } from '@/lib/api-client';
 import { createQueryClient } from '@/lib/query-client';
 import { NO_HOSTS, type SiteInfo } from '@/lib/site';
 
-export function renderApp(path: string, site: SiteInfo = NO_HOSTS) {
+export function renderApp(path: string, site: SiteInfo = NO_HOSTS, { strict = false }: { strict?: boolean } = {}) {
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   setNavigator((p) => void router.navigate(p));
-  const view = render(
+  const app = (
     <AppProvider queryClient={createQueryClient()} site={site}>
       <RouterProvider router={router} />
-    </AppProvider>,
+    </AppProvider>
   );
+  // `strict`: as in the browser build (main.tsx), React mounts twice, runs effects twice.
+  const view = render(strict ? <StrictMode>{app}</StrictMode> : app);
   return { router, ...view };
 }

@@ -8,6 +8,8 @@ import { server } from './server';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
+  vi.useRealTimers();
+  server.events.removeAllListeners();
   server.resetHandlers();
   cleanup();
   toast.dismiss();

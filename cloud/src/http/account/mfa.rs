@@ -138,18 +138,8 @@ pub async fn set_mfa_method_sms(
     Json(req): Json<SmsMethodRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
     may_choose_method(&me)?;
-    let number: String = req
-        .mobile_number
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '(' | ')'))
-        .collect();
-    let digits = number.strip_prefix('+').unwrap_or(&number);
-    if !(8..=15).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(ApiError::field(
-            "mobile_number",
-            "Enter a valid mobile number, e.g. +4915112345678.",
-        ));
-    }
+    let number = validate::mobile_number(&req.mobile_number)
+        .map_err(|m| ApiError::field("mobile_number", m))?;
     check_send_limit(&state, me.user.id).await?;
     users::set(&state.db, me.user.id, "mobile_number", number.clone()).await?;
     users::set(&state.db, me.user.id, "mfa_method", SMS).await?;

@@ -52,10 +52,7 @@ pub async fn forgot_password(
             RESET_TTL_MS,
         )
         .await?;
-        let link = format!(
-            "{}/reset-password/{token}",
-            state.settings.public_url.trim_end_matches('/')
-        );
+        let link = format!("{}/reset-password/{token}", state.settings.public_url());
         let body = format!(
             "Hello {},\n\nset a new gemba password by opening this link (valid for one hour):\n\n\
              {link}\n\nIf you did not ask for this, ignore this message.\n",
@@ -206,7 +203,7 @@ pub async fn request_change_email(
         "Hello {},\n\nconfirm {new_email} as your new gemba address with this code:\n\n{token}\n\n\
          or open {}/user/setting?verify-email-change={token}\n",
         me.user.name,
-        state.settings.public_url.trim_end_matches('/')
+        state.settings.public_url()
     );
     state
         .mailer

@@ -30,10 +30,7 @@ pub(crate) async fn send_verification(state: &AppState, user: &UserRow) -> ApiRe
         VERIFY_TTL_MS,
     )
     .await?;
-    let link = format!(
-        "{}/verify-email/{token}",
-        state.settings.public_url.trim_end_matches('/')
-    );
+    let link = format!("{}/verify-email/{token}", state.settings.public_url());
     let body = format!(
         "Hello {},\n\nconfirm your e-mail address for gemba by opening this link:\n\n{link}\n\n\
          The link is valid for 3 days. If you did not sign up, ignore this message.\n",
@@ -63,7 +60,7 @@ pub(crate) async fn notify_admins(state: &AppState, user: &UserRow) -> ApiResult
         user.name,
         user.lastname,
         user.email,
-        state.settings.public_url.trim_end_matches('/')
+        state.settings.public_url()
     );
     state
         .mailer

@@ -9,7 +9,7 @@ use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use gemba_shared::{Permission, Role};
 use serde::Deserialize;
 
-use crate::db::users::{RoleRow, UserFilter};
+use crate::db::users::{RoleRecord, UserFilter};
 use crate::db::{UserRow, orgs, users};
 use crate::http::error::{ApiError, ApiResult, is_unique_violation};
 use crate::http::extract::{AuthUser, Json, Query};
@@ -151,23 +151,23 @@ pub async fn linked_users_list(
 
 /// The roles.
 #[utoipa::path(get, path = "/account/roles/", tag = "account",
-    responses((status = 200, body = Vec<RoleRow>)))]
+    responses((status = 200, body = Vec<RoleRecord>)))]
 pub async fn roles(
     State(state): State<AppState>,
     _me: AuthUser,
-) -> ApiResult<axum::Json<Vec<RoleRow>>> {
+) -> ApiResult<axum::Json<Vec<RoleRecord>>> {
     Ok(axum::Json(users::roles(&state.db).await?))
 }
 
 /// Super admin: add a role. Only the spec's nine role names exist; this restores one
 /// that was removed.
 #[utoipa::path(post, path = "/account/roles/", tag = "account", request_body = RoleCreate,
-    responses((status = 201, body = RoleRow), (status = 400), (status = 403)))]
+    responses((status = 201, body = RoleRecord), (status = 400), (status = 403)))]
 pub async fn create_role(
     State(state): State<AppState>,
     me: AuthUser,
     Json(req): Json<RoleCreate>,
-) -> ApiResult<(StatusCode, axum::Json<RoleRow>)> {
+) -> ApiResult<(StatusCode, axum::Json<RoleRecord>)> {
     me.require(Permission::ManageRoles)?;
     let role = Role::parse(req.name.trim())
         .ok_or_else(|| ApiError::field("name", format!("Unknown role {:?}.", req.name)))?;
@@ -193,6 +193,11 @@ pub async fn approve_user(
     let user = users::by_email(&state.db, &req.email)
         .await?
         .ok_or_else(|| ApiError::field("email", "No user with this e-mail."))?;
+    // Approval is the pending user's first step; it does not change an account's role
+    // later (nor mail "approved" again).
+    if user.is_approved {
+        return Err(ApiError::field("email", "This user is already approved."));
+    }
     let role = users::role_by_id(&state.db, req.role_id)
         .await?
         .and_then(|r| Role::parse(&r.name))
@@ -203,7 +208,7 @@ pub async fn approve_user(
          an organisation is assigned to you.\n",
         user.name,
         role.label(),
-        state.settings.public_url.trim_end_matches('/')
+        state.settings.public_url()
     );
     state
         .mailer

@@ -249,3 +249,38 @@ pub struct LinkedUserRef {
     pub username: String,
     pub lastname: String,
 }
+
+/// A role as `account/roles/` lists it (section 3 "Role").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct RoleRecord {
+    pub id: i64,
+    pub name: String,
+}
+
+/// An activity session (section 3 "Session"); times in ms since the epoch.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct ActivitySession {
+    pub id: i64,
+    pub user: i64,
+    pub browser: String,
+    pub browser_version: String,
+    pub end_time: i64,
+}
+
+/// A locked-out or throttled address, as `account/lockout_list-delete/` lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct LoginAttempts {
+    pub email: String,
+    pub failures: i64,
+    pub first_failure_at: i64,
+    pub locked_until: i64,
+}

@@ -94,3 +94,14 @@ pub struct SwitchResult {
 pub struct OrganizationSwitch {
     pub organization: i64,
 }
+
+/// A department of an organisation (section 3 "Department").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct Department {
+    pub id: i64,
+    pub organization: i64,
+    pub name: String,
+}

@@ -1,6 +1,7 @@
 import { NavLink, Outlet } from 'react-router';
 
 import { ROLE_LABELS } from '@/lib/access/roles';
+import { useActivitySession } from '@/lib/activity-session';
 import { sidebarFor } from '@/lib/access/sidebar';
 import { logout } from '@/lib/api-client';
 import { useSession } from '@/lib/session';
@@ -9,6 +10,7 @@ import { useActiveFeatures } from '@/lib/subscriptions';
 /** The signed-in layout: header, the role's sidebar (section 6), the screen. */
 export function AppLayout() {
   const s = useSession();
+  useActivitySession();
   const features = useActiveFeatures(s.role === 'admin' ? null : s.organization);
   const sections = s.role ? sidebarFor(s.role, features) : [];
   return (

@@ -6,6 +6,7 @@ import type { LoginUser, Organization } from '@/api/generated';
 import { browser } from '@/lib/browser';
 import { readSession } from '@/lib/session';
 import { takeSessionFromQuery } from '@/lib/session-transfer';
+import { names, recordCalls } from '@/testing/calls';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
@@ -29,15 +30,6 @@ const pending: LoginUser = {
 const full: LoginUser = { ...pending, token: 'full-token', refresh: 'refresh-9', require_otp: false, receive_otp_on: 'email', is_otp_setup: true };
 const acme: Organization = { id: 1, name: 'acme', org_name_to_display: 'ACME', use_proxy_server: false, created_at: 0 };
 const globex: Organization = { id: 2, name: 'globex', org_name_to_display: 'Globex', use_proxy_server: false, created_at: 0 };
-
-/** Records the calls made, by "METHOD path". */
-function recordCalls() {
-  const calls: string[] = [];
-  server.events.on('request:start', ({ request }) => {
-    calls.push(`${request.method} ${new URL(request.url).pathname.replace(/^\/api\//, '')}`);
-  });
-  return calls;
-}
 
 async function signIn(user: ReturnType<typeof userEvent.setup>, email = 'olga@acme.test', password = 'user-pass-12') {
   await user.type(await screen.findByLabelText('E-mail'), email);
@@ -90,7 +82,7 @@ test('login with an e-mail OTP, then the one organisation is chosen automaticall
   await user.type(screen.getByLabelText('6-digit code'), '12a45');
   await user.click(screen.getByRole('button', { name: 'Verify' }));
   expect(await screen.findByRole('alert')).toHaveTextContent('Please enter the 6-digit OTP');
-  expect(calls.filter((c) => c.includes('verify_otp_code'))).toEqual([]);
+  expect(names(calls).filter((c) => c.includes('verify_otp_code'))).toEqual([]);
 
   await user.clear(screen.getByLabelText('6-digit code'));
   await user.type(screen.getByLabelText('6-digit code'), '123456');
@@ -112,7 +104,9 @@ test('login with an e-mail OTP, then the one organisation is chosen automaticall
     require_otp: false,
     persistUserInfoTemporary: null,
   });
-  expect(calls).toEqual([
+  // The layout asks for the features as it mounts, which msw may report after the heading shows.
+  await waitFor(() => expect(names(calls)).toContain('GET feature_control/subscribed_feature/'));
+  expect(names(calls)).toEqual([
     'POST account/login_v2',
     'PATCH account/set_mfa_method_email/',
     'POST account/verify_otp_code/',
@@ -134,6 +128,34 @@ test('with an e-mail method already set up, the code is sent at sign-in', async 
   expect(await screen.findByText('OTP Sent!')).toBeInTheDocument();
 });
 
+test('codes by SMS: a bad number shows the rule and sends nothing; a good one is sent', async () => {
+  const calls = recordCalls();
+  let sent: unknown = null;
+  server.use(
+    http.post(apiUrl('account/login_v2'), () => HttpResponse.json(pending)),
+    http.patch(apiUrl('account/set_mfa_method_sms/'), async ({ request }) => {
+      sent = await request.json();
+      return HttpResponse.json({ msg: 'OTP Sent!' });
+    }),
+  );
+  const user = userEvent.setup();
+  renderApp('/login');
+  await signIn(user);
+  await user.click(await screen.findByRole('button', { name: 'SMS' }));
+  await user.click(screen.getByRole('button', { name: 'Send code' }));
+  expect(await screen.findByRole('alert')).toHaveTextContent('Mobile number is required!');
+  await user.type(screen.getByLabelText('Mobile number'), '0151-123');
+  await user.click(screen.getByRole('button', { name: 'Send code' }));
+  expect(await screen.findByRole('alert')).toHaveTextContent('Enter a valid mobile number, e.g. +4915112345678.');
+  expect(names(calls).filter((c) => c.includes('set_mfa_method_sms'))).toEqual([]);
+
+  await user.clear(screen.getByLabelText('Mobile number'));
+  await user.type(screen.getByLabelText('Mobile number'), '+49 151 1234-5678');
+  await user.click(screen.getByRole('button', { name: 'Send code' }));
+  expect(await screen.findByRole('heading', { name: 'Verify Code' })).toBeInTheDocument();
+  expect(sent).toEqual({ mobile_number: '+49 151 1234-5678' });
+});
+
 test('several organisations: the user picks one', async () => {
   server.use(
     http.post(apiUrl('account/login_v2'), () => HttpResponse.json(full)),
@@ -152,7 +174,7 @@ test('several organisations: the user picks one', async () => {
   expect(router.state.location.pathname).toBe('/user/home');
   expect(readSession()).toMatchObject({ organization: 2, organizationName: 'Globex' });
   // The new organisation's features are asked for (before the test's handlers go).
-  await waitFor(() => expect(calls).toContain('GET feature_control/subscribed_feature/'));
+  await waitFor(() => expect(names(calls)).toContain('GET feature_control/subscribed_feature/'));
 });
 
 test('no organisation: the spec message', async () => {

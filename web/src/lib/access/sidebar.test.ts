@@ -1,6 +1,6 @@
 import { ROLES } from './roles';
 import { canOpen } from './routes';
-import { sidebarFor } from './sidebar';
+import { requiredFeature, sidebarFor } from './sidebar';
 
 const ALL = new Set(['Record Training Set', 'Deploy Model', 'Devices', 'OPCUA Explorer', 'Define Operation', 'Pathfinder']);
 const NONE = new Set<string>();
@@ -76,4 +76,16 @@ test('every sidebar entry opens for the role that sees it', () => {
   for (const r of ROLES) {
     for (const s of sidebarFor(r, ALL)) for (const e of s.entries) if (e.path) expect(canOpen(r, e.path), `${r} ${e.path}`).toBe(true);
   }
+});
+
+test('requiredFeature: the gated screens of section 6 and the screens below them', () => {
+  expect(requiredFeature('/user/process')).toBe('Define Operation');
+  expect(requiredFeature('/user/record')).toBe('Record Training Set');
+  expect(requiredFeature('/user/deploy')).toBe('Deploy Model');
+  expect(requiredFeature('/user/opc')).toBe('OPCUA Explorer');
+  expect(requiredFeature('/user/devices')).toBe('Devices');
+  expect(requiredFeature('/user/devices/12')).toBe('Devices');
+  expect(requiredFeature('/user/devices-other')).toBeNull();
+  expect(requiredFeature('/user/home')).toBeNull();
+  expect(requiredFeature('/user/train')).toBeNull();
 });

@@ -119,3 +119,17 @@ export function sidebarFor(role: Role, features: ReadonlySet<string>): SidebarSe
     ),
   })).filter((s) => s.entries.length > 0);
 }
+
+/**
+ * The feature an organisation must be subscribed to for `pathname` (a gated screen of
+ * section 6, or a screen below one, e.g. a device's detail), or `null`. The guard sends
+ * a direct visit without the feature to the landing screen, as the sidebar hides it.
+ */
+export function requiredFeature(pathname: string): string | null {
+  for (const s of USER_SIDEBAR) {
+    for (const e of s.entries) {
+      if (e.feature && e.path && (pathname === e.path || pathname.startsWith(`${e.path}/`))) return e.feature;
+    }
+  }
+  return null;
+}

@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 
+import { Field } from '@/components/ui/field';
 import { paths } from '@/config/paths';
 import { errorMessage } from '@/lib/api-errors';
 import { useSession } from '@/lib/session';
 import { withSpinner } from '@/lib/spinner';
 import { notify } from '@/lib/toast';
+import { mobileNumber } from '@/lib/validate';
 
 import { getQrCode, setMfaAuthenticatorApp, setMfaEmail, setMfaSms } from '../api/auth';
 import { useOtpSubmit } from './use-otp-submit';
@@ -67,17 +69,29 @@ export default function OtpSelectionScreen() {
 
 function SmsForm({ busy, onSubmit }: { busy: boolean; onSubmit: (number: string) => void }) {
   const [number, setNumber] = useState('');
+  const [error, setError] = useState<string | null>(null);
   return (
     <form
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        onSubmit(number.trim());
+        // The server's rule and message (section 5): nothing is sent for a bad number.
+        const bad = mobileNumber('Mobile number', number);
+        setError(bad);
+        if (bad === null) onSubmit(number.trim());
       }}
     >
-      <label>
-        Mobile number
-        <input type="tel" name="mobile_number" required value={number} onChange={(e) => setNumber(e.target.value)} placeholder="+4915112345678" />
-      </label>
+      <Field
+        label="Mobile number"
+        name="mobile_number"
+        type="tel"
+        autoComplete="tel"
+        required
+        value={number}
+        error={error}
+        onChange={(e) => setNumber(e.target.value)}
+        placeholder="+4915112345678"
+      />
       <button type="submit" disabled={busy}>
         Send code
       </button>
@@ -103,8 +117,6 @@ function AuthenticatorSetup() {
       if (url) URL.revokeObjectURL(url);
     };
   }, []);
-
-
 
   return (
     <form onSubmit={(e) => void submit(e)} noValidate>

@@ -29,8 +29,6 @@ export default function OtpVerificationScreen() {
     );
   }
 
-
-
   async function resend() {
     try {
       notify.successShort((await withSpinner(resendOtp())).msg);

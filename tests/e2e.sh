@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The portal end to end: Debian's Chromium (installed here if missing, never a
+# downloaded browser) driven by Playwright through the built portal (web/dist), served
+# by the real `gemba-cloud serve` on a temp SQLite data folder (web/e2e/global-setup.ts
+# starts it). Closes on "e2e: N passed, M failed". GEMBA_BIN may name the binary.
+# Extra arguments go to `playwright test` (e.g. a file or `-g 'labeler'`).
+source "$(dirname "$0")/../scripts/lib.sh"
+source "$ROOT/tests/lib.sh"
+ensure_chromium
+gemba_bin
+export GEMBA_BIN
+# The built portal, rebuilt when a source is newer than it.
+if [ ! -f "$ROOT/web/dist/index.html" ] ||
+  [ -n "$(find "$ROOT/web/src" "$ROOT/web/index.html" -newer "$ROOT/web/dist/index.html" -print -quit)" ]; then
+  build_web
+fi
+
+json="$(mktemp)"
+trap 'rm -f "$json"' EXIT
+set +e
+(cd "$ROOT/web" && PLAYWRIGHT_JSON_OUTPUT_NAME="$json" npx --no-install playwright test --reporter=list,json "$@")
+rc=$?
+set -e
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).stats;
+  console.log(`e2e: ${r.expected + r.flaky} passed, ${r.unexpected} failed`);' "$json" \
+  || echo "e2e: 0 passed, 1 failed"
+exit "$rc"

@@ -1,0 +1,16 @@
+/** The thinnest path: the seeded super admin signs in on the admin host with an e-mail
+ * code and lands on Organizations with the admin sidebar. */
+import { expect, test } from '@playwright/test';
+
+import { ADMIN, origin, sidebarEntries, uiLogin } from './env';
+
+test('the super admin signs in with an e-mail code and lands on Organizations', async ({ page }) => {
+  await page.goto(`${origin('admin.localhost')}/login`);
+  await expect(page.getByRole('heading', { name: 'Admin Login' })).toBeVisible();
+  await uiLogin(page, ADMIN.email, ADMIN.password, 'admin.localhost');
+  await expect(page).toHaveURL(`${origin('admin.localhost')}/admin/organizations`);
+  const entries = await sidebarEntries(page);
+  expect(entries[0]).toBe('Organizations');
+  expect(entries).toContain('Pending Users');
+  expect(entries).toHaveLength(20);
+});

@@ -1,0 +1,160 @@
+/**
+ * What the end-to-end tests share: the server `global-setup.ts` started (its port and
+ * data folder), its e-mail outbox, a small API client for the set-up the tests are not
+ * about (creating organisations and users with a role), and signing in through the
+ * portal's own screens.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { type Page, expect } from '@playwright/test';
+
+import type { Feature, LoginUser, Organization, RoleRecord } from '../src/api/generated';
+
+export const ADMIN = { email: 'admin@gemba.local', password: 'gemba-admin-1' } as const;
+
+const port = () => {
+  const p = process.env.GEMBA_E2E_PORT;
+  if (!p) throw new Error('GEMBA_E2E_PORT unset: run through playwright.config.ts (global-setup.ts)');
+  return p;
+};
+
+/** `http://{host}:{port}`: `localhost` (the base domain), `admin.localhost`, `{org}.localhost`. */
+export const origin = (host = 'localhost') => `http://${host}:${port()}`;
+const api = (path: string) => `http://127.0.0.1:${port()}/api/${path}`;
+
+/** Six random letters: names of this run's own (organisation names allow letters only),
+ * so a worker restarted after a failure does not meet its earlier records. */
+export const uniqueName = () => Array.from({ length: 6 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+
+// ----- the outbox ------------------------------------------------------------------
+
+const outboxDir = () => join(process.env.GEMBA_E2E_DATA ?? '', 'outbox');
+
+/** The mails (.eml text) sent to `to`, oldest first. */
+export function mailsTo(to: string): string[] {
+  const files = readdirSync(outboxDir())
+    .filter((f) => f.endsWith('.eml'))
+    .sort();
+  return files.map((f) => readFileSync(join(outboxDir(), f), 'utf8')).filter((m) => m.split(/\r?\n/).includes(`To: ${to}`));
+}
+
+/** The text messages (.sms.txt) sent to the number `to`, oldest first. */
+export function smsTo(to: string): string[] {
+  return readdirSync(outboxDir())
+    .filter((f) => f.endsWith('.sms.txt'))
+    .sort()
+    .map((f) => readFileSync(join(outboxDir(), f), 'utf8'))
+    .filter((m) => m.startsWith(`To: ${to}\n`));
+}
+
+/** Waits for a mail to `to` beyond the first `after` ones and returns it. */
+export async function nextMail(to: string, after: number): Promise<string> {
+  let mails: string[] = [];
+  await expect.poll(() => (mails = mailsTo(to)).length, { message: `a mail to ${to}` }).toBeGreaterThan(after);
+  return mails[mails.length - 1] ?? '';
+}
+
+export const codeIn = (mail: string) => /code is (\d{6})/.exec(mail)?.[1] ?? '';
+export const verifyPathIn = (mail: string) => /\/verify-email\/[A-Za-z0-9_-]+/.exec(mail)?.[0] ?? '';
+export const resetPathIn = (mail: string) => /\/reset-password\/[A-Za-z0-9_-]+/.exec(mail)?.[0] ?? '';
+
+// ----- a small API client --------------------------------------------------------
+
+async function call<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
+  const res = await fetch(api(path), {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Signs in through the API (password, then the e-mail code) and answers the session. */
+export async function apiLogin(email: string, password: string): Promise<LoginUser> {
+  const first = await call<LoginUser>('POST', 'account/login_v2', null, { email, password });
+  if (!first.require_otp) return first;
+  const before = mailsTo(email).length;
+  if (first.receive_otp_on === null) await call('PATCH', 'account/set_mfa_method_email/', first.token);
+  else await call('GET', 'account/send_otp_code/', first.token);
+  const code = codeIn(await nextMail(email, before));
+  return call<LoginUser>('POST', 'account/verify_otp_code/', first.token, { otp: code });
+}
+
+let adminToken: string | null = null;
+async function admin(): Promise<string> {
+  adminToken ??= (await apiLogin(ADMIN.email, ADMIN.password)).token;
+  return adminToken;
+}
+
+export async function createOrganization(display: string): Promise<Organization> {
+  return call<Organization>('POST', 'organization/', await admin(), { org_name_to_display: display });
+}
+
+/** Subscribes `org` to the feature named `name` (section 6), unsuppressed. */
+export async function subscribe(org: number, name: string): Promise<void> {
+  const token = await admin();
+  const feature = (await call<Feature[]>('GET', 'feature_control/feature/', token)).find((f) => f.name === name);
+  if (!feature) throw new Error(`no feature ${name}`);
+  await call('POST', 'feature_control/subscribed_feature/', token, { Feature: feature.id, Organization: org, is_suppressed: false });
+}
+
+/** Signs a user up and verifies the address from the outbox: an account awaiting the
+ * super admin's approval. */
+export async function signUpVerified(email: string, password: string, name: string, lastname = 'Tester'): Promise<void> {
+  const before = mailsTo(email).length;
+  await call('POST', 'account/register', null, { name, lastname, email, password });
+  await call('PATCH', `account/verify-email${verifyPathIn(await nextMail(email, before)).slice('/verify-email'.length)}`, null);
+}
+
+/** Signs a user up, verifies the address from the outbox, approves them with `role`, and
+ * assigns `org`: the state a user is in after the sign-up flow (tested on its own). */
+export async function createUser(email: string, password: string, role: string, org: number | null): Promise<void> {
+  // A person name (letters, spaces): 'org_admin' becomes 'org admin'.
+  await signUpVerified(email, password, role.replace(/_/g, ' '));
+  await approveUser(email, role, org);
+}
+
+/** The super admin approves `email` with `role`, then assigns `org` (section 4). */
+export async function approveUser(email: string, role: string, org: number | null): Promise<void> {
+  const token = await admin();
+  const roles = await call<RoleRecord[]>('GET', 'account/roles/', token);
+  const roleId = roles.find((r) => r.name === role)?.id;
+  if (roleId === undefined) throw new Error(`no role ${role}`);
+  await call('PUT', 'account/approve_user', token, { email, roleId });
+  if (org !== null) await call('PUT', 'account/assign_user_org', token, { email, organization: org });
+}
+
+// ----- signing in through the portal -------------------------------------------------
+
+/** Signs in on the login screen of `host` with the e-mail code from the outbox, up to the
+ * point where the portal leaves the sign-in screens. */
+export async function uiLogin(page: Page, email: string, password: string, host = 'localhost'): Promise<void> {
+  await page.goto(`${origin(host)}/login`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  const before = mailsTo(email).length;
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const selection = page.getByRole('heading', { name: 'Select Verification Method' });
+  const verify = page.getByRole('heading', { name: 'Verify Code' });
+  await expect(selection.or(verify)).toBeVisible();
+  if (await selection.isVisible()) await page.getByRole('button', { name: 'E-mail' }).click();
+  await expect(verify).toBeVisible();
+  await page.getByLabel('6-digit code').fill(codeIn(await nextMail(email, before)));
+  await page.getByRole('button', { name: 'Verify' }).click();
+}
+
+/** The sidebar's entries as shown, in order (waiting for the sidebar). */
+export async function sidebarEntries(page: Page): Promise<string[]> {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav).toBeVisible();
+  return (await nav.getByRole('listitem').allInnerTexts()).map((t) => t.trim());
+}
+
+/** The screen is shown (its heading) with no sidebar. */
+export async function expectNoSidebar(page: Page): Promise<void> {
+  await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
+}

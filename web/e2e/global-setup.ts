@@ -1,0 +1,84 @@
+/**
+ * Starts the real `gemba-cloud serve` for the end-to-end tests: a fresh data folder
+ * (SQLite, e-mail outbox), free ports, the built portal (`web/dist`), base domain
+ * `localhost` (Chromium resolves `*.localhost` to this machine, so organisation
+ * sub-domains and the admin host `admin.localhost` are real hosts). The tests find it
+ * through `GEMBA_E2E_*` variables; the returned function stops it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { ADMIN } from './env';
+
+/** A port nobody listens on whose next port is free too (the broker takes two). */
+async function freePortPair(): Promise<number> {
+  const listen = (port: number) =>
+    new Promise<number | null>((done) => {
+      const s = createServer();
+      s.once('error', () => done(null));
+      s.listen(port, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => done(p));
+      });
+    });
+  for (let i = 0; i < 100; i++) {
+    const p = 20000 + Math.floor(Math.random() * 12000);
+    if ((await listen(p)) && (await listen(p + 1))) return p;
+  }
+  throw new Error('no free port pair');
+}
+
+async function waitHealthy(url: string, proc: ChildProcess, log: string): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    if (proc.exitCode !== null) throw new Error(`gemba-cloud stopped at start; see ${log}`);
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gemba-cloud did not answer /api/health within 60 s; see ${log}`);
+}
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const root = resolve(import.meta.dirname, '../..');
+  const bin = process.env.GEMBA_BIN ?? join(root, 'target/debug/gemba-cloud');
+  const data = mkdtempSync(join(tmpdir(), 'gemba-e2e-'));
+  const http = await freePortPair();
+  let mqtt = await freePortPair();
+  while (Math.abs(mqtt - http) < 2) mqtt = await freePortPair();
+  const log = `${data}.log`;
+  const proc = spawn(
+    bin,
+    ['serve', '--data', join(data, 'data'), '--http', `127.0.0.1:${http}`, '--mqtt', `127.0.0.1:${mqtt}`, '--web-dir', join(root, 'web/dist')],
+    {
+      env: {
+        ...process.env,
+        RUST_LOG: process.env.RUST_LOG ?? 'warn',
+        GEMBA_ADMIN_EMAIL: ADMIN.email,
+        GEMBA_ADMIN_PASSWORD: ADMIN.password,
+        GEMBA_BASE_DOMAIN: 'localhost',
+        GEMBA_ADMIN_HOST: 'admin.localhost',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const out = createWriteStream(log);
+  proc.stdout?.pipe(out);
+  proc.stderr?.pipe(out);
+  await waitHealthy(`http://127.0.0.1:${http}`, proc, log);
+
+  process.env.GEMBA_E2E_PORT = String(http);
+  process.env.GEMBA_E2E_DATA = join(data, 'data');
+
+  return async () => {
+    proc.kill('SIGTERM');
+    await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
+    if (!process.env.GEMBA_E2E_KEEP) rmSync(data, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,35 @@
+import { screen } from '@testing-library/react';
+
+import type { Role } from '@/api/generated';
+import { recordCalls, screenCalls, signInAs } from '@/testing/helpers';
+import { renderApp } from '@/testing/render-app';
+
+const SCREENS = ['/admin/organizations', '/admin/users', '/admin/roles', '/admin/pending-users'];
+
+const OTHERS: [Role, string, string][] = [
+  ['org_admin', '/user/home', 'Dashboard'],
+  ['support_user', '/user/home', 'Dashboard'],
+  ['org_user', '/user/home', 'Dashboard'],
+  ['analytics_user', '/user/analytics', 'Analytics'],
+  ['labeler', '/labeler/tasks', 'Operations Requested'],
+];
+
+test.each(OTHERS)('%s is refused the admin screens: sent to its landing, no admin call made', async (role, landing, heading) => {
+  for (const path of SCREENS) {
+    signInAs(role, role === 'labeler' ? null : 1);
+    const rec = recordCalls();
+    const { router, unmount } = renderApp(path);
+    expect(await screen.findByRole('heading', { name: heading })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe(landing);
+    expect(screenCalls(rec)).toEqual([]);
+    unmount();
+  }
+});
+
+test('signed out, an admin screen asks for the login first', async () => {
+  const rec = recordCalls();
+  const { router } = renderApp('/admin/pending-users');
+  expect(await screen.findByRole('heading', { name: 'Login' })).toBeInTheDocument();
+  expect(router.state.location.pathname).toBe('/login');
+  expect(screenCalls(rec)).toEqual([]);
+});

@@ -1,0 +1,81 @@
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+
+import type { UserSummary } from '@/api/generated';
+import { Dialog } from '@/components/ui/dialog';
+import { Field } from '@/components/ui/field';
+import { CHANGES_SAVED } from '@/config/messages';
+import { notify } from '@/lib/toast';
+import { fullName } from '@/lib/users';
+import { requiredMessage } from '@/lib/validate';
+
+import { resetWorkstationPassword } from '../api/org-users';
+
+const PASSWORDS_DIFFER = 'The two passwords do not match.';
+
+/** Sets a workstation user's password (the device signs in with it). The server's
+ * password rule applies; its message shows when it refuses one. */
+export function WorkstationPasswordDialog({ user, onClose }: { user: UserSummary; onClose: () => void }) {
+  const [password, setPassword] = useState('');
+  const [again, setAgain] = useState('');
+  const [errors, setErrors] = useState<{ password?: string | null; again?: string | null }>({});
+
+  const m = useMutation({
+    mutationFn: (pw: string) => resetWorkstationPassword({ user: user.id, password: pw }),
+    onSuccess: () => {
+      notify.successShort(CHANGES_SAVED);
+      onClose();
+    },
+    onError: (err) => notify.failure(err, 'post'),
+  });
+
+  function submit(e: React.FormEvent) {
+    e.preventDefault();
+    if (m.isPending) return;
+    const next = {
+      password: password === '' ? requiredMessage('Password') : null,
+      again: password !== '' && again !== password ? PASSWORDS_DIFFER : null,
+    };
+    setErrors(next);
+    if (next.password || next.again) return;
+    m.mutate(password);
+  }
+
+  return (
+    <Dialog title={`Set the password of ${fullName(user)}`} onClose={onClose}>
+      <form onSubmit={submit} noValidate>
+        <p className="muted">The user's sessions end, and they must choose a new password at their next sign-in.</p>
+        <Field
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          error={errors.password}
+          onChange={(e) => {
+            setPassword(e.target.value);
+            setErrors({});
+          }}
+        />
+        <Field
+          label="Repeat the password"
+          type="password"
+          autoComplete="new-password"
+          value={again}
+          error={errors.again}
+          onChange={(e) => {
+            setAgain(e.target.value);
+            setErrors({});
+          }}
+        />
+        <div className="dialog-actions">
+          <button type="button" className="secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" disabled={m.isPending}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
