@@ -117,6 +117,96 @@ fn export_bindings() {
     }
     std::fs::write(dir.join("index.ts"), index).unwrap();
     std::fs::write(dir.join("validation-cases.json"), validation_cases()).unwrap();
+    std::fs::write(dir.join("operation-cases.json"), operation_cases()).unwrap();
+}
+
+/// The operation text format and save rules on a corpus, from `shared/src/operation.rs`:
+/// for each text what [`op::parse`] reads (or the line it refuses), what [`op::print`]
+/// writes of it and what [`op::validate`] answers; for each operation (an editor's state,
+/// which text cannot always carry) what [`op::validate`] answers. The portal's copy
+/// (`web/src/lib/operation.ts`) must answer the same (`operation.shared.test.ts`). The
+/// random part comes from a fixed seed, so the file changes only with the rules.
+fn operation_cases() -> String {
+    use proptest::strategy::{Just, Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+    use serde_json::json;
+
+    let mut texts: Vec<String> = [
+        "Assemble pump\nFit housing:\nPlace housing;\nTighten screws;\nCheck seal:\nInspect seal;\nPre-assembly~\nPack:\nPut in box;\n",
+        "",
+        "\n\n  \n",
+        "Name only",
+        "Name\nStep:\n",
+        "Name\nSub;\n",
+        "Name\nP~\nSub;\n",
+        "Name\nStep\n",
+        "Name\r\nA:\r\na;\rB:\rb;\r",
+        "\u{feff}Name\u{feff}\n  A :\n\ta\t;\n",
+        "Name\nA:\na;\nP~\nB:\nb;\nQ~\nC:\nc;\n",
+        "Name\nA:\n:\n;\n~\n",
+        "Name\nA:\na;\nA:\nb;\n",
+        "Name\nA:\na;\na ;\n",
+        "Name\nA:\nA;\n",
+        "Name\nA:\na b;\nab;\n",
+        "Name\nA:\na;\nP~\nP~\n",
+        "Name\nA`:\na;\n",
+        "Name\nA:\na~b;\n",
+        "Name\nA::\na;;\nP~~\n",
+        "Name\nA:\na;\nP~\nB:\nb;\nP~\n",
+        "Name\nA:\na;\nP~\nB:\nb;\nQ~\n",
+        "Name\nA\u{a0}:\na\u{85};\nB\u{2028}:\nb\u{200b};\n",
+        "Name\nA:\nx\u{a0}y;\nxy;\n",
+        "Name\nA:\na\u{1}b;\n",
+        "Name\n漢字:\né;\n😀:\n😀;\n",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut runner = TestRunner::deterministic();
+    // Lines of names from a small alphabet (so names repeat) with every marker, blank
+    // and awkward whitespace, so each parse path and rule comes up.
+    let name = || {
+        proptest::prop_oneof![
+            12 => "(A|B|C|a|a b|ab|é|D E)",
+            1 => "(| |\u{a0}|\u{85}|~x|`|x\ty|\u{feff}A|A\u{2028})",
+        ]
+    };
+    let line = (
+        name(),
+        proptest::prop_oneof![3 => Just(":"), 5 => Just(";"), 1 => Just("~"), 1 => Just("")],
+    )
+        .prop_map(|(n, m)| format!("{n}{m}"));
+    let text =
+        proptest::collection::vec(line, 0..12).prop_map(|ls| format!("Op\n{}", ls.join("\n")));
+    for _ in 0..250 {
+        texts.push(text.new_tree(&mut runner).unwrap().current());
+    }
+    let mut cases = Vec::new();
+    for t in &texts {
+        cases.push(match op::parse(t) {
+            Ok(o) => json!({
+                "kind": "text", "text": t, "operation": o,
+                "printed": op::print(&o), "message": op::validate(&o).err(),
+            }),
+            Err(e) => json!({ "kind": "text", "text": t, "error_line": e.line }),
+        });
+    }
+    let step = (name(), proptest::collection::vec(name(), 0..4))
+        .prop_map(|(name, substeps)| op::Step { name, substeps });
+    let process = (name(), proptest::collection::vec(step, 0..4))
+        .prop_map(|(name, steps)| op::Process { name, steps });
+    let operation = proptest::collection::vec(process, 0..4).prop_map(|processes| op::Operation {
+        name: "Op".into(),
+        processes,
+    });
+    for _ in 0..400 {
+        let o = operation.new_tree(&mut runner).unwrap().current();
+        let message = op::validate(&o).err();
+        cases.push(json!({ "kind": "operation", "operation": o, "message": message }));
+    }
+    let mut out = serde_json::to_string_pretty(&cases).unwrap();
+    out.push('\n');
+    out
 }
 
 /// The field rules' answers on a corpus of awkward inputs, from the Rust rules the

@@ -95,6 +95,9 @@ impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
         match e {
             sqlx::Error::RowNotFound => ApiError::NotFound,
+            // A row written against one that a concurrent call has just deleted: what it
+            // refers to is gone (every other reference cascades, docs/decisions.md).
+            e if is_foreign_key_violation(&e) => ApiError::NotFound,
             e => ApiError::Internal(e.into()),
         }
     }
@@ -106,6 +109,17 @@ impl IntoResponse for ApiError {
             tracing::error!(error = ?e, "internal error");
         }
         (self.status(), Json(self.body())).into_response()
+    }
+}
+
+/// True when a database error is a foreign-key violation (PostgreSQL 23503, SQLite 787).
+pub fn is_foreign_key_violation(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(d) => {
+            d.code().is_some_and(|c| c == "23503" || c == "787")
+                || d.message().contains("FOREIGN KEY constraint failed")
+        }
+        _ => false,
     }
 }
 

@@ -119,3 +119,54 @@ both!(
         assert_eq!(row().await, (1, locked));
     }
 );
+
+both!(
+    a_department_added_as_its_organisation_is_deleted_is_a_404_not_a_500,
+    |app: TestApp| async move {
+        use gemba_cloud::db::orgs;
+        use gemba_cloud::http::error::ApiError;
+        let admin = app.admin_token().await;
+        // The fuzzer's 500: the organisation was found, then deleted by a parallel call
+        // before the department was written, and the foreign key refused the row.
+        let gone = app.create_org(&admin, "Gone").await;
+        let (s, _) = app.delete(&format!("organization/{gone}/"), &admin).await;
+        assert_eq!(s, StatusCode::NO_CONTENT);
+        let e = orgs::insert_department(&app.state.db, gone, "Late")
+            .await
+            .unwrap_err();
+        assert!(matches!(ApiError::from(e), ApiError::NotFound));
+        // The same race over HTTP: every answer is a 201 or a 404, and nothing of the
+        // organisation is left behind.
+        let org = app.create_org(&admin, "Racing").await;
+        let url = format!("{}/organization/{org}/department/", app.base);
+        let adds: Vec<_> = (0..12)
+            .map(|i| {
+                let rb = app
+                    .client
+                    .post(&url)
+                    .bearer_auth(&admin)
+                    .json(&json!({ "name": format!("Dept {i}") }));
+                tokio::spawn(async move {
+                    let r = rb.send().await.unwrap();
+                    (r.status(), r.text().await.unwrap())
+                })
+            })
+            .collect();
+        let (s, _) = app.delete(&format!("organization/{org}/"), &admin).await;
+        assert_eq!(s, StatusCode::NO_CONTENT);
+        for a in adds {
+            let (s, v) = a.await.unwrap();
+            assert!(
+                s == StatusCode::CREATED || s == StatusCode::NOT_FOUND,
+                "{s} {v}"
+            );
+        }
+        let left: (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM departments WHERE organization_id = $1")
+                .bind(org)
+                .fetch_one(&app.state.db.pool)
+                .await
+                .unwrap();
+        assert_eq!(left.0, 0);
+    }
+);
