@@ -24,8 +24,10 @@
 //!   previous process line): "Fit housing" and "Check seal" belong to "Pre-assembly".
 //! - Steps after the last process line belong to a default process appended at the
 //!   end, named `Process {n}` with `n` its 1-based position ([`default_process_name`]):
-//!   "Pack" above belongs to "Process 2". A text with no step after its last process
-//!   line (or with no step at all) gets no default process.
+//!   "Pack" above belongs to "Process 2". When a process above already has that name,
+//!   the next free number is taken ("Process 3"…), so the default never collides. A
+//!   text with no step after its last process line (or with no step at all) gets no
+//!   default process.
 //! - Lines break at `\n`, `\r\n` or `\r`. Each line is read without its surrounding
 //!   whitespace (and byte-order marks); a name is the line without its marker, trimmed
 //!   again, so `  Fit housing :` is the step "Fit housing". Blank lines are skipped.
@@ -249,10 +251,12 @@ pub fn parse(text: &str) -> Result<Operation, ParseError> {
         }
     }
     if !steps.is_empty() {
-        processes.push(Process {
-            name: default_process_name(processes.len() + 1),
-            steps,
-        });
+        let taken = |n: &String| processes.iter().any(|p: &Process| p.name == *n);
+        let name = (processes.len() + 1..)
+            .map(default_process_name)
+            .find(|n| !taken(n))
+            .unwrap_or_default();
+        processes.push(Process { name, steps });
     }
     Ok(Operation {
         name: name.to_string(),

@@ -99,6 +99,17 @@ impl Role {
             ViewOrgUsers => matches!(self, Admin | OrgAdmin | SupportUser | User | DocUser),
             // Every signed-in role may read its own organisations and their features.
             ViewOrganizations | ViewFeatures => true,
+            // Operations (docs/decisions.md "Who defines operations"): read by every role
+            // of the user area (analytics names its tasks), changed by those with the
+            // Define Operation screen.
+            ViewTasks => matches!(
+                self,
+                Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser | AnalyticsUser
+            ),
+            ManageTasks => matches!(
+                self,
+                Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser
+            ),
         }
     }
 }
@@ -129,10 +140,12 @@ pub enum Permission {
     ManageLockouts,
     /// The admin screens (`/admin/…`); the portal asks through `get-permissions/`.
     AdminArea,
+    ViewTasks,
+    ManageTasks,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 16] = [
+    pub const ALL: [Permission; 18] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -149,6 +162,8 @@ impl Permission {
         Permission::ReadOutbox,
         Permission::ManageLockouts,
         Permission::AdminArea,
+        Permission::ViewTasks,
+        Permission::ManageTasks,
     ];
 }
 

@@ -10,7 +10,9 @@
 
 use std::path::PathBuf;
 
-use gemba_shared::api::v1::{Msg, Page, account as a, feature_control as f, organization as o};
+use gemba_shared::api::v1::{
+    Msg, Page, account as a, feature_control as f, organization as o, task as t,
+};
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
 use ts_rs::{Config, TS};
@@ -99,6 +101,28 @@ fn export_bindings() {
         o::OrganizationSwitch,
     );
     export!(&cfg, names, op::Operation, op::Process, op::Step);
+    export!(
+        &cfg,
+        names,
+        t::TrainStatus,
+        t::TelemetryParams,
+        t::TrainingParams,
+        t::TaskParameters,
+        t::TaskSettings,
+        t::TaskOrganization,
+        t::TaskJson,
+        t::Task,
+        t::TaskCreate,
+        t::TaskPatch,
+        t::CloneTask,
+        t::StopTraining,
+        t::TaskHistoryEntry,
+        t::RevertTask,
+        t::RevertResult,
+        t::LastUpdate,
+        t::ModelChoice,
+        Page<t::Task>,
+    );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).
     let mut files = ts_files(&dir, "");
@@ -158,6 +182,9 @@ fn operation_cases() -> String {
         "Name\nA:\nx\u{a0}y;\nxy;\n",
         "Name\nA:\na\u{1}b;\n",
         "Name\n漢字:\né;\n😀:\n😀;\n",
+        "Name\nA:\nab;\nab\u{85};\n",
+        "Name\nA:\na;\nProcess 2~\nB:\nb;\n",
+        "Name\nA:\na;\nProcess 2~\nB:\nb;\nProcess 3~\nC:\nc;\n",
     ]
     .iter()
     .map(|s| s.to_string())

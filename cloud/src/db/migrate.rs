@@ -22,6 +22,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "totp_last_step",
         include_str!("../../migrations/20261123000001_totp_last_step.sql"),
     ),
+    (
+        20261124000001,
+        "tasks",
+        include_str!("../../migrations/20261124000001_tasks.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -9,6 +9,7 @@ pub mod extract;
 pub mod feature_control;
 pub mod organization;
 pub mod portal;
+pub mod tasks;
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::get;
@@ -96,6 +97,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(organization_router())
         .merge(admin::router())
         .merge(feature_control::router())
+        .merge(tasks::router())
         .split_for_parts()
 }
 

@@ -10,5 +10,6 @@ mod flows;
 mod fuzz_found;
 mod portal;
 mod service;
+mod tasks;
 mod tenancy;
 mod walks;

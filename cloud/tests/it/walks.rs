@@ -59,7 +59,7 @@ impl<'a> Op<'a> {
             .and_then(|s| s["properties"].as_object())
             .into_iter()
             .flatten()
-            .map(|(k, v)| (k.as_str(), resolve(self.doc, v)))
+            .map(|(k, v)| (k.as_str(), resolve_nullable(self.doc, v)))
             .collect()
     }
 
@@ -89,6 +89,18 @@ fn resolve<'a>(doc: &'a Value, s: &'a Value) -> &'a Value {
         Some(r) => doc
             .pointer(r.trim_start_matches('#'))
             .unwrap_or_else(|| panic!("unresolved {r}")),
+        None => s,
+    }
+}
+
+/// `s` resolved; for a nullable reference (`oneOf: [null, $ref]`), what it refers to.
+fn resolve_nullable<'a>(doc: &'a Value, s: &'a Value) -> &'a Value {
+    let s = resolve(doc, s);
+    match s["oneOf"].as_array() {
+        Some(branches) => branches
+            .iter()
+            .find(|b| b["type"] != "null")
+            .map_or(s, |b| resolve(doc, b)),
         None => s,
     }
 }
@@ -375,6 +387,9 @@ struct World {
     /// `other_org`'s event notification: the super admin deletes it (and then creates
     /// the next); A's managers are answered as for an unknown id.
     doomed_notification: i64,
+    /// A task of A (A is subscribed to Define Operation) and its first history entry.
+    task: i64,
+    task_history: i64,
 }
 
 /// Every call of the server, as `me` makes it. Calls that end the session come last.
@@ -720,6 +735,72 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             })),
             Perm(SendEmail),
         ),
+        // Tasks.
+        call("GET /organization/task/", None, Perm(ViewTasks)),
+        call("GET /organization/task/taskpage", None, Perm(ViewTasks))
+            .at("organization/task/taskpage?page=1&search=walk"),
+        call("GET /organization/tasks/admin", None, Perm(AdminArea))
+            .at(format!("organization/tasks/admin?organization={}", w.org_a)),
+        call(
+            "GET /organization/task/get_all_trained_tasks_of_organization",
+            None,
+            Perm(ViewTasks),
+        ),
+        call(
+            "GET /organization/task/model_choices",
+            None,
+            Perm(ViewTasks),
+        ),
+        call(
+            "POST /organization/task/",
+            Some(json!({"taskName": format!("Walk task {r}"), "task_detail": "x\nA:\na;\n"})),
+            Perm(ManageTasks),
+        ),
+        call("GET /organization/task/{id}/", None, Perm(ViewTasks))
+            .at(format!("organization/task/{}/", w.task)),
+        call(
+            "PATCH /organization/task/{id}/",
+            Some(json!({"stepsAvgTime": {"walked_by": r}})),
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/task/{}/", w.task)),
+        call(
+            "POST /generic/clone_task/",
+            Some(json!({"task": w.task, "taskName": format!("Walk clone {r}")})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "GET /organization/task/{id}/history/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/task/{}/history/", w.task)),
+        call(
+            "GET /organization/task_history/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!(
+            "organization/task_history/{}/?history_id={}",
+            w.task, w.task_history
+        )),
+        call(
+            "PATCH /organization/task/{id}/revert/",
+            Some(json!({"history_id": w.task_history})),
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/task/{}/revert/", w.task)),
+        call(
+            "PUT /organization/train/stop/",
+            Some(json!({"task": w.task})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "PATCH /organization/task/last_update/{id}",
+            Some(json!({})),
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/task/last_update/{}", w.task)),
         // Last: the session ends.
         call("PATCH /account/logout/", None, SignedIn),
     ]
@@ -763,6 +844,43 @@ async fn new_notification(app: &TestApp, admin: &str, org: i64, to: &str) -> i64
     .await
 }
 
+/// Subscribes `org` to Define Operation and defines a task there as the super admin;
+/// answers the task and its first history entry.
+async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64) {
+    let (_, features) = app.get("feature_control/feature/", admin).await;
+    let define = features
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "Define Operation")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let (s, v) = app
+        .post(
+            "feature_control/subscribed_feature/",
+            json!({"Feature": define, "Organization": org}),
+            Some(admin),
+        )
+        .await;
+    assert!(s.is_success(), "{v}");
+    let (s, v) = app
+        .call_with(
+            Method::POST,
+            "organization/task/",
+            Some(json!({"taskName": name, "task_detail": "x\nStep:\nSub;\n"})),
+            Some(admin),
+            &[("Organization", &org.to_string())],
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let task = v["id"].as_i64().unwrap();
+    let (_, h) = app
+        .get(&format!("organization/task/{task}/history/"), admin)
+        .await;
+    (task, h[0]["id"].as_i64().unwrap())
+}
+
 /// The super admin and one signed-in user per other role (all in A but the labeler),
 /// and the records their calls name.
 async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
@@ -802,6 +920,7 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
     let (_, lockouts) = app.get("account/lockout_list-delete/", &admin).await;
     assert!(lockouts.to_string().contains(locked), "{lockouts}");
     let feature = new_feature(app, &admin, "Walk feature").await;
+    let (task, task_history) = new_task(app, &admin, org_a, "Walk task").await;
     let world = World {
         org_a,
         doomed,
@@ -817,6 +936,8 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
         subscription: new_subscription(app, &admin, feature, other_org).await,
         notification: new_notification(app, &admin, org_a, "lead@walk.test").await,
         doomed_notification: new_notification(app, &admin, other_org, "lead@walk.test").await,
+        task,
+        task_history,
     };
     let mut users = vec![];
     for role in Role::ALL {
@@ -943,6 +1064,7 @@ both!(
             .as_array()
             .unwrap()
             .iter()
+            .filter(|s| s["feature_name"] != "Define Operation")
             .map(|s| {
                 (
                     s["Feature"].as_i64().unwrap(),
@@ -951,6 +1073,49 @@ both!(
             })
             .collect();
         assert_eq!(pairs, [(world.feature, world.org_a)], "{subs}");
+        // Tasks: defined by exactly the roles that manage them (the super admin acts in
+        // no organisation here); each of them changed A's task.
+        let (_, tasks) = app
+            .call_with(
+                Method::GET,
+                "organization/task/",
+                None,
+                Some(&admin),
+                &[("Organization", &world.org_a.to_string())],
+            )
+            .await;
+        let names: BTreeSet<&str> = tasks
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["taskName"].as_str())
+            .collect();
+        for me in users.iter().filter(|m| m.role != Role::Admin) {
+            let made = names.contains(format!("Walk task {}", me.role.as_str()).as_str());
+            assert_eq!(
+                made,
+                me.role.can(Permission::ManageTasks),
+                "task of {}",
+                me.role
+            );
+        }
+        let (_, hist) = app
+            .get(
+                &format!("organization/task/{}/history/", world.task),
+                &admin,
+            )
+            .await;
+        let changed = hist
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["action"] == "updated")
+            .count();
+        let managers = users
+            .iter()
+            .filter(|m| m.role.can(Permission::ManageTasks))
+            .count();
+        assert_eq!(changed, managers, "{hist}");
         // Notifications: A's changed by each manager in turn, the super admin last;
         // other_org's replaced by the super admin's.
         let (_, notes) = app.get("feature_control/event_notifications", &admin).await;
@@ -1014,6 +1179,9 @@ struct TenantB {
     feature: i64,
     subscription: i64,
     notification: i64,
+    /// B's task and its first history entry.
+    task: i64,
+    task_history: i64,
 }
 
 /// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
@@ -1038,7 +1206,7 @@ impl Cross {
 }
 
 /// Every call that takes an id, with B's ids, as `me` (a user of A) makes it.
-fn cross_tenant(b: &TenantB, a: i64, org_admin_role: i64, me: &Me) -> Vec<Cross> {
+fn cross_tenant(b: &TenantB, a: i64, a_task: i64, org_admin_role: i64, me: &Me) -> Vec<Cross> {
     let bo = b.org;
     let bu = &b.user;
     let mut v = vec![
@@ -1158,6 +1326,72 @@ fn cross_tenant(b: &TenantB, a: i64, org_admin_role: i64, me: &Me) -> Vec<Cross>
             None,
         ),
     ];
+    let (bt, bh) = (b.task, b.task_history);
+    v.extend([
+        cross(
+            "GET /organization/task/{id}/",
+            format!("organization/task/{bt}/"),
+            None,
+        ),
+        cross(
+            "PATCH /organization/task/{id}/",
+            format!("organization/task/{bt}/"),
+            Some(json!({"taskName": "Taken over"})),
+        ),
+        cross(
+            "PATCH /organization/task/{id}/",
+            format!("organization/task/{bt}/"),
+            Some(json!({"starred": true})),
+        ),
+        cross(
+            "PATCH /organization/task/{id}/",
+            format!("organization/task/{bt}/"),
+            Some(json!({"is_deleted": true})),
+        ),
+        cross(
+            "GET /organization/task/{id}/history/",
+            format!("organization/task/{bt}/history/"),
+            None,
+        ),
+        cross(
+            "GET /organization/task_history/{id}/",
+            format!("organization/task_history/{bt}/?history_id={bh}"),
+            None,
+        ),
+        cross(
+            "PATCH /organization/task/{id}/revert/",
+            format!("organization/task/{bt}/revert/"),
+            Some(json!({"history_id": bh})),
+        ),
+        cross(
+            "POST /generic/clone_task/",
+            "generic/clone_task/",
+            Some(json!({"task": bt, "taskName": "Copied out"})),
+        ),
+        cross(
+            "PUT /organization/train/stop/",
+            "organization/train/stop/",
+            Some(json!({"task": bt})),
+        ),
+        cross(
+            "PATCH /organization/task/last_update/{id}",
+            format!("organization/task/last_update/{bt}"),
+            Some(json!({})),
+        ),
+        cross(
+            "GET /organization/tasks/admin",
+            format!("organization/tasks/admin?organization={bo}"),
+            None,
+        ),
+    ]);
+    v.push(
+        cross(
+            "PATCH /organization/task/{id}/revert/",
+            format!("organization/task/{a_task}/revert/"),
+            Some(json!({"history_id": bh})),
+        )
+        .or_unknown("history_id"),
+    );
     for body in [
         json!({"recipients": ["intruder@a.test"]}),
         json!({"Organization": a}),
@@ -1257,6 +1491,18 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
         assert!(!v.as_array().unwrap().is_empty(), "B has {key}: {v}");
         st.insert(key.into(), v.to_string());
     }
+    let (s, tasks) = app
+        .get(&format!("organization/tasks/admin?organization={b}"), admin)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{tasks}");
+    assert!(tasks["count"].as_i64() > Some(0), "B has tasks: {tasks}");
+    for id in ids(&tasks["results"], "id") {
+        let (_, h) = app
+            .get(&format!("organization/task/{id}/history/"), admin)
+            .await;
+        st.insert(format!("history of task {id}"), h.to_string());
+    }
+    st.insert("tasks".into(), tasks.to_string());
     let (_, orgs) = app.get("organization/", admin).await;
     let org = orgs
         .as_array()
@@ -1359,7 +1605,11 @@ both!(
         let feature = new_feature(&app, &admin, "Tenant feature").await;
         let a_subscription = new_subscription(&app, &admin, feature, a).await;
         let a_notification = new_notification(&app, &admin, a, "lead@a.test").await;
+        let (a_task, a_task_history) = new_task(&app, &admin, a, "Tenant A task").await;
+        let (b_task, b_task_history) = new_task(&app, &admin, b, "Tenant B task").await;
         let tenant_b = TenantB {
+            task: b_task,
+            task_history: b_task_history,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,
             notification: new_notification(&app, &admin, b, "lead@b.test").await,
@@ -1395,10 +1645,12 @@ both!(
             subscription: a_subscription,
             notification: a_notification,
             doomed_notification: a_notification,
+            task: a_task,
+            task_history: a_task_history,
         };
 
         // Every call that takes an id is in the table.
-        let table = cross_tenant(&tenant_b, a, org_admin_role, &callers[0]);
+        let table = cross_tenant(&tenant_b, a, a_task, org_admin_role, &callers[0]);
         let covered: BTreeSet<&str> = table.iter().map(|c| c.call.op).collect();
         let unlisted: Vec<String> = ops(&doc)
             .iter()
@@ -1428,7 +1680,7 @@ both!(
         let mut wrong = vec![];
         for me in &callers {
             // B's ids, in the path, query and body.
-            for c in cross_tenant(&tenant_b, a, org_admin_role, me) {
+            for c in cross_tenant(&tenant_b, a, a_task, org_admin_role, me) {
                 let (s, v) = c.call.send(&app, &me.token, &[]).await;
                 let refused = matches!(s, StatusCode::FORBIDDEN | StatusCode::NOT_FOUND)
                     || (s == StatusCode::BAD_REQUEST

@@ -65,6 +65,10 @@ fn steps_after_the_last_process_line_get_a_default_process() {
         op.processes,
         vec![process("First", vec![step("A", &["a"])])]
     );
+    // The default name is never one the text gave already.
+    let op = parse("Op\nA:\na;\nProcess 2~\nB:\nb;\n").unwrap();
+    assert_eq!(op.processes[1].name, "Process 3");
+    assert_eq!(validate(&op), Ok(()));
 }
 
 #[test]

@@ -3,6 +3,7 @@
 pub mod account;
 pub mod feature_control;
 pub mod organization;
+pub mod task;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,93 @@
+//! Tasks (operations), spec section 7 "Tasks": define, list, change, clone, star,
+//! history and revert, training stop.
+//!
+//! Tenancy: a task belongs to one organisation. Every call reaches only tasks of the
+//! organisation the request acts in ([`AuthUser::org`]); another organisation's task ids
+//! answer 404, as unknown ones do. The super admin reaches every organisation's tasks.
+//!
+//! Changing a task (create, patch, clone, revert) needs `ManageTasks` and the
+//! organisation's "Define Operation" subscription (spec section 6); reading needs
+//! `ViewTasks`. A task in training refuses every change with the spec's message.
+
+use std::collections::BTreeSet;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use gemba_shared::Permission;
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::task::{
+    CloneTask, LastUpdate, ModelChoice, RevertResult, RevertTask, StepsByProcess, StopTraining,
+    Task, TaskCreate, TaskHistoryEntry, TaskPatch, TaskSettings, TrainStatus,
+    being_trained_message, revert_message,
+};
+use gemba_shared::api::v1::{PAGE_SIZE, page_offset};
+use gemba_shared::operation::{self, Operation, Process};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::db::tasks::{self, Author, Filter, TaskRow};
+use crate::db::{features, orgs};
+use crate::http::error::{ApiError, ApiResult, is_unique_violation};
+use crate::http::extract::{AuthUser, Json, Path, Query};
+use crate::state::AppState;
+
+/// The subscription that gates changing tasks (spec section 6).
+pub const FEATURE: &str = "Define Operation";
+/// Longest task, model and language names.
+const MAX_NAME: usize = 100;
+/// The event whose recipients hear of changed steps.
+pub const TASK_UPDATE_EVENT: &str = "Task Update";
+
+mod edit;
+mod history;
+mod lists;
+mod rules;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    use edit::*;
+    use history::*;
+    use lists::*;
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(taskpage))
+        .routes(routes!(admin_list))
+        .routes(routes!(get, patch))
+        .routes(routes!(clone_task))
+        .routes(routes!(trained_tasks))
+        .routes(routes!(history))
+        .routes(routes!(task_history))
+        .routes(routes!(revert))
+        .routes(routes!(stop_training))
+        .routes(routes!(last_update))
+        .routes(routes!(model_choices))
+}
+
+// ----- helpers ---------------------------------------------------------------------------
+
+async fn find(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<TaskRow> {
+    let org = if me.is_admin() { None } else { Some(me.org()?) };
+    tasks::get(&state.db, me.user.id, org, id)
+        .await?
+        .ok_or(ApiError::NotFound)
+}
+
+/// May `me` change tasks of `org`: the permission and the subscription.
+async fn may_change(state: &AppState, me: &AuthUser, org: i64) -> ApiResult<()> {
+    me.require(Permission::ManageTasks)?;
+    if !me.is_admin() && !features::enabled(&state.db, org, FEATURE).await? {
+        return Err(ApiError::Status(
+            StatusCode::FORBIDDEN,
+            format!("{FEATURE} is not enabled for this organization."),
+        ));
+    }
+    Ok(())
+}
+
+fn author(me: &AuthUser) -> Author<'_> {
+    Author {
+        id: me.user.id,
+        name: &me.user.name,
+    }
+}

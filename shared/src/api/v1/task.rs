@@ -1,0 +1,555 @@
+//! Task (operation) calls (spec section 7 "Tasks") and the task's fields (section 3
+//! "Task", "Telemetry parameters", "Training parameters").
+//!
+//! A task is stored as its [`TaskSettings`] (everything a user edits, and what its
+//! history records and reverts) plus what the service keeps itself (id, organisation,
+//! training status, creation time). [`Task`] is what the API answers: the settings,
+//! those, and fields derived from the operation (step names, counts) and from the
+//! parameters (the spec's top-level copies and `taskJson`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A JSON object of free-form values.
+pub type JsonObject = Map<String, Value>;
+
+use crate::operation::{self, Operation, Process};
+
+/// Training status (spec section 4).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum TrainStatus {
+    #[default]
+    NewTask,
+    InAnnotation,
+    Training,
+    Failed,
+    Trained,
+}
+
+impl TrainStatus {
+    pub const ALL: [TrainStatus; 5] = [
+        TrainStatus::NewTask,
+        TrainStatus::InAnnotation,
+        TrainStatus::Training,
+        TrainStatus::Failed,
+        TrainStatus::Trained,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrainStatus::NewTask => "new_task",
+            TrainStatus::InAnnotation => "in_annotation",
+            TrainStatus::Training => "training",
+            TrainStatus::Failed => "failed",
+            TrainStatus::Trained => "trained",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TrainStatus> {
+        TrainStatus::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// The label the portal shows (spec section 4).
+    pub fn label(self) -> &'static str {
+        match self {
+            TrainStatus::NewTask => "NEW TASK",
+            TrainStatus::InAnnotation => "IN ANNOTATION",
+            TrainStatus::Training => "TRAINING",
+            TrainStatus::Failed => "FAILED",
+            TrainStatus::Trained => "TRAINED",
+        }
+    }
+}
+
+/// The largest integer a JavaScript number holds exactly: the default maximum cycle
+/// time (spec section 9), i.e. no limit.
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+pub const DEFAULT_MIN_SHARE_TO_END: f64 = 0.75;
+pub const DEFAULT_VERIFY_THRESHOLD: u32 = 6;
+pub const DEFAULT_BACKGROUND_TIME: u32 = 50;
+
+/// Process index → step indexes (JSON object keys are the process indexes as text).
+pub type StepsByProcess = BTreeMap<u32, Vec<u32>>;
+
+/// Telemetry parameters (spec section 3); times in seconds.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default, deny_unknown_fields)]
+pub struct TelemetryParams {
+    pub maximum_cycle_time: i64,
+    pub minimum_cycle_time: i64,
+    pub min_percentage_of_steps_required_to_end_cycle: f64,
+    /// Default `{0: [0, 1]}`: the first or second step of process 0 starts a cycle.
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::HashMap<String, Vec<u32>>))]
+    pub required_steps_for_start: StepsByProcess,
+    /// Default `{0: []}`: seeing a start step again ends the cycle.
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::HashMap<String, Vec<u32>>))]
+    pub required_steps_for_end: StepsByProcess,
+    /// Frames in the smoothing window over per-frame labels (1: none).
+    pub temporal_smoothness: u32,
+    pub object_rotation: bool,
+    pub strict_step_order: bool,
+    pub add_background_time_to_step_time: bool,
+}
+
+impl Default for TelemetryParams {
+    fn default() -> Self {
+        TelemetryParams {
+            maximum_cycle_time: MAX_SAFE_INTEGER,
+            minimum_cycle_time: 0,
+            min_percentage_of_steps_required_to_end_cycle: DEFAULT_MIN_SHARE_TO_END,
+            required_steps_for_start: BTreeMap::from([(0, vec![0, 1])]),
+            required_steps_for_end: BTreeMap::from([(0, vec![])]),
+            temporal_smoothness: 1,
+            object_rotation: false,
+            strict_step_order: false,
+            add_background_time_to_step_time: false,
+        }
+    }
+}
+
+/// Training parameters (spec section 3).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainingParams {
+    /// Consecutive frames before a step counts as seen.
+    pub verify_threshold: u32,
+    /// Background time for sub-steps, in frames (spec section 9: 50 when absent).
+    pub background_time: u32,
+}
+
+impl Default for TrainingParams {
+    fn default() -> Self {
+        TrainingParams {
+            verify_threshold: DEFAULT_VERIFY_THRESHOLD,
+            background_time: DEFAULT_BACKGROUND_TIME,
+        }
+    }
+}
+
+/// `taskParameters`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default, deny_unknown_fields)]
+pub struct TaskParameters {
+    #[serde(rename = "telemetryParams")]
+    pub telemetry_params: TelemetryParams,
+    #[serde(rename = "trainingParams")]
+    pub training_params: TrainingParams,
+}
+
+/// Everything a user sets on a task: what `PATCH organization/task/{id}/` changes,
+/// what a history entry records and what a revert restores.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default)]
+pub struct TaskSettings {
+    #[serde(rename = "taskName")]
+    pub task_name: String,
+    /// The operation in the task-detail text format, canonical (`operation::print`).
+    pub task_detail: String,
+    pub is_deleted: bool,
+    /// Step indexes (across processes) whose sight makes a cycle bad.
+    #[serde(rename = "negativeSteps")]
+    pub negative_steps: Vec<u32>,
+    pub optional_steps: Vec<u32>,
+    /// Groups of step indexes that look alike.
+    #[serde(rename = "similarSteps")]
+    pub similar_steps: Vec<Vec<u32>>,
+    /// Average cycle time and per-step averages, as training or analytics last measured.
+    #[serde(rename = "stepsAvgTime")]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub steps_avg_time: JsonObject,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub sub_step_times: JsonObject,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub model_choice: Option<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub model_version: Option<i64>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub model_type: Option<String>,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub steps_data_json: JsonObject,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub annotation_image_id: Option<i64>,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub advance_features_json: JsonObject,
+    /// The translated names: English step or sub-step name → its translation. A name
+    /// without one shows in English.
+    pub translation: BTreeMap<String, String>,
+    /// The translation's language, e.g. "Deutsch"; none without a translation.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub translation_name: Option<String>,
+    #[serde(rename = "taskParameters")]
+    pub task_parameters: TaskParameters,
+}
+
+impl TaskSettings {
+    /// A new task's settings: the spec's defaults.
+    pub fn new(task_name: String, task_detail: String) -> TaskSettings {
+        TaskSettings {
+            task_name,
+            task_detail,
+            sub_step_times: Map::from_iter([(
+                "background".to_string(),
+                Value::from(DEFAULT_BACKGROUND_TIME),
+            )]),
+            ..TaskSettings::default()
+        }
+    }
+
+    /// The operation of `task_detail` (empty when it does not read, which saving
+    /// prevents).
+    pub fn operation(&self) -> Operation {
+        operation::parse(&self.task_detail).unwrap_or_default()
+    }
+}
+
+/// The task's organisation as the task shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TaskOrganization {
+    pub id: i64,
+    pub org_name_to_display: String,
+}
+
+/// `taskJson`: the parameters as the device and the trainer read them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TaskJson {
+    pub training_params: TrainingParams,
+    pub cycle_calculation_params: TelemetryParams,
+}
+
+/// A task as the API answers it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Task {
+    pub id: i64,
+    #[serde(flatten)]
+    pub settings: TaskSettings,
+    #[serde(rename = "Organization")]
+    pub organization: TaskOrganization,
+    /// Starred by the caller.
+    pub starred: bool,
+    pub train_status: TrainStatus,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// When a device last fetched the task's changes (`last_update/`), unix ms.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub last_update: Option<i64>,
+    #[serde(rename = "stepsCount")]
+    pub steps_count: usize,
+    pub processes: Vec<Process>,
+    /// Step names, indexed across processes (the indexes the parameters use).
+    pub steps: Vec<String>,
+    /// Each step's sub-step names.
+    pub substeps: Vec<Vec<String>>,
+    // The telemetry parameters the spec also lists on the task itself.
+    pub maximum_cycle_time: i64,
+    pub add_background_time_to_step_time: bool,
+    pub object_rotation: bool,
+    pub strict_step_order: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::HashMap<String, Vec<u32>>))]
+    pub required_steps_for_start: StepsByProcess,
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::HashMap<String, Vec<u32>>))]
+    pub required_steps_for_end: StepsByProcess,
+    #[serde(rename = "taskJson")]
+    pub task_json: TaskJson,
+}
+
+impl Task {
+    /// The answer for a stored task: `settings` with its derived fields.
+    pub fn new(
+        id: i64,
+        settings: TaskSettings,
+        organization: TaskOrganization,
+        starred: bool,
+        train_status: TrainStatus,
+        created_at: i64,
+        last_update: Option<i64>,
+    ) -> Task {
+        let op = settings.operation();
+        let steps: Vec<&operation::Step> = op.processes.iter().flat_map(|p| &p.steps).collect();
+        let t = settings.task_parameters.telemetry_params.clone();
+        Task {
+            id,
+            organization,
+            starred,
+            train_status,
+            created_at,
+            last_update,
+            steps_count: steps.len(),
+            steps: steps.iter().map(|s| s.name.clone()).collect(),
+            substeps: steps.iter().map(|s| s.substeps.clone()).collect(),
+            maximum_cycle_time: t.maximum_cycle_time,
+            add_background_time_to_step_time: t.add_background_time_to_step_time,
+            object_rotation: t.object_rotation,
+            strict_step_order: t.strict_step_order,
+            required_steps_for_start: t.required_steps_for_start.clone(),
+            required_steps_for_end: t.required_steps_for_end.clone(),
+            task_json: TaskJson {
+                training_params: settings.task_parameters.training_params.clone(),
+                cycle_calculation_params: t,
+            },
+            processes: op.processes,
+            settings,
+        }
+    }
+}
+
+/// `POST organization/task/`: a name and the operation, as text or as processes; the
+/// other settings take their defaults unless given.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+pub struct TaskCreate {
+    /// The task name; the text's first line when absent.
+    #[serde(rename = "taskName")]
+    pub task_name: Option<String>,
+    /// The operation in the task-detail text format.
+    pub task_detail: Option<String>,
+    /// The operation's processes, when no text is given.
+    pub processes: Option<Vec<Process>>,
+    #[serde(rename = "taskParameters")]
+    pub task_parameters: Option<TaskParameters>,
+}
+
+/// `PATCH organization/task/{id}/`: the fields to change. `processes` replaces the
+/// operation like `task_detail` does; the top-level telemetry fields change the same
+/// fields of `taskParameters.telemetryParams`; `starred` is the caller's own mark and no
+/// change to the task.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct TaskPatch {
+    #[serde(rename = "taskName")]
+    pub task_name: Option<String>,
+    pub task_detail: Option<String>,
+    pub processes: Option<Vec<Process>>,
+    pub is_deleted: Option<bool>,
+    pub starred: Option<bool>,
+    #[serde(rename = "negativeSteps")]
+    pub negative_steps: Option<Vec<u32>>,
+    pub optional_steps: Option<Vec<u32>>,
+    #[serde(rename = "similarSteps")]
+    pub similar_steps: Option<Vec<Vec<u32>>>,
+    #[serde(rename = "stepsAvgTime")]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub steps_avg_time: Option<JsonObject>,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub sub_step_times: Option<JsonObject>,
+    pub model_choice: Option<String>,
+    pub model_version: Option<i64>,
+    pub model_type: Option<String>,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub steps_data_json: Option<JsonObject>,
+    pub annotation_image_id: Option<i64>,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub advance_features_json: Option<JsonObject>,
+    pub translation: Option<BTreeMap<String, String>>,
+    pub translation_name: Option<String>,
+    #[serde(rename = "taskParameters")]
+    pub task_parameters: Option<TaskParameters>,
+    pub maximum_cycle_time: Option<i64>,
+    pub add_background_time_to_step_time: Option<bool>,
+    pub object_rotation: Option<bool>,
+    pub strict_step_order: Option<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<std::collections::HashMap<String, Vec<u32>>>))]
+    pub required_steps_for_start: Option<StepsByProcess>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<std::collections::HashMap<String, Vec<u32>>>))]
+    pub required_steps_for_end: Option<StepsByProcess>,
+}
+
+/// `POST generic/clone_task/`: a copy of `task` named `taskName`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CloneTask {
+    pub task: i64,
+    #[serde(rename = "taskName")]
+    pub task_name: String,
+}
+
+/// `PUT organization/train/stop/`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct StopTraining {
+    pub task: i64,
+}
+
+/// One change of a task (`task/{id}/history/`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TaskHistoryEntry {
+    /// The history id.
+    pub id: i64,
+    pub task: i64,
+    /// `created`, `updated`, `deleted`, `restored`, `reverted` or `cloned`.
+    pub action: String,
+    /// The settings fields the change set (their API names).
+    pub changed_fields: Vec<String>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub user: Option<i64>,
+    pub user_name: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// The task's settings after the change: what reverting to this entry restores.
+    pub snapshot: TaskSettings,
+}
+
+/// `PATCH task/{id}/revert/`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RevertTask {
+    pub history_id: i64,
+}
+
+/// The revert answer: the fields it set, and the task after.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RevertResult {
+    pub msg: String,
+    pub reverted_fields: Vec<String>,
+    pub reverted_fields_count: usize,
+    pub task: Task,
+}
+
+/// `PATCH task/last_update/{id}`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct LastUpdate {
+    pub last_update: i64,
+}
+
+/// One of `task/model_choices`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ModelChoice {
+    pub value: String,
+    pub label: String,
+}
+
+/// The revert success message (spec section 8): the count and the first three fields.
+pub fn revert_message(fields: &[String]) -> String {
+    if fields.is_empty() {
+        return REVERT_NO_CHANGE_MESSAGE.into();
+    }
+    let first: Vec<&str> = fields.iter().take(3).map(String::as_str).collect();
+    let more = if fields.len() > 3 { "..." } else { "" };
+    format!(
+        "Task successfully reverted! {} field(s) updated: {}{more}",
+        fields.len(),
+        first.join(", ")
+    )
+}
+
+pub const REVERT_NO_CHANGE_MESSAGE: &str =
+    "Task reverted - no changes detected (task was already in the target state)";
+
+/// '{task} is being trained, You cannot update the task when it is being trained.'
+pub fn being_trained_message(task: &str) -> String {
+    format!("{task} is being trained, You cannot update the task when it is being trained.")
+}
+
+/// '{task} is being performed, You cannot update the task when it is being performed.'
+pub fn being_performed_message(task: &str) -> String {
+    format!("{task} is being performed, You cannot update the task when it is being performed.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_specs() {
+        let s = TaskSettings::new("T".into(), "T\n".into());
+        let v = serde_json::to_value(&s).unwrap();
+        let t = &v["taskParameters"]["telemetryParams"];
+        assert_eq!(t["maximum_cycle_time"], 9_007_199_254_740_991_i64);
+        assert_eq!(t["min_percentage_of_steps_required_to_end_cycle"], 0.75);
+        assert_eq!(
+            t["required_steps_for_start"],
+            serde_json::json!({"0": [0, 1]})
+        );
+        assert_eq!(t["required_steps_for_end"], serde_json::json!({"0": []}));
+        assert_eq!(v["taskParameters"]["trainingParams"]["verify_threshold"], 6);
+        assert_eq!(v["sub_step_times"]["background"], 50);
+        // A partial parameter object takes the defaults for the rest.
+        let p: TaskParameters = serde_json::from_value(
+            serde_json::json!({"telemetryParams": {"strict_step_order": true}}),
+        )
+        .unwrap();
+        assert!(p.telemetry_params.strict_step_order);
+        assert_eq!(p.telemetry_params.maximum_cycle_time, MAX_SAFE_INTEGER);
+        assert_eq!(p.training_params.verify_threshold, 6);
+    }
+
+    #[test]
+    fn the_revert_message_names_three_fields() {
+        let f = |n: &[&str]| revert_message(&n.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(f(&[]), REVERT_NO_CHANGE_MESSAGE);
+        assert_eq!(
+            f(&["taskName"]),
+            "Task successfully reverted! 1 field(s) updated: taskName"
+        );
+        assert_eq!(
+            f(&["a", "b", "c", "d"]),
+            "Task successfully reverted! 4 field(s) updated: a, b, c..."
+        );
+    }
+
+    #[test]
+    fn a_task_derives_its_steps_from_the_text() {
+        let s = TaskSettings::new("T".into(), "T\nA:\na;\nb;\nP~\nB:\nc;\n".into());
+        let t = Task::new(
+            1,
+            s,
+            TaskOrganization {
+                id: 1,
+                org_name_to_display: "O".into(),
+            },
+            false,
+            TrainStatus::NewTask,
+            0,
+            None,
+        );
+        assert_eq!(t.steps, ["A", "B"]);
+        assert_eq!(t.substeps, [vec!["a", "b"], vec!["c"]]);
+        assert_eq!(t.steps_count, 2);
+        assert_eq!(t.processes.len(), 2);
+        let v = serde_json::to_value(&t).unwrap();
+        assert_eq!(v["taskName"], "T");
+        assert_eq!(v["stepsCount"], 2);
+        assert_eq!(v["Organization"]["id"], 1);
+        assert_eq!(v["taskJson"]["training_params"]["verify_threshold"], 6);
+    }
+}
