@@ -39,3 +39,41 @@ CREATE TABLE task_history (
     created_at BIGINT NOT NULL
 );
 CREATE INDEX task_history_task ON task_history (task_id, id);
+
+-- What the object detector of a task looks for.
+CREATE TABLE task_objects (
+    id {{PK}},
+    task_id BIGINT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    outline_color TEXT NOT NULL,
+    is_static BIGINT NOT NULL DEFAULT 0,
+    step_id BIGINT
+);
+CREATE INDEX task_objects_task ON task_objects (task_id, id);
+
+CREATE TABLE plane_objects (
+    id {{PK}},
+    task_id BIGINT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    points TEXT NOT NULL
+);
+CREATE INDEX plane_objects_task ON plane_objects (task_id, id);
+
+-- One rule per step of a task (static_object, non_static_object: JSON arrays of
+-- task object ids; rule: the StepRule JSON).
+CREATE TABLE detection_rules (
+    id {{PK}},
+    task_id BIGINT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    step BIGINT NOT NULL,
+    static_object TEXT NOT NULL,
+    non_static_object TEXT NOT NULL,
+    verify BIGINT NOT NULL DEFAULT 0,
+    rule TEXT NOT NULL
+);
+CREATE UNIQUE INDEX detection_rules_step ON detection_rules (task_id, step);
+
+-- A task's regions of interest.
+CREATE TABLE task_regions (
+    task_id BIGINT PRIMARY KEY REFERENCES tasks(id) ON DELETE CASCADE,
+    region_json TEXT NOT NULL
+);

@@ -122,6 +122,18 @@ fn export_bindings() {
         t::LastUpdate,
         t::ModelChoice,
         Page<t::Task>,
+        t::TaskObject,
+        t::TaskObjectCreate,
+        t::TaskObjectPatch,
+        t::PlaneObject,
+        t::PlaneObjectWrite,
+        t::StepRelation,
+        t::StepRelations,
+        t::StepRule,
+        t::DetectionRule,
+        t::DetectionRuleWrite,
+        t::BulkDelete,
+        t::RegionJson,
     );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

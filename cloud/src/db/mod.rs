@@ -10,6 +10,7 @@ pub mod features;
 pub mod migrate;
 pub mod orgs;
 pub mod outbox;
+pub mod task_objects;
 pub mod tasks;
 pub mod tokens;
 pub mod users;

@@ -867,3 +867,299 @@ both!(
         assert_eq!((s, v), (StatusCode::OK, json!([])));
     }
 );
+
+both!(
+    task_objects_planes_rules_and_regions,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
+        let tid = id(&t);
+        // Objects: a bad colour gets a generated one; a good one is kept with '#'.
+        let (s, jig) = app
+            .post(
+                "organization/task/task_object/",
+                json!({"task": tid, "name": "Jig", "is_static": true, "outline_color": "red"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{jig}");
+        let c = jig["outline_color"].as_str().unwrap();
+        assert!(
+            c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|x| x.is_ascii_hexdigit()),
+            "{c}"
+        );
+        let (_, screw) = app
+            .post(
+                "organization/task/task_object/",
+                json!({"task": tid, "name": "Screwdriver", "outline_color": "0AF", "step_id": 0}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(
+            (&screw["outline_color"], &screw["is_static"]),
+            (&json!("#0af"), &json!(false))
+        );
+        for (body, field, msg) in [
+            (
+                json!({"task": tid, "name": " "}),
+                "name",
+                "The object name is required!",
+            ),
+            (
+                json!({"task": tid, "name": "X", "step_id": 3}),
+                "step_id",
+                "Step index 3 is out of range: the task has 3 step(s).",
+            ),
+        ] {
+            let (s, v) = app
+                .post("organization/task/task_object/", body, Some(&w.eng))
+                .await;
+            assert_eq!(
+                (s, message(&v, field)),
+                (StatusCode::BAD_REQUEST, msg.into())
+            );
+        }
+        let (_, statics) = app
+            .get(
+                &format!("organization/task/list_task_objects/{tid}/?is_static=true"),
+                &w.analyst,
+            )
+            .await;
+        assert_eq!(statics.as_array().unwrap().len(), 1);
+        let (_, all) = app
+            .get(
+                &format!("organization/task/list_task_objects/{tid}/"),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(all.as_array().unwrap().len(), 2);
+        let (s, v) = app
+            .patch(
+                &format!("organization/task/task_object/{}/", id(&screw)),
+                json!({"name": "Driver", "outline_color": "#zzz"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!((s, &v["name"]), (StatusCode::OK, &json!("Driver")), "{v}");
+        assert_ne!(
+            v["outline_color"], screw["outline_color"],
+            "an invalid colour is replaced"
+        );
+        // Rules: every step shows one, the default where none is stored.
+        let rules_url = format!("organization/task/object_detection_rule/{tid}/");
+        let (_, rules) = app.get(&rules_url, &w.eng).await;
+        assert_eq!(rules.as_array().unwrap().len(), 3);
+        assert_eq!(rules[0]["id"], Value::Null);
+        assert_eq!(rules[0]["rule"]["detect_always"], true);
+        assert_eq!(
+            rules[0]["rule"]["step_relations"]["anchor"],
+            json!({"key_steps": [], "before_anchor": [], "after_anchor": []})
+        );
+        let (s, r0) = app
+            .post(&rules_url, json!({"step": 0, "static_object": [id(&jig)], "non_static_object": [id(&screw)], "verify": true, "rule": {"objects_present": [id(&screw)], "boolean_expr": "Driver"}}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{r0}");
+        for (body, field, msg) in [
+            (
+                json!({"step": 0}),
+                "step",
+                "This step already has a rule.".to_string(),
+            ),
+            (
+                json!({"step": 9}),
+                "step",
+                "Step index 9 is out of range: the task has 3 step(s).".to_string(),
+            ),
+            (
+                json!({"step": 1, "static_object": [id(&screw)]}),
+                "static_object",
+                format!("Object {} is not a static object.", id(&screw)),
+            ),
+            (
+                json!({"step": 1, "non_static_object": [999_999]}),
+                "non_static_object",
+                "Object 999999 is not an object of this task.".to_string(),
+            ),
+            (
+                json!({"step": 1, "rule": {"step_relations": {"anchor": {"key_steps": [5]}}}}),
+                "rule",
+                "Step index 5 is out of range: the task has 3 step(s).".to_string(),
+            ),
+            (json!({}), "step", "This field is required.".to_string()),
+        ] {
+            let (s, v) = app.post(&rules_url, body.clone(), Some(&w.eng)).await;
+            assert_eq!(
+                (s, message(&v, field)),
+                (StatusCode::BAD_REQUEST, msg),
+                "{body}"
+            );
+        }
+        let (_, r1) = app.post(&rules_url, json!({"step": 1}), Some(&w.eng)).await;
+        let (s, v) = app
+            .patch(
+                &format!("organization/task/object_detection_rule/{}/", id(&r1)),
+                json!({"verify": true}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!((s, &v["verify"]), (StatusCode::OK, &json!(true)), "{v}");
+        // Deleting an object takes it out of the rules.
+        let (s, _) = app
+            .delete(
+                &format!("organization/task/task_object/{}/", id(&screw)),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let (_, rules) = app.get(&rules_url, &w.eng).await;
+        assert_eq!(
+            (
+                &rules[0]["non_static_object"],
+                &rules[0]["rule"]["objects_present"]
+            ),
+            (&json!([]), &json!([]))
+        );
+        assert_eq!(rules[0]["static_object"], json!([id(&jig)]));
+        // Bulk delete: all or nothing.
+        let (s, _) = app
+            .patch(
+                "organization/task/object_detection_rule/bulk_delete",
+                json!({"ids": [id(&r0), 999_999]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        let (_, rules) = app.get(&rules_url, &w.eng).await;
+        assert!(rules[0]["id"].is_i64() && rules[1]["id"].is_i64());
+        let (s, _) = app
+            .patch(
+                "organization/task/object_detection_rule/bulk_delete",
+                json!({"ids": [id(&r0)]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let (s, _) = app
+            .delete(
+                &format!(
+                    "organization/task/object_detection_rule/delete/?id={}",
+                    id(&r1)
+                ),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let (_, rules) = app.get(&rules_url, &w.eng).await;
+        assert!(
+            rules.as_array().unwrap().iter().all(|r| r["id"].is_null()),
+            "{rules}"
+        );
+        // Planes.
+        let square = json!([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]);
+        let (s, p) = app
+            .post(
+                "organization/task/plane_objects/",
+                json!({"task": tid, "name": "Bench", "points": square}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{p}");
+        for (body, field, msg) in [
+            (
+                json!({"task": tid, "name": "B", "points": [[0.1, 0.1], [0.2, 0.2]]}),
+                "points",
+                "A plane needs 3 to 1000 points.",
+            ),
+            (
+                json!({"task": tid, "name": "B", "points": [[0.1, 0.1], [0.2, 0.2], [1.5, 0.2]]}),
+                "points",
+                "Points are image coordinates scaled to 0..1.",
+            ),
+            (
+                json!({"name": "B", "points": square}),
+                "task",
+                "This field is required.",
+            ),
+        ] {
+            let (s, v) = app
+                .post("organization/task/plane_objects/", body, Some(&w.eng))
+                .await;
+            assert_eq!(
+                (s, message(&v, field)),
+                (StatusCode::BAD_REQUEST, msg.into())
+            );
+        }
+        let (s, v) = app
+            .put(
+                &format!("organization/task/plane_objects/{}/", id(&p)),
+                json!({"name": "Bench 2", "points": square}),
+                &w.eng,
+            )
+            .await;
+        assert_eq!((s, &v["name"]), (StatusCode::OK, &json!("Bench 2")), "{v}");
+        let (_, planes) = app
+            .get(
+                &format!("organization/task/list_plane_objects/{tid}/"),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(planes.as_array().unwrap().len(), 1);
+        let (s, _) = app
+            .delete(
+                &format!("organization/task/plane_objects/{}/", id(&p)),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        // Regions.
+        let url = format!("generic/list_region_json/{tid}/");
+        let (_, r) = app.get(&url, &w.eng).await;
+        assert_eq!(r, json!({"region_json": {}}));
+        let regions = json!({"region_json": {"cam0": [[0, 0], [10, 10]]}});
+        let (s, _) = app.patch(&url, regions.clone(), Some(&w.eng)).await;
+        assert_eq!(s, StatusCode::OK);
+        let (_, r) = app.get(&url, &w.analyst).await;
+        assert_eq!(r, regions);
+        let (s, _) = app
+            .patch(&url, json!({"region_json": [1]}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        // B sees none of it; the analyst changes none of it; training blocks changes.
+        for path in [
+            format!("organization/task/list_task_objects/{tid}/"),
+            format!("organization/task/list_plane_objects/{tid}/"),
+            rules_url.clone(),
+            url.clone(),
+        ] {
+            assert_eq!(
+                app.get(&path, &w.eng_b).await.0,
+                StatusCode::NOT_FOUND,
+                "{path}"
+            );
+        }
+        let (s, _) = app
+            .patch(
+                &format!("organization/task/task_object/{}/", id(&jig)),
+                json!({"name": "Mine"}),
+                Some(&w.eng_b),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        let (s, _) = app
+            .post(
+                "organization/task/task_object/",
+                json!({"task": tid, "name": "X"}),
+                Some(&w.analyst),
+            )
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        sqlx::query("UPDATE tasks SET train_status = 'training' WHERE id = $1")
+            .bind(tid)
+            .execute(&app.state.db.pool)
+            .await
+            .unwrap();
+        let (s, v) = app.patch(&url, regions, Some(&w.eng)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(message(&v, "non_field_errors").contains("is being trained"));
+    }
+);

@@ -390,6 +390,8 @@ struct World {
     /// A task of A (A is subscribed to Define Operation) and its first history entry.
     task: i64,
     task_history: i64,
+    /// The task's object, plane object and step rule.
+    detector: Detector,
 }
 
 /// Every call of the server, as `me` makes it. Calls that end the session come last.
@@ -801,6 +803,121 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageTasks),
         )
         .at(format!("organization/task/last_update/{}", w.task)),
+        // What the task's object detector works with.
+        call(
+            "GET /organization/task/list_task_objects/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!(
+            "organization/task/list_task_objects/{}/?is_static=true",
+            w.task
+        )),
+        call(
+            "POST /organization/task/task_object/",
+            Some(json!({"task": w.task, "name": format!("Walk object {r}")})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "PATCH /organization/task/task_object/{id}/",
+            Some(json!({"name": format!("Jig of {r}")})),
+            Perm(ManageTasks),
+        )
+        .at(format!(
+            "organization/task/task_object/{}/",
+            w.detector.object
+        )),
+        call(
+            "GET /organization/task/list_plane_objects/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/task/list_plane_objects/{}/", w.task)),
+        call(
+            "POST /organization/task/plane_objects/",
+            Some(
+                json!({"task": w.task, "name": format!("Walk plane {r}"), "points": [[0, 0], [1, 0], [1, 1]]}),
+            ),
+            Perm(ManageTasks),
+        ),
+        call(
+            "PUT /organization/task/plane_objects/{id}/",
+            Some(json!({"name": format!("Bench of {r}"), "points": [[0, 0], [1, 0], [1, 1]]})),
+            Perm(ManageTasks),
+        )
+        .at(format!(
+            "organization/task/plane_objects/{}/",
+            w.detector.plane
+        )),
+        call(
+            "GET /organization/task/object_detection_rule/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!(
+            "organization/task/object_detection_rule/{}/",
+            w.task
+        )),
+        // Step 0 has a rule: a 400 for the roles that may.
+        call(
+            "POST /organization/task/object_detection_rule/{id}/",
+            Some(json!({"step": 0})),
+            Perm(ManageTasks),
+        )
+        .at(format!(
+            "organization/task/object_detection_rule/{}/",
+            w.task
+        )),
+        call(
+            "PATCH /organization/task/object_detection_rule/{id}/",
+            Some(json!({"verify": true})),
+            Perm(ManageTasks),
+        )
+        .at(format!(
+            "organization/task/object_detection_rule/{}/",
+            w.detector.rule
+        )),
+        call("GET /generic/list_region_json/{id}/", None, Perm(ViewTasks))
+            .at(format!("generic/list_region_json/{}/", w.task)),
+        call(
+            "PATCH /generic/list_region_json/{id}/",
+            Some(json!({"region_json": {"walked_by": r}})),
+            Perm(ManageTasks),
+        )
+        .at(format!("generic/list_region_json/{}/", w.task)),
+        // The deletions come last: the super admin's go through.
+        call(
+            "PATCH /organization/task/object_detection_rule/bulk_delete",
+            Some(json!({"ids": [w.detector.rule]})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "DELETE /organization/task/object_detection_rule/delete/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!(
+            "organization/task/object_detection_rule/delete/?id={}",
+            w.detector.rule
+        )),
+        call(
+            "DELETE /organization/task/plane_objects/{id}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!(
+            "organization/task/plane_objects/{}/",
+            w.detector.plane
+        )),
+        call(
+            "DELETE /organization/task/task_object/{id}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!(
+            "organization/task/task_object/{}/",
+            w.detector.object
+        )),
         // Last: the session ends.
         call("PATCH /account/logout/", None, SignedIn),
     ]
@@ -881,6 +998,40 @@ async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64
     (task, h[0]["id"].as_i64().unwrap())
 }
 
+/// What a task's object detector works with, one of each.
+#[derive(Clone, Copy)]
+struct Detector {
+    object: i64,
+    plane: i64,
+    rule: i64,
+}
+
+async fn new_detector(app: &TestApp, admin: &str, task: i64) -> Detector {
+    Detector {
+        object: created(
+            app,
+            admin,
+            "organization/task/task_object/",
+            json!({"task": task, "name": "Jig", "is_static": true}),
+        )
+        .await,
+        plane: created(
+            app,
+            admin,
+            "organization/task/plane_objects/",
+            json!({"task": task, "name": "Bench", "points": [[0, 0], [1, 0], [1, 1]]}),
+        )
+        .await,
+        rule: created(
+            app,
+            admin,
+            &format!("organization/task/object_detection_rule/{task}/"),
+            json!({"step": 0}),
+        )
+        .await,
+    }
+}
+
 /// The super admin and one signed-in user per other role (all in A but the labeler),
 /// and the records their calls name.
 async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
@@ -938,6 +1089,7 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
         doomed_notification: new_notification(app, &admin, other_org, "lead@walk.test").await,
         task,
         task_history,
+        detector: new_detector(app, &admin, task).await,
     };
     let mut users = vec![];
     for role in Role::ALL {
@@ -1179,9 +1331,10 @@ struct TenantB {
     feature: i64,
     subscription: i64,
     notification: i64,
-    /// B's task and its first history entry.
+    /// B's task and its first history entry, and its detector's parts.
     task: i64,
     task_history: i64,
+    detector: Detector,
 }
 
 /// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
@@ -1206,7 +1359,14 @@ impl Cross {
 }
 
 /// Every call that takes an id, with B's ids, as `me` (a user of A) makes it.
-fn cross_tenant(b: &TenantB, a: i64, a_task: i64, org_admin_role: i64, me: &Me) -> Vec<Cross> {
+fn cross_tenant(
+    b: &TenantB,
+    a: i64,
+    a_task: i64,
+    a_rule: i64,
+    org_admin_role: i64,
+    me: &Me,
+) -> Vec<Cross> {
     let bo = b.org;
     let bu = &b.user;
     let mut v = vec![
@@ -1384,6 +1544,97 @@ fn cross_tenant(b: &TenantB, a: i64, a_task: i64, org_admin_role: i64, me: &Me) 
             None,
         ),
     ]);
+    let d = b.detector;
+    let square = json!([[0, 0], [1, 0], [1, 1]]);
+    v.extend([
+        cross(
+            "GET /organization/task/list_task_objects/{id}/",
+            format!("organization/task/list_task_objects/{bt}/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/task_object/",
+            "organization/task/task_object/",
+            Some(json!({"task": bt, "name": "Planted"})),
+        ),
+        cross(
+            "PATCH /organization/task/task_object/{id}/",
+            format!("organization/task/task_object/{}/", d.object),
+            Some(json!({"name": "Taken"})),
+        ),
+        cross(
+            "DELETE /organization/task/task_object/{id}/",
+            format!("organization/task/task_object/{}/", d.object),
+            None,
+        ),
+        cross(
+            "GET /organization/task/list_plane_objects/{id}/",
+            format!("organization/task/list_plane_objects/{bt}/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/plane_objects/",
+            "organization/task/plane_objects/",
+            Some(json!({"task": bt, "name": "Planted", "points": square})),
+        ),
+        cross(
+            "PUT /organization/task/plane_objects/{id}/",
+            format!("organization/task/plane_objects/{}/", d.plane),
+            Some(json!({"name": "Taken", "points": square})),
+        ),
+        cross(
+            "DELETE /organization/task/plane_objects/{id}/",
+            format!("organization/task/plane_objects/{}/", d.plane),
+            None,
+        ),
+        cross(
+            "GET /organization/task/object_detection_rule/{id}/",
+            format!("organization/task/object_detection_rule/{bt}/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/object_detection_rule/{id}/",
+            format!("organization/task/object_detection_rule/{bt}/"),
+            Some(json!({"step": 0})),
+        ),
+        cross(
+            "PATCH /organization/task/object_detection_rule/{id}/",
+            format!("organization/task/object_detection_rule/{}/", d.rule),
+            Some(json!({"verify": true})),
+        ),
+        cross(
+            "DELETE /organization/task/object_detection_rule/delete/",
+            format!(
+                "organization/task/object_detection_rule/delete/?id={}",
+                d.rule
+            ),
+            None,
+        ),
+        cross(
+            "PATCH /organization/task/object_detection_rule/bulk_delete",
+            "organization/task/object_detection_rule/bulk_delete",
+            Some(json!({"ids": [d.rule]})),
+        ),
+        cross(
+            "GET /generic/list_region_json/{id}/",
+            format!("generic/list_region_json/{bt}/"),
+            None,
+        ),
+        cross(
+            "PATCH /generic/list_region_json/{id}/",
+            format!("generic/list_region_json/{bt}/"),
+            Some(json!({"region_json": {"taken": true}})),
+        ),
+    ]);
+    // A's own rule with B's object: the object is unknown to A's task.
+    v.push(
+        cross(
+            "PATCH /organization/task/object_detection_rule/{id}/",
+            format!("organization/task/object_detection_rule/{}/", a_rule),
+            Some(json!({"static_object": [d.object]})),
+        )
+        .or_unknown("static_object"),
+    );
     v.push(
         cross(
             "PATCH /organization/task/{id}/revert/",
@@ -1610,6 +1861,7 @@ both!(
         let tenant_b = TenantB {
             task: b_task,
             task_history: b_task_history,
+            detector: new_detector(&app, &admin, b_task).await,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,
             notification: new_notification(&app, &admin, b, "lead@b.test").await,
@@ -1647,10 +1899,18 @@ both!(
             doomed_notification: a_notification,
             task: a_task,
             task_history: a_task_history,
+            detector: new_detector(&app, &admin, a_task).await,
         };
 
         // Every call that takes an id is in the table.
-        let table = cross_tenant(&tenant_b, a, a_task, org_admin_role, &callers[0]);
+        let table = cross_tenant(
+            &tenant_b,
+            a,
+            a_task,
+            world_a.detector.rule,
+            org_admin_role,
+            &callers[0],
+        );
         let covered: BTreeSet<&str> = table.iter().map(|c| c.call.op).collect();
         let unlisted: Vec<String> = ops(&doc)
             .iter()
@@ -1680,7 +1940,14 @@ both!(
         let mut wrong = vec![];
         for me in &callers {
             // B's ids, in the path, query and body.
-            for c in cross_tenant(&tenant_b, a, a_task, org_admin_role, me) {
+            for c in cross_tenant(
+                &tenant_b,
+                a,
+                a_task,
+                world_a.detector.rule,
+                org_admin_role,
+                me,
+            ) {
                 let (s, v) = c.call.send(&app, &me.token, &[]).await;
                 let refused = matches!(s, StatusCode::FORBIDDEN | StatusCode::NOT_FOUND)
                     || (s == StatusCode::BAD_REQUEST

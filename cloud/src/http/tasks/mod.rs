@@ -43,12 +43,14 @@ pub const TASK_UPDATE_EVENT: &str = "Task Update";
 mod edit;
 mod history;
 mod lists;
+mod objects;
 mod rules;
 
 pub fn router() -> OpenApiRouter<AppState> {
     use edit::*;
     use history::*;
     use lists::*;
+    use objects::*;
     OpenApiRouter::new()
         .routes(routes!(list, create))
         .routes(routes!(taskpage))
@@ -62,6 +64,16 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(stop_training))
         .routes(routes!(last_update))
         .routes(routes!(model_choices))
+        .routes(routes!(list_task_objects))
+        .routes(routes!(create_task_object))
+        .routes(routes!(patch_task_object, delete_task_object))
+        .routes(routes!(list_plane_objects))
+        .routes(routes!(create_plane_object))
+        .routes(routes!(put_plane_object, delete_plane_object))
+        .routes(routes!(list_rules, create_rule, patch_rule))
+        .routes(routes!(delete_rule))
+        .routes(routes!(bulk_delete_rules))
+        .routes(routes!(get_regions, set_regions))
 }
 
 // ----- helpers ---------------------------------------------------------------------------

@@ -485,6 +485,202 @@ pub fn being_performed_message(task: &str) -> String {
     format!("{task} is being performed, You cannot update the task when it is being performed.")
 }
 
+// ----- task objects, plane objects, detection rules, regions --------------------------------
+
+/// An object the detector looks for in a task (spec "Task object"): static objects
+/// (fixtures) or moving ones (parts, tools), optionally tied to a step.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TaskObject {
+    pub id: i64,
+    pub task: i64,
+    pub name: String,
+    /// `#rrggbb` or `#rgb`.
+    pub outline_color: String,
+    pub is_static: bool,
+    /// The step (index across processes) the object belongs to.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub step_id: Option<u32>,
+}
+
+/// `POST task/task_object/`. A missing or invalid colour gets a generated one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct TaskObjectCreate {
+    pub task: i64,
+    pub name: String,
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub outline_color: Option<String>,
+    #[serde(default)]
+    pub is_static: bool,
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub step_id: Option<u32>,
+}
+
+/// `PATCH task/task_object/{id}/`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct TaskObjectPatch {
+    pub name: Option<String>,
+    pub outline_color: Option<String>,
+    pub is_static: Option<bool>,
+    pub step_id: Option<u32>,
+}
+
+/// A plane of a task's scene (a work surface), as a polygon in image coordinates
+/// scaled to 0..1.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlaneObject {
+    pub id: i64,
+    pub task: i64,
+    pub name: String,
+    pub points: Vec<[f64; 2]>,
+}
+
+/// `POST task/plane_objects/` (with `task`) and `PUT task/plane_objects/{id}/`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct PlaneObjectWrite {
+    /// The task (on create; ignored on replace).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub task: Option<i64>,
+    pub name: String,
+    pub points: Vec<[f64; 2]>,
+}
+
+/// Steps related to a step: the key steps around an anchor (spec "default step rule").
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default, deny_unknown_fields)]
+pub struct StepRelation {
+    pub key_steps: Vec<u32>,
+    pub before_anchor: Vec<u32>,
+    pub after_anchor: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default, deny_unknown_fields)]
+pub struct StepRelations {
+    pub anchor: StepRelation,
+    pub similar: StepRelation,
+}
+
+/// How a step is recognised from detected objects (spec "default step rule").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default, deny_unknown_fields)]
+pub struct StepRule {
+    /// Task objects that must be seen.
+    pub objects_present: Vec<i64>,
+    pub detect_always: bool,
+    /// A boolean expression over object names, e.g. `screwdriver and not cover`.
+    pub boolean_expr: String,
+    pub rule_types: Vec<String>,
+    pub step_relations: StepRelations,
+}
+
+impl Default for StepRule {
+    fn default() -> Self {
+        StepRule {
+            objects_present: vec![],
+            detect_always: true,
+            boolean_expr: String::new(),
+            rule_types: vec![],
+            step_relations: StepRelations::default(),
+        }
+    }
+}
+
+/// The object-detection rule of one step (spec "Object-detection rule per step").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DetectionRule {
+    /// None for a step with no stored rule (its default rule is shown).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub id: Option<i64>,
+    pub task: i64,
+    pub step: u32,
+    pub static_object: Vec<i64>,
+    pub non_static_object: Vec<i64>,
+    pub verify: bool,
+    pub rule: StepRule,
+}
+
+/// `POST object_detection_rule/{task}/` (with `step`) and `PATCH
+/// object_detection_rule/{id}/`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct DetectionRuleWrite {
+    pub step: Option<u32>,
+    pub static_object: Option<Vec<i64>>,
+    pub non_static_object: Option<Vec<i64>>,
+    pub verify: Option<bool>,
+    pub rule: Option<StepRule>,
+}
+
+/// `PATCH object_detection_rule/bulk_delete`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct BulkDelete {
+    pub ids: Vec<i64>,
+}
+
+/// A task's regions of interest (`generic/list_region_json/{id}/`): free-form JSON the
+/// device applies to its camera image.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RegionJson {
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    pub region_json: JsonObject,
+}
+
+/// Whether `c` is a 3- or 6-digit hex colour, with or without `#` (spec section 5).
+pub fn is_hex_color(c: &str) -> bool {
+    let h = c.strip_prefix('#').unwrap_or(c);
+    matches!(h.len(), 3 | 6) && h.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// A colour for the `n`-th object: hues spread by the golden angle, so neighbours differ.
+pub fn generated_color(n: u64) -> String {
+    let h = (n as f64 * 137.507_764) % 360.0;
+    let (s, l) = (0.65, 0.5);
+    let c = (1.0 - (2.0 * l - 1.0_f64).abs()) * s;
+    let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+    let m = l - c / 2.0;
+    let (r, g, b) = match (h / 60.0) as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    format!("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -511,6 +707,23 @@ mod tests {
         assert!(p.telemetry_params.strict_step_order);
         assert_eq!(p.telemetry_params.maximum_cycle_time, MAX_SAFE_INTEGER);
         assert_eq!(p.training_params.verify_threshold, 6);
+    }
+
+    #[test]
+    fn colours_are_checked_and_generated() {
+        for ok in ["#abc", "abc", "#A1b2C3", "00ff00"] {
+            assert!(is_hex_color(ok), "{ok}");
+        }
+        for bad in ["", "#", "#abcd", "#ggg", "red", "#12345", "＃abc", "#abc "] {
+            assert!(!is_hex_color(bad), "{bad}");
+        }
+        let colours: Vec<String> = (0..20).map(generated_color).collect();
+        assert!(
+            colours.iter().all(|c| is_hex_color(c) && c.len() == 7),
+            "{colours:?}"
+        );
+        let distinct: std::collections::BTreeSet<_> = colours.iter().collect();
+        assert_eq!(distinct.len(), 20);
     }
 
     #[test]
