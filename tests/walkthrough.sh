@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Keeps docs/identity-walkthrough.md true: starts a fresh `gemba-cloud serve` (free
+# tests/walkthrough.sh [DOC]: keeps a walkthrough doc true (DOC, by default
+# docs/identity-walkthrough.md; also docs/operations-walkthrough.md): starts a fresh `gemba-cloud serve` (free
 # ports, a temp data folder, the README's default super admin) and runs the doc's
 # commands, exactly as written, against it:
 #   - every ```sh block, in order, in one bash shell (variables carry over), from the
@@ -19,7 +20,7 @@ source "$(dirname "$0")/../scripts/lib.sh"
 source "$ROOT/tests/lib.sh"
 apt_install curl jq
 
-DOC="$ROOT/docs/identity-walkthrough.md"
+DOC="$(realpath "${1:-$ROOT/docs/identity-walkthrough.md}")"
 work="$(mktemp -d)"
 current=""
 finish() {
@@ -51,7 +52,7 @@ awk -v dir="$work/blocks" '
 ' "$DOC"
 ls "$work/blocks"/*.sh >/dev/null 2>&1 || { echo "no sh blocks in $DOC" >&2; exit 1; }
 
-say "walkthrough: starting gemba-cloud"
+say "walkthrough of ${DOC#"$ROOT"/}: starting gemba-cloud"
 export GEMBA_ADMIN_EMAIL=admin@gemba.local GEMBA_ADMIN_PASSWORD=gemba-admin-1
 # The links in the mails read as on the README's defaults (port 8080).
 export GEMBA_PUBLIC_URL=http://localhost:8080
