@@ -62,13 +62,7 @@ pub async fn create(
     check_settings(&s)?;
     let id = tasks::insert(&state.db, org, &s, "created", author(&me))
         .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                name_taken()
-            } else {
-                e.into()
-            }
-        })?;
+        .map_err(name_taken_or)?;
     let row = find(&state, &me, id).await?;
     Ok((StatusCode::CREATED, axum::Json(row.into_task())))
 }
@@ -146,13 +140,7 @@ pub(super) async fn change(
             author(me),
         )
         .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                name_taken()
-            } else {
-                e.into()
-            }
-        })?;
+        .map_err(name_taken_or)?;
         if written {
             if fields.iter().any(|f| f == "task_detail") {
                 notify_steps_changed(state, row.organization_id, &cur, &new).await;
@@ -248,13 +236,7 @@ pub async fn clone_task(
     s.is_deleted = false;
     let id = tasks::insert(&state.db, from.organization_id, &s, "cloned", author(&me))
         .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                name_taken()
-            } else {
-                e.into()
-            }
-        })?;
+        .map_err(name_taken_or)?;
     Ok((
         StatusCode::CREATED,
         axum::Json(find(&state, &me, id).await?.into_task()),

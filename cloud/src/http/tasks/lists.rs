@@ -1,6 +1,7 @@
 //! Task lists: the organisation's, paged, the super admin's, by training status.
 
 use super::*;
+use crate::http::organization::PageQuery;
 
 // ----- lists -----------------------------------------------------------------------------
 
@@ -30,27 +31,31 @@ pub async fn list(
     ))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-pub struct TaskPageQuery {
-    #[serde(default)]
-    pub page: Option<i64>,
-    #[serde(default)]
-    pub search: Option<String>,
-}
-
 /// The organisation's tasks, 10 a page.
-#[utoipa::path(get, path = "/organization/task/taskpage", tag = "tasks", params(TaskPageQuery),
+#[utoipa::path(get, path = "/organization/task/taskpage", tag = "tasks", params(PageQuery),
     responses((status = 200, body = Page<Task>), (status = 400), (status = 403)))]
 pub async fn taskpage(
     State(state): State<AppState>,
     me: AuthUser,
-    Query(q): Query<TaskPageQuery>,
+    Query(q): Query<PageQuery>,
 ) -> ApiResult<axum::Json<Page<Task>>> {
     me.require(Permission::ViewTasks)?;
-    let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
+    let org = Some(me.org()?);
+    page_of(&state, &me, q.page, org, q.search.as_deref()).await
+}
+
+/// Page `page` of the tasks of `org` (of all when `None`) matching `search`.
+async fn page_of(
+    state: &AppState,
+    me: &AuthUser,
+    page: Option<i64>,
+    org: Option<i64>,
+    search: Option<&str>,
+) -> ApiResult<axum::Json<Page<Task>>> {
+    let offset = page_offset(page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
     let f = Filter {
-        org: Some(me.org()?),
-        search: q.search.as_deref().unwrap_or(""),
+        org,
+        search: search.unwrap_or(""),
         ..Filter::default()
     };
     let (rows, count) = tasks::list(&state.db, me.user.id, &f, Some((offset, PAGE_SIZE))).await?;
@@ -83,17 +88,7 @@ pub async fn admin_list(
     if let Some(o) = q.organization {
         orgs::by_id(&state.db, o).await?.ok_or(ApiError::NotFound)?;
     }
-    let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
-    let f = Filter {
-        org: q.organization,
-        search: q.search.as_deref().unwrap_or(""),
-        ..Filter::default()
-    };
-    let (rows, count) = tasks::list(&state.db, me.user.id, &f, Some((offset, PAGE_SIZE))).await?;
-    Ok(axum::Json(Page {
-        results: rows.into_iter().map(TaskRow::into_task).collect(),
-        count,
-    }))
+    page_of(&state, &me, q.page, q.organization, q.search.as_deref()).await
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
