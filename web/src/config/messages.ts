@@ -12,3 +12,9 @@ export const ASSIGN_ORG_FAILED = 'Error occured while setting the organisation';
 
 /** A verification (or reset) link that is expired, used or unknown. */
 export const TOKEN_INVALID = 'Token expired/Invalid!';
+
+// Tasks (operations).
+export const TASK_HISTORY_FAILED = 'Failed to fetch task history';
+export const TASK_REVERT_FAILED = 'Failed to revert task';
+export const CHANGES_SAVE_FAILED = 'Error occurred in saving your changes!';
+export const MODEL_UPDATE_FAILED = 'error occurred in updating the model on Task!';

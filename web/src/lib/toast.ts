@@ -14,6 +14,8 @@ export const notify = {
   successShort: (message: string) => toast.success(message, { duration: TOAST_SHORT_MS }),
   errorShort: (message: string) => toast.error(message, { duration: TOAST_SHORT_MS }),
   hint: (message: string) => toast(message, { duration: TOAST_HINT_MS }),
+  /** A success with a line of what to do next under it (5 s, to be read). */
+  successWith: (message: string, description: string) => toast.success(message, { description, duration: TOAST_DEFAULT_MS }),
   /**
    * A failed call (3 s): the section 8 message of `err` for a call of `kind`. Where the
    * spec names the screen's own failure message (`title`, e.g. 'Error in Approving

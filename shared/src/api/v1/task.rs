@@ -353,20 +353,20 @@ pub struct TaskPatch {
     #[serde(rename = "similarSteps")]
     pub similar_steps: Option<Vec<Vec<u32>>>,
     #[serde(rename = "stepsAvgTime")]
-    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>", optional = nullable))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub steps_avg_time: Option<JsonObject>,
-    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>", optional = nullable))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub sub_step_times: Option<JsonObject>,
     pub model_choice: Option<String>,
     pub model_version: Option<i64>,
     pub model_type: Option<String>,
-    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>", optional = nullable))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub steps_data_json: Option<JsonObject>,
     pub annotation_image_id: Option<i64>,
-    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>", optional = nullable))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub advance_features_json: Option<JsonObject>,
     pub translation: Option<BTreeMap<String, String>>,
