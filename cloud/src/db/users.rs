@@ -229,24 +229,19 @@ pub async fn links_outside(db: &Db, user: i64, other: i64) -> sqlx::Result<i64> 
 
 /// Links a user to an organisation (idempotent) and makes it current when the user has none.
 pub async fn link(db: &Db, user: i64, org: i64) -> sqlx::Result<()> {
+    // Writes only, no read first: on SQLite a transaction that reads and then writes
+    // fails ("database is locked", no retry helps) when another connection wrote in
+    // between, e.g. the mailer recording a delivery.
     let mut tx = db.pool.begin().await?;
-    let n: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM user_organizations WHERE user_id = $1 AND organization_id = $2",
+    sqlx::query(
+        "INSERT INTO user_organizations (user_id, organization_id, created_at) VALUES ($1, $2, $3) \
+         ON CONFLICT (user_id, organization_id) DO NOTHING",
     )
     .bind(user)
     .bind(org)
-    .fetch_one(&mut *tx)
+    .bind(now_ms())
+    .execute(&mut *tx)
     .await?;
-    if n == 0 {
-        sqlx::query(
-            "INSERT INTO user_organizations (user_id, organization_id, created_at) VALUES ($1, $2, $3)",
-        )
-        .bind(user)
-        .bind(org)
-        .bind(now_ms())
-        .execute(&mut *tx)
-        .await?;
-    }
     sqlx::query("UPDATE users SET organization_id = $1 WHERE id = $2 AND organization_id IS NULL")
         .bind(org)
         .bind(user)

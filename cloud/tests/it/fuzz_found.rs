@@ -179,3 +179,53 @@ both!(
         assert_eq!(left.0, 0);
     }
 );
+
+both!(
+    links_made_while_other_writes_run_are_never_a_500,
+    |app: TestApp| async move {
+        let admin = app.admin_token().await;
+        let a = app.create_org(&admin, "Linking A").await;
+        let b = app.create_org(&admin, "Linking B").await;
+        let mut ids = vec![];
+        for i in 0..6 {
+            ids.push(
+                app.quick_user(&format!("link{i}@a.test"), "Link", "org_user", &[a])
+                    .await,
+            );
+        }
+        // A link read its table and then wrote; on SQLite that transaction failed with
+        // "database is locked" when another connection wrote in between (CI saw it
+        // once, beside the mailer recording a delivery). Links and other writes at once:
+        let url = format!("{}/account/linked_organizations", app.base);
+        let mail = format!("{}/feature_control/send_email", app.base);
+        let mut calls = vec![];
+        for (i, id) in ids.iter().enumerate() {
+            let link = app
+                .client
+                .post(&url)
+                .bearer_auth(&admin)
+                .json(&json!({"user_id": id, "organization": b}));
+            let send = app.client.post(&mail).bearer_auth(&admin).json(
+                &json!({"recipients": [format!("r{i}@a.test")], "subject": "S", "body": "B"}),
+            );
+            for rb in [link, send] {
+                calls.push(tokio::spawn(async move {
+                    let r = rb.send().await.unwrap();
+                    (r.status(), r.text().await.unwrap())
+                }));
+            }
+        }
+        for c in calls {
+            let (s, v) = c.await.unwrap();
+            assert!(s.is_success(), "{s} {v}");
+        }
+        let links: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM user_organizations WHERE organization_id = $1",
+        )
+        .bind(b)
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+        assert_eq!(links, 6);
+    }
+);
