@@ -4,6 +4,7 @@
 //! derives are behind the `openapi` feature so the edge agent stays small.
 
 pub mod api;
+pub mod cycle;
 pub mod operation;
 pub mod roles;
 pub mod validate;

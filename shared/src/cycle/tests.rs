@@ -1,0 +1,439 @@
+use super::*;
+use proptest::prelude::*;
+
+const FRAME: i64 = 100; // 10 fps
+
+/// A config for `steps` steps with the spec's defaults, no smoothing and verification
+/// after 2 frames.
+fn cfg(steps: usize) -> EngineConfig {
+    EngineConfig {
+        steps,
+        start_steps: [0, 1].into(),
+        end_steps: BTreeSet::new(),
+        optional_steps: BTreeSet::new(),
+        negative_steps: BTreeSet::new(),
+        similar_steps: vec![],
+        smoothing: 1,
+        verify_frames: 2,
+        min_share_to_end: 0.75,
+        min_cycle_ms: 0,
+        max_cycle_ms: i64::MAX,
+        strict_order: false,
+        background_to_step: false,
+    }
+}
+
+/// `(label, frames)` runs → frames at 10 fps from t = 0; then `finish`.
+fn run(cfg: EngineConfig, runs: &[(Option<u32>, usize)]) -> Vec<Event> {
+    let mut e = CycleEngine::new(cfg);
+    let mut out = vec![];
+    let mut t = 0;
+    for &(label, n) in runs {
+        for _ in 0..n {
+            out.extend(e.push_label(t, label));
+            t += FRAME;
+        }
+    }
+    out.extend(e.finish(t));
+    out
+}
+
+fn cycles(events: &[Event]) -> Vec<&Cycle> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Cycle(c) => Some(c),
+            Event::Rejected { .. } => None,
+        })
+        .collect()
+}
+
+const S0: Option<u32> = Some(0);
+const S1: Option<u32> = Some(1);
+const S2: Option<u32> = Some(2);
+const S3: Option<u32> = Some(3);
+const BG: Option<u32> = None;
+
+#[test]
+fn good_cycles_follow_each_other() {
+    let one = [(S0, 5), (S1, 5), (S2, 5), (S3, 5)];
+    let runs: Vec<_> = one.iter().chain(&one).chain(&one).copied().collect();
+    let ev = run(cfg(4), &runs);
+    let c = cycles(&ev);
+    assert_eq!(c.len(), 3, "{ev:?}");
+    assert!(c.iter().all(|c| c.good), "{c:?}");
+    assert_eq!((c[0].start_ms, c[0].end_ms), (0, 2000));
+    assert_eq!((c[1].start_ms, c[1].end_ms), (2000, 4000));
+    assert_eq!(c[2].end_ms, 6000, "the last closes at the end of the input");
+    assert_eq!(
+        c[0].segments,
+        vec![
+            Segment {
+                step: 0,
+                start_ms: 0,
+                end_ms: 500
+            },
+            Segment {
+                step: 1,
+                start_ms: 500,
+                end_ms: 1000
+            },
+            Segment {
+                step: 2,
+                start_ms: 1000,
+                end_ms: 1500
+            },
+            Segment {
+                step: 3,
+                start_ms: 1500,
+                end_ms: 2000
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_missed_step_makes_a_bad_cycle_unless_optional() {
+    let runs = [
+        (S0, 5),
+        (S1, 5),
+        (S3, 5),
+        (S0, 5),
+        (S1, 5),
+        (S2, 5),
+        (S3, 5),
+    ];
+    let ev = run(cfg(4), &runs);
+    let c = cycles(&ev);
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].reasons, vec![BadReason::MissedStep { step: 2 }]);
+    assert!(!c[0].good && c[1].good);
+    let mut optional = cfg(4);
+    optional.optional_steps = [2].into();
+    assert!(cycles(&run(optional, &runs)).iter().all(|c| c.good));
+}
+
+#[test]
+fn a_negative_step_seen_makes_a_bad_cycle() {
+    let mut c = cfg(5);
+    c.negative_steps = [4].into();
+    let ev = run(c, &[(S0, 5), (S1, 5), (Some(4), 3), (S2, 5), (S3, 5)]);
+    assert_eq!(
+        cycles(&ev)[0].reasons,
+        vec![BadReason::NegativeStep { step: 4 }]
+    );
+}
+
+#[test]
+fn strict_order_refuses_a_step_after_a_later_one() {
+    let runs = [(S0, 5), (S2, 5), (S1, 5), (S3, 5)];
+    assert!(cycles(&run(cfg(4), &runs))[0].good);
+    let mut strict = cfg(4);
+    strict.strict_order = true;
+    let ev = run(strict, &runs);
+    assert_eq!(
+        cycles(&ev)[0].reasons,
+        vec![BadReason::WrongOrder { step: 1 }]
+    );
+}
+
+#[test]
+fn flicker_is_smoothed_and_unverified_labels_stay_with_the_step_before() {
+    // One frame of step 3 inside step 1: gone with a smoothing window of 3; with none,
+    // still not a step (verification needs 2 frames), so step 1 goes on.
+    let runs = [(S0, 5), (S1, 3), (S3, 1), (S1, 3), (S2, 5), (S3, 5)];
+    for smoothing in [1, 3] {
+        let mut c = cfg(4);
+        c.smoothing = smoothing;
+        let ev = run(c, &runs);
+        let cy = cycles(&ev);
+        assert_eq!(cy.len(), 1, "{ev:?}");
+        assert!(cy[0].good);
+        let steps: Vec<u32> = cy[0].segments.iter().map(|s| s.step).collect();
+        assert_eq!(steps, [0, 1, 2, 3], "smoothing {smoothing}");
+    }
+    // A step shorter than the verify threshold is never seen.
+    let mut c = cfg(4);
+    c.verify_frames = 4;
+    let ev = run(c, &[(S0, 5), (S1, 5), (S2, 3), (S3, 5)]);
+    assert_eq!(
+        cycles(&ev)[0].reasons,
+        vec![BadReason::MissedStep { step: 2 }]
+    );
+}
+
+#[test]
+fn a_start_step_again_before_enough_steps_stays_in_the_cycle() {
+    // 0, 1, 0 (only 2 of 4 seen: the 0 belongs to the open cycle), 2, 3, then 0 again.
+    let runs = [
+        (S0, 5),
+        (S1, 5),
+        (S0, 5),
+        (S2, 5),
+        (S3, 5),
+        (S0, 5),
+        (S1, 5),
+        (S2, 5),
+        (S3, 5),
+    ];
+    let ev = run(cfg(4), &runs);
+    let c = cycles(&ev);
+    assert_eq!(c.len(), 2, "{ev:?}");
+    assert_eq!((c[0].start_ms, c[0].end_ms), (0, 2500));
+}
+
+#[test]
+fn end_steps_close_the_cycle_when_they_end() {
+    let mut c = cfg(4);
+    c.end_steps = [3].into();
+    let ev = run(
+        c,
+        &[
+            (S0, 5),
+            (S1, 5),
+            (S2, 5),
+            (S3, 5),
+            (BG, 10),
+            (S0, 5),
+            (S1, 5),
+            (S2, 5),
+            (S3, 5),
+        ],
+    );
+    let cy = cycles(&ev);
+    assert_eq!(cy.len(), 2, "{ev:?}");
+    assert_eq!(
+        (cy[0].start_ms, cy[0].end_ms),
+        (0, 2000),
+        "closed as step 3 ended"
+    );
+    assert_eq!(cy[1].start_ms, 3000);
+    assert_eq!(cy[0].idle_ms, 0);
+}
+
+#[test]
+fn background_is_idle_time_or_the_step_befores() {
+    let runs = [
+        (S0, 5),
+        (BG, 4),
+        (S1, 5),
+        (S2, 5),
+        (S3, 5),
+        (S0, 5),
+        (S1, 5),
+        (S2, 5),
+        (S3, 5),
+    ];
+    let c = run(cfg(4), &runs);
+    let first = cycles(&c)[0];
+    assert_eq!(first.idle_ms, 400);
+    assert_eq!(
+        first.segments[0],
+        Segment {
+            step: 0,
+            start_ms: 0,
+            end_ms: 500
+        }
+    );
+    let mut to_step = cfg(4);
+    to_step.background_to_step = true;
+    let c = run(to_step, &runs);
+    let first = cycles(&c)[0];
+    assert_eq!(first.idle_ms, 0);
+    assert_eq!(
+        first.segments[0],
+        Segment {
+            step: 0,
+            start_ms: 0,
+            end_ms: 900
+        }
+    );
+}
+
+#[test]
+fn too_long_cycles_close_at_the_limit_and_short_ones_are_rejected() {
+    let mut c = cfg(4);
+    c.max_cycle_ms = 1200;
+    let ev = run(c, &[(S0, 5), (S1, 5), (S2, 5), (S3, 5)]);
+    let cy = cycles(&ev);
+    assert_eq!((cy[0].start_ms, cy[0].end_ms), (0, 1200));
+    assert!(cy[0].reasons.contains(&BadReason::TooLong));
+    let mut c = cfg(4);
+    c.min_cycle_ms = 3000;
+    let ev = run(c, &[(S0, 5), (S1, 5), (S2, 5), (S3, 5), (S0, 5)]);
+    assert_eq!(
+        ev,
+        vec![Event::Rejected {
+            start_ms: 0,
+            end_ms: 2000
+        }]
+    );
+}
+
+#[test]
+fn similar_steps_are_told_apart_by_their_order() {
+    // Steps 1 and 2 look alike: the model says 1 twice; the second counts as 2.
+    let mut c = cfg(4);
+    c.similar_steps = vec![vec![1, 2]];
+    let ev = run(c, &[(S0, 5), (S1, 5), (BG, 2), (S1, 5), (S3, 5)]);
+    let cy = cycles(&ev);
+    assert!(cy[0].good, "{cy:?}");
+    let steps: Vec<u32> = cy[0].segments.iter().map(|s| s.step).collect();
+    assert_eq!(steps, [0, 1, 2, 3]);
+}
+
+#[test]
+fn probabilities_pick_the_likeliest_class_and_the_last_is_background() {
+    let mut e = CycleEngine::new(cfg(2));
+    let mut out = vec![];
+    let mut t = 0;
+    for probs in [
+        [0.7, 0.2, 0.1],
+        [0.7, 0.2, 0.1],
+        [0.1, 0.8, 0.1],
+        [0.1, 0.8, 0.1],
+        [0.0, 0.1, 0.9],
+        [f32::NAN, 0.6, 0.2],
+        [0.0, 0.9, 0.1],
+    ] {
+        out.extend(e.push(t, &probs));
+        t += FRAME;
+    }
+    // Out-of-order and repeated times are ignored.
+    out.extend(e.push(0, &[1.0, 0.0, 0.0]));
+    out.extend(e.finish(t));
+    let c = cycles(&out);
+    assert_eq!(c.len(), 1);
+    assert!(c[0].good);
+    assert_eq!(
+        c[0].segments.iter().map(|s| s.step).collect::<Vec<_>>(),
+        [0, 1]
+    );
+}
+
+#[test]
+fn the_config_comes_from_a_task_with_the_specs_defaults() {
+    let s = TaskSettings::new("T".into(), "T\nA:\na;\nB:\nb;\nP~\nC:\nc;\n".into());
+    let c = EngineConfig::from_task(&s);
+    assert_eq!(c.steps, 3);
+    assert_eq!(c.start_steps, [0, 1].into());
+    assert!(c.end_steps.is_empty());
+    assert_eq!(c.verify_frames, 6);
+    assert_eq!(c.min_share_to_end, 0.75);
+    assert_eq!(
+        c.max_cycle_ms, 9_007_199_254_740_991_000,
+        "seconds, no overflow"
+    );
+    assert_eq!(c.smoothing, 1);
+}
+
+// ---- Property tests: made-up footage with its ground truth ----
+
+/// One cycle of a script: per step its frames (0: skipped), background frames after it.
+#[derive(Debug, Clone)]
+struct ScriptCycle {
+    steps: Vec<(usize, usize)>,
+}
+
+fn script() -> impl Strategy<Value = (usize, Vec<ScriptCycle>, usize, usize)> {
+    (4usize..8, 1usize..4, 1usize..4).prop_flat_map(|(n, verify, smoothing)| {
+        // Runs long enough to be seen through smoothing and verification.
+        let min = verify + smoothing + 1;
+        let step = (
+            min..min + 8,
+            prop_oneof![3 => Just(0usize), 1 => min..min + 5],
+        );
+        let cycle = (prop::collection::vec(step, n), prop::option::of(2usize..n)).prop_map(
+            |(steps, skip)| ScriptCycle {
+                steps: steps
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (f, bg))| if Some(i) == skip { (0, 0) } else { (f, bg) })
+                    .collect(),
+            },
+        );
+        (
+            Just(n),
+            prop::collection::vec(cycle, 1..6),
+            Just(verify),
+            Just(smoothing),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn the_engine_finds_the_scripts_cycles_and_verdicts(
+        (n, cycles_in, verify, smoothing) in script(),
+        to_step in any::<bool>(),
+    ) {
+        let mut c = cfg(n);
+        c.verify_frames = verify;
+        c.smoothing = smoothing;
+        c.background_to_step = to_step;
+        let mut runs = vec![];
+        for cy in &cycles_in {
+            for (i, &(f, bg)) in cy.steps.iter().enumerate() {
+                if f > 0 {
+                    runs.push((Some(i as u32), f));
+                    if bg > 0 {
+                        runs.push((None, bg));
+                    }
+                }
+            }
+        }
+        let ev = run(c, &runs);
+        let found = cycles(&ev);
+        prop_assert_eq!(found.len(), cycles_in.len(), "{:?}", ev);
+        for (got, want) in found.iter().zip(&cycles_in) {
+            let missed: Vec<BadReason> = want
+                .steps
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.0 == 0)
+                .map(|(i, _)| BadReason::MissedStep { step: i as u32 })
+                .collect();
+            prop_assert_eq!(&got.reasons, &missed);
+            prop_assert_eq!(got.good, missed.is_empty());
+        }
+        // Cycles never overlap; segments and idle time make up each cycle exactly.
+        for w in found.windows(2) {
+            prop_assert!(w[0].end_ms <= w[1].start_ms);
+        }
+        for cy in &found {
+            let steps: i64 = cy.segments.iter().map(|s| s.end_ms - s.start_ms).sum();
+            prop_assert_eq!(steps + cy.idle_ms, cy.end_ms - cy.start_ms, "{:?}", cy);
+            prop_assert!(cy.segments.iter().all(|s| s.start_ms < s.end_ms));
+            if to_step {
+                prop_assert_eq!(cy.idle_ms, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn no_input_panics_or_breaks_the_invariants(
+        labels in prop::collection::vec(prop::option::of(0u32..6), 0..400),
+        verify in 1usize..5,
+        smoothing in 1usize..5,
+        strict in any::<bool>(),
+    ) {
+        let mut c = cfg(5);
+        c.verify_frames = verify;
+        c.smoothing = smoothing;
+        c.strict_order = strict;
+        c.max_cycle_ms = 3000;
+        let runs: Vec<_> = labels.into_iter().map(|l| (l, 1)).collect();
+        let ev = run(c, &runs);
+        let found = cycles(&ev);
+        for w in found.windows(2) {
+            prop_assert!(w[0].end_ms <= w[1].start_ms);
+        }
+        for cy in &found {
+            let steps: i64 = cy.segments.iter().map(|s| s.end_ms - s.start_ms).sum();
+            prop_assert_eq!(steps + cy.idle_ms, cy.end_ms - cy.start_ms);
+            prop_assert!(cy.end_ms - cy.start_ms <= 3000, "{:?} {:?}", cy, ev);
+        }
+    }
+}
