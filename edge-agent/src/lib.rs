@@ -1,0 +1,4 @@
+//! gemba-agent as a library: the parts the binary puts together (capture → inference →
+//! cycles → durable MQTT sync), each testable alone. Built so far: the durable outbox.
+
+pub mod outbox;

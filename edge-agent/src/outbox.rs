@@ -1,0 +1,249 @@
+//! The agent's durable outbox: every message for the cloud is written here (SQLite, WAL,
+//! synchronous FULL) before it is sent, and leaves only once the broker acknowledged it,
+//! so a crash, a power cut or a broker outage loses nothing; a message sent but not yet
+//! acknowledged when the agent stops is sent again (at-least-once; the cloud ingests
+//! idempotently by cycle id).
+//!
+//! Bounded: at most `capacity` messages. When full, a new message first evicts the oldest
+//! *droppable* one (events, media notices); cycle records are never dropped for those.
+//! When only cycles are left, the new message is refused with [`Full`] and the caller
+//! keeps its cycle in memory and retries: recorded work is never dropped silently.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// What kind of record a message is, for the bound's policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A cycle record: never evicted.
+    Cycle,
+    /// Anything that may be dropped when the outbox is full, oldest first.
+    Droppable,
+}
+
+/// A message waiting for delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub id: i64,
+    pub topic: String,
+    pub payload: Vec<u8>,
+    /// Delivery attempts so far.
+    pub attempts: i64,
+}
+
+/// The outbox is full of cycle records.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Full;
+
+impl std::fmt::Display for Full {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the outbox is full of undelivered cycle records")
+    }
+}
+
+impl std::error::Error for Full {}
+
+pub struct Outbox {
+    db: Connection,
+    capacity: i64,
+}
+
+impl Outbox {
+    /// Opens (or creates) the outbox at `path`.
+    pub fn open(path: &Path, capacity: usize) -> rusqlite::Result<Outbox> {
+        let db = Connection::open(path)?;
+        db.pragma_update(None, "journal_mode", "WAL")?;
+        // Every committed message survives a power cut, not only a process crash.
+        db.pragma_update(None, "synchronous", "FULL")?;
+        db.execute_batch(
+            "CREATE TABLE IF NOT EXISTS outbox (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 topic TEXT NOT NULL,
+                 payload BLOB NOT NULL,
+                 droppable INTEGER NOT NULL,
+                 attempts INTEGER NOT NULL DEFAULT 0,
+                 created_ms INTEGER NOT NULL
+             );",
+        )?;
+        Ok(Outbox {
+            db,
+            capacity: capacity.max(1) as i64,
+        })
+    }
+
+    /// Messages waiting.
+    pub fn len(&self) -> rusqlite::Result<i64> {
+        self.db
+            .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))
+    }
+
+    pub fn is_empty(&self) -> rusqlite::Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Stores a message; answers its id. Full: evicts the oldest droppable message, or
+    /// refuses with [`Full`] when only cycles are left.
+    pub fn push(
+        &mut self,
+        kind: Kind,
+        topic: &str,
+        payload: &[u8],
+        now_ms: i64,
+    ) -> Result<i64, PushError> {
+        let tx = self.db.transaction()?;
+        let n: i64 = tx.query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
+        if n >= self.capacity {
+            let oldest: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM outbox WHERE droppable = 1 ORDER BY id LIMIT 1",
+                    [],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            match (oldest, kind) {
+                (Some(id), _) => {
+                    tx.execute("DELETE FROM outbox WHERE id = ?1", [id])?;
+                }
+                // Full of cycles: a droppable message is the one dropped.
+                (None, Kind::Droppable) => return Ok(0),
+                (None, Kind::Cycle) => return Err(PushError::Full(Full)),
+            }
+        }
+        tx.execute(
+            "INSERT INTO outbox (topic, payload, droppable, created_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![topic, payload, i64::from(kind == Kind::Droppable), now_ms],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// The oldest `n` messages, in order, each counted as one more attempt.
+    pub fn next(&mut self, n: usize) -> rusqlite::Result<Vec<Message>> {
+        let tx = self.db.transaction()?;
+        let msgs = {
+            let mut st =
+                tx.prepare("SELECT id, topic, payload, attempts FROM outbox ORDER BY id LIMIT ?1")?;
+            st.query_map([n as i64], |r| {
+                Ok(Message {
+                    id: r.get(0)?,
+                    topic: r.get(1)?,
+                    payload: r.get(2)?,
+                    attempts: r.get::<_, i64>(3)? + 1,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?
+        };
+        for m in &msgs {
+            tx.execute(
+                "UPDATE outbox SET attempts = ?1 WHERE id = ?2",
+                params![m.attempts, m.id],
+            )?;
+        }
+        tx.commit()?;
+        Ok(msgs)
+    }
+
+    /// The broker acknowledged message `id`: it leaves the outbox.
+    pub fn ack(&mut self, id: i64) -> rusqlite::Result<bool> {
+        Ok(self.db.execute("DELETE FROM outbox WHERE id = ?1", [id])? > 0)
+    }
+}
+
+#[derive(Debug)]
+pub enum PushError {
+    Full(Full),
+    Db(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for PushError {
+    fn from(e: rusqlite::Error) -> Self {
+        PushError::Db(e)
+    }
+}
+
+impl std::fmt::Display for PushError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PushError::Full(e) => e.fmt(f),
+            PushError::Db(e) => write!(f, "outbox: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PushError {}
+
+/// The wait before delivery attempt `attempt` (1-based) after failures: doubling from
+/// 500 ms to at most 30 s.
+pub fn backoff_ms(attempt: u32) -> u64 {
+    500u64
+        .saturating_mul(1 << attempt.saturating_sub(1).min(16))
+        .min(30_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outbox(dir: &tempfile::TempDir, cap: usize) -> Outbox {
+        Outbox::open(&dir.path().join("outbox.db"), cap).unwrap()
+    }
+
+    #[test]
+    fn messages_leave_only_when_acknowledged_and_survive_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = outbox(&dir, 10);
+        let a = o.push(Kind::Cycle, "t/cycles", b"a", 1).unwrap();
+        let b = o.push(Kind::Cycle, "t/cycles", b"b", 2).unwrap();
+        let got = o.next(10).unwrap();
+        assert_eq!(got.iter().map(|m| m.id).collect::<Vec<_>>(), [a, b]);
+        assert_eq!(got[0].attempts, 1);
+        assert!(o.ack(a).unwrap());
+        assert!(!o.ack(a).unwrap(), "a second ack changes nothing");
+        // The agent stops without acknowledging b (a crash: the connection is dropped).
+        drop(o);
+        let mut o = outbox(&dir, 10);
+        let again = o.next(10).unwrap();
+        assert_eq!(again.len(), 1);
+        assert_eq!(
+            (again[0].id, again[0].payload.as_slice(), again[0].attempts),
+            (b, &b"b"[..], 2)
+        );
+        o.ack(b).unwrap();
+        assert!(o.is_empty().unwrap());
+    }
+
+    #[test]
+    fn a_full_outbox_drops_the_oldest_droppable_never_a_cycle() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = outbox(&dir, 3);
+        let c1 = o.push(Kind::Cycle, "c", b"1", 0).unwrap();
+        let e1 = o.push(Kind::Droppable, "e", b"1", 0).unwrap();
+        let c2 = o.push(Kind::Cycle, "c", b"2", 0).unwrap();
+        // Full: the event goes for the new cycle.
+        let c3 = o.push(Kind::Cycle, "c", b"3", 0).unwrap();
+        let ids: Vec<i64> = o.next(10).unwrap().iter().map(|m| m.id).collect();
+        assert_eq!(ids, [c1, c2, c3]);
+        assert!(!ids.contains(&e1));
+        // Full of cycles: a new event is dropped, a new cycle refused (kept by the caller).
+        assert_eq!(o.push(Kind::Droppable, "e", b"2", 0).unwrap(), 0);
+        assert!(matches!(
+            o.push(Kind::Cycle, "c", b"4", 0),
+            Err(PushError::Full(Full))
+        ));
+        assert_eq!(o.len().unwrap(), 3);
+        o.ack(c1).unwrap();
+        assert!(o.push(Kind::Cycle, "c", b"4", 0).is_ok());
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_thirty_seconds() {
+        assert_eq!(
+            (1..=8).map(backoff_ms).collect::<Vec<_>>(),
+            [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]
+        );
+        assert_eq!(backoff_ms(u32::MAX), 30_000);
+        assert_eq!(backoff_ms(0), 500);
+    }
+}
