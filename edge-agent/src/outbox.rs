@@ -119,30 +119,29 @@ impl Outbox {
         Ok(id)
     }
 
-    /// The oldest `n` messages, in order, each counted as one more attempt.
-    pub fn next(&mut self, n: usize) -> rusqlite::Result<Vec<Message>> {
-        let tx = self.db.transaction()?;
-        let msgs = {
-            let mut st =
-                tx.prepare("SELECT id, topic, payload, attempts FROM outbox ORDER BY id LIMIT ?1")?;
-            st.query_map([n as i64], |r| {
-                Ok(Message {
-                    id: r.get(0)?,
-                    topic: r.get(1)?,
-                    payload: r.get(2)?,
-                    attempts: r.get::<_, i64>(3)? + 1,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?
-        };
-        for m in &msgs {
-            tx.execute(
-                "UPDATE outbox SET attempts = ?1 WHERE id = ?2",
-                params![m.attempts, m.id],
-            )?;
-        }
-        tx.commit()?;
-        Ok(msgs)
+    /// The oldest `n` messages, in order.
+    pub fn next(&self, n: usize) -> rusqlite::Result<Vec<Message>> {
+        let mut st = self.db.prepare_cached(
+            "SELECT id, topic, payload, attempts FROM outbox ORDER BY id LIMIT ?1",
+        )?;
+        st.query_map([n as i64], |r| {
+            Ok(Message {
+                id: r.get(0)?,
+                topic: r.get(1)?,
+                payload: r.get(2)?,
+                attempts: r.get(3)?,
+            })
+        })?
+        .collect()
+    }
+
+    /// Message `id` is being sent once more.
+    pub fn attempted(&mut self, id: i64) -> rusqlite::Result<()> {
+        self.db.execute(
+            "UPDATE outbox SET attempts = attempts + 1 WHERE id = ?1",
+            [id],
+        )?;
+        Ok(())
     }
 
     /// The broker acknowledged message `id`: it leaves the outbox.
@@ -198,7 +197,9 @@ mod tests {
         let b = o.push(Kind::Cycle, "t/cycles", b"b", 2).unwrap();
         let got = o.next(10).unwrap();
         assert_eq!(got.iter().map(|m| m.id).collect::<Vec<_>>(), [a, b]);
-        assert_eq!(got[0].attempts, 1);
+        assert_eq!(got[0].attempts, 0);
+        o.attempted(a).unwrap();
+        o.attempted(b).unwrap();
         assert!(o.ack(a).unwrap());
         assert!(!o.ack(a).unwrap(), "a second ack changes nothing");
         // The agent stops without acknowledging b (a crash: the connection is dropped).
@@ -208,7 +209,7 @@ mod tests {
         assert_eq!(again.len(), 1);
         assert_eq!(
             (again[0].id, again[0].payload.as_slice(), again[0].attempts),
-            (b, &b"b"[..], 2)
+            (b, &b"b"[..], 1)
         );
         o.ack(b).unwrap();
         assert!(o.is_empty().unwrap());
