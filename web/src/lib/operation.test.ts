@@ -1,6 +1,7 @@
 // The cases of `shared/src/operation/tests.rs` and the spec's examples (sections 3 and 5),
 // readable; `operation.shared.test.ts` runs the whole corpus the Rust code answered.
 import type { Operation, Process, Step } from '@/api/generated';
+import { PUMP_OPERATION, PUMP_TEXT } from '@/testing/operation';
 
 import {
   clean,
@@ -22,26 +23,6 @@ import {
 const step = (name: string, substeps: string[]): Step => ({ name, substeps });
 const process = (name: string, steps: Step[]): Process => ({ name, steps });
 
-/** The Rust module docs' example. */
-const PUMP = `Assemble pump
-Fit housing:
-Place housing;
-Tighten screws;
-Check seal:
-Inspect seal;
-Pre-assembly~
-Pack:
-Put in box;
-`;
-
-const pump = (): Operation => ({
-  name: 'Assemble pump',
-  processes: [
-    process('Pre-assembly', [step('Fit housing', ['Place housing', 'Tighten screws']), step('Check seal', ['Inspect seal'])]),
-    process('Process 2', [step('Pack', ['Put in box'])]),
-  ],
-});
-
 const read = (text: string) => {
   const r = parse(text);
   if (!r.ok) throw new Error(`line ${r.line}: ${r.message}`);
@@ -54,7 +35,7 @@ const lineError = (text: string) => {
 };
 
 test('a process line closes the steps above it; steps after the last one get a default process', () => {
-  expect(read(PUMP)).toEqual(pump());
+  expect(read(PUMP_TEXT)).toEqual(PUMP_OPERATION);
   expect(read('Op\nA:\na;\n').processes).toEqual([process('Process 1', [step('A', ['a'])])]);
   expect(read('Op\nA:\na;\nFirst~\n').processes).toEqual([process('First', [step('A', ['a'])])]);
   expect(defaultProcessName(2)).toBe('Process 2');
@@ -66,10 +47,10 @@ test('a name alone has no process, which saving refuses', () => {
 });
 
 test('print writes the canonical text, which reads back the same', () => {
-  const canonical = `${PUMP}Process 2~\n`;
-  expect(print(pump())).toBe(canonical);
+  const canonical = `${PUMP_TEXT}Process 2~\n`;
+  expect(print(PUMP_OPERATION)).toBe(canonical);
   expect(print(read(canonical))).toBe(canonical);
-  expect(read(canonical)).toEqual(pump());
+  expect(read(canonical)).toEqual(PUMP_OPERATION);
   // Names are written cleaned.
   expect(print({ name: ' Op ', processes: [process('\uFEFFP ', [step(' A\t', ['\u00A0a '])])] })).toBe('Op\nA:\na;\nP~\n');
 });
@@ -77,7 +58,7 @@ test('print writes the canonical text, which reads back the same', () => {
 test('whitespace, byte-order marks, blank lines and any line break are forgiven', () => {
   const messy =
     '\uFEFF\r\n  Assemble pump  \r\n\r\n Fit housing :\r\n\tPlace housing ;\rTighten screws;\n\n  Check seal:\n   Inspect seal;\nPre-assembly ~\nPack:\nPut in box;';
-  expect(read(messy)).toEqual(pump());
+  expect(read(messy)).toEqual(PUMP_OPERATION);
 });
 
 test('markers inside names are kept: only the last character is a marker', () => {
@@ -136,7 +117,7 @@ const valid = (): Operation => ({
 
 test('the spec examples pass', () => {
   expect(validate(valid())).toBeNull();
-  expect(validate(pump())).toBeNull();
+  expect(validate(PUMP_OPERATION)).toBeNull();
   expect(MAX_PROCESSES).toBe(2);
 });
 

@@ -54,3 +54,32 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
     </div>
   );
 }
+
+/**
+ * A form dialog's buttons: Cancel (`onCancel`), then the form's submit button, disabled
+ * while the request is `pending` or the form has nothing to submit (`disabled`).
+ */
+export function DialogActions({
+  onCancel,
+  cancelLabel = 'Cancel',
+  submitLabel = 'Save',
+  pending = false,
+  disabled = false,
+}: {
+  onCancel: () => void;
+  cancelLabel?: string;
+  submitLabel?: string;
+  pending?: boolean;
+  disabled?: boolean;
+}) {
+  return (
+    <div className="dialog-actions">
+      <button type="button" className="secondary" onClick={onCancel}>
+        {cancelLabel}
+      </button>
+      <button type="submit" disabled={pending || disabled}>
+        {submitLabel}
+      </button>
+    </div>
+  );
+}

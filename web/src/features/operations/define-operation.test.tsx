@@ -24,6 +24,15 @@ const listed = () =>
 const region = (name: string) => screen.getByRole('region', { name });
 const group = (name: string) => screen.getByRole('group', { name });
 
+/** Opens task 1 (named `name`) on the screen and starts editing its operation. */
+async function editTask1(name: string) {
+  const user = userEvent.setup();
+  renderApp('/user/process?task=1');
+  await screen.findByRole('article', { name });
+  await user.click(screen.getByRole('button', { name: 'Edit operation' }));
+  return user;
+}
+
 test('operations are listed starred first; one is selected, starred and found by a search', async () => {
   tasks.add('Assemble pump');
   tasks.add('Bolt frame', [{ name: 'Frame', steps: [{ name: 'Bolt', substeps: ['Insert bolt'] }] }]);
@@ -162,11 +171,7 @@ test('editing runs through the three phases and saves the processes with the ste
     },
   });
   const rec = recordCalls();
-  const user = userEvent.setup();
-  renderApp('/user/process?task=1');
-  await screen.findByRole('article', { name: 'Assemble pump' });
-
-  await user.click(within(region('Operation')).getByRole('button', { name: 'Edit operation' }));
+  const user = await editTask1('Assemble pump');
   const phase = () =>
     within(screen.getByRole('list', { name: 'Editing phases' }))
       .getAllByRole('listitem')
@@ -233,10 +238,7 @@ test('editing runs through the three phases and saves the processes with the ste
 test('Back returns to Add/Delete; Cancel ends the edit; an unchanged operation sends nothing', async () => {
   tasks.add('Assemble pump');
   const rec = recordCalls();
-  const user = userEvent.setup();
-  renderApp('/user/process?task=1');
-  await screen.findByRole('article', { name: 'Assemble pump' });
-  await user.click(screen.getByRole('button', { name: 'Edit operation' }));
+  const user = await editTask1('Assemble pump');
   await user.click(screen.getByRole('button', { name: 'Skip to Rename' }));
   const fit = within(group('Step 1')).getByRole('textbox', { name: 'Step name' });
   await user.clear(fit);
@@ -270,10 +272,7 @@ test('a task in training is not edited: the server’s message shows and no edit
 test('an edit the server refuses shows its first message and stays open', async () => {
   tasks.add('Assemble pump');
   tasks.add('Check valve');
-  const user = userEvent.setup();
-  renderApp('/user/process?task=1');
-  await screen.findByRole('article', { name: 'Assemble pump' });
-  await user.click(screen.getByRole('button', { name: 'Edit operation' }));
+  const user = await editTask1('Assemble pump');
   const name = within(region('Operation')).getByLabelText('Operation name');
   await user.clear(name);
   await user.type(name, 'check VALVE');
@@ -285,10 +284,7 @@ test('an edit the server refuses shows its first message and stays open', async 
 test('selecting another operation resets the editor and the parameter edits', async () => {
   tasks.add('Assemble pump');
   tasks.add('Check valve');
-  const user = userEvent.setup();
-  renderApp('/user/process?task=1');
-  await screen.findByRole('article', { name: 'Assemble pump' });
-  await user.click(screen.getByRole('button', { name: 'Edit operation' }));
+  const user = await editTask1('Assemble pump');
   const min = within(region('Parameters')).getByLabelText('Minimum cycle time (s)');
   await user.clear(min);
   await user.type(min, '30');

@@ -1,5 +1,5 @@
-import type { Operation } from '@/api/generated';
 import { validate } from '@/lib/operation';
+import { PUMP_OPERATION } from '@/testing/operation';
 
 import {
   changesOf,
@@ -11,20 +11,6 @@ import {
   newOperation,
   operationOf,
 } from './editor';
-
-const PUMP: Operation = {
-  name: 'Assemble pump',
-  processes: [
-    {
-      name: 'Pre-assembly',
-      steps: [
-        { name: 'Fit housing', substeps: ['Place housing', 'Tighten screws'] },
-        { name: 'Check seal', substeps: ['Inspect seal'] },
-      ],
-    },
-    { name: 'Process 2', steps: [{ name: 'Pack', substeps: ['Put in box'] }] },
-  ],
-};
 
 /** Applies `actions` in turn, failing the test on a refusal. */
 function run(state: EditorState, ...actions: EditorAction[]): EditorState {
@@ -61,7 +47,7 @@ describe('a new operation', () => {
   });
 
   test('reads back the operation it starts from', () => {
-    expect(operationOf(newOperation(PUMP))).toEqual(PUMP);
+    expect(operationOf(newOperation(PUMP_OPERATION))).toEqual(PUMP_OPERATION);
     expect(operationOf(newOperation())).toEqual({ name: '', processes: [] });
   });
 
@@ -72,12 +58,12 @@ describe('a new operation', () => {
   });
 
   test('names a new process with the first free default name', () => {
-    const s = run(newOperation(PUMP), { type: 'delete-process', process: 0 }, { type: 'add-process' });
+    const s = run(newOperation(PUMP_OPERATION), { type: 'delete-process', process: 0 }, { type: 'add-process' });
     expect(operationOf(s).processes.map((p) => p.name)).toEqual(['Process 2', 'Process 3']);
   });
 
   test('refuses a step while the last step of that process has no name', () => {
-    const s = run(newOperation(PUMP), { type: 'add-step', process: 0 });
+    const s = run(newOperation(PUMP_OPERATION), { type: 'add-step', process: 0 });
     expect(stepNames(s)[0]).toEqual(['Fit housing', 'Check seal', '']);
     expect(refusal(s, { type: 'add-step', process: 0 })).toBe('Please finish the last step first!');
     // Blank is as the save rules read it: whitespace and byte-order marks only.
@@ -90,7 +76,7 @@ describe('a new operation', () => {
   });
 
   test('refuses a sub-step while the last sub-step of that step is blank', () => {
-    const s = run(newOperation(PUMP), { type: 'add-substep', process: 0, step: 1 });
+    const s = run(newOperation(PUMP_OPERATION), { type: 'add-substep', process: 0, step: 1 });
     expect(substeps(s, 0, 1)).toEqual(['Inspect seal', '']);
     expect(refusal(s, { type: 'add-substep', process: 0, step: 1 })).toBe('Please finish the last sub-step first!');
     expect(refusal(s, { type: 'add-substep', process: 0, step: 0 })).toBeNull();
@@ -103,7 +89,7 @@ describe('a new operation', () => {
 
   test('renames processes, steps and sub-steps, keeping what is typed', () => {
     const s = run(
-      newOperation(PUMP),
+      newOperation(PUMP_OPERATION),
       { type: 'rename-process', process: 1, name: 'Packing ' },
       { type: 'rename-step', process: 1, step: 0, name: 'Box it' },
       { type: 'rename-substep', process: 0, step: 0, substep: 1, name: ' Screw' },
@@ -114,7 +100,7 @@ describe('a new operation', () => {
 
   test('deletes processes, steps and sub-steps', () => {
     const s = run(
-      newOperation(PUMP),
+      newOperation(PUMP_OPERATION),
       { type: 'delete-substep', process: 0, step: 0, substep: 0 },
       { type: 'delete-step', process: 0, step: 1 },
       { type: 'delete-process', process: 1 },
@@ -123,7 +109,7 @@ describe('a new operation', () => {
   });
 
   test('moves steps and sub-steps within their list; past either end nothing changes', () => {
-    const start = newOperation(PUMP);
+    const start = newOperation(PUMP_OPERATION);
     const down = run(start, { type: 'move-step', process: 0, step: 0, by: 1 });
     expect(stepNames(down)).toEqual([['Check seal', 'Fit housing'], ['Pack']]);
     expect(stepNames(run(down, { type: 'move-step', process: 0, step: 1, by: -1 }))).toEqual(stepNames(start));
@@ -143,7 +129,7 @@ describe('a new operation', () => {
   });
 
   test('keeps each item\'s id across moves, for stable keys', () => {
-    const start = newOperation(PUMP);
+    const start = newOperation(PUMP_OPERATION);
     const ids = (s: EditorState) => s.processes[0]!.steps.map((t) => t.id);
     const [a, b] = ids(start);
     expect(ids(run(start, { type: 'move-step', process: 0, step: 0, by: 1 }))).toEqual([b, a]);
@@ -153,7 +139,7 @@ describe('a new operation', () => {
   });
 
   test('ignores positions that do not exist', () => {
-    const start = newOperation(PUMP);
+    const start = newOperation(PUMP_OPERATION);
     for (const a of [
       { type: 'add-step', process: 5 },
       { type: 'add-substep', process: 0, step: 9 },
@@ -167,7 +153,7 @@ describe('a new operation', () => {
   });
 
   test('has no phases: merging and moving between phases do nothing', () => {
-    const start = newOperation(PUMP);
+    const start = newOperation(PUMP_OPERATION);
     for (const a of [
       { type: 'next', to: 'merge' },
       { type: 'back' },
@@ -179,7 +165,7 @@ describe('a new operation', () => {
 });
 
 describe('editing an existing task', () => {
-  const start = () => editOperation(PUMP);
+  const start = () => editOperation(PUMP_OPERATION);
   const phase = (s: EditorState) => s.session?.phase;
 
   test('starts in add/delete, where only new items can be renamed', () => {
@@ -411,10 +397,10 @@ describe('editing an existing task', () => {
   });
 
   test('the original operation is kept apart from the edits', () => {
-    const op = structuredClone(PUMP);
+    const op = structuredClone(PUMP_OPERATION);
     const s = run(editOperation(op), { type: 'delete-step', process: 0, step: 0 });
     op.processes[0]!.steps[0]!.name = 'changed outside';
     expect(changesOf(s)?.deleted).toEqual([{ index: 0, name: 'Fit housing' }]);
-    expect(PUMP.processes[0]!.steps).toHaveLength(2);
+    expect(PUMP_OPERATION.processes[0]!.steps).toHaveLength(2);
   });
 });

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { RoleRecord, UserSummary } from '@/api/generated';
-import { Dialog } from '@/components/ui/dialog';
+import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { SelectField } from '@/components/ui/field';
 import { RoleOptions } from '@/components/ui/role-options';
 import { APPROVE_FAILED, USER_APPROVED } from '@/config/messages';
@@ -90,14 +90,7 @@ function RoleStep({ email, onCancel, onApproved }: { email: string; onCancel: ()
         <RoleOptions roles={roles.data ?? []} by="id" />
       </SelectField>
       {roles.isError ? <p className="query-error">The roles could not be loaded.</p> : null}
-      <div className="dialog-actions">
-        <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" disabled={m.isPending}>
-          Approve
-        </button>
-      </div>
+      <DialogActions onCancel={onCancel} submitLabel="Approve" pending={m.isPending} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
+import { DialogActions } from '@/components/ui/dialog';
 import { SelectField } from '@/components/ui/field';
 import { ASSIGN_ORG_FAILED, DATA_UPDATED } from '@/config/messages';
 import { notify } from '@/lib/toast';
@@ -69,14 +70,7 @@ export function AssignOrgForm({
       </SelectField>
       {orgs.isError ? <p className="query-error">The organizations could not be loaded.</p> : null}
       {orgs.data?.length === 0 ? <p className="muted">There is no organization yet: create one first.</p> : null}
-      <div className="dialog-actions">
-        <button type="button" className="secondary" onClick={onCancel}>
-          {cancelLabel}
-        </button>
-        <button type="submit" disabled={m.isPending}>
-          Assign
-        </button>
-      </div>
+      <DialogActions onCancel={onCancel} cancelLabel={cancelLabel} submitLabel="Assign" pending={m.isPending} />
     </form>
   );
 }

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { Organization } from '@/api/generated';
-import { Dialog } from '@/components/ui/dialog';
+import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { DATA_CREATED, DATA_UPDATED } from '@/config/messages';
 import { notify } from '@/lib/toast';
@@ -62,14 +62,7 @@ export function OrganizationFormDialog({ org, onClose }: { org?: Organization; o
         ) : (
           <p className="muted">The sub-domain name is made from the display name.</p>
         )}
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={m.isPending}>
-            {org ? 'Save' : 'Create'}
-          </button>
-        </div>
+        <DialogActions onCancel={onClose} submitLabel={org ? 'Save' : 'Create'} pending={m.isPending} />
       </form>
     </Dialog>
   );

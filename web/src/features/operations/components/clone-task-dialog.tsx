@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { Task } from '@/api/generated';
-import { Dialog } from '@/components/ui/dialog';
+import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { DATA_CREATED } from '@/config/messages';
 import { fieldErrors } from '@/lib/api-errors';
@@ -52,14 +52,7 @@ export function CloneTaskDialog({ task, onClose, onCloned }: { task: Task; onClo
           }}
         />
         <p className="muted">The copy has the operation and settings, not the training or the history.</p>
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={m.isPending}>
-            Clone
-          </button>
-        </div>
+        <DialogActions onCancel={onClose} submitLabel="Clone" pending={m.isPending} />
       </form>
     </Dialog>
   );

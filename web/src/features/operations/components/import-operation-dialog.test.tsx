@@ -1,18 +1,9 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 
-import { ImportOperationDialog, MAX_IMPORT_BYTES } from './import-operation-dialog';
+import { PUMP_OPERATION, PUMP_TEXT } from '@/testing/operation';
 
-const PUMP_TEXT = `Assemble pump
-Fit housing:
-Place housing;
-Tighten screws;
-Check seal:
-Inspect seal;
-Pre-assembly~
-Pack:
-Put in box;
-`;
+import { ImportOperationDialog, MAX_IMPORT_BYTES } from './import-operation-dialog';
 
 function renderDialog() {
   const onImport = vi.fn();
@@ -39,19 +30,7 @@ test('pasted text shows a preview, and Import hands over the operation', async (
   expect(dialog.queryByRole('alert')).toBeNull();
 
   await user.click(dialog.getByRole('button', { name: 'Import' }));
-  expect(onImport).toHaveBeenCalledWith({
-    name: 'Assemble pump',
-    processes: [
-      {
-        name: 'Pre-assembly',
-        steps: [
-          { name: 'Fit housing', substeps: ['Place housing', 'Tighten screws'] },
-          { name: 'Check seal', substeps: ['Inspect seal'] },
-        ],
-      },
-      { name: 'Process 2', steps: [{ name: 'Pack', substeps: ['Put in box'] }] },
-    ],
-  });
+  expect(onImport).toHaveBeenCalledWith(PUMP_OPERATION);
 });
 
 test('a line the format cannot read is named, and nothing can be imported', async () => {

@@ -1,7 +1,7 @@
 import { useId, useMemo, useState } from 'react';
 
 import type { Operation } from '@/api/generated';
-import { Dialog } from '@/components/ui/dialog';
+import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { FormError } from '@/components/ui/field';
 import { isBlank, parse, validate } from '@/lib/operation';
 
@@ -58,14 +58,7 @@ export function ImportOperationDialog({ onImport, onClose }: { onImport: (op: Op
         <FormError message={fileError} />
         {read && !read.ok ? <FormError message={`Line ${read.line}: ${read.message}`} /> : null}
         {read?.ok ? <Preview operation={read.operation} problem={problem} /> : null}
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={!read?.ok}>
-            Import
-          </button>
-        </div>
+        <DialogActions onCancel={onClose} submitLabel="Import" disabled={!read?.ok} />
       </form>
     </Dialog>
   );

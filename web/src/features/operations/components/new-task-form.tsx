@@ -5,12 +5,12 @@ import type { Operation, TaskCreate } from '@/api/generated';
 import { Field } from '@/components/ui/field';
 import { DATA_CREATED } from '@/config/messages';
 import { fieldErrors } from '@/lib/api-errors';
-import { clean, validate } from '@/lib/operation';
+import { clean } from '@/lib/operation';
 import { notify } from '@/lib/toast';
 
 import { createTask, putTask } from '../api/tasks';
-import { type EditorState, newOperation, operationOf } from '../editor';
-import { checkTaskName } from '../rules';
+import { type EditorState, newOperation } from '../editor';
+import { checkedOperation } from './checked-operation';
 import { OperationEditor } from './operation-editor';
 
 /**
@@ -40,15 +40,8 @@ export function NewTaskForm({ initial, onCreated, onCancel }: { initial: Operati
 
   function save() {
     if (m.isPending) return;
-    const nameProblem = checkTaskName(state.name);
-    setNameError(nameProblem);
-    if (nameProblem) return;
-    const op = operationOf(state);
-    const problem = validate(op);
-    if (problem) {
-      notify.errorShort(problem);
-      return;
-    }
+    const op = checkedOperation(state, setNameError);
+    if (!op) return;
     m.mutate({ taskName: clean(state.name), processes: op.processes });
   }
 

@@ -3,25 +3,11 @@ import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { toast } from 'sonner';
 
-import type { Operation } from '@/api/generated';
 import { validate } from '@/lib/operation';
+import { PUMP_OPERATION } from '@/testing/operation';
 
 import { type EditorState, editOperation, newOperation, operationOf } from '../editor';
 import { OperationEditor } from './operation-editor';
-
-const PUMP: Operation = {
-  name: 'Assemble pump',
-  processes: [
-    {
-      name: 'Pre-assembly',
-      steps: [
-        { name: 'Fit housing', substeps: ['Place housing', 'Tighten screws'] },
-        { name: 'Check seal', substeps: ['Inspect seal'] },
-      ],
-    },
-    { name: 'Process 2', steps: [{ name: 'Pack', substeps: ['Put in box'] }] },
-  ],
-};
 
 /** The editor holding its state as a screen would; `latest()` is the last state it sent. */
 function renderEditor(initial: EditorState) {
@@ -68,7 +54,7 @@ test('a new operation is built from processes, steps and sub-steps, the focus on
 test('refused additions show their message as a toast', async () => {
   const error = vi.spyOn(toast, 'error');
   const user = userEvent.setup();
-  const { operation } = renderEditor(newOperation(PUMP));
+  const { operation } = renderEditor(newOperation(PUMP_OPERATION));
 
   const pre = group('Process 1');
   await user.click(within(pre).getByRole('button', { name: 'Add step' }));
@@ -89,7 +75,7 @@ test('refused additions show their message as a toast', async () => {
 
 test('steps and sub-steps move within their list; the buttons at the ends are disabled', async () => {
   const user = userEvent.setup();
-  const { operation } = renderEditor(newOperation(PUMP));
+  const { operation } = renderEditor(newOperation(PUMP_OPERATION));
   const first = group('Step 1');
   expect(within(first).getByRole('button', { name: 'Move step up' })).toBeDisabled();
   expect(within(first).getByRole('button', { name: 'Move step down' })).toBeEnabled();
@@ -114,7 +100,7 @@ test('steps and sub-steps move within their list; the buttons at the ends are di
 
 test('processes, steps and sub-steps are deleted, and the names are typed', async () => {
   const user = userEvent.setup();
-  const { operation } = renderEditor(newOperation(PUMP));
+  const { operation } = renderEditor(newOperation(PUMP_OPERATION));
   const sub1 = within(group('Step 1')).getByRole('group', { name: 'Sub-step 1' });
   await user.click(within(sub1).getByRole('button', { name: 'Delete sub-step' }));
   expect(within(group('Step 1')).getByRole('button', { name: 'Add sub-step' })).toHaveFocus();
@@ -132,7 +118,7 @@ test('processes, steps and sub-steps are deleted, and the names are typed', asyn
 test('editing a task runs Add/Delete → Merge → Rename, with Back', async () => {
   const error = vi.spyOn(toast, 'error');
   const user = userEvent.setup();
-  const { latest, operation } = renderEditor(editOperation(PUMP));
+  const { latest, operation } = renderEditor(editOperation(PUMP_OPERATION));
   const phases = screen.getByRole('list', { name: 'Editing phases' });
   const current = () => within(phases).getAllByRole('listitem').find((li) => li.getAttribute('aria-current') === 'step')?.textContent;
   expect(current()).toBe('1. Add/Delete');
@@ -195,7 +181,7 @@ test('editing a task runs Add/Delete → Merge → Rename, with Back', async () 
 
 test('Skip to Rename leaves out the merge phase', async () => {
   const user = userEvent.setup();
-  const { latest } = renderEditor(editOperation(PUMP));
+  const { latest } = renderEditor(editOperation(PUMP_OPERATION));
   await user.click(screen.getByRole('button', { name: 'Skip to Rename' }));
   expect(latest().session?.phase).toBe('rename');
   expect(screen.queryByRole('form', { name: 'Merge steps' })).toBeNull();

@@ -194,9 +194,8 @@ function ProcessItem({
       <legend>Process {at + 1}</legend>
       <NameInput
         label="Process name"
-        value={process.name}
-        editable={canRename(state, process.id)}
-        focusKey={`name-${process.id}`}
+        state={state}
+        item={process}
         onChange={(name) => dispatch({ type: 'rename-process', process: at, name })}
       />
       {can.structure ? (
@@ -221,14 +220,12 @@ function ProcessItem({
         ))}
       </ol>
       {can.structure ? (
-        <button
-          type="button"
-          className="small secondary"
-          data-focus-key={`add-step-${process.id}`}
-          onClick={() => dispatch({ type: 'add-step', process: at }, `name-${state.nextId}`)}
-        >
-          Add step
-        </button>
+        <AddButton
+          label="Add step"
+          focusKey={`add-step-${process.id}`}
+          state={state}
+          onAdd={(focus) => dispatch({ type: 'add-step', process: at }, focus)}
+        />
       ) : null}
     </fieldset>
   );
@@ -257,13 +254,7 @@ function StepItem({
   return (
     <fieldset className="operation-step">
       <legend>Step {index + 1}</legend>
-      <NameInput
-        label="Step name"
-        value={step.name}
-        editable={canRename(state, step.id)}
-        focusKey={`name-${step.id}`}
-        onChange={(name) => dispatch({ type: 'rename-step', ...at, name })}
-      />
+      <NameInput label="Step name" state={state} item={step} onChange={(name) => dispatch({ type: 'rename-step', ...at, name })} />
       {can.structure ? (
         <ItemButtons
           what="step"
@@ -284,9 +275,8 @@ function StepItem({
               <div role="group" aria-label={`Sub-step ${k + 1}`} className="operation-substep">
                 <NameInput
                   label="Sub-step name"
-                  value={n.name}
-                  editable={canRename(state, n.id)}
-                  focusKey={`name-${n.id}`}
+                  state={state}
+                  item={n}
                   onChange={(name) => dispatch({ type: 'rename-substep', ...at, substep: k, name })}
                 />
                 {can.structure ? (
@@ -305,42 +295,58 @@ function StepItem({
         })}
       </ol>
       {can.structure ? (
-        <button
-          type="button"
-          className="small secondary"
-          data-focus-key={`add-substep-${step.id}`}
-          onClick={() => dispatch({ type: 'add-substep', ...at }, `name-${state.nextId}`)}
-        >
-          Add sub-step
-        </button>
+        <AddButton
+          label="Add sub-step"
+          focusKey={`add-substep-${step.id}`}
+          state={state}
+          onAdd={(focus) => dispatch({ type: 'add-substep', ...at }, focus)}
+        />
       ) : null}
     </fieldset>
   );
 }
 
-/** An item's name: an input, read-only where the phase keeps the name. */
+/** An item's name: an input (focus key `name-{id}`), read-only where the phase keeps the name. */
 function NameInput({
   label,
-  value,
-  editable,
-  focusKey,
+  state,
+  item,
   onChange,
 }: {
   label: string;
-  value: string;
-  editable: boolean;
-  focusKey: string;
+  state: EditorState;
+  item: { id: number; name: string };
   onChange: (name: string) => void;
 }) {
   return (
     <input
-      data-focus-key={focusKey}
+      data-focus-key={`name-${item.id}`}
       aria-label={label}
       placeholder={label}
-      value={value}
-      readOnly={!editable}
+      value={item.name}
+      readOnly={!canRename(state, item.id)}
       onChange={(e) => onChange(e.target.value)}
     />
+  );
+}
+
+/** A list's add button (focus key `focusKey`, where a delete in the list leaves the focus);
+ * `onAdd` is given the focus key of the new item's name. */
+function AddButton({
+  label,
+  focusKey,
+  state,
+  onAdd,
+}: {
+  label: string;
+  focusKey: string;
+  state: EditorState;
+  onAdd: (focus: string) => void;
+}) {
+  return (
+    <button type="button" className="small secondary" data-focus-key={focusKey} onClick={() => onAdd(`name-${state.nextId}`)}>
+      {label}
+    </button>
   );
 }
 

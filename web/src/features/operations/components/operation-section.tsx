@@ -5,14 +5,15 @@ import type { Operation, Task } from '@/api/generated';
 import { Field } from '@/components/ui/field';
 import { DATA_UPDATED } from '@/config/messages';
 import { fieldErrors } from '@/lib/api-errors';
-import { clean, print, validate } from '@/lib/operation';
+import { clean, print } from '@/lib/operation';
 import { notify } from '@/lib/toast';
 
 import { patchTask, putTask, type TaskChanges } from '../api/tasks';
 import { carriedSettings, changeSummary, sameName } from '../changes';
-import { editOperation, type EditorState, operationOf } from '../editor';
+import { editOperation, type EditorState } from '../editor';
 import { beingTrainedMessage } from '../messages';
-import { checkTaskName, shownName } from '../rules';
+import { shownName } from '../rules';
+import { checkedOperation } from './checked-operation';
 import { OperationEditor } from './operation-editor';
 
 /** An edit in progress, and the operation text it started from. */
@@ -58,15 +59,8 @@ export function OperationSection({ task, manage, translation }: { task: Task; ma
 
   function save(state: EditorState) {
     if (m.isPending) return;
-    const nameProblem = checkTaskName(state.name);
-    setNameError(nameProblem);
-    if (nameProblem) return;
-    const op = operationOf(state);
-    const problem = validate(op);
-    if (problem) {
-      notify.errorShort(problem);
-      return;
-    }
+    const op = checkedOperation(state, setNameError);
+    if (!op) return;
     const renamed = !sameName(task, state.name);
     if (!renamed && print({ ...op, name: task.taskName }) === task.task_detail) {
       notify.hint('No changes to save.');

@@ -3,7 +3,7 @@ import { useId, useState } from 'react';
 
 import type { Task } from '@/api/generated';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
-import { Dialog } from '@/components/ui/dialog';
+import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field, FormError } from '@/components/ui/field';
 import { DATA_CREATED, DATA_DELETED, DATA_UPDATED } from '@/config/messages';
 import { notify } from '@/lib/toast';
@@ -140,14 +140,7 @@ function TranslationDialog({ task, onClose }: { task: Task; onClose: () => void 
           ))}
         </div>
         <FormError message={error?.field === 'names' ? error.message : null} />
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={m.isPending}>
-            Save
-          </button>
-        </div>
+        <DialogActions onCancel={onClose} pending={m.isPending} />
       </form>
     </Dialog>
   );

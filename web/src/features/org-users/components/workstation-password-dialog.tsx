@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { UserSummary } from '@/api/generated';
-import { Dialog } from '@/components/ui/dialog';
+import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { CHANGES_SAVED } from '@/config/messages';
 import { notify } from '@/lib/toast';
@@ -67,14 +67,7 @@ export function WorkstationPasswordDialog({ user, onClose }: { user: UserSummary
             setErrors({});
           }}
         />
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={m.isPending}>
-            Save
-          </button>
-        </div>
+        <DialogActions onCancel={onClose} pending={m.isPending} />
       </form>
     </Dialog>
   );
