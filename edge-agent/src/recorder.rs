@@ -1,0 +1,165 @@
+//! One camera running one task: its frames go through the cycle engine, and every
+//! finished cycle is written to the outbox (with a UUID made here) before anything else
+//! happens to it. A cycle the full outbox refuses is kept in memory and offered again
+//! with the next frame, so recorded work is not dropped.
+
+use std::sync::{Arc, Mutex};
+
+use gemba_shared::cycle::{CycleEngine, EngineConfig, Event};
+use gemba_shared::mqtt::v1::{Channel, CycleMessage, topic};
+
+use crate::outbox::{Kind, Outbox, PushError};
+
+pub struct Recorder {
+    engine: CycleEngine,
+    task: i64,
+    camera: String,
+    topic: String,
+    outbox: Arc<Mutex<Outbox>>,
+    /// Cycles the outbox refused (full of cycles), oldest first.
+    waiting: Vec<Vec<u8>>,
+    /// Cycles rejected as too short, counted for the status message.
+    pub rejected: u64,
+}
+
+impl Recorder {
+    pub fn new(
+        cfg: EngineConfig,
+        org: &str,
+        device: &str,
+        task: i64,
+        camera: &str,
+        outbox: Arc<Mutex<Outbox>>,
+    ) -> Recorder {
+        Recorder {
+            engine: CycleEngine::new(cfg),
+            task,
+            camera: camera.into(),
+            topic: topic(org, device, Channel::Cycles),
+            outbox,
+            waiting: vec![],
+            rejected: 0,
+        }
+    }
+
+    /// One frame of the model's probabilities; answers the cycles it finished.
+    pub fn frame(&mut self, t_ms: i64, probs: &[f32]) -> Result<Vec<CycleMessage>, PushError> {
+        let events = self.engine.push(t_ms, probs);
+        self.record(events, t_ms)
+    }
+
+    /// The camera stops (or the input ends).
+    pub fn finish(&mut self, t_ms: i64) -> Result<Vec<CycleMessage>, PushError> {
+        let events = self.engine.finish(t_ms);
+        self.record(events, t_ms)
+    }
+
+    /// Cycles waiting for room in the outbox.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    fn record(&mut self, events: Vec<Event>, now_ms: i64) -> Result<Vec<CycleMessage>, PushError> {
+        let mut done = vec![];
+        for e in events {
+            match e {
+                Event::Cycle(c) => {
+                    let m = CycleMessage::new(
+                        uuid::Uuid::new_v4().to_string(),
+                        self.task,
+                        self.camera.clone(),
+                        c,
+                    );
+                    self.waiting
+                        .push(serde_json::to_vec(&m).expect("a cycle message serialises"));
+                    done.push(m);
+                }
+                Event::Rejected { .. } => self.rejected += 1,
+            }
+        }
+        let mut outbox = self.outbox.lock().expect("outbox lock");
+        while let Some(payload) = self.waiting.first() {
+            match outbox.push(Kind::Cycle, &self.topic, payload, now_ms) {
+                Ok(_) => {
+                    self.waiting.remove(0);
+                }
+                Err(PushError::Full(_)) => break,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    fn cfg() -> EngineConfig {
+        EngineConfig {
+            steps: 2,
+            start_steps: [0].into(),
+            end_steps: BTreeSet::new(),
+            optional_steps: BTreeSet::new(),
+            negative_steps: BTreeSet::new(),
+            similar_steps: vec![],
+            smoothing: 1,
+            verify_frames: 1,
+            min_share_to_end: 1.0,
+            min_cycle_ms: 0,
+            max_cycle_ms: i64::MAX,
+            strict_order: false,
+            background_to_step: false,
+        }
+    }
+
+    #[test]
+    fn finished_cycles_go_to_the_outbox_and_wait_when_it_is_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let outbox = Arc::new(Mutex::new(
+            Outbox::open(&dir.path().join("o.db"), 2).unwrap(),
+        ));
+        let mut r = Recorder::new(cfg(), "acme", "dev-1", 7, "cam0", outbox.clone());
+        let (a, b) = ([0.9, 0.05, 0.05], [0.05, 0.9, 0.05]);
+        let mut made = vec![];
+        let mut t = 0;
+        // Four cycles of step 0 then step 1.
+        for _ in 0..4 {
+            for p in [a, b] {
+                made.extend(r.frame(t, &p).unwrap());
+                t += 100;
+            }
+        }
+        made.extend(r.finish(t).unwrap());
+        assert_eq!(made.len(), 4);
+        assert!(
+            made.iter()
+                .all(|m| m.check().is_ok() && m.task == 7 && m.camera == "cam0")
+        );
+        let ids: BTreeSet<&str> = made.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids.len(), 4, "each cycle its own id");
+        // The outbox holds 2; the other two wait in memory, in order.
+        assert_eq!(r.waiting(), 2);
+        let stored = outbox.lock().unwrap().next(10).unwrap();
+        assert_eq!(stored[0].topic, "gemba/v1/acme/dev-1/cycles");
+        let first: CycleMessage = serde_json::from_slice(&stored[0].payload).unwrap();
+        assert_eq!(first, made[0]);
+        // Room again: the waiting ones go in with the next frame.
+        for m in &stored {
+            outbox.lock().unwrap().ack(m.id).unwrap();
+        }
+        r.frame(t + 100, &a).unwrap();
+        assert_eq!(r.waiting(), 0);
+        let rest: Vec<CycleMessage> = outbox
+            .lock()
+            .unwrap()
+            .next(10)
+            .unwrap()
+            .iter()
+            .map(|m| serde_json::from_slice(&m.payload).unwrap())
+            .collect();
+        assert_eq!(rest, made[2..]);
+    }
+}
