@@ -60,12 +60,7 @@ pub struct EngineConfig {
 impl EngineConfig {
     /// The engine's view of a task's settings (cycle times there are seconds).
     pub fn from_task(s: &TaskSettings) -> EngineConfig {
-        let steps = s
-            .operation()
-            .processes
-            .iter()
-            .map(|p| p.steps.len())
-            .sum::<usize>();
+        let steps = s.operation().step_count();
         let t = &s.task_parameters.telemetry_params;
         let union = |m: &crate::api::v1::task::StepsByProcess| -> BTreeSet<u32> {
             m.values()

@@ -84,6 +84,27 @@ pub struct Operation {
     pub processes: Vec<Process>,
 }
 
+impl Operation {
+    /// Its steps, in order across processes (the order step indexes count in).
+    pub fn steps(&self) -> impl Iterator<Item = &Step> {
+        self.processes.iter().flat_map(|p| &p.steps)
+    }
+
+    /// How many steps it has, across processes.
+    pub fn step_count(&self) -> usize {
+        self.processes.iter().map(|p| p.steps.len()).sum()
+    }
+
+    /// The names of its steps and sub-steps (what a translation translates).
+    pub fn step_and_substep_names(&self) -> std::collections::BTreeSet<&str> {
+        self.steps()
+            .flat_map(|st| {
+                std::iter::once(st.name.as_str()).chain(st.substeps.iter().map(String::as_str))
+            })
+            .collect()
+    }
+}
+
 /// A process of an operation: its name and its steps, in order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

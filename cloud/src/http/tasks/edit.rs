@@ -47,12 +47,7 @@ pub async fn create(
     }
     // The default start steps name steps 0 and 1: a one-step task keeps what it has.
     // Indexes the caller gave are checked, not dropped.
-    let steps = s
-        .operation()
-        .processes
-        .iter()
-        .map(|p| p.steps.len())
-        .sum::<usize>();
+    let steps = s.operation().step_count();
     let t = &mut s.task_parameters.telemetry_params;
     if t.required_steps_for_start == defaults.telemetry_params.required_steps_for_start {
         for v in t.required_steps_for_start.values_mut() {

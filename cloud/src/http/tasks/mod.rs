@@ -9,8 +9,6 @@
 //! organisation's "Define Operation" subscription (spec section 6); reading needs
 //! `ViewTasks`. A task in training refuses every change with the spec's message.
 
-use std::collections::BTreeSet;
-
 use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::Permission;

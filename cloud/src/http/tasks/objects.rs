@@ -27,12 +27,7 @@ async fn for_change(state: &AppState, me: &AuthUser, task: i64) -> ApiResult<Tas
 }
 
 fn steps_of(row: &TaskRow) -> usize {
-    row.settings()
-        .operation()
-        .processes
-        .iter()
-        .map(|p| p.steps.len())
-        .sum()
+    row.settings().operation().step_count()
 }
 
 fn check_step(field: &str, step: Option<u32>, steps: usize) -> ApiResult<()> {

@@ -97,7 +97,7 @@ fn check_steps_by_process(
 /// changed).
 pub(super) fn prune(s: &mut TaskSettings) {
     let op = s.operation();
-    let steps = op.processes.iter().map(|p| p.steps.len()).sum::<usize>() as u32;
+    let steps = op.step_count() as u32;
     let processes = op.processes.len() as u32;
     let keep = |v: &mut Vec<u32>| v.retain(|&i| i < steps);
     keep(&mut s.negative_steps);
@@ -113,14 +113,7 @@ pub(super) fn prune(s: &mut TaskSettings) {
         map.values_mut().for_each(keep);
     }
     // Translations of names the operation no longer has.
-    let names: BTreeSet<&str> = op
-        .processes
-        .iter()
-        .flat_map(|p| &p.steps)
-        .flat_map(|st| {
-            std::iter::once(st.name.as_str()).chain(st.substeps.iter().map(String::as_str))
-        })
-        .collect();
+    let names = op.step_and_substep_names();
     s.translation.retain(|k, _| names.contains(k.as_str()));
 }
 
@@ -128,7 +121,7 @@ pub(super) fn prune(s: &mut TaskSettings) {
 /// every index names a step of the operation.
 pub(super) fn check_settings(s: &TaskSettings) -> ApiResult<()> {
     let op = s.operation();
-    let steps = op.processes.iter().map(|p| p.steps.len()).sum::<usize>();
+    let steps = op.step_count();
     let processes = op.processes.len();
     check_indexes("negativeSteps", &s.negative_steps, steps)?;
     check_indexes("optional_steps", &s.optional_steps, steps)?;
@@ -199,14 +192,7 @@ fn check_translation(s: &TaskSettings, op: &Operation) -> ApiResult<()> {
     }
     let lang = s.translation_name.as_deref().unwrap_or("");
     check_name("translation_name", "The language", lang)?;
-    let names: BTreeSet<&str> = op
-        .processes
-        .iter()
-        .flat_map(|p| &p.steps)
-        .flat_map(|st| {
-            std::iter::once(st.name.as_str()).chain(st.substeps.iter().map(String::as_str))
-        })
-        .collect();
+    let names = op.step_and_substep_names();
     for (from, to) in &s.translation {
         if !names.contains(from.as_str()) {
             return Err(ApiError::field(

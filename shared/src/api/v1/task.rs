@@ -287,7 +287,7 @@ impl Task {
         last_update: Option<i64>,
     ) -> Task {
         let op = settings.operation();
-        let steps: Vec<&operation::Step> = op.processes.iter().flat_map(|p| &p.steps).collect();
+        let steps: Vec<&operation::Step> = op.steps().collect();
         let t = settings.task_parameters.telemetry_params.clone();
         Task {
             id,
