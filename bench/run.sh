@@ -14,42 +14,15 @@
 # BENCH_CONCURRENCY (default "1 8 32"), BENCH_BACKENDS (default "sqlite postgres").
 source "$(dirname "$0")/../scripts/lib.sh"
 source "$ROOT/tests/lib.sh"
-ensure_rust
-ensure_build_deps
-apt_install wrk curl jq
+source "$ROOT/bench/lib.sh"
 SECONDS_EACH="${BENCH_SECONDS:-10}"
 CONCURRENCY="${BENCH_CONCURRENCY:-1 8 32}"
 BACKENDS="${BENCH_BACKENDS:-sqlite postgres}"
 USERS=25
-
-say "release build"
-cargo build --release --locked -p gemba-cloud
-GEMBA_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/gemba-cloud"
-
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+bench_setup "$ROOT/target/bench/results.jsonl"
 out="$ROOT/target/bench"
-mkdir -p "$out"
-: >"$out/results.jsonl"
-work="$(mktemp -d)"
-pg_db=""
-finish() {
-  local rc=$?
-  stop_gemba
-  if [ -n "$pg_db" ]; then
-    psql -q "$GEMBA_TEST_PG_URL" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null 2>&1 || true
-  fi
-  rm -rf "$work"
-  exit "$rc"
-}
-trap finish EXIT
-
-# Accounts sign in with the password alone (the login benchmark needs that); tokens
-# outlive the run; the super admin of the bench.
-export GEMBA_REQUIRE_OTP=false GEMBA_ACCESS_TOKEN_TTL_SECS=3600 RUST_LOG=warn
-export GEMBA_ADMIN_EMAIL=admin@bench.test GEMBA_ADMIN_PASSWORD=bench-admin-1
 PASSWORD=bench-user-1
 
-json() { curl -fsS -H 'Content-Type: application/json' "$@"; }
 
 # One organisation with $USERS users (signed up, verified through the outbox link,
 # approved, assigned); user 1 is its organisation admin.
@@ -65,30 +38,11 @@ seed() {
   ADMIN_TOKEN="$admin"
 }
 
-# measure BACKEND NAME CONCURRENCY URL [VAR=value…]: one wrk run, appended to the results.
-measure() {
-  local backend="$1" name="$2" c="$3" url="$4" threads=2 line
-  shift 4
-  [ "$c" -ge 2 ] || threads=1
-  line="$(env "$@" wrk -t "$threads" -c "$c" -d "${SECONDS_EACH}s" --timeout 10s --latency \
-    -s "$ROOT/bench/wrk.lua" "$url" | sed -n 's/^BENCH_JSON //p')"
-  [ -n "$line" ] || { echo "wrk gave no result for $name" >&2; return 1; }
-  jq -c --arg b "$backend" --arg n "$name" --argjson c "$c" '{backend: $b, endpoint: $n, c: $c} + .' \
-    <<<"$line" | tee -a "$out/results.jsonl"
-}
-
 for backend in $BACKENDS; do
-  flags=()
-  if [ "$backend" = postgres ]; then
-    ensure_postgres
-    pg_db="gemba_bench_$$"
-    psql -q "$GEMBA_TEST_PG_URL" -c "CREATE DATABASE $pg_db" >/dev/null
-    flags=(--database-url "${GEMBA_TEST_PG_URL%/*}/$pg_db")
-  fi
   say "$backend: starting gemba-cloud, $USERS users"
-  start_gemba "$work/$backend/data" "${flags[@]}"
-  api="$GEMBA_URL/api"
-  outbox="$work/$backend/data/outbox"
+  bench_start "$backend"
+  api="$API"
+  outbox="$OUTBOX"
   seed "$api" "$outbox"
   token="$(gemba_login "$api" "$outbox" user01@bench.test "$PASSWORD" | jq -r .token)"
   body="{\"email\": \"user02@bench.test\", \"password\": \"$PASSWORD\"}"
@@ -105,11 +59,7 @@ for backend in $BACKENDS; do
     measure "$backend" users_list "$c" "$api/account/users_list/v2" BENCH_TOKEN="$token"
     measure "$backend" login "$c" "$api/account/login_v2" BENCH_METHOD=POST BENCH_BODY="$body"
   done
-  stop_gemba
-  if [ -n "$pg_db" ]; then
-    psql -q "$GEMBA_TEST_PG_URL" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null
-    pg_db=""
-  fi
+  bench_stop
 done
 
 kdf="$(sed -n '/^\[kdf\]/,/^$/p' "$ROOT/deploy/gemba-cloud.example.toml" | grep -E '^[a-z_]+ =' |
@@ -118,7 +68,7 @@ kdf="$(sed -n '/^\[kdf\]/,/^$/p' "$ROOT/deploy/gemba-cloud.example.toml" | grep 
   echo "gemba-cloud $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), release build;" \
     "$(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), wrk on the same machine;" \
     "${SECONDS_EACH} s per measurement; argon2id $kdf;" \
-    "load average before the run $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
+    "load average before the run $BENCH_LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
   echo "| backend | conc. | health req/s | p50 / p99 ms | auth only req/s | p50 / p99 ms | users_list/v2 req/s | p50 / p99 ms | list / health | login_v2 req/s | p50 / p99 ms |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -135,9 +85,4 @@ kdf="$(sed -n '/^\[kdf\]/,/^$/p' "$ROOT/deploy/gemba-cloud.example.toml" | grep 
   ' "$out/results.jsonl"
 } | tee "$out/results.md"
 
-bad="$(jq -s '[.[] | select(.non_2xx > 0 or .socket_errors > 0)] | length' "$out/results.jsonl")"
-if [ "$bad" != 0 ]; then
-  echo "$bad measurements had non-2xx answers or socket errors:" >&2
-  jq -c 'select(.non_2xx > 0 or .socket_errors > 0)' "$out/results.jsonl" >&2
-  exit 1
-fi
+bench_check
