@@ -3,6 +3,7 @@
 //! happens to it. A cycle the full outbox refuses is kept in memory and offered again
 //! with the next frame, so recorded work is not dropped.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use gemba_shared::cycle::{CycleEngine, EngineConfig, Event};
@@ -17,7 +18,7 @@ pub struct Recorder {
     topic: String,
     outbox: Arc<Mutex<Outbox>>,
     /// Cycles the outbox refused (full of cycles), oldest first.
-    waiting: Vec<Vec<u8>>,
+    waiting: VecDeque<Vec<u8>>,
     /// Cycles rejected as too short, counted for the status message.
     pub rejected: u64,
 }
@@ -37,7 +38,7 @@ impl Recorder {
             camera: camera.into(),
             topic: topic(org, device, Channel::Cycles),
             outbox,
-            waiting: vec![],
+            waiting: VecDeque::new(),
             rejected: 0,
         }
     }
@@ -71,17 +72,17 @@ impl Recorder {
                         c,
                     );
                     self.waiting
-                        .push(serde_json::to_vec(&m).expect("a cycle message serialises"));
+                        .push_back(serde_json::to_vec(&m).expect("a cycle message serialises"));
                     done.push(m);
                 }
                 Event::Rejected { .. } => self.rejected += 1,
             }
         }
         let mut outbox = self.outbox.lock().expect("outbox lock");
-        while let Some(payload) = self.waiting.first() {
+        while let Some(payload) = self.waiting.front() {
             match outbox.push(Kind::Cycle, &self.topic, payload, now_ms) {
                 Ok(_) => {
-                    self.waiting.remove(0);
+                    self.waiting.pop_front();
                 }
                 Err(PushError::Full(_)) => break,
                 Err(e) => return Err(e),

@@ -253,15 +253,22 @@ impl CycleEngine {
     }
 
     fn smoothed(&self) -> Option<u32> {
-        // The most frequent label of the window; ties go to the most recent.
-        let mut best: Option<(Option<u32>, usize, usize)> = None;
-        for (i, l) in self.window.iter().enumerate() {
-            let n = self.window.iter().filter(|x| *x == l).count();
-            if best.is_none_or(|(_, bn, bi)| n > bn || (n == bn && i > bi)) {
-                best = Some((*l, n, i));
+        // The most frequent label of the window; ties go to the most recent. One count
+        // pass and one scan from the newest (not a count per window position).
+        let mut counts: Vec<(Option<u32>, usize)> = Vec::with_capacity(self.window.len());
+        for l in &self.window {
+            match counts.iter_mut().find(|(x, _)| x == l) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((*l, 1)),
             }
         }
-        best.and_then(|(l, _, _)| l)
+        let max = counts.iter().map(|(_, n)| *n).max().unwrap_or(0);
+        self.window
+            .iter()
+            .rev()
+            .find(|l| counts.iter().any(|(x, n)| x == *l && *n == max))
+            .copied()
+            .flatten()
     }
 
     fn share_seen(&self) -> f64 {
