@@ -38,6 +38,10 @@ pub struct Settings {
     /// Embedded broker listen address (`127.0.0.1:1884`), or an external broker URL
     /// (`mqtt://host:1883`), in which case no broker is embedded.
     pub mqtt: String,
+    /// The broker's address as agents reach it (`mqtt://host:port`), given to them at
+    /// enrolment; unset: the external broker's URL, or the embedded broker's port on the
+    /// host the agent reached the cloud at.
+    pub mqtt_public_url: Option<String>,
     /// `postgres://…` to use PostgreSQL; unset for SQLite in the data folder.
     pub database_url: Option<String>,
     /// Base domain: organisations are served at `{org}.{base_domain}`.
@@ -109,6 +113,7 @@ impl Default for Settings {
             data: PathBuf::from("data"),
             http: "127.0.0.1:8080".parse().expect("valid address"),
             mqtt: "127.0.0.1:1884".into(),
+            mqtt_public_url: None,
             database_url: None,
             base_domain: "localhost".into(),
             admin_host: "admin.localhost".into(),

@@ -42,7 +42,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         keys,
         passwords,
         mailer,
-        mqtt_connected: Default::default(),
+        mqtt: Default::default(),
         objects,
     });
     if let (Some(email), Some(password)) =
@@ -105,11 +105,13 @@ pub async fn launch(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    if let Some(addr) = state.settings.embedded_mqtt() {
+    let embedded = state.settings.embedded_mqtt();
+    if let Some(addr) = embedded {
         mqtt::start_embedded(addr).await?;
     }
     let (host, port) = mqtt::broker_address(&state.settings.mqtt)?;
-    mqtt::spawn_link(host, port, state.mqtt_connected.clone());
+    // Replicas share an external broker's messages; the embedded one serves one cloud.
+    mqtt::spawn_link(state.clone(), host, port, embedded.is_none());
     let app = http::app(state);
     tracing::info!(addr = %listener.local_addr()?, "gemba-cloud listening");
     axum::serve(listener, app)

@@ -1,16 +1,26 @@
 //! MQTT: the embedded broker (rumqttd), started by `gemba-cloud serve` unless an
 //! external broker URL is configured, and the cloud's own client link to whichever
-//! broker is in use (reported by `/api/health`). Device traffic (issue "Edge agent")
-//! flows through it; the topics are `gemba/v1/{org}/{device}/{channel}`.
+//! broker is in use ([`Link`]): it ingests what devices send and sends them commands.
+//! The topics are `gemba/v1/{org}/{device}/{channel}` (`gemba_shared::mqtt::v1`), with
+//! numeric organisation and device ids.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use bytes::Bytes;
+use gemba_shared::mqtt::v1::{self, Channel};
+use rumqttc::{AsyncClient, Event, Packet, QoS};
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+use tokio::sync::mpsc;
+
+use crate::db::{Db, devices};
+use crate::state::AppState;
 
 fn config(addr: SocketAddr) -> Config {
     let server = ServerSettings {
@@ -104,26 +114,181 @@ pub fn broker_address(spec: &str) -> anyhow::Result<(String, u16)> {
     ))
 }
 
-/// Keeps the cloud's client connected to the broker, reconnecting with back-off;
-/// `connected` tells whether the broker acknowledged the current connection.
-pub fn spawn_link(host: String, port: u16, connected: Arc<AtomicBool>) {
+/// What ingestion counted since the start (reported by `/api/health`).
+#[derive(Default, Debug)]
+pub struct Stats {
+    /// Messages received on the channels the cloud reads.
+    pub received: AtomicU64,
+    /// Cycles stored for the first time.
+    pub cycles: AtomicU64,
+    /// Cycles received again (already stored; acknowledged again).
+    pub duplicates: AtomicU64,
+    /// Messages refused: malformed, oversized, unsigned, wrongly signed, from an unknown
+    /// or revoked device, or for another device or organisation.
+    pub rejected: AtomicU64,
+}
+
+/// The cloud's side of the MQTT contract: its client link to the broker, ingestion of
+/// what devices send, and the commands and acknowledgements it sends them.
+pub struct Link {
+    connected: AtomicBool,
+    client: OnceLock<AsyncClient>,
+    pub stats: Stats,
+    /// Device keys by device id, each with when it was read (see [`KEY_TTL`]).
+    keys: Mutex<HashMap<i64, (Instant, Option<DeviceKey>)>>,
+}
+
+/// How long a device's key is used from memory before it is read again: a revocation
+/// made through another replica takes effect within this time (through this replica at
+/// once).
+pub const KEY_TTL: Duration = Duration::from_secs(10);
+
+/// Messages handed from the client to ingestion and not yet taken, at most: beyond
+/// this the client stops reading, and the broker holds the rest.
+const QUEUE: usize = 10_000;
+/// Messages stored in one transaction, at most.
+const BATCH: usize = 1_000;
+
+#[derive(Clone, Debug)]
+struct DeviceKey {
+    org: i64,
+    kid: String,
+    key: Vec<u8>,
+}
+
+impl Default for Link {
+    fn default() -> Link {
+        Link {
+            connected: AtomicBool::new(false),
+            client: OnceLock::new(),
+            stats: Stats::default(),
+            keys: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl Link {
+    /// Whether the broker acknowledged the current connection.
+    pub fn is_connected(&self) -> bool {
+        self.connected.load(Ordering::Relaxed)
+    }
+
+    /// Drops device `id`'s key from memory (after an enrolment or revocation).
+    pub fn forget(&self, id: i64) {
+        self.keys.lock().expect("keys lock").remove(&id);
+    }
+
+    async fn key(&self, db: &Db, id: i64) -> sqlx::Result<Option<DeviceKey>> {
+        if let Some((at, k)) = self.keys.lock().expect("keys lock").get(&id)
+            && at.elapsed() < KEY_TTL
+        {
+            return Ok(k.clone());
+        }
+        let k = devices::auth(db, id).await?.and_then(|a| {
+            Some(DeviceKey {
+                org: a.organization_id,
+                kid: a.credential_id.to_string(),
+                key: STANDARD.decode(a.credential_key?).ok()?,
+            })
+        });
+        self.keys
+            .lock()
+            .expect("keys lock")
+            .insert(id, (Instant::now(), k.clone()));
+        Ok(k)
+    }
+
+    /// Sends device `device` of `org` a message on `channel`, signed with its key.
+    pub async fn send<T: serde::Serialize>(
+        &self,
+        db: &Db,
+        org: i64,
+        device: i64,
+        channel: Channel,
+        msg: &T,
+    ) -> anyhow::Result<()> {
+        let client = self.client.get().context("the MQTT link is not started")?;
+        let k = self
+            .key(db, device)
+            .await?
+            .filter(|k| k.org == org)
+            .context("the device has no credentials")?;
+        let payload = v1::sign(&k.key, &k.kid, msg);
+        client
+            .publish(
+                v1::topic(&org.to_string(), &device.to_string(), channel),
+                QoS::AtLeastOnce,
+                false,
+                payload,
+            )
+            .await?;
+        Ok(())
+    }
+
+    fn reject(&self, topic: &str, why: &str) {
+        self.stats.rejected.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(topic, why, "MQTT message rejected");
+    }
+}
+
+/// The topics the cloud reads; with `shared`, as members of one shared subscription
+/// group, so that replicas split the messages between them.
+fn subscriptions(shared: bool) -> Vec<String> {
+    [
+        Channel::Cycles,
+        Channel::Status,
+        Channel::CmdAck,
+        Channel::Events,
+    ]
+    .into_iter()
+    .map(|c| {
+        let t = format!("{}/+/+/{}", v1::PREFIX, c.as_str());
+        if shared {
+            format!("$share/gemba-cloud/{t}")
+        } else {
+            t
+        }
+    })
+    .collect()
+}
+
+/// Keeps the cloud's client connected to the broker (reconnecting with back-off),
+/// subscribed to what devices send, and ingests it. `shared`: subscribe as a shared
+/// subscription group (several replicas on one external broker).
+pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
     let id = format!("gemba-cloud-{}", &crate::auth::random_token()[..12]);
     let mut opts = rumqttc::MqttOptions::new(id, host.clone(), port);
     opts.set_keep_alive(Duration::from_secs(15));
-    let (client, mut events) = rumqttc::AsyncClient::new(opts, 64);
+    opts.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
+    let (client, mut events) = AsyncClient::new(opts, 1024);
+    let link = &state.mqtt;
+    let _ = link.client.set(client.clone());
+    let (tx, rx) = mpsc::channel::<(String, Bytes)>(QUEUE);
+    tokio::spawn(ingest(state.clone(), rx));
     tokio::spawn(async move {
-        let _client = client; // dropping it would end the event loop
+        let link = &state.mqtt;
         let mut backoff = Duration::from_millis(200);
         loop {
             match events.poll().await {
-                Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))) => {
-                    connected.store(true, Ordering::Relaxed);
+                Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                    link.connected.store(true, Ordering::Relaxed);
                     backoff = Duration::from_millis(200);
                     tracing::info!(%host, port, "connected to the MQTT broker");
+                    for t in subscriptions(shared) {
+                        if let Err(e) = client.try_subscribe(t, QoS::AtLeastOnce) {
+                            tracing::error!(error = %e, "MQTT subscribe");
+                        }
+                    }
+                }
+                Ok(Event::Incoming(Packet::Publish(p))) => {
+                    let topic = p.topic.clone();
+                    if tx.send((topic, p.payload)).await.is_err() {
+                        return;
+                    }
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    if connected.swap(false, Ordering::Relaxed) {
+                    if link.connected.swap(false, Ordering::Relaxed) {
                         tracing::warn!(%host, port, error = %e, "lost the MQTT broker");
                     } else {
                         tracing::debug!(%host, port, error = %e, "MQTT broker unreachable");
@@ -134,6 +299,150 @@ pub fn spawn_link(host: String, port: u16, connected: Arc<AtomicBool>) {
             }
         }
     });
+}
+
+/// Takes what the client received, in batches: checks each message, stores the cycles
+/// of a batch in one transaction, then tells each device which of its cycles are
+/// stored.
+async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    loop {
+        batch.clear();
+        if rx.recv_many(&mut batch, BATCH).await == 0 {
+            return;
+        }
+        let link = &state.mqtt;
+        link.stats
+            .received
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+        let mut cycles: Vec<devices::Received> = Vec::new();
+        for (topic, payload) in batch.drain(..) {
+            match read(&state, &topic, &payload).await {
+                Ok(Some(c)) => cycles.push(c),
+                Ok(None) => {}
+                Err(Refused::Db(e)) => tracing::error!(error = %e, "MQTT ingestion: storage"),
+                Err(Refused::Bad(why)) => link.reject(&topic, &why),
+            }
+        }
+        if cycles.is_empty() {
+            continue;
+        }
+        // Stored or not, nothing is acknowledged until the transaction committed: the
+        // devices send again what is not acknowledged.
+        let stored = loop {
+            match devices::insert_cycles(&state.db, &cycles).await {
+                Ok(s) => break s,
+                Err(e) => {
+                    tracing::error!(error = %e, n = cycles.len(), "storing cycles; retrying");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+        };
+        // Per device: the ids stored, and those refused (which it need not send again).
+        let mut acks: BTreeMap<(i64, i64), v1::CyclesAck> = BTreeMap::new();
+        for (c, s) in cycles.into_iter().zip(stored) {
+            let counter = match s {
+                devices::Stored::New => &link.stats.cycles,
+                devices::Stored::Again => &link.stats.duplicates,
+                devices::Stored::Refused => &link.stats.rejected,
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            let ack = acks
+                .entry((c.org, c.device))
+                .or_insert_with(|| v1::CyclesAck {
+                    v: v1::VERSION,
+                    ids: vec![],
+                    refused: vec![],
+                });
+            if s != devices::Stored::Refused {
+                ack.ids.push(c.cycle.id);
+            } else {
+                ack.refused.push(c.cycle.id.clone());
+                tracing::warn!(
+                    device = c.device,
+                    task = c.cycle.task,
+                    "MQTT message rejected: the cycle's task is not one of the organisation's"
+                );
+            }
+        }
+        for ((org, device), ack) in acks {
+            if let Err(e) = link
+                .send(&state.db, org, device, Channel::CyclesAck, &ack)
+                .await
+            {
+                tracing::warn!(device, error = %e, "acknowledging cycles");
+            }
+        }
+    }
+}
+
+enum Refused {
+    Bad(String),
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for Refused {
+    fn from(e: sqlx::Error) -> Self {
+        Refused::Db(e)
+    }
+}
+
+/// Checks one message: its topic, its device's signature, and its content. A cycle is
+/// answered for storing; status and command acknowledgements are recorded here.
+async fn read(
+    state: &AppState,
+    topic: &str,
+    payload: &[u8],
+) -> Result<Option<devices::Received>, Refused> {
+    let bad = |s: &str| Refused::Bad(s.to_string());
+    let (org, device, channel) = v1::parse_topic(topic).ok_or_else(|| bad("unknown topic"))?;
+    let (Ok(org), Ok(device)) = (org.parse::<i64>(), device.parse::<i64>()) else {
+        return Err(bad("unknown topic"));
+    };
+    if payload.len() > v1::MAX_PAYLOAD_BYTES {
+        return Err(bad("payload too large"));
+    }
+    let kid = v1::key_id(payload).ok_or_else(|| bad("not signed"))?;
+    let key = state
+        .mqtt
+        .key(&state.db, device)
+        .await?
+        .ok_or_else(|| bad("unknown or revoked device"))?;
+    if key.org != org {
+        return Err(bad("the device is not the topic's organisation's"));
+    }
+    if key.kid != kid {
+        return Err(bad("signed with a key that is not the device's"));
+    }
+    match channel {
+        Channel::Cycles => {
+            let cycle: v1::CycleMessage = v1::verify(&key.key, payload).map_err(Refused::Bad)?;
+            cycle.check().map_err(Refused::Bad)?;
+            Ok(Some(devices::Received { org, device, cycle }))
+        }
+        Channel::Status => {
+            let s: v1::StatusMessage = v1::verify(&key.key, payload).map_err(Refused::Bad)?;
+            s.check().map_err(Refused::Bad)?;
+            let json = serde_json::to_string(&s).expect("status serialises");
+            devices::set_status(&state.db, device, s.online, &json, crate::db::now_ms()).await?;
+            Ok(None)
+        }
+        Channel::CmdAck => {
+            let a: v1::CommandAck = v1::verify(&key.key, payload).map_err(Refused::Bad)?;
+            if a.message.len() > 1000 {
+                return Err(bad("message over 1000 bytes"));
+            }
+            if !devices::ack_command(&state.db, device, &a.id, a.ok, &a.message).await? {
+                return Err(bad("no such command waiting"));
+            }
+            Ok(None)
+        }
+        Channel::Events => {
+            let _: serde_json::Value = v1::verify(&key.key, payload).map_err(Refused::Bad)?;
+            Ok(None)
+        }
+        Channel::Cmd | Channel::CyclesAck | Channel::Rtc => Err(bad("not a device's channel")),
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 
 use std::ops::Deref;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use crate::auth::{Keys, Passwords};
 use crate::config::Settings;
@@ -18,8 +17,8 @@ pub struct Inner {
     pub keys: Keys,
     pub passwords: Passwords,
     pub mailer: Mailer,
-    /// Whether the cloud's MQTT link is connected to the broker.
-    pub mqtt_connected: Arc<AtomicBool>,
+    /// The cloud's MQTT link: connection, ingestion counts, device keys.
+    pub mqtt: crate::mqtt::Link,
     /// Media and model files (`{data}/objects` by default).
     pub objects: crate::objects::Objects,
 }

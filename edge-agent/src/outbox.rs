@@ -1,8 +1,9 @@
 //! The agent's durable outbox: every message for the cloud is written here (SQLite, WAL,
-//! synchronous FULL) before it is sent, and leaves only once the broker acknowledged it,
-//! so a crash, a power cut or a broker outage loses nothing; a message sent but not yet
-//! acknowledged when the agent stops is sent again (at-least-once; the cloud ingests
-//! idempotently by cycle id).
+//! synchronous FULL) before it is sent, so a crash, a power cut, a broker outage or a
+//! cloud restart loses nothing. A cycle record leaves only once the cloud said it is
+//! stored (`cycles/ack`, by cycle id); it is sent again when no such word came within a
+//! while (at-least-once; the cloud ingests idempotently by cycle id). Other messages
+//! leave once the broker acknowledged them.
 //!
 //! Bounded: at most `capacity` messages. When full, a new message first evicts the oldest
 //! *droppable* one (events, media notices); cycle records are never dropped for those.
@@ -30,6 +31,8 @@ pub struct Message {
     pub payload: Vec<u8>,
     /// Delivery attempts so far.
     pub attempts: i64,
+    /// A cycle record (leaves on the cloud's word, not the broker's).
+    pub cycle: bool,
 }
 
 /// The outbox is full of cycle records.
@@ -63,8 +66,13 @@ impl Outbox {
                  payload BLOB NOT NULL,
                  droppable INTEGER NOT NULL,
                  attempts INTEGER NOT NULL DEFAULT 0,
-                 created_ms INTEGER NOT NULL
-             );",
+                 created_ms INTEGER NOT NULL,
+                 -- The cycle's id, by which the cloud acknowledges it.
+                 key TEXT,
+                 -- When the broker last acknowledged it (cycles wait for the cloud).
+                 sent_ms INTEGER
+             );
+             CREATE INDEX IF NOT EXISTS outbox_key ON outbox (key);",
         )?;
         Ok(Outbox {
             db,
@@ -82,11 +90,12 @@ impl Outbox {
         Ok(self.len()? == 0)
     }
 
-    /// Stores a message; answers its id. Full: evicts the oldest droppable message, or
-    /// refuses with [`Full`] when only cycles are left.
+    /// Stores a message (`key`: a cycle's id); answers its id. Full: evicts the oldest
+    /// droppable message, or refuses with [`Full`] when only cycles are left.
     pub fn push(
         &mut self,
         kind: Kind,
+        key: Option<&str>,
         topic: &str,
         payload: &[u8],
         now_ms: i64,
@@ -111,28 +120,73 @@ impl Outbox {
             }
         }
         tx.execute(
-            "INSERT INTO outbox (topic, payload, droppable, created_ms) VALUES (?1, ?2, ?3, ?4)",
-            params![topic, payload, i64::from(kind == Kind::Droppable), now_ms],
+            "INSERT INTO outbox (topic, payload, droppable, created_ms, key) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                topic,
+                payload,
+                i64::from(kind == Kind::Droppable),
+                now_ms,
+                key
+            ],
         )?;
         let id = tx.last_insert_rowid();
         tx.commit()?;
         Ok(id)
     }
 
-    /// The oldest `n` messages, in order.
-    pub fn next(&self, n: usize) -> rusqlite::Result<Vec<Message>> {
+    /// The oldest `n` messages to send: never sent, or sent before `resend_before`
+    /// (unix ms) without the cloud's word since; in order.
+    pub fn next(&self, n: usize, resend_before: i64) -> rusqlite::Result<Vec<Message>> {
         let mut st = self.db.prepare_cached(
-            "SELECT id, topic, payload, attempts FROM outbox ORDER BY id LIMIT ?1",
+            "SELECT id, topic, payload, attempts, droppable FROM outbox \
+             WHERE sent_ms IS NULL OR sent_ms < ?2 ORDER BY id LIMIT ?1",
         )?;
-        st.query_map([n as i64], |r| {
+        st.query_map(params![n as i64, resend_before], |r| {
             Ok(Message {
                 id: r.get(0)?,
                 topic: r.get(1)?,
                 payload: r.get(2)?,
                 attempts: r.get(3)?,
+                cycle: r.get::<_, i64>(4)? == 0,
             })
         })?
         .collect()
+    }
+
+    /// The broker acknowledged message `id` at `now_ms`: a cycle waits for the cloud's
+    /// word, anything else leaves.
+    pub fn delivered(&mut self, id: i64, now_ms: i64) -> rusqlite::Result<()> {
+        self.db.execute(
+            "UPDATE outbox SET sent_ms = ?2 WHERE id = ?1 AND droppable = 0",
+            params![id, now_ms],
+        )?;
+        self.db
+            .execute("DELETE FROM outbox WHERE id = ?1 AND droppable = 1", [id])?;
+        Ok(())
+    }
+
+    /// The cloud stored (or refused for good) the cycles `keys`: they leave. Answers how
+    /// many did.
+    pub fn ack_keys(&mut self, keys: &[String]) -> rusqlite::Result<usize> {
+        let tx = self.db.transaction()?;
+        let mut n = 0;
+        {
+            let mut st = tx.prepare_cached("DELETE FROM outbox WHERE key = ?1")?;
+            for k in keys {
+                n += st.execute([k])?;
+            }
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Cycle records waiting (not yet stored by the cloud).
+    pub fn cycles(&self) -> rusqlite::Result<i64> {
+        self.db
+            .query_row("SELECT COUNT(*) FROM outbox WHERE droppable = 0", [], |r| {
+                r.get(0)
+            })
     }
 
     /// Message `id` is being sent once more.
@@ -144,7 +198,7 @@ impl Outbox {
         Ok(())
     }
 
-    /// The broker acknowledged message `id`: it leaves the outbox.
+    /// Message `id` leaves the outbox.
     pub fn ack(&mut self, id: i64) -> rusqlite::Result<bool> {
         Ok(self.db.execute("DELETE FROM outbox WHERE id = ?1", [id])? > 0)
     }
@@ -193,9 +247,9 @@ mod tests {
     fn messages_leave_only_when_acknowledged_and_survive_a_reopen() {
         let dir = tempfile::tempdir().unwrap();
         let mut o = outbox(&dir, 10);
-        let a = o.push(Kind::Cycle, "t/cycles", b"a", 1).unwrap();
-        let b = o.push(Kind::Cycle, "t/cycles", b"b", 2).unwrap();
-        let got = o.next(10).unwrap();
+        let a = o.push(Kind::Cycle, Some("a"), "t/cycles", b"a", 1).unwrap();
+        let b = o.push(Kind::Cycle, Some("b"), "t/cycles", b"b", 2).unwrap();
+        let got = o.next(10, 0).unwrap();
         assert_eq!(got.iter().map(|m| m.id).collect::<Vec<_>>(), [a, b]);
         assert_eq!(got[0].attempts, 0);
         o.attempted(a).unwrap();
@@ -205,7 +259,7 @@ mod tests {
         // The agent stops without acknowledging b (a crash: the connection is dropped).
         drop(o);
         let mut o = outbox(&dir, 10);
-        let again = o.next(10).unwrap();
+        let again = o.next(10, 0).unwrap();
         assert_eq!(again.len(), 1);
         assert_eq!(
             (again[0].id, again[0].payload.as_slice(), again[0].attempts),
@@ -219,23 +273,43 @@ mod tests {
     fn a_full_outbox_drops_the_oldest_droppable_never_a_cycle() {
         let dir = tempfile::tempdir().unwrap();
         let mut o = outbox(&dir, 3);
-        let c1 = o.push(Kind::Cycle, "c", b"1", 0).unwrap();
-        let e1 = o.push(Kind::Droppable, "e", b"1", 0).unwrap();
-        let c2 = o.push(Kind::Cycle, "c", b"2", 0).unwrap();
+        let c1 = o.push(Kind::Cycle, None, "c", b"1", 0).unwrap();
+        let e1 = o.push(Kind::Droppable, None, "e", b"1", 0).unwrap();
+        let c2 = o.push(Kind::Cycle, None, "c", b"2", 0).unwrap();
         // Full: the event goes for the new cycle.
-        let c3 = o.push(Kind::Cycle, "c", b"3", 0).unwrap();
-        let ids: Vec<i64> = o.next(10).unwrap().iter().map(|m| m.id).collect();
+        let c3 = o.push(Kind::Cycle, None, "c", b"3", 0).unwrap();
+        let ids: Vec<i64> = o.next(10, 0).unwrap().iter().map(|m| m.id).collect();
         assert_eq!(ids, [c1, c2, c3]);
         assert!(!ids.contains(&e1));
         // Full of cycles: a new event is dropped, a new cycle refused (kept by the caller).
-        assert_eq!(o.push(Kind::Droppable, "e", b"2", 0).unwrap(), 0);
+        assert_eq!(o.push(Kind::Droppable, None, "e", b"2", 0).unwrap(), 0);
         assert!(matches!(
-            o.push(Kind::Cycle, "c", b"4", 0),
+            o.push(Kind::Cycle, None, "c", b"4", 0),
             Err(PushError::Full(Full))
         ));
         assert_eq!(o.len().unwrap(), 3);
         o.ack(c1).unwrap();
-        assert!(o.push(Kind::Cycle, "c", b"4", 0).is_ok());
+        assert!(o.push(Kind::Cycle, None, "c", b"4", 0).is_ok());
+    }
+
+    #[test]
+    fn cycles_wait_for_the_cloud_and_come_again_when_it_stays_silent() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = outbox(&dir, 10);
+        let c = o.push(Kind::Cycle, Some("uuid-1"), "c", b"1", 0).unwrap();
+        let e = o.push(Kind::Droppable, None, "e", b"1", 0).unwrap();
+        o.delivered(c, 1_000).unwrap();
+        o.delivered(e, 1_000).unwrap();
+        // The event left with the broker's word; the cycle waits for the cloud's.
+        assert_eq!(o.len().unwrap(), 1);
+        assert_eq!(o.cycles().unwrap(), 1);
+        assert!(o.next(10, 1_000).unwrap().is_empty(), "not due again yet");
+        let again = o.next(10, 1_001).unwrap();
+        assert_eq!((again.len(), again[0].id, again[0].cycle), (1, c, true));
+        // The cloud's word, twice (a replayed acknowledgement), and one for nothing.
+        assert_eq!(o.ack_keys(&["uuid-1".into(), "uuid-9".into()]).unwrap(), 1);
+        assert_eq!(o.ack_keys(&["uuid-1".into()]).unwrap(), 0);
+        assert!(o.is_empty().unwrap());
     }
 
     #[test]

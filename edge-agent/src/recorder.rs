@@ -17,8 +17,8 @@ pub struct Recorder {
     camera: String,
     topic: String,
     outbox: Arc<Mutex<Outbox>>,
-    /// Cycles the outbox refused (full of cycles), oldest first.
-    waiting: VecDeque<Vec<u8>>,
+    /// Cycles the outbox refused (full of cycles), oldest first: (id, payload).
+    waiting: VecDeque<(String, Vec<u8>)>,
     /// Cycles rejected as too short, counted for the status message.
     pub rejected: u64,
 }
@@ -71,16 +71,18 @@ impl Recorder {
                         self.camera.clone(),
                         c,
                     );
-                    self.waiting
-                        .push_back(serde_json::to_vec(&m).expect("a cycle message serialises"));
+                    self.waiting.push_back((
+                        m.id.clone(),
+                        serde_json::to_vec(&m).expect("a cycle message serialises"),
+                    ));
                     done.push(m);
                 }
                 Event::Rejected { .. } => self.rejected += 1,
             }
         }
         let mut outbox = self.outbox.lock().expect("outbox lock");
-        while let Some(payload) = self.waiting.front() {
-            match outbox.push(Kind::Cycle, &self.topic, payload, now_ms) {
+        while let Some((id, payload)) = self.waiting.front() {
+            match outbox.push(Kind::Cycle, Some(id), &self.topic, payload, now_ms) {
                 Ok(_) => {
                     self.waiting.pop_front();
                 }
@@ -143,7 +145,7 @@ mod tests {
         assert_eq!(ids.len(), 4, "each cycle its own id");
         // The outbox holds 2; the other two wait in memory, in order.
         assert_eq!(r.waiting(), 2);
-        let stored = outbox.lock().unwrap().next(10).unwrap();
+        let stored = outbox.lock().unwrap().next(10, 0).unwrap();
         assert_eq!(stored[0].topic, "gemba/v1/acme/dev-1/cycles");
         let first: CycleMessage = serde_json::from_slice(&stored[0].payload).unwrap();
         assert_eq!(first, made[0]);
@@ -156,7 +158,7 @@ mod tests {
         let rest: Vec<CycleMessage> = outbox
             .lock()
             .unwrap()
-            .next(10)
+            .next(10, 0)
             .unwrap()
             .iter()
             .map(|m| serde_json::from_slice(&m.payload).unwrap())

@@ -1,39 +1,91 @@
-//! Delivery of the outbox to the broker: at-least-once over MQTT (QoS 1). A message
-//! leaves the outbox only when the broker acknowledged it (PUBACK); after a lost
-//! connection the client starts afresh and everything not acknowledged is sent again
-//! from the outbox, after a back-off ([`crate::outbox::backoff_ms`]).
+//! The agent's link to the cloud over MQTT, as the device it was enrolled as.
+//!
+//! - Delivery of the outbox, at-least-once (QoS 1), every payload signed with the
+//!   device's key. A cycle leaves the outbox when the cloud says it is stored
+//!   (`cycles/ack`); one the broker took but the cloud never confirmed is sent again
+//!   after [`Options::resend_after`]. After a lost connection the client starts afresh,
+//!   after a back-off ([`crate::outbox::backoff_ms`]).
+//! - Status: the latest [`StatusMessage`] is published retained on connecting and
+//!   whenever it changes; the last will, signed too, says offline.
+//! - Commands: `cmd` messages signed by the cloud with this device's key are handed to
+//!   the caller; anything else is dropped and logged.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, Packet, QoS};
-use tokio::sync::watch;
+use gemba_shared::mqtt::v1::{
+    self, Channel, CommandMessage, CyclesAck, StatusMessage, sign, sign_json, topic, verify,
+};
+use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Outgoing, Packet, QoS};
+use tokio::sync::{mpsc, watch};
 
 use crate::outbox::{Outbox, backoff_ms};
 
-/// Messages published and not yet acknowledged, at most.
+/// Messages published and not yet acknowledged by the broker, at most.
 const WINDOW: usize = 32;
 
-/// Where and as whom to connect.
+/// Where to connect and who this device is.
 #[derive(Debug, Clone)]
-pub struct Broker {
+pub struct Link {
     pub host: String,
     pub port: u16,
-    pub client_id: String,
+    pub org: i64,
+    pub device: i64,
+    /// The key's id and the key (the credentials from enrolment).
+    pub kid: String,
+    pub key: Vec<u8>,
 }
 
-/// Sends the outbox until `stop` turns true. Runs for the agent's lifetime; returns
-/// only when stopped.
-pub async fn run(broker: Broker, outbox: Arc<Mutex<Outbox>>, mut stop: watch::Receiver<bool>) {
+impl Link {
+    fn topic(&self, c: Channel) -> String {
+        topic(&self.org.to_string(), &self.device.to_string(), c)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A cycle the cloud has not confirmed this long after the broker took it is sent
+    /// again.
+    pub resend_after: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            resend_after: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Runs the link until `stop` turns true; commands from the cloud go to `commands`.
+pub async fn run(
+    link: Link,
+    opts: Options,
+    outbox: Arc<Mutex<Outbox>>,
+    status: watch::Receiver<StatusMessage>,
+    commands: mpsc::Sender<CommandMessage>,
+    mut stop: watch::Receiver<bool>,
+) {
     let mut failures: u32 = 0;
+    let mut status = status;
     while !*stop.borrow() {
-        match session(&broker, &outbox, &mut stop, &mut failures).await {
+        let r = session(
+            &link,
+            &opts,
+            &outbox,
+            &mut status,
+            &commands,
+            &mut stop,
+            &mut failures,
+        )
+        .await;
+        match r {
             Ok(()) => return,
             Err(e) => {
                 failures = failures.saturating_add(1);
                 let wait = backoff_ms(failures);
-                tracing::warn!(error = %e, wait_ms = wait, "MQTT delivery interrupted");
+                tracing::warn!(error = %e, wait_ms = wait, "MQTT link interrupted");
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
                     _ = stop.changed() => {}
@@ -43,31 +95,74 @@ pub async fn run(broker: Broker, outbox: Arc<Mutex<Outbox>>, mut stop: watch::Re
     }
 }
 
-/// One connection: publishes what the outbox holds, acknowledges what the broker
-/// acknowledged. `Ok` when stopped, `Err` when the connection failed.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// One connection. `Ok` when stopped, `Err` when the connection failed.
+#[allow(clippy::too_many_arguments)]
 async fn session(
-    broker: &Broker,
+    link: &Link,
+    opts: &Options,
     outbox: &Arc<Mutex<Outbox>>,
+    status: &mut watch::Receiver<StatusMessage>,
+    commands: &mpsc::Sender<CommandMessage>,
     stop: &mut watch::Receiver<bool>,
     failures: &mut u32,
 ) -> anyhow::Result<()> {
-    let mut opts = MqttOptions::new(&broker.client_id, &broker.host, broker.port);
-    opts.set_keep_alive(Duration::from_secs(10));
-    opts.set_clean_session(true);
-    let (client, mut events) = AsyncClient::new(opts, WINDOW * 2);
+    let mut mo = MqttOptions::new(
+        format!("gemba-agent-{}", link.device),
+        &link.host,
+        link.port,
+    );
+    mo.set_keep_alive(Duration::from_secs(10));
+    mo.set_clean_session(true);
+    mo.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
+    let offline = StatusMessage {
+        online: false,
+        ..status.borrow().clone()
+    };
+    mo.set_last_will(LastWill::new(
+        link.topic(Channel::Status),
+        sign(&link.key, &link.kid, &offline),
+        QoS::AtLeastOnce,
+        true,
+    ));
+    let (client, mut events) = AsyncClient::new(mo, WINDOW * 2);
     let mut connected = false;
     // Outbox ids in the order they were handed to the client, waiting for their packet
-    // id; then packet id → outbox id until the PUBACK.
-    let mut queued: VecDeque<i64> = VecDeque::new();
+    // id; then packet id → outbox id until the broker's PUBACK.
+    let mut queued: VecDeque<Option<i64>> = VecDeque::new();
     let mut in_flight: HashMap<u16, i64> = HashMap::new();
-    let mut sent_ids: std::collections::HashSet<i64> = Default::default();
+    let mut sent_ids: HashSet<i64> = HashSet::new();
     let mut tick = tokio::time::interval(Duration::from_millis(200));
+    let resend_ms = opts.resend_after.as_millis() as i64;
     loop {
         tokio::select! {
             _ = stop.changed() => {
                 if *stop.borrow() {
+                    let _ = client
+                        .publish(link.topic(Channel::Status), QoS::AtLeastOnce, true,
+                            sign(&link.key, &link.kid, &offline))
+                        .await;
                     let _ = client.disconnect().await;
+                    // Let the event loop send both.
+                    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+                        while events.poll().await.is_ok() {}
+                    })
+                    .await;
                     return Ok(());
+                }
+            }
+            changed = status.changed(), if connected => {
+                if changed.is_ok() {
+                    let s = status.borrow_and_update().clone();
+                    queued.push_back(None);
+                    client.publish(link.topic(Channel::Status), QoS::AtLeastOnce, true,
+                        sign(&link.key, &link.kid, &s)).await?;
                 }
             }
             _ = tick.tick(), if connected => {
@@ -75,33 +170,51 @@ async fn session(
                 if room == 0 {
                     continue;
                 }
-                let msgs = outbox.lock().expect("outbox lock").next(WINDOW)?;
+                let msgs = outbox.lock().expect("outbox lock").next(WINDOW, now_ms() - resend_ms)?;
                 let fresh: Vec<_> =
                     msgs.into_iter().filter(|m| !sent_ids.contains(&m.id)).take(room).collect();
                 for m in fresh {
                     outbox.lock().expect("outbox lock").attempted(m.id)?;
-                    client.publish(m.topic.clone(), QoS::AtLeastOnce, false, m.payload).await?;
+                    let payload = match sign_json(&link.key, &link.kid, &m.payload) {
+                        Ok(p) => p,
+                        Err(e) => {
+                            // Never sendable: dropping it is the only way forward.
+                            tracing::error!(id = m.id, error = %e, "an outbox message is not JSON; dropped");
+                            outbox.lock().expect("outbox lock").ack(m.id)?;
+                            continue;
+                        }
+                    };
+                    client.publish(m.topic.clone(), QoS::AtLeastOnce, false, payload).await?;
                     sent_ids.insert(m.id);
-                    queued.push_back(m.id);
+                    queued.push_back(Some(m.id));
                 }
             }
             ev = events.poll() => match ev? {
                 Event::Incoming(Packet::ConnAck(_)) => {
                     connected = true;
                     *failures = 0;
+                    client.subscribe(link.topic(Channel::CyclesAck), QoS::AtLeastOnce).await?;
+                    client.subscribe(link.topic(Channel::Cmd), QoS::AtLeastOnce).await?;
+                    let s = StatusMessage { online: true, ..status.borrow_and_update().clone() };
+                    queued.push_back(None);
+                    client.publish(link.topic(Channel::Status), QoS::AtLeastOnce, true,
+                        sign(&link.key, &link.kid, &s)).await?;
                     tick.reset_immediately();
                 }
                 Event::Outgoing(Outgoing::Publish(pkid)) => {
-                    if let Some(id) = queued.pop_front() {
+                    if let Some(Some(id)) = queued.pop_front() {
                         in_flight.insert(pkid, id);
                     }
                 }
                 Event::Incoming(Packet::PubAck(ack)) => {
                     if let Some(id) = in_flight.remove(&ack.pkid) {
-                        outbox.lock().expect("outbox lock").ack(id)?;
+                        outbox.lock().expect("outbox lock").delivered(id, now_ms())?;
                         sent_ids.remove(&id);
                         tick.reset_immediately();
                     }
+                }
+                Event::Incoming(Packet::Publish(p)) => {
+                    incoming(link, outbox, commands, &p.topic, &p.payload).await?;
                 }
                 _ => {}
             },
@@ -109,5 +222,33 @@ async fn session(
     }
 }
 
-#[cfg(test)]
-mod tests;
+/// A message from the cloud: checked, then acted on.
+async fn incoming(
+    link: &Link,
+    outbox: &Arc<Mutex<Outbox>>,
+    commands: &mpsc::Sender<CommandMessage>,
+    t: &str,
+    payload: &[u8],
+) -> anyhow::Result<()> {
+    if t == link.topic(Channel::CyclesAck) {
+        match verify::<CyclesAck>(&link.key, payload) {
+            Ok(ack) => {
+                if !ack.refused.is_empty() {
+                    tracing::error!(ids = ?ack.refused, "the cloud refused cycles (task not the organisation's)");
+                }
+                let mut o = outbox.lock().expect("outbox lock");
+                o.ack_keys(&ack.ids)?;
+                o.ack_keys(&ack.refused)?;
+            }
+            Err(e) => tracing::warn!(error = %e, "an acknowledgement not from the cloud; ignored"),
+        }
+    } else if t == link.topic(Channel::Cmd) {
+        match verify::<CommandMessage>(&link.key, payload) {
+            Ok(c) => {
+                let _ = commands.send(c).await;
+            }
+            Err(e) => tracing::warn!(error = %e, "a command not from the cloud; ignored"),
+        }
+    }
+    Ok(())
+}

@@ -38,8 +38,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::v1::task::TaskSettings;
 
-/// What the engine needs of a task, in engine terms (times in milliseconds).
-#[derive(Debug, Clone, PartialEq)]
+/// What the engine needs of a task, in engine terms (times in milliseconds). The cloud
+/// sends it to the device with the command that starts the task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineConfig {
     /// Steps of the operation, across processes.
     pub steps: usize,

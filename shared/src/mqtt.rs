@@ -24,16 +24,19 @@ pub mod v1 {
         Cmd,
         CmdAck,
         Rtc,
+        /// Cloud → agent: the cycles the cloud has stored (the agent's outbox lets them go).
+        CyclesAck,
     }
 
     impl Channel {
-        pub const ALL: [Channel; 6] = [
+        pub const ALL: [Channel; 7] = [
             Channel::Status,
             Channel::Cycles,
             Channel::Events,
             Channel::Cmd,
             Channel::CmdAck,
             Channel::Rtc,
+            Channel::CyclesAck,
         ];
 
         pub fn as_str(self) -> &'static str {
@@ -44,6 +47,7 @@ pub mod v1 {
                 Channel::Cmd => "cmd",
                 Channel::CmdAck => "cmd/ack",
                 Channel::Rtc => "rtc",
+                Channel::CyclesAck => "cycles/ack",
             }
         }
     }
@@ -51,6 +55,162 @@ pub mod v1 {
     /// The topic of `channel` for `device` of organisation `org`.
     pub fn topic(org: &str, device: &str, channel: Channel) -> String {
         format!("{PREFIX}/{org}/{device}/{}", channel.as_str())
+    }
+
+    // ----- signing ------------------------------------------------------------------------
+
+    /// Every payload either side publishes is a compact JWS (HS256) of the message's
+    /// JSON, signed with the device's key; its header's `kid` names the key (the
+    /// device's credential id), so a device speaks only for itself whatever broker is in
+    /// between, and the agent obeys only its cloud.
+    pub fn sign_json(key: &[u8], kid: &str, json: &[u8]) -> Result<Vec<u8>, String> {
+        let text = std::str::from_utf8(json).map_err(|e| e.to_string())?;
+        let raw = serde_json::value::RawValue::from_string(text.to_string())
+            .map_err(|e| e.to_string())?;
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
+        header.typ = None;
+        header.kid = Some(kid.to_string());
+        jsonwebtoken::encode(&header, &raw, &jsonwebtoken::EncodingKey::from_secret(key))
+            .map(String::into_bytes)
+            .map_err(|e| e.to_string())
+    }
+
+    /// [`sign_json`] of a message.
+    pub fn sign<T: Serialize>(key: &[u8], kid: &str, msg: &T) -> Vec<u8> {
+        let json = serde_json::to_vec(msg).expect("messages serialize");
+        sign_json(key, kid, &json).expect("serialized JSON is UTF-8")
+    }
+
+    /// The key id a signed payload claims, read before its signature is checked (to find
+    /// the key); `None` for anything that is not a JWS.
+    pub fn key_id(payload: &[u8]) -> Option<String> {
+        if payload.len() > MAX_PAYLOAD_BYTES {
+            return None;
+        }
+        let text = std::str::from_utf8(payload).ok()?;
+        jsonwebtoken::decode_header(text).ok()?.kid
+    }
+
+    /// Checks a payload's signature with `key` and reads the message in it.
+    pub fn verify<T: serde::de::DeserializeOwned>(key: &[u8], payload: &[u8]) -> Result<T, String> {
+        if payload.len() > MAX_PAYLOAD_BYTES {
+            return Err(format!("payload over {MAX_PAYLOAD_BYTES} bytes"));
+        }
+        let text = std::str::from_utf8(payload).map_err(|_| "payload is not UTF-8".to_string())?;
+        let mut v = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
+        v.required_spec_claims.clear();
+        v.validate_exp = false;
+        v.validate_aud = false;
+        jsonwebtoken::decode::<T>(text, &jsonwebtoken::DecodingKey::from_secret(key), &v)
+            .map(|d| d.claims)
+            .map_err(|e| match e.kind() {
+                jsonwebtoken::errors::ErrorKind::InvalidSignature => "wrong signature".to_string(),
+                jsonwebtoken::errors::ErrorKind::Json(j) => j.to_string(),
+                _ => format!("not a signed message: {e}"),
+            })
+    }
+
+    // ----- status, acknowledgements, commands ----------------------------------------------
+
+    /// One camera's work, in a status message.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CameraStatus {
+        pub camera: String,
+        /// The task it runs, if any.
+        pub task: Option<i64>,
+        pub fps: f32,
+        pub model_version: Option<String>,
+    }
+
+    /// `status` (QoS 1, retained; also the last will with `online: false`): the
+    /// agent's heartbeat.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct StatusMessage {
+        pub v: u32,
+        pub online: bool,
+        /// The device's clock when it was sent (0 in the last will).
+        pub ts_ms: i64,
+        #[serde(default)]
+        pub agent_version: String,
+        #[serde(default)]
+        pub cameras: Vec<CameraStatus>,
+        /// Cycle records waiting in the outbox.
+        #[serde(default)]
+        pub outbox: u64,
+        #[serde(default)]
+        pub disk_free_mb: Option<u64>,
+        #[serde(default)]
+        pub temperature_c: Option<f32>,
+    }
+
+    impl StatusMessage {
+        pub fn check(&self) -> Result<(), String> {
+            if self.v != VERSION {
+                return Err(format!("unknown schema version {}", self.v));
+            }
+            if self.cameras.len() > 64
+                || self.cameras.iter().any(|c| {
+                    c.camera.is_empty() || c.camera.len() > 100 || !c.fps.is_finite() || c.fps < 0.0
+                })
+            {
+                return Err("bad camera list".into());
+            }
+            if self.agent_version.len() > 100 {
+                return Err("agent_version over 100 bytes".into());
+            }
+            Ok(())
+        }
+    }
+
+    /// `cycles/ack` (cloud → agent, QoS 1): these cycles are stored.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CyclesAck {
+        pub v: u32,
+        pub ids: Vec<String>,
+        /// Cycles the cloud will never store (their task is not the organisation's):
+        /// the agent lets them go too, and logs them.
+        #[serde(default)]
+        pub refused: Vec<String>,
+    }
+
+    /// What the cloud asks of an agent on `cmd`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+    pub enum Command {
+        /// Run `task` on `camera` (replacing what it ran), with the task's cycle rules.
+        StartTask {
+            camera: String,
+            task: i64,
+            engine: crate::cycle::EngineConfig,
+        },
+        /// Stop whatever `camera` runs.
+        StopTask { camera: String },
+        /// The device's settings changed (the whole object).
+        Settings { settings: serde_json::Value },
+    }
+
+    /// `cmd` (cloud → agent, QoS 1).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CommandMessage {
+        pub v: u32,
+        /// Made by the cloud; the acknowledgement names it.
+        pub id: String,
+        pub command: Command,
+    }
+
+    /// `cmd/ack` (agent → cloud, QoS 1): how a command went.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CommandAck {
+        pub v: u32,
+        pub id: String,
+        pub ok: bool,
+        #[serde(default)]
+        pub message: String,
     }
 
     /// A topic's organisation, device and channel; `None` for anything else (a wrong
@@ -245,6 +405,86 @@ pub mod v1 {
             extra["device"] = "other".into();
             assert!(CycleMessage::from_payload(&serde_json::to_vec(&extra).unwrap()).is_err());
             assert!(CycleMessage::from_payload(&vec![b' '; MAX_PAYLOAD_BYTES + 1]).is_err());
+        }
+
+        #[test]
+        fn signed_messages_verify_only_with_their_key_and_untouched() {
+            let key = b"0123456789abcdef0123456789abcdef";
+            let m = cycle();
+            let signed = sign(key, "17", &m);
+            assert_eq!(key_id(&signed).as_deref(), Some("17"));
+            assert_eq!(verify::<CycleMessage>(key, &signed), Ok(m.clone()));
+            // The body signed as raw JSON reads back the same.
+            let raw = sign_json(key, "17", &serde_json::to_vec(&m).unwrap()).unwrap();
+            assert_eq!(verify::<CycleMessage>(key, &raw), Ok(m.clone()));
+            assert_eq!(
+                verify::<CycleMessage>(b"another key, as long as the first", &signed),
+                Err("wrong signature".to_string())
+            );
+            // One changed byte of the body breaks the signature.
+            let text = String::from_utf8(signed.clone()).unwrap();
+            let parts: Vec<&str> = text.split('.').collect();
+            let mut body = parts[1].as_bytes().to_vec();
+            body[10] = if body[10] == b'A' { b'B' } else { b'A' };
+            let forged = format!(
+                "{}.{}.{}",
+                parts[0],
+                String::from_utf8(body).unwrap(),
+                parts[2]
+            );
+            assert!(verify::<CycleMessage>(key, forged.as_bytes()).is_err());
+            // Unsigned JSON, garbage and an unsigned ("none") token are refused.
+            assert!(verify::<CycleMessage>(key, &serde_json::to_vec(&m).unwrap()).is_err());
+            assert!(key_id(b"{}").is_none());
+            assert!(verify::<CycleMessage>(key, b"\xff\xfe").is_err());
+            let none = format!("eyJhbGciOiJub25lIn0.{}.", parts[1]);
+            assert!(verify::<CycleMessage>(key, none.as_bytes()).is_err());
+            // A signed message of the wrong shape says why.
+            let ack = sign(
+                key,
+                "17",
+                &CyclesAck {
+                    v: 1,
+                    ids: vec![],
+                    refused: vec![],
+                },
+            );
+            assert!(verify::<CycleMessage>(key, &ack).is_err());
+            assert!(verify::<CycleMessage>(key, &vec![b'a'; MAX_PAYLOAD_BYTES + 1]).is_err());
+        }
+
+        #[test]
+        fn commands_round_trip_by_type() {
+            let c = CommandMessage {
+                v: 1,
+                id: "c1".into(),
+                command: Command::StartTask {
+                    camera: "cam0".into(),
+                    task: 4,
+                    engine: crate::cycle::EngineConfig::from_task(
+                        &crate::api::v1::task::TaskSettings::new("T".into(), "T\n-A\n-B".into()),
+                    ),
+                },
+            };
+            let v = serde_json::to_value(&c).unwrap();
+            assert_eq!(v["command"]["type"], "start_task");
+            assert_eq!(serde_json::from_value::<CommandMessage>(v).unwrap(), c);
+            let s = StatusMessage {
+                v: 1,
+                online: true,
+                ts_ms: 1,
+                agent_version: "0.1.0".into(),
+                cameras: vec![CameraStatus {
+                    camera: "cam0".into(),
+                    task: Some(4),
+                    fps: f32::NAN,
+                    model_version: None,
+                }],
+                outbox: 0,
+                disk_free_mb: None,
+                temperature_c: None,
+            };
+            assert_eq!(s.check().unwrap_err(), "bad camera list");
         }
     }
 }

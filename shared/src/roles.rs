@@ -110,6 +110,14 @@ impl Role {
                 self,
                 Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser
             ),
+            // Devices (docs/decisions.md "Who manages devices"): the user area's roles
+            // see devices and run tasks on them; those with the Add Device screen add,
+            // enrol, revoke, archive and delete them.
+            ViewDevices | OperateDevices => matches!(
+                self,
+                Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser
+            ),
+            ManageDevices => matches!(self, Admin | OrgAdmin | SupportUser),
         }
     }
 }
@@ -142,10 +150,14 @@ pub enum Permission {
     AdminArea,
     ViewTasks,
     ManageTasks,
+    ViewDevices,
+    /// Start and stop tasks on a device's cameras, change its name and settings.
+    OperateDevices,
+    ManageDevices,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 18] = [
+    pub const ALL: [Permission; 21] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -164,6 +176,9 @@ impl Permission {
         Permission::AdminArea,
         Permission::ViewTasks,
         Permission::ManageTasks,
+        Permission::ViewDevices,
+        Permission::OperateDevices,
+        Permission::ManageDevices,
     ];
 }
 

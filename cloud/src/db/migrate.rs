@@ -27,6 +27,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "tasks",
         include_str!("../../migrations/20261124000001_tasks.sql"),
     ),
+    (
+        20261125000001,
+        "devices",
+        include_str!("../../migrations/20261125000001_devices.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -6,6 +6,7 @@
 //! Invariant: every query touching tenant data takes the organisation id as a
 //! parameter; handlers get it from the [`crate::http::extract::AuthUser`] scope.
 
+pub mod devices;
 pub mod features;
 pub mod migrate;
 pub mod orgs;

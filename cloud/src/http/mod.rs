@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod devices;
 pub mod error;
 pub mod extract;
 pub mod feature_control;
@@ -65,6 +66,16 @@ pub struct Health {
     /// `connected` when the cloud's link to the MQTT broker is up, else `disconnected`.
     pub mqtt: &'static str,
     pub version: &'static str,
+    /// What MQTT ingestion counted since the start.
+    pub ingest: IngestCounts,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct IngestCounts {
+    pub received: u64,
+    pub cycles: u64,
+    pub duplicates: u64,
+    pub rejected: u64,
 }
 
 /// Answers when the service is ready (database migrated, broker listening).
@@ -77,15 +88,22 @@ async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiError>
             Backend::Sqlite => "sqlite",
             Backend::Postgres => "postgres",
         },
-        mqtt: if state
-            .mqtt_connected
-            .load(std::sync::atomic::Ordering::Relaxed)
-        {
+        mqtt: if state.mqtt.is_connected() {
             "connected"
         } else {
             "disconnected"
         },
         version: env!("CARGO_PKG_VERSION"),
+        ingest: {
+            let s = &state.mqtt.stats;
+            let n = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
+            IngestCounts {
+                received: n(&s.received),
+                cycles: n(&s.cycles),
+                duplicates: n(&s.duplicates),
+                rejected: n(&s.rejected),
+            }
+        },
     }))
 }
 
@@ -98,6 +116,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(admin::router())
         .merge(feature_control::router())
         .merge(tasks::router())
+        .merge(devices::router())
         .split_for_parts()
 }
 

@@ -5,6 +5,7 @@
 mod common;
 
 mod account;
+mod devices;
 mod features;
 mod flows;
 mod fuzz_found;

@@ -392,6 +392,16 @@ struct World {
     task_history: i64,
     /// The task's object, plane object and step rule.
     detector: Detector,
+    /// A's device, one the super admin deletes, and a department of A (A is subscribed
+    /// to Devices).
+    devices: Devices,
+}
+
+#[derive(Clone, Copy)]
+struct Devices {
+    device: i64,
+    doomed: i64,
+    dept: i64,
 }
 
 /// Every call of the server, as `me` makes it. Calls that end the session come last.
@@ -918,6 +928,138 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             "organization/task/task_object/{}/",
             w.detector.object
         )),
+        // Devices; what changes the device comes last.
+        call(
+            "POST /device/",
+            Some(json!({"display_name": format!("Walk device {r}")})),
+            Perm(ManageDevices),
+        ),
+        call(
+            "POST /device/enroll/",
+            Some(json!({"code": "AAAA-BBBB-CCCC"})),
+            Public,
+        ),
+        call("GET /device/device_org/{id}/", None, Perm(ViewDevices))
+            .at(format!("device/device_org/{}/", w.org_a)),
+        call(
+            "GET /device/{id}/get_department_less_devices/",
+            None,
+            Perm(ViewDevices),
+        )
+        .at(format!("device/{}/get_department_less_devices/", w.org_a)),
+        call("GET /device/devicelistadminview", None, Perm(AdminArea))
+            .at("device/devicelistadminview?page=1&query=walk"),
+        call("GET /device/{id}/device_details/", None, Perm(ViewDevices))
+            .at(format!("device/{}/device_details/", w.devices.device)),
+        call("GET /device/device_setting/", None, Perm(ViewDevices)),
+        call(
+            "GET /device/multi_device_settings/",
+            None,
+            Perm(ViewDevices),
+        ),
+        call(
+            "GET /device/{org}/device_settings/{id}/",
+            None,
+            Perm(ViewDevices),
+        )
+        .at(format!(
+            "device/{}/device_settings/{}/",
+            w.org_a, w.devices.device
+        )),
+        call("GET /device/get_active_devices/", None, Perm(ViewDevices)),
+        call("GET /device/device_status/", None, Perm(ViewDevices)),
+        call("GET /device/devices_stats/", None, Perm(ViewDevices)),
+        call("GET /device/get_device_tasks/{id}", None, Perm(ViewDevices))
+            .at(format!("device/get_device_tasks/{}", w.devices.device)),
+        call("GET /device/{id}/commands/", None, Perm(ViewDevices))
+            .at(format!("device/{}/commands/", w.devices.device)),
+        call(
+            "GET /device/get_device_tasks_association/",
+            None,
+            Perm(ViewDevices),
+        )
+        .at(format!(
+            "device/get_device_tasks_association/?task={}&device={}",
+            w.task, w.devices.device
+        )),
+        call(
+            "GET /organization/task/task_inference_status",
+            None,
+            Perm(ViewTasks),
+        ),
+        call(
+            "PATCH /device/{id}/",
+            Some(json!({"display_name": format!("Walked by {r}")})),
+            Perm(OperateDevices),
+        )
+        .at(format!("device/{}/", w.devices.device)),
+        call(
+            "PATCH /device/update_device/{id}/",
+            Some(json!({"Serial_number": r})),
+            Perm(OperateDevices),
+        )
+        .at(format!("device/update_device/{}/", w.devices.device)),
+        call(
+            "PATCH /device/{org}/device_settings_update/{id}/",
+            Some(json!({"walked_by": r})),
+            Perm(OperateDevices),
+        )
+        .at(format!(
+            "device/{}/device_settings_update/{}/",
+            w.org_a, w.devices.device
+        )),
+        call(
+            "PATCH /device/{org}/update_organization_devices_settings/",
+            Some(json!({"walked": true})),
+            Perm(OperateDevices),
+        )
+        .at(format!(
+            "device/{}/update_organization_devices_settings/",
+            w.org_a
+        )),
+        // Started and stopped again, so the task stays changeable for the next caller.
+        call(
+            "POST /device/device_tasks_upsert/",
+            Some(json!({"device": w.devices.device, "camera": "cam0", "task": w.task})),
+            Perm(OperateDevices),
+        ),
+        call(
+            "POST /device/{id}/start_task/",
+            Some(json!({"camera": "cam0", "task": w.task})),
+            Perm(OperateDevices),
+        )
+        .at(format!("device/{}/start_task/", w.devices.device)),
+        call(
+            "POST /device/{id}/stop_task/",
+            Some(json!({"camera": "cam0"})),
+            Perm(OperateDevices),
+        )
+        .at(format!("device/{}/stop_task/", w.devices.device)),
+        call(
+            "PATCH /device/{id}/assign_device_to_department/{dept}/",
+            None,
+            Perm(ManageDevices),
+        )
+        .at(format!(
+            "device/{}/assign_device_to_department/{}/",
+            w.devices.device, w.devices.dept
+        )),
+        call(
+            "POST /device/{id}/enrolment_code/",
+            None,
+            Perm(ManageDevices),
+        )
+        .at(format!("device/{}/enrolment_code/", w.devices.device)),
+        call("POST /device/{id}/revoke/", None, Perm(ManageDevices))
+            .at(format!("device/{}/revoke/", w.devices.device)),
+        call(
+            "PATCH /device/archive_device/{id}/",
+            Some(json!({"is_archived": false})),
+            Perm(ManageDevices),
+        )
+        .at(format!("device/archive_device/{}/", w.devices.device)),
+        call("DELETE /device/{id}/", None, Perm(ManageDevices))
+            .at(format!("device/{}/", w.devices.doomed)),
         // Last: the session ends.
         call("PATCH /account/logout/", None, SignedIn),
     ]
@@ -996,6 +1138,53 @@ async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64
         .get(&format!("organization/task/{task}/history/"), admin)
         .await;
     (task, h[0]["id"].as_i64().unwrap())
+}
+
+/// Subscribes `org` to Devices and adds two devices and a department there as the super
+/// admin.
+async fn new_devices(app: &TestApp, admin: &str, org: i64) -> Devices {
+    let (_, features) = app.get("feature_control/feature/", admin).await;
+    let id = features
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "Devices")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let (s, v) = app
+        .post(
+            "feature_control/subscribed_feature/",
+            json!({"Feature": id, "Organization": org}),
+            Some(admin),
+        )
+        .await;
+    assert!(s.is_success(), "{v}");
+    let mut ids = vec![];
+    for name in ["Walk bench", "Doomed bench"] {
+        let (s, v) = app
+            .call_with(
+                Method::POST,
+                "device/",
+                Some(json!({"display_name": name})),
+                Some(admin),
+                &[("Organization", &org.to_string())],
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        ids.push(v["device"]["id"].as_i64().unwrap());
+    }
+    Devices {
+        device: ids[0],
+        doomed: ids[1],
+        dept: created(
+            app,
+            admin,
+            &format!("organization/{org}/department/"),
+            json!({"name": "Walk dept"}),
+        )
+        .await,
+    }
 }
 
 /// What a task's object detector works with, one of each.
@@ -1090,6 +1279,7 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
         task,
         task_history,
         detector: new_detector(app, &admin, task).await,
+        devices: new_devices(app, &admin, org_a).await,
     };
     let mut users = vec![];
     for role in Role::ALL {
@@ -1216,7 +1406,12 @@ both!(
             .as_array()
             .unwrap()
             .iter()
-            .filter(|s| s["feature_name"] != "Define Operation")
+            .filter(|s| {
+                !matches!(
+                    s["feature_name"].as_str(),
+                    Some("Define Operation" | "Devices")
+                )
+            })
             .map(|s| {
                 (
                     s["Feature"].as_i64().unwrap(),
@@ -1225,6 +1420,56 @@ both!(
             })
             .collect();
         assert_eq!(pairs, [(world.feature, world.org_a)], "{subs}");
+        // Devices: added by exactly the roles that manage them; the doomed one is gone; every operating role renamed
+        // A's device, the last one's name stays.
+        let (_, devs) = app
+            .call_with(
+                Method::GET,
+                &format!("device/device_org/{}/", world.org_a),
+                None,
+                Some(&admin),
+                &[],
+            )
+            .await;
+        let mut made: Vec<String> = devs
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|d| {
+                d["display_name"]
+                    .as_str()?
+                    .strip_prefix("Walk device ")
+                    .map(String::from)
+            })
+            .collect();
+        made.sort();
+        let mut managers: Vec<String> = Role::ALL
+            .iter()
+            .filter(|r| r.can(Permission::ManageDevices))
+            .map(|r| r.as_str().to_string())
+            .collect();
+        managers.sort();
+        assert_eq!(made, managers, "{devs}");
+        assert!(!ids(&devs, "id").contains(&world.devices.doomed), "{devs}");
+        let (_, d) = app
+            .get(
+                &format!("device/{}/device_details/", world.devices.device),
+                &admin,
+            )
+            .await;
+        assert!(
+            d["display_name"]
+                .as_str()
+                .unwrap()
+                .starts_with("Walked by "),
+            "{d}"
+        );
+        assert_eq!(d["department"], world.devices.dept, "{d}");
+        assert_eq!(
+            (&d["is_archived"], &d["tasks"][0]["running"]),
+            (&json!(false), &json!(false)),
+            "{d}"
+        );
         // Tasks: defined by exactly the roles that manage them (the super admin acts in
         // no organisation here); each of them changed A's task.
         let (_, tasks) = app
@@ -1335,6 +1580,7 @@ struct TenantB {
     task: i64,
     task_history: i64,
     detector: Detector,
+    devices: Devices,
 }
 
 /// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
@@ -1364,6 +1610,7 @@ fn cross_tenant(
     a: i64,
     a_task: i64,
     a_rule: i64,
+    a_device: i64,
     org_admin_role: i64,
     me: &Me,
 ) -> Vec<Cross> {
@@ -1487,6 +1734,128 @@ fn cross_tenant(
         ),
     ];
     let (bt, bh) = (b.task, b.task_history);
+    let (bd, bdept) = (b.devices.device, b.devices.dept);
+    v.extend([
+        cross(
+            "GET /device/device_org/{id}/",
+            format!("device/device_org/{bo}/"),
+            None,
+        ),
+        cross(
+            "GET /device/{id}/get_department_less_devices/",
+            format!("device/{bo}/get_department_less_devices/"),
+            None,
+        ),
+        cross(
+            "PATCH /device/{id}/assign_device_to_department/{dept}/",
+            format!("device/{bd}/assign_device_to_department/{bdept}/"),
+            None,
+        ),
+        cross(
+            "PATCH /device/{id}/assign_device_to_department/{dept}/",
+            format!("device/{a_device}/assign_device_to_department/{bdept}/"),
+            None,
+        ),
+        cross(
+            "GET /device/{id}/device_details/",
+            format!("device/{bd}/device_details/"),
+            None,
+        ),
+        cross(
+            "PATCH /device/{id}/",
+            format!("device/{bd}/"),
+            Some(json!({"display_name": "Taken over"})),
+        ),
+        cross("DELETE /device/{id}/", format!("device/{bd}/"), None),
+        cross(
+            "PATCH /device/update_device/{id}/",
+            format!("device/update_device/{bd}/"),
+            Some(json!({"display_name": "Taken over"})),
+        ),
+        cross(
+            "PATCH /device/archive_device/{id}/",
+            format!("device/archive_device/{bd}/"),
+            Some(json!({})),
+        ),
+        cross(
+            "GET /device/{org}/device_settings/{id}/",
+            format!("device/{bo}/device_settings/{bd}/"),
+            None,
+        ),
+        cross(
+            "PATCH /device/{org}/device_settings_update/{id}/",
+            format!("device/{bo}/device_settings_update/{bd}/"),
+            Some(json!({"taken": true})),
+        ),
+        cross(
+            "PATCH /device/{org}/update_organization_devices_settings/",
+            format!("device/{bo}/update_organization_devices_settings/"),
+            Some(json!({"taken": true})),
+        ),
+        cross(
+            "GET /device/get_device_tasks/{id}",
+            format!("device/get_device_tasks/{bd}"),
+            None,
+        ),
+        cross(
+            "POST /device/device_tasks_upsert/",
+            "device/device_tasks_upsert/",
+            Some(json!({"device": bd, "camera": "cam0", "task": bt})),
+        ),
+        cross(
+            "POST /device/device_tasks_upsert/",
+            "device/device_tasks_upsert/",
+            Some(json!({"device": a_device, "camera": "cam0", "task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "POST /device/{id}/start_task/",
+            format!("device/{bd}/start_task/"),
+            Some(json!({"camera": "cam0", "task": bt})),
+        ),
+        cross(
+            "POST /device/{id}/start_task/",
+            format!("device/{a_device}/start_task/"),
+            Some(json!({"camera": "cam0", "task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "POST /device/{id}/stop_task/",
+            format!("device/{bd}/stop_task/"),
+            Some(json!({"camera": "cam0"})),
+        ),
+        cross(
+            "GET /device/{id}/commands/",
+            format!("device/{bd}/commands/"),
+            None,
+        ),
+        cross(
+            "GET /device/get_device_tasks_association/",
+            format!("device/get_device_tasks_association/?task={bt}&device={bd}"),
+            None,
+        ),
+        cross(
+            "GET /device/get_device_tasks_association/",
+            format!("device/get_device_tasks_association/?task={bt}&device={a_device}"),
+            None,
+        ),
+        cross(
+            "POST /device/{id}/enrolment_code/",
+            format!("device/{bd}/enrolment_code/"),
+            None,
+        ),
+        cross(
+            "POST /device/{id}/revoke/",
+            format!("device/{bd}/revoke/"),
+            None,
+        ),
+        cross(
+            "POST /device/",
+            "device/",
+            Some(json!({"display_name": "Spy", "department": bdept})),
+        )
+        .or_unknown("department"),
+    ]);
     v.extend([
         cross(
             "GET /organization/task/{id}/",
@@ -1754,6 +2123,16 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
         st.insert(format!("history of task {id}"), h.to_string());
     }
     st.insert("tasks".into(), tasks.to_string());
+    for archived in [false, true] {
+        let (s, d) = app
+            .get(
+                &format!("device/device_org/{b}/?archived={archived}"),
+                admin,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{d}");
+        st.insert(format!("devices archived={archived}"), d.to_string());
+    }
     let (_, orgs) = app.get("organization/", admin).await;
     let org = orgs
         .as_array()
@@ -1862,6 +2241,7 @@ both!(
             task: b_task,
             task_history: b_task_history,
             detector: new_detector(&app, &admin, b_task).await,
+            devices: new_devices(&app, &admin, b).await,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,
             notification: new_notification(&app, &admin, b, "lead@b.test").await,
@@ -1900,6 +2280,7 @@ both!(
             task: a_task,
             task_history: a_task_history,
             detector: new_detector(&app, &admin, a_task).await,
+            devices: new_devices(&app, &admin, a).await,
         };
 
         // Every call that takes an id is in the table.
@@ -1908,6 +2289,7 @@ both!(
             a,
             a_task,
             world_a.detector.rule,
+            world_a.devices.device,
             org_admin_role,
             &callers[0],
         );
@@ -1945,6 +2327,7 @@ both!(
                 a,
                 a_task,
                 world_a.detector.rule,
+                world_a.devices.device,
                 org_admin_role,
                 me,
             ) {

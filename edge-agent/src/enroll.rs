@@ -1,0 +1,139 @@
+//! Enrolment: `gemba-agent enroll --cloud URL --code CODE` exchanges the one-time code the
+//! portal showed for the device's credentials, and keeps them in the agent's data folder
+//! (readable by the agent's user only).
+
+use std::path::Path;
+
+use anyhow::Context;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use gemba_shared::api::v1::device::{Credentials, EnrolRequest};
+
+use crate::sync::Link;
+
+/// Asks the cloud at `cloud` (`http://host:port`) for credentials.
+pub async fn enroll(cloud: &str, code: &str) -> anyhow::Result<Credentials> {
+    let url = format!("{}/api/device/enroll/", cloud.trim_end_matches('/'));
+    let res = reqwest::Client::new()
+        .post(&url)
+        .json(&EnrolRequest { code: code.into() })
+        .send()
+        .await
+        .with_context(|| format!("reaching {url}"))?;
+    let status = res.status();
+    let body: serde_json::Value = res.json().await.unwrap_or_default();
+    if !status.is_success() {
+        // The API's field errors: {"code": ["…"]}.
+        let why = body
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(|v| v.get(0).or(Some(v)))
+            .and_then(|v| v.as_str())
+            .unwrap_or("no reason given")
+            .to_string();
+        anyhow::bail!("the cloud refused the code ({status}): {why}");
+    }
+    serde_json::from_value(body).context("reading the credentials")
+}
+
+/// Writes the credentials to `path`, for the agent's user only.
+pub fn save(path: &Path, c: &Credentials) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(c)?)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
+    }
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
+pub fn load(path: &Path) -> anyhow::Result<Credentials> {
+    let text = std::fs::read(path).with_context(|| {
+        format!(
+            "reading {}: enrol the device first (gemba-agent enroll --cloud URL --code CODE)",
+            path.display()
+        )
+    })?;
+    serde_json::from_slice(&text).with_context(|| format!("reading {}", path.display()))
+}
+
+/// The MQTT link the credentials describe.
+pub fn link(c: &Credentials) -> anyhow::Result<Link> {
+    let rest = c
+        .mqtt
+        .strip_prefix("mqtt://")
+        .with_context(|| format!("unsupported broker address {:?}", c.mqtt))?;
+    let (host, port) = rest
+        .trim_end_matches('/')
+        .rsplit_once(':')
+        .with_context(|| format!("no port in {:?}", c.mqtt))?;
+    Ok(Link {
+        host: host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string(),
+        port: port
+            .parse()
+            .with_context(|| format!("bad port in {:?}", c.mqtt))?,
+        org: c.organization,
+        device: c.device,
+        kid: c.credential_id.to_string(),
+        key: STANDARD.decode(&c.key).context("the key is not base64")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_round_trip_privately_and_describe_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Credentials {
+            organization: 3,
+            device: 9,
+            display_name: "Bench".into(),
+            credential_id: 2,
+            key: STANDARD.encode([7u8; 32]),
+            mqtt: "mqtt://broker.local:1884".into(),
+        };
+        let p = dir.path().join("agent/credentials.json");
+        save(&p, &c).unwrap();
+        assert_eq!(load(&p).unwrap(), c);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
+        }
+        let l = link(&c).unwrap();
+        assert_eq!(
+            (l.host.as_str(), l.port, l.org, l.device, l.kid.as_str()),
+            ("broker.local", 1884, 3, 9, "2")
+        );
+        assert_eq!(l.key, vec![7u8; 32]);
+        for bad in ["tcp://h:1", "mqtt://h", "mqtt://h:x"] {
+            assert!(
+                link(&Credentials {
+                    mqtt: bad.into(),
+                    ..c.clone()
+                })
+                .is_err(),
+                "{bad}"
+            );
+        }
+        assert!(
+            load(&dir.path().join("none.json"))
+                .unwrap_err()
+                .to_string()
+                .contains("enrol")
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! Device calls (spec section 7 "Devices") and the device's fields (section 3 "Device"),
+//! plus enrolment: the portal adds a device and shows a one-time code, and
+//! `gemba-agent enroll` exchanges the code for the device's credentials.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The device type whose devices the devices list hides (spec section 3).
+pub const DEPARTMENTAL: &str = "departmental device";
+/// The type of a workstation computer running gemba-agent (the default).
+pub const WORKSTATION: &str = "workstation";
+/// How long an enrolment code stays good.
+pub const ENROL_CODE_TTL_SECS: i64 = 24 * 3600;
+/// Longest display name, serial number and type.
+pub const MAX_DEVICE_TEXT: usize = 100;
+
+/// What one camera of a device is set to run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceTask {
+    pub camera: String,
+    pub task: i64,
+    pub task_name: String,
+    /// Started (and not stopped) from the portal.
+    pub running: bool,
+}
+
+/// A device (spec section 3 "Device").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Device {
+    pub id: i64,
+    pub display_name: String,
+    #[serde(rename = "Serial_number")]
+    pub serial_number: String,
+    #[serde(rename = "Type")]
+    pub device_type: String,
+    pub starred: bool,
+    pub active: bool,
+    pub is_archived: bool,
+    pub organization: i64,
+    pub department: Option<i64>,
+    /// Holds working credentials (enrolled and not revoked).
+    pub enrolled: bool,
+    /// As the device last said (its last will says offline).
+    pub online: bool,
+    pub last_seen: Option<i64>,
+    /// The device's last status message (`mqtt::v1::StatusMessage`), if any.
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub status: Option<Value>,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub settings: Value,
+    pub tasks: Vec<DeviceTask>,
+    pub created_at: i64,
+}
+
+/// `POST device/`: adds a device; the answer carries its one-time enrolment code.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct DeviceCreate {
+    pub display_name: Option<String>,
+    #[serde(rename = "Serial_number")]
+    pub serial_number: Option<String>,
+    #[serde(rename = "Type")]
+    pub device_type: Option<String>,
+    pub department: Option<i64>,
+}
+
+/// A new enrolment code: shown once; only its hash is kept.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct EnrolmentCode {
+    pub device: Device,
+    pub code: String,
+    pub expires_at: i64,
+    /// The command that enrols the agent, for the portal to show.
+    pub command: String,
+}
+
+/// `PATCH device/{id}/` and `device/update_device/{id}/`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct DevicePatch {
+    pub display_name: Option<String>,
+    #[serde(rename = "Serial_number")]
+    pub serial_number: Option<String>,
+    #[serde(rename = "Type")]
+    pub device_type: Option<String>,
+    pub active: Option<bool>,
+    pub starred: Option<bool>,
+    pub is_archived: Option<bool>,
+}
+
+/// `POST device/enroll/` (the agent, no user): the code for the credentials.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct EnrolRequest {
+    pub code: String,
+}
+
+/// The device's credentials: the key signs every MQTT message (`mqtt::v1::sign`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Credentials {
+    pub organization: i64,
+    pub device: i64,
+    pub display_name: String,
+    /// The key's id (the JWS `kid`).
+    pub credential_id: i64,
+    /// The key, base64 (standard alphabet).
+    pub key: String,
+    /// Where the agent connects: `mqtt://host:port`.
+    pub mqtt: String,
+}
+
+/// `POST device/{id}/start_task/`: run a task on one of the device's cameras.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct StartTask {
+    pub camera: String,
+    pub task: i64,
+}
+
+/// `POST device/{id}/stop_task/`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct StopTask {
+    pub camera: String,
+}
+
+/// A command sent to a device, and its acknowledgement once it came.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceCommand {
+    pub id: String,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub command: Value,
+    pub created_at: i64,
+    pub acked_at: Option<i64>,
+    pub ok: Option<bool>,
+    pub message: Option<String>,
+}
+
+/// `GET device/device_status/`: one row per device.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceStatus {
+    pub id: i64,
+    pub display_name: String,
+    pub online: bool,
+    pub last_seen: Option<i64>,
+}
+
+/// `GET device/devices_stats/`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceStats {
+    pub total: i64,
+    pub online: i64,
+    pub offline: i64,
+    pub archived: i64,
+    pub enrolled: i64,
+    pub running_tasks: i64,
+    /// Cycles received in the last 24 hours.
+    pub cycles_24h: i64,
+}
+
+/// `GET organization/task/task_inference_status`: which tasks run where.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TaskInferenceStatus {
+    pub task: i64,
+    pub task_name: String,
+    pub device: i64,
+    pub device_name: String,
+    pub camera: String,
+    pub online: bool,
+}
+
+/// `GET device/get_device_tasks_association/?task=&device=`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceTaskAssociation {
+    pub task: i64,
+    pub device: i64,
+    pub associated: bool,
+    pub running: bool,
+    pub cameras: Vec<String>,
+}
+
+/// Checks a display name, serial number or type: trimmed, at most
+/// [`MAX_DEVICE_TEXT`] characters; `required` ones not empty.
+pub fn check_text(label: &str, value: &str, required: bool) -> Result<String, String> {
+    let v = value.trim();
+    if required && v.is_empty() {
+        return Err(format!("{label} is required!"));
+    }
+    if v.chars().count() > MAX_DEVICE_TEXT {
+        return Err(format!(
+            "{label} must be at most {MAX_DEVICE_TEXT} characters."
+        ));
+    }
+    if v.chars().any(char::is_control) {
+        return Err(format!("{label} must not contain control characters."));
+    }
+    Ok(v.to_string())
+}
+
+/// A camera name: 1 to 100 letters, digits, `-`, `_` or `.`.
+pub fn check_camera(value: &str) -> Result<&str, String> {
+    let ok = !value.is_empty()
+        && value.len() <= MAX_DEVICE_TEXT
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(value)
+    } else {
+        Err("A camera name is 1 to 100 letters, digits, '-', '_' or '.'.".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_and_cameras_are_checked() {
+        assert_eq!(check_text("Name", "  Bench 1 ", true).unwrap(), "Bench 1");
+        assert_eq!(
+            check_text("Name", " ", true).unwrap_err(),
+            "Name is required!"
+        );
+        assert_eq!(check_text("Serial", "", false).unwrap(), "");
+        assert!(check_text("Name", &"x".repeat(101), true).is_err());
+        assert!(check_text("Name", "a\u{0}b", true).is_err());
+        assert!(check_camera("cam-0.main_1").is_ok());
+        for bad in ["", "cam 0", "cam/0", "+", "#", &"c".repeat(101)] {
+            assert!(check_camera(bad).is_err(), "{bad:?}");
+        }
+    }
+}
