@@ -517,7 +517,14 @@ pub async fn ack_command(
 }
 
 /// A `device_commands` row: id, command, created, acknowledged, ok, message.
-type CommandRow = (String, String, i64, Option<i64>, Option<i64>, Option<String>);
+type CommandRow = (
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+);
 
 pub async fn commands(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<DeviceCommand>> {
     let rows: Vec<CommandRow> = sqlx::query_as(

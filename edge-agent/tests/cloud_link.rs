@@ -1,0 +1,267 @@
+//! The agent against the real cloud: enrolment over HTTP, then the outbox's cycles
+//! delivered over MQTT, signed, stored once each, and let go only on the cloud's word;
+//! through the cloud's embedded broker and through the external Mosquitto of these
+//! machines (`GEMBA_TEST_MQTT_URL`, default mqtt://127.0.0.1:1883).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gemba_agent::outbox::{Kind, Outbox};
+use gemba_agent::{enroll, sync};
+use gemba_cloud::config::{Kdf, Settings};
+use gemba_cloud::db::{devices, orgs, tasks};
+use gemba_shared::api::v1::task::TaskSettings;
+use gemba_shared::cycle::{Cycle, Segment};
+use gemba_shared::mqtt::v1::{Channel, CycleMessage, StatusMessage, topic};
+use tokio::sync::{mpsc, watch};
+
+/// A port whose next port is free too (the embedded broker takes both).
+fn free_pair() -> u16 {
+    for _ in 0..100 {
+        let a = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let p = a.local_addr().unwrap().port();
+        if p < 65535 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
+            return p;
+        }
+    }
+    panic!("no free port pair");
+}
+
+struct Cloud {
+    state: gemba_cloud::state::AppState,
+    url: String,
+    task: i64,
+    _dir: tempfile::TempDir,
+}
+
+/// A running cloud (SQLite) with an organisation, a task and a device waiting to be
+/// enrolled with code `ABCD-EFGH-JKMN`. `mqtt`: an external broker URL, else embedded.
+async fn cloud(mqtt: Option<String>) -> Cloud {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let settings = Settings {
+        data: dir.path().join("data"),
+        http: listener.local_addr().unwrap(),
+        mqtt: mqtt.unwrap_or_else(|| format!("127.0.0.1:{}", free_pair())),
+        kdf: Kdf {
+            memory_kib: 4096,
+            iterations: 1,
+            parallelism: 1,
+        },
+        ..Settings::default()
+    };
+    let url = format!("http://{}", settings.http);
+    let state = gemba_cloud::build_state(settings).await.unwrap();
+    let admin = gemba_cloud::create_admin(&state, "admin@agent.test", "Admin-pass-1")
+        .await
+        .unwrap();
+    let org = orgs::insert(&state.db, "agent-test", "Agent test", false)
+        .await
+        .unwrap()
+        .id;
+    let task = tasks::insert(
+        &state.db,
+        org,
+        &TaskSettings::new("Pump".into(), "Pump\nFit:\nPlace;\nCheck:\nLook;\n".into()),
+        "created",
+        tasks::Author {
+            id: admin,
+            name: "Admin",
+        },
+    )
+    .await
+    .unwrap();
+    devices::insert(
+        &state.db,
+        &devices::NewDevice {
+            org,
+            department: None,
+            display_name: "Bench",
+            serial_number: "",
+            device_type: "workstation",
+            code_hash: &gemba_cloud::auth::token_hash("ABCDEFGHJKMN"),
+            code_expires_at: gemba_cloud::db::now_ms() + 60_000,
+        },
+    )
+    .await
+    .unwrap();
+    let s2 = state.clone();
+    tokio::spawn(async move {
+        gemba_cloud::launch(s2, listener, std::future::pending())
+            .await
+            .unwrap()
+    });
+    for _ in 0..200 {
+        if state.mqtt.is_connected() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(state.mqtt.is_connected(), "the cloud reached its broker");
+    Cloud {
+        state,
+        url,
+        task,
+        _dir: dir,
+    }
+}
+
+async fn stored(c: &Cloud) -> (i64, i64) {
+    sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT id) FROM cycles")
+        .fetch_one(&c.state.db.pool)
+        .await
+        .unwrap()
+}
+
+fn cycle(task: i64, i: i64) -> CycleMessage {
+    CycleMessage::new(
+        uuid::Uuid::new_v4().to_string(),
+        task,
+        "cam0".into(),
+        Cycle {
+            start_ms: i * 10_000,
+            end_ms: i * 10_000 + 8_000,
+            segments: vec![Segment {
+                step: 0,
+                start_ms: i * 10_000,
+                end_ms: i * 10_000 + 8_000,
+            }],
+            idle_ms: 0,
+            good: false,
+            reasons: vec![gemba_shared::cycle::BadReason::MissedStep { step: 1 }],
+        },
+    )
+}
+
+struct Agent {
+    stop: watch::Sender<bool>,
+    handle: tokio::task::JoinHandle<()>,
+}
+
+fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
+    let (stop, stop_rx) = watch::channel(false);
+    let (_status_tx, status) = watch::channel(StatusMessage {
+        v: 1,
+        online: true,
+        ts_ms: 0,
+        agent_version: "test".into(),
+        cameras: vec![],
+        outbox: 0,
+        disk_free_mb: None,
+        temperature_c: None,
+    });
+    let (commands, _rx) = mpsc::channel(8);
+    let handle = tokio::spawn(sync::run(
+        link.clone(),
+        sync::Options {
+            resend_after: Duration::from_secs(2),
+        },
+        outbox.clone(),
+        status,
+        commands,
+        stop_rx,
+    ));
+    Agent { stop, handle }
+}
+
+/// Enrols, records `n` cycles, sends them, stops the agent once some are stored and
+/// starts it again on the same outbox file: every cycle is stored exactly once and the
+/// outbox ends empty.
+async fn deliver_across_a_restart(c: &Cloud, n: i64) {
+    let creds = enroll::enroll(&c.url, "abcd-efgh-jkmn").await.unwrap();
+    let again = enroll::enroll(&c.url, "ABCD-EFGH-JKMN").await.unwrap_err();
+    assert!(again.to_string().contains("wrong or expired"), "{again}");
+    let link = enroll::link(&creds).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("outbox.db");
+    let outbox = Arc::new(Mutex::new(Outbox::open(&path, 10_000).unwrap()));
+    let t = topic(
+        &link.org.to_string(),
+        &link.device.to_string(),
+        Channel::Cycles,
+    );
+    for i in 0..n {
+        let m = cycle(c.task, i);
+        outbox
+            .lock()
+            .unwrap()
+            .push(
+                Kind::Cycle,
+                Some(&m.id),
+                &t,
+                &serde_json::to_vec(&m).unwrap(),
+                0,
+            )
+            .unwrap();
+    }
+    let agent = start(&link, &outbox);
+    for _ in 0..400 {
+        if stored(c).await.0 > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    agent.stop.send(true).unwrap();
+    agent.handle.await.unwrap();
+    drop(outbox);
+    // Stopped as soon as the cloud stored some: what it stored and what the outbox
+    // still holds overlap (stored, not yet acknowledged), and both are sent again.
+    let left = Outbox::open(&path, 10_000).unwrap().len().unwrap();
+    eprintln!(
+        "stopped with {:?} stored and {left} of {n} in the outbox",
+        stored(c).await
+    );
+    // A new agent process opens the same outbox file.
+    let outbox = Arc::new(Mutex::new(Outbox::open(&path, 10_000).unwrap()));
+    let agent = start(&link, &outbox);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let empty = outbox.lock().unwrap().is_empty().unwrap();
+        if empty && stored(c).await.0 == n {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "stored {:?} of {n}; {} left in the outbox",
+            stored(c).await,
+            outbox.lock().unwrap().len().unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(stored(c).await, (n, n), "each cycle once");
+    // The device said it is online, with its signed status.
+    let online: i64 = sqlx::query_scalar("SELECT online FROM devices WHERE id = $1")
+        .bind(link.device)
+        .fetch_one(&c.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(online, 1);
+    agent.stop.send(true).unwrap();
+    agent.handle.await.unwrap();
+    // Its last word: offline.
+    for _ in 0..100 {
+        let online: i64 = sqlx::query_scalar("SELECT online FROM devices WHERE id = $1")
+            .bind(link.device)
+            .fetch_one(&c.state.db.pool)
+            .await
+            .unwrap();
+        if online == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the device stayed online after it stopped");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_enrolled_agent_delivers_every_cycle_once_across_a_restart_embedded_broker() {
+    let c = cloud(None).await;
+    deliver_across_a_restart(&c, 300).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_enrolled_agent_delivers_every_cycle_once_across_a_restart_through_mosquitto() {
+    let url = std::env::var("GEMBA_TEST_MQTT_URL").unwrap_or("mqtt://127.0.0.1:1883".into());
+    let c = cloud(Some(url)).await;
+    deliver_across_a_restart(&c, 300).await;
+}
