@@ -427,6 +427,32 @@ impl TestApp {
     /// (the first becomes current), written straight to the database: quicker than
     /// [`TestApp::user_in`] where the sign-up itself is not under test. No MFA method
     /// is set up. Answers the id.
+    /// The super admin subscribes `org` to the seeded feature `name`.
+    pub async fn subscribe(&self, admin: &str, org: i64, name: &str) {
+        let (_, features) = self.get("feature_control/feature/", admin).await;
+        let id = features
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is seeded"))["id"]
+            .clone();
+        let (s, v) = self
+            .post(
+                "feature_control/subscribed_feature/",
+                serde_json::json!({"Feature": id, "Organization": org}),
+                Some(admin),
+            )
+            .await;
+        assert!(s.is_success(), "{v}");
+    }
+
+    /// A user with `role` in `org`, signed in: the access token.
+    pub async fn signed_in(&self, email: &str, role: &str, org: i64) -> String {
+        self.quick_user(email, "Eng", role, &[org]).await;
+        token(&self.login(email, PASSWORD).await)
+    }
+
     pub async fn quick_user(&self, email: &str, name: &str, role: &str, orgs: &[i64]) -> i64 {
         use gemba_cloud::db::users;
         let hash = self.state.passwords.hash(PASSWORD.into()).await.unwrap();

@@ -29,39 +29,15 @@ struct World {
     task: i64,
 }
 
-async fn subscribe(app: &TestApp, admin: &str, org: i64, name: &str) {
-    let (_, features) = app.get("feature_control/feature/", admin).await;
-    let id = features
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap()["id"]
-        .clone();
-    let (s, v) = app
-        .post(
-            "feature_control/subscribed_feature/",
-            json!({"Feature": id, "Organization": org}),
-            Some(admin),
-        )
-        .await;
-    assert!(s.is_success(), "{v}");
-}
-
-async fn signed_in(app: &TestApp, email: &str, role: &str, org: i64) -> String {
-    app.quick_user(email, "Eng", role, &[org]).await;
-    token(&app.login(email, PASSWORD).await)
-}
-
 async fn world(app: &TestApp) -> World {
     let admin = app.admin_token().await;
     let a = app.create_org(&admin, "Plant A").await;
     let b = app.create_org(&admin, "Plant B").await;
     for org in [a, b] {
-        subscribe(app, &admin, org, "Devices").await;
-        subscribe(app, &admin, org, "Define Operation").await;
+        app.subscribe(&admin, org, "Devices").await;
+        app.subscribe(&admin, org, "Define Operation").await;
     }
-    let eng = signed_in(app, "eng@a.test", "org_user", a).await;
+    let eng = app.signed_in("eng@a.test", "org_user", a).await;
     let (s, t) = app
         .post(
             "organization/task/",
@@ -71,9 +47,9 @@ async fn world(app: &TestApp) -> World {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{t}");
     World {
-        boss: signed_in(app, "boss@a.test", "org_admin", a).await,
-        analyst: signed_in(app, "analyst@a.test", "analytics_user", a).await,
-        boss_b: signed_in(app, "boss@b.test", "org_admin", b).await,
+        boss: app.signed_in("boss@a.test", "org_admin", a).await,
+        analyst: app.signed_in("analyst@a.test", "analytics_user", a).await,
+        boss_b: app.signed_in("boss@b.test", "org_admin", b).await,
         eng,
         admin,
         a,
@@ -927,7 +903,7 @@ both!(
         );
         // Without the Devices subscription, devices are read but not changed.
         let c = app.create_org(&w.admin, "Plant C").await;
-        let boss_c = signed_in(&app, "boss@c.test", "org_admin", c).await;
+        let boss_c = app.signed_in("boss@c.test", "org_admin", c).await;
         let (s, v) = app
             .post("device/", json!({"display_name": "X"}), Some(&boss_c))
             .await;

@@ -22,40 +22,16 @@ struct World {
     eng_b: String,
 }
 
-async fn subscribe(app: &TestApp, admin: &str, org: i64) {
-    let (_, features) = app.get("feature_control/feature/", admin).await;
-    let id = features
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "Define Operation")
-        .expect("Define Operation is seeded")["id"]
-        .clone();
-    let (s, v) = app
-        .post(
-            "feature_control/subscribed_feature/",
-            json!({"Feature": id, "Organization": org}),
-            Some(admin),
-        )
-        .await;
-    assert!(s.is_success(), "{v}");
-}
-
-async fn signed_in(app: &TestApp, email: &str, role: &str, org: i64) -> String {
-    app.quick_user(email, "Eng", role, &[org]).await;
-    token(&app.login(email, PASSWORD).await)
-}
-
 async fn world(app: &TestApp) -> World {
     let admin = app.admin_token().await;
     let a = app.create_org(&admin, "Plant A").await;
     let b = app.create_org(&admin, "Plant B").await;
-    subscribe(app, &admin, a).await;
-    subscribe(app, &admin, b).await;
+    app.subscribe(&admin, a, "Define Operation").await;
+    app.subscribe(&admin, b, "Define Operation").await;
     World {
-        eng: signed_in(app, "eng@a.test", "org_user", a).await,
-        analyst: signed_in(app, "analyst@a.test", "analytics_user", a).await,
-        eng_b: signed_in(app, "eng@b.test", "org_user", b).await,
+        eng: app.signed_in("eng@a.test", "org_user", a).await,
+        analyst: app.signed_in("analyst@a.test", "analytics_user", a).await,
+        eng_b: app.signed_in("eng@b.test", "org_user", b).await,
         admin,
         a,
         b,
@@ -848,7 +824,7 @@ both!(
         assert_eq!(s, StatusCode::FORBIDDEN);
         // Without the Define Operation subscription, tasks are read but not changed.
         let c = app.create_org(&w.admin, "Plant C").await;
-        let eng_c = signed_in(&app, "eng@c.test", "org_user", c).await;
+        let eng_c = app.signed_in("eng@c.test", "org_user", c).await;
         let (s, v) = app
             .post(
                 "organization/task/",

@@ -1106,23 +1106,7 @@ async fn new_notification(app: &TestApp, admin: &str, org: i64, to: &str) -> i64
 /// Subscribes `org` to Define Operation and defines a task there as the super admin;
 /// answers the task and its first history entry.
 async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64) {
-    let (_, features) = app.get("feature_control/feature/", admin).await;
-    let define = features
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "Define Operation")
-        .unwrap()["id"]
-        .as_i64()
-        .unwrap();
-    let (s, v) = app
-        .post(
-            "feature_control/subscribed_feature/",
-            json!({"Feature": define, "Organization": org}),
-            Some(admin),
-        )
-        .await;
-    assert!(s.is_success(), "{v}");
+    app.subscribe(admin, org, "Define Operation").await;
     let (s, v) = app
         .call_with(
             Method::POST,
@@ -1143,23 +1127,7 @@ async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64
 /// Subscribes `org` to Devices and adds two devices and a department there as the super
 /// admin.
 async fn new_devices(app: &TestApp, admin: &str, org: i64) -> Devices {
-    let (_, features) = app.get("feature_control/feature/", admin).await;
-    let id = features
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "Devices")
-        .unwrap()["id"]
-        .as_i64()
-        .unwrap();
-    let (s, v) = app
-        .post(
-            "feature_control/subscribed_feature/",
-            json!({"Feature": id, "Organization": org}),
-            Some(admin),
-        )
-        .await;
-    assert!(s.is_success(), "{v}");
+    app.subscribe(admin, org, "Devices").await;
     let mut ids = vec![];
     for name in ["Walk bench", "Doomed bench"] {
         let (s, v) = app
