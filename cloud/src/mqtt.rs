@@ -156,6 +156,13 @@ struct DeviceKey {
     key: Vec<u8>,
 }
 
+impl DeviceKey {
+    /// The message in `payload`, if this key signed it under its key id.
+    fn open<T: v1::Message>(&self, payload: &[u8]) -> Result<T, Refused> {
+        v1::verify_kid(&self.key, &self.kid, payload).map_err(Refused::Bad)
+    }
+}
+
 impl Default for Link {
     fn default() -> Link {
         Link {
@@ -223,6 +230,30 @@ impl Link {
             )
             .await?;
         Ok(())
+    }
+
+    /// Records `command` for device `device` of `org` and sends it; answers its id. A
+    /// device that is not connected misses it, and is told what its cameras should run
+    /// when it next says it is online ([`reconcile`]).
+    pub async fn command(
+        &self,
+        db: &Db,
+        org: i64,
+        device: i64,
+        command: v1::Command,
+    ) -> sqlx::Result<String> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let json = serde_json::to_string(&command).expect("commands serialise");
+        devices::insert_command(db, &id, device, &json).await?;
+        let msg = v1::CommandMessage {
+            v: v1::VERSION,
+            id: id.clone(),
+            command,
+        };
+        if let Err(e) = self.send(db, org, device, Channel::Cmd, &msg).await {
+            tracing::warn!(device, error = %e, "sending a command");
+        }
+        Ok(id)
     }
 
     fn reject(&self, topic: &str, why: &str) {
@@ -376,6 +407,52 @@ async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
     }
 }
 
+/// Brings what a device's cameras run in line with what the portal set: a camera that
+/// should run a task and does not (as its status says) is told to start it, one that
+/// runs something else or nothing should run is told to stop. Commands sent while the
+/// device was away are not kept by the broker; this is how the device catches up.
+async fn reconcile(
+    state: &AppState,
+    org: i64,
+    device: i64,
+    s: &v1::StatusMessage,
+) -> sqlx::Result<()> {
+    let wanted: Vec<_> = devices::tasks_of(&state.db, &[device])
+        .await?
+        .into_iter()
+        .map(|(_, t)| t)
+        .filter(|t| t.running)
+        .collect();
+    let runs = |camera: &str, task: i64| {
+        s.cameras
+            .iter()
+            .any(|c| c.camera == camera && c.task == Some(task))
+    };
+    for t in wanted.iter().filter(|t| !runs(&t.camera, t.task)) {
+        let Some(row) = crate::db::tasks::get(&state.db, 0, Some(org), t.task).await? else {
+            continue;
+        };
+        let start = v1::Command::StartTask {
+            camera: t.camera.clone(),
+            task: t.task,
+            engine: gemba_shared::cycle::EngineConfig::from_task(&row.settings()),
+        };
+        state.mqtt.command(&state.db, org, device, start).await?;
+    }
+    for c in &s.cameras {
+        let wanted_here = wanted
+            .iter()
+            .any(|t| t.camera == c.camera && Some(t.task) == c.task);
+        if c.task.is_some() && !wanted_here {
+            let stop = v1::Command::StopTask {
+                camera: c.camera.clone(),
+            };
+            state.mqtt.command(&state.db, org, device, stop).await?;
+        }
+    }
+    Ok(())
+}
+
 enum Refused {
     Bad(String),
     Db(sqlx::Error),
@@ -402,7 +479,6 @@ async fn read(
     if payload.len() > v1::MAX_PAYLOAD_BYTES {
         return Err(bad("payload too large"));
     }
-    let kid = v1::key_id(payload).ok_or_else(|| bad("not signed"))?;
     let key = state
         .mqtt
         .key(&state.db, device)
@@ -411,34 +487,29 @@ async fn read(
     if key.org != org {
         return Err(bad("the device is not the topic's organisation's"));
     }
-    if key.kid != kid {
-        return Err(bad("signed with a key that is not the device's"));
-    }
     match channel {
         Channel::Cycles => {
-            let cycle: v1::CycleMessage = v1::verify(&key.key, payload).map_err(Refused::Bad)?;
-            cycle.check().map_err(Refused::Bad)?;
+            let cycle: v1::CycleMessage = key.open(payload)?;
             Ok(Some(devices::Received { org, device, cycle }))
         }
         Channel::Status => {
-            let s: v1::StatusMessage = v1::verify(&key.key, payload).map_err(Refused::Bad)?;
-            s.check().map_err(Refused::Bad)?;
+            let s: v1::StatusMessage = key.open(payload)?;
             let json = serde_json::to_string(&s).expect("status serialises");
             devices::set_status(&state.db, device, s.online, &json, crate::db::now_ms()).await?;
+            if s.online {
+                reconcile(state, org, device, &s).await?;
+            }
             Ok(None)
         }
         Channel::CmdAck => {
-            let a: v1::CommandAck = v1::verify(&key.key, payload).map_err(Refused::Bad)?;
-            if a.message.len() > 1000 {
-                return Err(bad("message over 1000 bytes"));
-            }
+            let a: v1::CommandAck = key.open(payload)?;
             if !devices::ack_command(&state.db, device, &a.id, a.ok, &a.message).await? {
                 return Err(bad("no such command waiting"));
             }
             Ok(None)
         }
         Channel::Events => {
-            let _: serde_json::Value = v1::verify(&key.key, payload).map_err(Refused::Bad)?;
+            let _: serde_json::Value = key.open(payload)?;
             Ok(None)
         }
         Channel::Cmd | Channel::CyclesAck | Channel::Rtc => Err(bad("not a device's channel")),

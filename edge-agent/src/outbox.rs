@@ -157,12 +157,14 @@ impl Outbox {
     /// The broker acknowledged message `id` at `now_ms`: a cycle waits for the cloud's
     /// word, anything else leaves.
     pub fn delivered(&mut self, id: i64, now_ms: i64) -> rusqlite::Result<()> {
-        self.db.execute(
+        // One write either way (each commit is a sync to disk).
+        let kept = self.db.execute(
             "UPDATE outbox SET sent_ms = ?2 WHERE id = ?1 AND droppable = 0",
             params![id, now_ms],
         )?;
-        self.db
-            .execute("DELETE FROM outbox WHERE id = ?1 AND droppable = 1", [id])?;
+        if kept == 0 {
+            self.db.execute("DELETE FROM outbox WHERE id = ?1", [id])?;
+        }
         Ok(())
     }
 
@@ -189,13 +191,17 @@ impl Outbox {
             })
     }
 
-    /// Message `id` is being sent once more.
-    pub fn attempted(&mut self, id: i64) -> rusqlite::Result<()> {
-        self.db.execute(
-            "UPDATE outbox SET attempts = attempts + 1 WHERE id = ?1",
-            [id],
-        )?;
-        Ok(())
+    /// Messages `ids` are being sent once more (one transaction).
+    pub fn attempted(&mut self, ids: &[i64]) -> rusqlite::Result<()> {
+        let tx = self.db.transaction()?;
+        {
+            let mut st =
+                tx.prepare_cached("UPDATE outbox SET attempts = attempts + 1 WHERE id = ?1")?;
+            for id in ids {
+                st.execute([id])?;
+            }
+        }
+        tx.commit()
     }
 
     /// Message `id` leaves the outbox.
@@ -252,8 +258,7 @@ mod tests {
         let got = o.next(10, 0).unwrap();
         assert_eq!(got.iter().map(|m| m.id).collect::<Vec<_>>(), [a, b]);
         assert_eq!(got[0].attempts, 0);
-        o.attempted(a).unwrap();
-        o.attempted(b).unwrap();
+        o.attempted(&[a, b]).unwrap();
         assert!(o.ack(a).unwrap());
         assert!(!o.ack(a).unwrap(), "a second ack changes nothing");
         // The agent stops without acknowledging b (a crash: the connection is dropped).

@@ -99,6 +99,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
+    use gemba_shared::mqtt::v1::Message;
 
     fn cfg() -> EngineConfig {
         EngineConfig {

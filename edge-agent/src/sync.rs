@@ -173,8 +173,12 @@ async fn session(
                 let msgs = outbox.lock().expect("outbox lock").next(WINDOW, now_ms() - resend_ms)?;
                 let fresh: Vec<_> =
                     msgs.into_iter().filter(|m| !sent_ids.contains(&m.id)).take(room).collect();
+                if fresh.is_empty() {
+                    continue;
+                }
+                let ids: Vec<i64> = fresh.iter().map(|m| m.id).collect();
+                outbox.lock().expect("outbox lock").attempted(&ids)?;
                 for m in fresh {
-                    outbox.lock().expect("outbox lock").attempted(m.id)?;
                     let payload = match sign_json(&link.key, &link.kid, &m.payload) {
                         Ok(p) => p,
                         Err(e) => {

@@ -59,6 +59,17 @@ pub mod v1 {
 
     // ----- signing ------------------------------------------------------------------------
 
+    /// A message of the contract: what [`verify`] reads, checked beyond its shape.
+    pub trait Message: serde::de::DeserializeOwned {
+        /// The message's own consistency, or why not.
+        fn check(&self) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    /// Any JSON (events, whose content is not read yet).
+    impl Message for serde_json::Value {}
+
     /// Every payload either side publishes is a compact JWS (HS256) of the message's
     /// JSON, signed with the device's key; its header's `kid` names the key (the
     /// device's credential id), so a device speaks only for itself whatever broker is in
@@ -81,18 +92,22 @@ pub mod v1 {
         sign_json(key, kid, &json).expect("serialized JSON is UTF-8")
     }
 
-    /// The key id a signed payload claims, read before its signature is checked (to find
-    /// the key); `None` for anything that is not a JWS.
-    pub fn key_id(payload: &[u8]) -> Option<String> {
-        if payload.len() > MAX_PAYLOAD_BYTES {
-            return None;
-        }
-        let text = std::str::from_utf8(payload).ok()?;
-        jsonwebtoken::decode_header(text).ok()?.kid
+    /// Checks a payload's signature with `key`, reads the message in it and checks it
+    /// ([`Message::check`]).
+    pub fn verify<T: Message>(key: &[u8], payload: &[u8]) -> Result<T, String> {
+        verify_signed(key, None, payload)
     }
 
-    /// Checks a payload's signature with `key` and reads the message in it.
-    pub fn verify<T: serde::de::DeserializeOwned>(key: &[u8], payload: &[u8]) -> Result<T, String> {
+    /// [`verify`], and the payload must name `kid` as its key (one read of the token).
+    pub fn verify_kid<T: Message>(key: &[u8], kid: &str, payload: &[u8]) -> Result<T, String> {
+        verify_signed(key, Some(kid), payload)
+    }
+
+    fn verify_signed<T: Message>(
+        key: &[u8],
+        kid: Option<&str>,
+        payload: &[u8],
+    ) -> Result<T, String> {
         if payload.len() > MAX_PAYLOAD_BYTES {
             return Err(format!("payload over {MAX_PAYLOAD_BYTES} bytes"));
         }
@@ -101,13 +116,21 @@ pub mod v1 {
         v.required_spec_claims.clear();
         v.validate_exp = false;
         v.validate_aud = false;
-        jsonwebtoken::decode::<T>(text, &jsonwebtoken::DecodingKey::from_secret(key), &v)
-            .map(|d| d.claims)
+        let d = jsonwebtoken::decode::<T>(text, &jsonwebtoken::DecodingKey::from_secret(key), &v)
             .map_err(|e| match e.kind() {
-                jsonwebtoken::errors::ErrorKind::InvalidSignature => "wrong signature".to_string(),
-                jsonwebtoken::errors::ErrorKind::Json(j) => j.to_string(),
-                _ => format!("not a signed message: {e}"),
-            })
+            jsonwebtoken::errors::ErrorKind::InvalidSignature => "wrong signature".to_string(),
+            jsonwebtoken::errors::ErrorKind::Json(j) => j.to_string(),
+            _ => format!("not a signed message: {e}"),
+        })?;
+        match kid {
+            Some(k) if d.header.kid.as_deref() != Some(k) => {
+                Err("signed with a key that is not the device's".into())
+            }
+            _ => {
+                d.claims.check()?;
+                Ok(d.claims)
+            }
+        }
     }
 
     // ----- status, acknowledgements, commands ----------------------------------------------
@@ -145,8 +168,8 @@ pub mod v1 {
         pub temperature_c: Option<f32>,
     }
 
-    impl StatusMessage {
-        pub fn check(&self) -> Result<(), String> {
+    impl Message for StatusMessage {
+        fn check(&self) -> Result<(), String> {
             if self.v != VERSION {
                 return Err(format!("unknown schema version {}", self.v));
             }
@@ -159,6 +182,18 @@ pub mod v1 {
             }
             if self.agent_version.len() > 100 {
                 return Err("agent_version over 100 bytes".into());
+            }
+            Ok(())
+        }
+    }
+
+    impl Message for CyclesAck {}
+    impl Message for CommandMessage {}
+
+    impl Message for CommandAck {
+        fn check(&self) -> Result<(), String> {
+            if self.message.len() > 1000 {
+                return Err("message over 1000 bytes".into());
             }
             Ok(())
         }
@@ -264,20 +299,12 @@ pub mod v1 {
                 metadata: BTreeMap::new(),
             }
         }
+    }
 
-        /// Reads and checks a payload: what the cloud ingests, or why not.
-        pub fn from_payload(payload: &[u8]) -> Result<CycleMessage, String> {
-            if payload.len() > MAX_PAYLOAD_BYTES {
-                return Err(format!("payload over {MAX_PAYLOAD_BYTES} bytes"));
-            }
-            let m: CycleMessage = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
-            m.check()?;
-            Ok(m)
-        }
-
-        /// The message's own consistency: version, id, times, segments inside the
-        /// cycle and in order, the verdict matching its reasons.
-        pub fn check(&self) -> Result<(), String> {
+    impl Message for CycleMessage {
+        /// Version, id, times, segments inside the cycle and in order, the verdict
+        /// matching its reasons.
+        fn check(&self) -> Result<(), String> {
             if self.v != VERSION {
                 return Err(format!("unknown schema version {}", self.v));
             }
@@ -379,16 +406,22 @@ pub mod v1 {
 
         #[test]
         fn a_cycle_message_round_trips_and_bad_ones_say_why() {
+            const K: &[u8] = b"0123456789abcdef0123456789abcdef";
+            // Signed when it is JSON at all, as a device would.
+            let read = |payload: &[u8]| {
+                let signed = sign_json(K, "k", payload).unwrap_or_else(|_| payload.to_vec());
+                verify::<CycleMessage>(K, &signed)
+            };
             let m = cycle();
             let json = serde_json::to_vec(&m).unwrap();
-            assert_eq!(CycleMessage::from_payload(&json), Ok(m.clone()));
+            assert_eq!(read(&json), Ok(m.clone()));
             let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
             assert_eq!(v["v"], 1);
             assert_eq!(v["reasons"], serde_json::json!([]));
             let bad = |f: &dyn Fn(&mut CycleMessage)| {
                 let mut b = cycle();
                 f(&mut b);
-                CycleMessage::from_payload(&serde_json::to_vec(&b).unwrap()).unwrap_err()
+                read(&serde_json::to_vec(&b).unwrap()).unwrap_err()
             };
             assert_eq!(bad(&|m| m.v = 2), "unknown schema version 2");
             assert_eq!(bad(&|m| m.id = "not-a-uuid".into()), "id is not a UUID");
@@ -399,12 +432,12 @@ pub mod v1 {
             assert!(bad(&|m| m.idle_ms = -1).contains("idle"));
             assert!(bad(&|m| m.camera.clear()).contains("camera"));
             for payload in [&b"{"[..], b"[]", b"{\"v\":1}", b"null"] {
-                assert!(CycleMessage::from_payload(payload).is_err());
+                assert!(read(payload).is_err());
             }
             let mut extra = serde_json::to_value(cycle()).unwrap();
             extra["device"] = "other".into();
-            assert!(CycleMessage::from_payload(&serde_json::to_vec(&extra).unwrap()).is_err());
-            assert!(CycleMessage::from_payload(&vec![b' '; MAX_PAYLOAD_BYTES + 1]).is_err());
+            assert!(read(&serde_json::to_vec(&extra).unwrap()).is_err());
+            assert!(read(&vec![b' '; MAX_PAYLOAD_BYTES + 1]).is_err());
         }
 
         #[test]
@@ -412,7 +445,14 @@ pub mod v1 {
             let key = b"0123456789abcdef0123456789abcdef";
             let m = cycle();
             let signed = sign(key, "17", &m);
-            assert_eq!(key_id(&signed).as_deref(), Some("17"));
+            assert_eq!(
+                verify_kid::<CycleMessage>(key, "17", &signed),
+                Ok(m.clone())
+            );
+            assert_eq!(
+                verify_kid::<CycleMessage>(key, "18", &signed),
+                Err("signed with a key that is not the device's".to_string())
+            );
             assert_eq!(verify::<CycleMessage>(key, &signed), Ok(m.clone()));
             // The body signed as raw JSON reads back the same.
             let raw = sign_json(key, "17", &serde_json::to_vec(&m).unwrap()).unwrap();
@@ -435,7 +475,7 @@ pub mod v1 {
             assert!(verify::<CycleMessage>(key, forged.as_bytes()).is_err());
             // Unsigned JSON, garbage and an unsigned ("none") token are refused.
             assert!(verify::<CycleMessage>(key, &serde_json::to_vec(&m).unwrap()).is_err());
-            assert!(key_id(b"{}").is_none());
+            assert!(verify_kid::<CycleMessage>(key, "17", b"{}").is_err());
             assert!(verify::<CycleMessage>(key, b"\xff\xfe").is_err());
             let none = format!("eyJhbGciOiJub25lIn0.{}.", parts[1]);
             assert!(verify::<CycleMessage>(key, none.as_bytes()).is_err());

@@ -5,7 +5,7 @@
 //! admin's views); ingestion looks devices up by id and then checks the organisation
 //! the topic names.
 
-use gemba_shared::api::v1::device::{Device, DeviceCommand, DeviceTask};
+use gemba_shared::api::v1::device::{Device, DeviceCommand, DeviceStats, DeviceTask};
 use gemba_shared::mqtt::v1::CycleMessage;
 use sqlx::FromRow;
 
@@ -116,6 +116,8 @@ pub struct Filter {
     /// Only devices in no department.
     pub without_department: bool,
     pub active_only: bool,
+    /// Only devices that said they are online.
+    pub online_only: bool,
     pub search: String,
 }
 
@@ -143,6 +145,9 @@ pub async fn list(
     }
     if f.active_only {
         cond.push("d.active = 1".into());
+    }
+    if f.online_only {
+        cond.push("d.online = 1".into());
     }
     let cond = cond.join(" AND ");
     // Hiding departmental devices compares with their type; showing them compares with
@@ -218,17 +223,15 @@ pub async fn tasks_of(db: &Db, devices: &[i64]) -> sqlx::Result<Vec<(i64, Device
 /// Rows with their camera tasks.
 pub async fn with_tasks(db: &Db, rows: Vec<DeviceRow>) -> sqlx::Result<Vec<Device>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut tasks = tasks_of(db, &ids).await?;
+    let mut by_device: std::collections::HashMap<i64, Vec<DeviceTask>> = Default::default();
+    for (d, t) in tasks_of(db, &ids).await? {
+        by_device.entry(d).or_default().push(t);
+    }
     Ok(rows
         .into_iter()
         .map(|r| {
-            let mine: Vec<DeviceTask> = tasks
-                .iter()
-                .filter(|(d, _)| *d == r.id)
-                .map(|(_, t)| t.clone())
-                .collect();
-            tasks.retain(|(d, _)| *d != r.id);
-            r.into_device(mine)
+            let tasks = by_device.remove(&r.id).unwrap_or_default();
+            r.into_device(tasks)
         })
         .collect())
 }
@@ -245,7 +248,29 @@ pub struct Change {
     pub settings: Option<String>,
 }
 
-/// Applies `c` to device `id` of `org`; false when there is no such device.
+impl Change {
+    pub fn is_empty(&self) -> bool {
+        let Change {
+            display_name,
+            serial_number,
+            device_type,
+            active,
+            archived,
+            department,
+            settings,
+        } = self;
+        display_name.is_none()
+            && serial_number.is_none()
+            && device_type.is_none()
+            && active.is_none()
+            && archived.is_none()
+            && department.is_none()
+            && settings.is_none()
+    }
+}
+
+/// Applies `c` to device `id` of `org`; false when there is no such device. Archiving
+/// revokes the device's credentials and any enrolment code.
 pub async fn update(db: &Db, org: i64, id: i64, c: &Change) -> sqlx::Result<bool> {
     let (set_dept, dept) = match c.department {
         Some(d) => (1i64, d),
@@ -259,7 +284,11 @@ pub async fn update(db: &Db, org: i64, id: i64, c: &Change) -> sqlx::Result<bool
          active = COALESCE($6, active), \
          archived = COALESCE($7, archived), \
          department_id = CASE WHEN $8 = 1 THEN $9 ELSE department_id END, \
-         settings = COALESCE($10, settings) \
+         settings = COALESCE($10, settings), \
+         credential_key = CASE WHEN $7 = 1 THEN NULL ELSE credential_key END, \
+         enrol_code_hash = CASE WHEN $7 = 1 THEN NULL ELSE enrol_code_hash END, \
+         enrol_expires_at = CASE WHEN $7 = 1 THEN NULL ELSE enrol_expires_at END, \
+         online = CASE WHEN $7 = 1 THEN 0 ELSE online END \
          WHERE organization_id = $1 AND id = $2",
     )
     .bind(org)
@@ -629,13 +658,43 @@ pub async fn insert_cycles(db: &Db, cycles: &[Received]) -> sqlx::Result<Vec<Sto
     Ok(stored)
 }
 
-/// Cycles of `org` received since `since`.
-pub async fn cycles_since(db: &Db, org: i64, since: i64) -> sqlx::Result<i64> {
-    sqlx::query_scalar(
+/// Counts of organisation `org`'s devices, and of its cycles received since `since`.
+pub async fn stats(db: &Db, org: i64, since: i64) -> sqlx::Result<DeviceStats> {
+    let count = |cond: &str| {
+        format!("CAST(COALESCE(SUM(CASE WHEN {cond} THEN 1 ELSE 0 END), 0) AS BIGINT)")
+    };
+    let (total, online, archived, enrolled): (i64, i64, i64, i64) =
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {}, {}, {}, {} FROM devices WHERE organization_id = $1",
+            count("archived = 0"),
+            count("archived = 0 AND online = 1"),
+            count("archived = 1"),
+            count("archived = 0 AND credential_key IS NOT NULL"),
+        )))
+        .bind(org)
+        .fetch_one(&db.pool)
+        .await?;
+    let running_tasks: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM device_tasks dt JOIN devices d ON d.id = dt.device_id \
+         WHERE d.organization_id = $1 AND d.archived = 0 AND dt.running = 1",
+    )
+    .bind(org)
+    .fetch_one(&db.pool)
+    .await?;
+    let cycles_24h: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM cycles WHERE organization_id = $1 AND received_at >= $2",
     )
     .bind(org)
     .bind(since)
     .fetch_one(&db.pool)
-    .await
+    .await?;
+    Ok(DeviceStats {
+        total,
+        online,
+        offline: total - online,
+        archived,
+        enrolled,
+        running_tasks,
+        cycles_24h,
+    })
 }

@@ -23,7 +23,8 @@ use gemba_shared::api::v1::device::{
     StopTask, TaskInferenceStatus,
 };
 use gemba_shared::api::v1::{PAGE_SIZE, Page, page_offset};
-use gemba_shared::mqtt::v1::{self, Channel, Command, CommandMessage};
+use gemba_shared::cycle::EngineConfig;
+use gemba_shared::mqtt::v1::Command;
 use rand::Rng;
 use serde::Deserialize;
 use serde_json::Value;
@@ -32,9 +33,9 @@ use utoipa_axum::routes;
 
 use crate::auth::token_hash;
 use crate::db::devices::{self, Change, DeviceRow, Filter};
-use crate::db::{features, now_ms, orgs, tasks};
+use crate::db::{now_ms, orgs, tasks};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{AuthUser, Json, Path, Query};
+use crate::http::extract::{AuthUser, Json, Path, Query, request_host, without_port};
 use crate::state::AppState;
 
 /// The subscription that gates changing devices (spec section 6).
@@ -99,19 +100,40 @@ async fn own_org(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<i64> {
 
 /// May `me` change devices of `org` with `p`: the permission and the subscription.
 async fn may_change(state: &AppState, me: &AuthUser, org: i64, p: Permission) -> ApiResult<()> {
+    me.require_subscribed(state, org, p, FEATURE).await
+}
+
+/// Device `id`, for a change that needs `p`: the permission first (so a caller without
+/// it gets 403 whatever the id), then the device (404), then the subscription.
+async fn for_change(
+    state: &AppState,
+    me: &AuthUser,
+    id: i64,
+    p: Permission,
+) -> ApiResult<DeviceRow> {
     me.require(p)?;
-    if !me.is_admin() && !features::enabled(&state.db, org, FEATURE).await? {
-        return Err(ApiError::Status(
-            StatusCode::FORBIDDEN,
-            format!("{FEATURE} is not enabled for this organization."),
-        ));
-    }
-    Ok(())
+    let row = find(state, me, id).await?;
+    may_change(state, me, row.organization_id, p).await?;
+    Ok(row)
 }
 
 async fn answer(state: &AppState, row: DeviceRow) -> ApiResult<axum::Json<Device>> {
     let mut v = devices::with_tasks(&state.db, vec![row]).await?;
     Ok(axum::Json(v.remove(0)))
+}
+
+/// What the cameras of device `id` are set to run.
+async fn camera_tasks(state: &AppState, id: i64) -> ApiResult<Vec<DeviceTask>> {
+    Ok(devices::tasks_of(&state.db, &[id])
+        .await?
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect())
+}
+
+/// Device `id` as it is now (after a change).
+async fn current(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<axum::Json<Device>> {
+    answer(state, find(state, me, id).await?).await
 }
 
 /// A one-time enrolment code: 12 characters of an alphabet without look-alikes, in
@@ -155,10 +177,7 @@ async fn issue_code(
 
 /// The cloud's address as the caller reached it (for the command the portal shows).
 fn cloud_url(state: &AppState, headers: &HeaderMap) -> String {
-    match headers
-        .get(axum::http::header::HOST)
-        .and_then(|h| h.to_str().ok())
-    {
+    match request_host(headers) {
         Some(host) if state.settings.public_url.is_none() => format!("http://{host}"),
         _ => state.settings.public_url(),
     }
@@ -174,14 +193,9 @@ fn mqtt_url(state: &AppState, headers: &HeaderMap) -> String {
         None => state.settings.mqtt.clone(),
         Some(addr) => {
             let host = if addr.ip().is_unspecified() {
-                headers
-                    .get(axum::http::header::HOST)
-                    .and_then(|h| h.to_str().ok())
-                    .map(|h| match h.rsplit_once(':') {
-                        Some((host, port)) if port.parse::<u16>().is_ok() => host.to_string(),
-                        _ => h.to_string(),
-                    })
-                    .unwrap_or_else(|| "127.0.0.1".into())
+                request_host(headers)
+                    .map_or("127.0.0.1", without_port)
+                    .to_string()
             } else {
                 addr.ip().to_string()
             };
@@ -190,11 +204,8 @@ fn mqtt_url(state: &AppState, headers: &HeaderMap) -> String {
     }
 }
 
-/// Checks a settings object.
-fn check_settings(v: &Value) -> ApiResult<String> {
-    let Value::Object(m) = v else {
-        return Err(ApiError::field("settings", "Settings must be an object."));
-    };
+/// Checks a settings object; answers it serialised.
+fn check_settings(m: &serde_json::Map<String, Value>) -> ApiResult<String> {
     let json = serde_json::to_string(m).expect("settings serialise");
     if json.len() > MAX_SETTINGS_BYTES || m.keys().any(|k| k.is_empty() || k.len() > 100) {
         return Err(ApiError::field(
@@ -207,25 +218,12 @@ fn check_settings(v: &Value) -> ApiResult<String> {
     Ok(json)
 }
 
-/// Sends `device` a command and records it; answers the command's id. A device that is
-/// not connected gets it when it reconnects (the broker keeps it, QoS 1).
+/// Sends `device` a command and records it; answers the command's id.
 async fn send_command(state: &AppState, row: &DeviceRow, command: Command) -> ApiResult<String> {
-    let id = uuid::Uuid::new_v4().to_string();
-    let msg = CommandMessage {
-        v: v1::VERSION,
-        id: id.clone(),
-        command,
-    };
-    let json = serde_json::to_string(&msg.command).expect("commands serialise");
-    devices::insert_command(&state.db, &id, row.id, &json).await?;
-    if let Err(e) = state
+    Ok(state
         .mqtt
-        .send(&state.db, row.organization_id, row.id, Channel::Cmd, &msg)
-        .await
-    {
-        tracing::warn!(device = row.id, error = %e, "sending a command");
-    }
-    Ok(id)
+        .command(&state.db, row.organization_id, row.id, command)
+        .await?)
 }
 
 // ----- adding and enrolling --------------------------------------------------------------
@@ -301,9 +299,7 @@ pub async fn new_code(
     headers: HeaderMap,
     Path(id): Path<i64>,
 ) -> ApiResult<axum::Json<EnrolmentCode>> {
-    me.require(Permission::ManageDevices)?;
-    let row = find(&state, &me, id).await?;
-    may_change(&state, &me, row.organization_id, Permission::ManageDevices).await?;
+    let row = for_change(&state, &me, id, Permission::ManageDevices).await?;
     if row.archived {
         return Err(ApiError::non_field(
             "An archived device cannot be enrolled.",
@@ -366,13 +362,11 @@ pub async fn revoke(
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<axum::Json<Device>> {
-    me.require(Permission::ManageDevices)?;
-    let row = find(&state, &me, id).await?;
-    may_change(&state, &me, row.organization_id, Permission::ManageDevices).await?;
+    let row = for_change(&state, &me, id, Permission::ManageDevices).await?;
     devices::revoke(&state.db, row.organization_id, id).await?;
     state.mqtt.forget(id);
     tracing::info!(device = id, "device credentials revoked");
-    answer(&state, find(&state, &me, id).await?).await
+    current(&state, &me, id).await
 }
 
 // ----- lists -----------------------------------------------------------------------------
@@ -440,9 +434,7 @@ pub async fn assign_department(
     me: AuthUser,
     Path((id, dept)): Path<(i64, i64)>,
 ) -> ApiResult<axum::Json<Device>> {
-    me.require(Permission::ManageDevices)?;
-    let row = find(&state, &me, id).await?;
-    may_change(&state, &me, row.organization_id, Permission::ManageDevices).await?;
+    let row = for_change(&state, &me, id, Permission::ManageDevices).await?;
     if !orgs::departments(&state.db, row.organization_id)
         .await?
         .iter()
@@ -455,7 +447,7 @@ pub async fn assign_department(
         ..Change::default()
     };
     devices::update(&state.db, row.organization_id, id, &c).await?;
-    answer(&state, find(&state, &me, id).await?).await
+    current(&state, &me, id).await
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -543,19 +535,17 @@ async fn change(
         archived: req.is_archived,
         ..Change::default()
     };
-    let changes_device = c.display_name.is_some()
-        || c.serial_number.is_some()
-        || c.device_type.is_some()
-        || c.active.is_some()
-        || c.archived.is_some();
-    if changes_device {
+    if !c.is_empty() {
         may_change(state, me, row.organization_id, needs).await?;
         devices::update(&state.db, row.organization_id, id, &c).await?;
+        if c.archived == Some(true) {
+            state.mqtt.forget(id);
+        }
     }
     if let Some(on) = req.starred {
         devices::set_star(&state.db, me.user.id, id, on).await?;
     }
-    answer(state, find(state, me, id).await?).await
+    current(state, me, id).await
 }
 
 /// Changes a device's names, type, active flag or archived flag, or the caller's star.
@@ -603,20 +593,17 @@ pub async fn archive_device(
     Path(id): Path<i64>,
     Json(req): Json<Archive>,
 ) -> ApiResult<axum::Json<Device>> {
-    me.require(Permission::ManageDevices)?;
+    let row = for_change(&state, &me, id, Permission::ManageDevices).await?;
     let archived = req.is_archived.unwrap_or(true);
-    let row = find(&state, &me, id).await?;
-    may_change(&state, &me, row.organization_id, Permission::ManageDevices).await?;
-    if archived {
-        devices::revoke(&state.db, row.organization_id, id).await?;
-        state.mqtt.forget(id);
-    }
     let c = Change {
         archived: Some(archived),
         ..Change::default()
     };
     devices::update(&state.db, row.organization_id, id, &c).await?;
-    answer(&state, find(&state, &me, id).await?).await
+    if archived {
+        state.mqtt.forget(id);
+    }
+    current(&state, &me, id).await
 }
 
 /// Deletes a device; its cycles stay (without the device).
@@ -627,9 +614,7 @@ pub async fn delete(
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
-    me.require(Permission::ManageDevices)?;
-    let row = find(&state, &me, id).await?;
-    may_change(&state, &me, row.organization_id, Permission::ManageDevices).await?;
+    let row = for_change(&state, &me, id, Permission::ManageDevices).await?;
     devices::delete(&state.db, row.organization_id, id).await?;
     state.mqtt.forget(id);
     Ok(StatusCode::NO_CONTENT)
@@ -716,13 +701,10 @@ pub async fn device_settings_update(
     Path((org, id)): Path<(i64, i64)>,
     Json(settings): Json<serde_json::Map<String, Value>>,
 ) -> ApiResult<axum::Json<DeviceSettings>> {
-    let settings = Value::Object(settings);
-    me.require(Permission::OperateDevices)?;
-    let row = find(&state, &me, id).await?;
+    let row = for_change(&state, &me, id, Permission::OperateDevices).await?;
     if row.organization_id != own_org(&state, &me, org).await? {
         return Err(ApiError::NotFound);
     }
-    may_change(&state, &me, row.organization_id, Permission::OperateDevices).await?;
     let json = check_settings(&settings)?;
     let c = Change {
         settings: Some(json),
@@ -730,6 +712,7 @@ pub async fn device_settings_update(
     };
     devices::update(&state.db, row.organization_id, id, &c).await?;
     if row.enrolled {
+        let settings = Value::Object(settings);
         send_command(&state, &row, Command::Settings { settings }).await?;
     }
     let row = find(&state, &me, id).await?;
@@ -745,16 +728,12 @@ pub async fn update_organization_devices_settings(
     State(state): State<AppState>,
     me: AuthUser,
     Path(org): Path<i64>,
-    Json(settings): Json<serde_json::Map<String, Value>>,
+    Json(new): Json<serde_json::Map<String, Value>>,
 ) -> ApiResult<axum::Json<Vec<DeviceSettings>>> {
-    let settings = Value::Object(settings);
     me.require(Permission::OperateDevices)?;
     let org = own_org(&state, &me, org).await?;
     may_change(&state, &me, org, Permission::OperateDevices).await?;
-    check_settings(&settings)?;
-    let Value::Object(new) = settings else {
-        unreachable!("checked above")
-    };
+    check_settings(&new)?;
     let f = Filter {
         org: Some(org),
         ..Filter::default()
@@ -766,18 +745,18 @@ pub async fn update_organization_devices_settings(
         let mut m: serde_json::Map<String, Value> =
             serde_json::from_str(&r.settings).unwrap_or_default();
         m.extend(new.clone());
-        let v = Value::Object(m);
-        check_settings(&v)?;
-        merged.push(v);
+        let json = check_settings(&m)?;
+        merged.push((json, m));
     }
-    for (r, v) in rows.iter().zip(merged) {
+    for (r, (json, m)) in rows.iter().zip(merged) {
         let c = Change {
-            settings: Some(v.to_string()),
+            settings: Some(json),
             ..Change::default()
         };
         devices::update(&state.db, org, r.id, &c).await?;
         if r.enrolled {
-            send_command(&state, r, Command::Settings { settings: v }).await?;
+            let settings = Value::Object(m);
+            send_command(&state, r, Command::Settings { settings }).await?;
         }
     }
     let (rows, _) = devices::list(&state.db, me.user.id, &f, None).await?;
@@ -797,12 +776,11 @@ pub async fn active_devices(
     let f = Filter {
         org: Some(me.org()?),
         active_only: true,
+        online_only: true,
         hide_departmental: true,
         ..Filter::default()
     };
-    let (rows, _) = devices::list(&state.db, me.user.id, &f, None).await?;
-    let online: Vec<DeviceRow> = rows.into_iter().filter(|r| r.online).collect();
-    Ok(axum::Json(devices::with_tasks(&state.db, online).await?))
+    list_of(&state, &me, f).await
 }
 
 /// Online or offline, and when last heard, for each of the organisation's devices.
@@ -838,26 +816,10 @@ pub async fn devices_stats(
     me: AuthUser,
 ) -> ApiResult<axum::Json<DeviceStats>> {
     me.require(Permission::ViewDevices)?;
-    let org = me.org()?;
-    let all = |archived| Filter {
-        org: Some(org),
-        archived,
-        ..Filter::default()
-    };
-    let (rows, _) = devices::list(&state.db, me.user.id, &all(false), None).await?;
-    let (archived, _) = devices::list(&state.db, me.user.id, &all(true), None).await?;
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let tasks = devices::tasks_of(&state.db, &ids).await?;
-    let online = rows.iter().filter(|r| r.online).count() as i64;
-    Ok(axum::Json(DeviceStats {
-        total: rows.len() as i64,
-        online,
-        offline: rows.len() as i64 - online,
-        archived: archived.len() as i64,
-        enrolled: rows.iter().filter(|r| r.enrolled).count() as i64,
-        running_tasks: tasks.iter().filter(|(_, t)| t.running).count() as i64,
-        cycles_24h: devices::cycles_since(&state.db, org, now_ms() - 24 * 3600 * 1000).await?,
-    }))
+    let since = now_ms() - 24 * 3600 * 1000;
+    Ok(axum::Json(
+        devices::stats(&state.db, me.org()?, since).await?,
+    ))
 }
 
 // ----- tasks on devices ------------------------------------------------------------------
@@ -872,8 +834,8 @@ pub async fn get_device_tasks(
     Path(id): Path<i64>,
 ) -> ApiResult<axum::Json<Vec<DeviceTask>>> {
     me.require(Permission::ViewDevices)?;
-    let row = find(&state, &me, id).await?;
-    Ok(axum::Json(answer(&state, row).await?.0.tasks))
+    find(&state, &me, id).await?;
+    Ok(axum::Json(camera_tasks(&state, id).await?))
 }
 
 /// A task of the device's organisation, live (404 otherwise).
@@ -910,12 +872,7 @@ pub async fn device_tasks_upsert(
     me.require(Permission::OperateDevices)?;
     let row = find(&state, &me, req.device).await?;
     run_task(&state, &me, row, &req.camera, req.task).await?;
-    Ok(axum::Json(
-        answer(&state, find(&state, &me, req.device).await?)
-            .await?
-            .0
-            .tasks,
-    ))
+    Ok(axum::Json(camera_tasks(&state, req.device).await?))
 }
 
 async fn run_task(
@@ -938,7 +895,7 @@ async fn run_task(
         Command::StartTask {
             camera: camera.to_string(),
             task: task.id,
-            engine: gemba_shared::cycle::EngineConfig::from_task(&task.settings()),
+            engine: EngineConfig::from_task(&task.settings()),
         },
     )
     .await?;
@@ -958,7 +915,7 @@ pub async fn start_task(
     me.require(Permission::OperateDevices)?;
     let row = find(&state, &me, id).await?;
     run_task(&state, &me, row, &req.camera, req.task).await?;
-    answer(&state, find(&state, &me, id).await?).await
+    current(&state, &me, id).await
 }
 
 /// Stops what one of the device's cameras runs.
@@ -971,9 +928,7 @@ pub async fn stop_task(
     Path(id): Path<i64>,
     Json(req): Json<StopTask>,
 ) -> ApiResult<axum::Json<Device>> {
-    me.require(Permission::OperateDevices)?;
-    let row = find(&state, &me, id).await?;
-    may_change(&state, &me, row.organization_id, Permission::OperateDevices).await?;
+    let row = for_change(&state, &me, id, Permission::OperateDevices).await?;
     let camera = d::check_camera(&req.camera).map_err(|m| ApiError::field("camera", m))?;
     if !devices::set_camera_task(&state.db, id, camera, None).await? {
         return Err(ApiError::field("camera", "This camera runs no task."));
@@ -986,7 +941,7 @@ pub async fn stop_task(
         },
     )
     .await?;
-    answer(&state, find(&state, &me, id).await?).await
+    current(&state, &me, id).await
 }
 
 /// The commands last sent to a device, newest first, with their acknowledgements.
@@ -1026,10 +981,8 @@ pub async fn task_association(
     {
         return Err(ApiError::NotFound);
     }
-    let mine: Vec<DeviceTask> = answer(&state, row)
+    let mine: Vec<DeviceTask> = camera_tasks(&state, row.id)
         .await?
-        .0
-        .tasks
         .into_iter()
         .filter(|t| t.task == q.task)
         .collect();

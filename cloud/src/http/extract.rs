@@ -167,20 +167,28 @@ pub enum Site {
     Base,
 }
 
-pub fn site(headers: &HeaderMap, state: &AppState) -> Site {
-    let host = headers
+/// The host the caller reached (`x-forwarded-host` behind a proxy, else `Host`), with
+/// its port if it named one.
+pub fn request_host(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get("x-forwarded-host")
         .or_else(|| headers.get(header::HOST))
         .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+}
+
+/// `host` without a trailing `:port`.
+pub fn without_port(host: &str) -> &str {
+    host.rsplit_once(':').map_or(host, |(h, port)| {
         if port.bytes().all(|b| b.is_ascii_digit()) {
             h
         } else {
             host
         }
-    });
-    let host = host.to_ascii_lowercase();
+    })
+}
+
+pub fn site(headers: &HeaderMap, state: &AppState) -> Site {
+    let host = without_port(request_host(headers).unwrap_or("")).to_ascii_lowercase();
     if host == state.settings.admin_host {
         return Site::Admin;
     }
@@ -227,6 +235,25 @@ impl AuthUser {
 
     pub fn is_admin(&self) -> bool {
         self.role == Role::Admin
+    }
+
+    /// May this user act with `p` in organisation `org` on a screen the subscription
+    /// `feature` gates (spec section 6)? The super admin needs no subscription.
+    pub async fn require_subscribed(
+        &self,
+        state: &AppState,
+        org: i64,
+        p: Permission,
+        feature: &str,
+    ) -> ApiResult<()> {
+        self.require(p)?;
+        if !self.is_admin() && !crate::db::features::enabled(&state.db, org, feature).await? {
+            return Err(ApiError::Status(
+                axum::http::StatusCode::FORBIDDEN,
+                format!("{feature} is not enabled for this organization."),
+            ));
+        }
+        Ok(())
     }
 
     /// May this user change or delete the account of user `target` (not oneself)?

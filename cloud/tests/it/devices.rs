@@ -163,7 +163,7 @@ impl TestDevice {
     }
 
     /// The next message from the cloud on `channel`, its signature checked.
-    async fn next<T: serde::de::DeserializeOwned>(&mut self, channel: Channel) -> T {
+    async fn next<T: v1::Message>(&mut self, channel: Channel) -> T {
         let want = self.topic(channel);
         loop {
             let (t, p) = tokio::time::timeout(Duration::from_secs(10), self.rx.recv())
@@ -853,6 +853,25 @@ both!(
         assert_eq!((s, &d["is_archived"]), (StatusCode::OK, &json!(false)));
         let (s, _) = app.delete(&format!("device/{one}/"), &w.boss).await;
         assert_eq!(s, StatusCode::NO_CONTENT);
+        // Archiving by PATCH revokes the credentials too.
+        let creds = enrol(
+            &app,
+            add(&app, &w.boss, "Spare").await["code"].as_str().unwrap(),
+        )
+        .await;
+        let spare = creds["device"].as_i64().unwrap();
+        let (s, d) = app
+            .patch(
+                &format!("device/{spare}/"),
+                json!({"is_archived": true}),
+                Some(&w.boss),
+            )
+            .await;
+        assert_eq!(
+            (s, &d["is_archived"], &d["enrolled"]),
+            (StatusCode::OK, &json!(true), &json!(false)),
+            "{d}"
+        );
         let (s, _) = app
             .get(&format!("device/{one}/device_details/"), &w.eng)
             .await;
@@ -946,3 +965,80 @@ async fn enrolment_codes_that_are_wrong_or_malformed_get_one_answer() {
         assert_eq!(s, StatusCode::BAD_REQUEST);
     }
 }
+
+both!(
+    a_device_that_was_away_is_told_what_to_run_when_it_comes_online,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let creds = enrol(
+            &app,
+            add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
+        )
+        .await;
+        let id = creds["device"].as_i64().unwrap();
+        // Started from the portal while the device is not connected: the broker keeps
+        // nothing for it.
+        let (s, v) = app
+            .post(
+                &format!("device/{id}/start_task/"),
+                json!({"camera": "cam0", "task": w.task}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let mut dev = TestDevice::connect(&app, &creds).await;
+        let status = |cameras: Vec<v1::CameraStatus>| v1::StatusMessage {
+            v: 1,
+            online: true,
+            ts_ms: 1,
+            agent_version: "test".into(),
+            cameras,
+            outbox: 0,
+            disk_free_mb: None,
+            temperature_c: None,
+        };
+        let camera = |name: &str, task: i64| v1::CameraStatus {
+            camera: name.into(),
+            task: Some(task),
+            fps: 15.0,
+            model_version: None,
+        };
+        // Online, running nothing: told to start cam0's task.
+        dev.publish(
+            dev.topic(Channel::Status),
+            v1::sign(&dev.key, &dev.kid, &status(vec![])),
+        )
+        .await;
+        let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
+        assert!(
+            matches!(&cmd.command, v1::Command::StartTask { camera, task, .. } if camera == "cam0" && *task == w.task),
+            "{cmd:?}"
+        );
+        // Running it, and on cam1 something the portal never set: told to stop cam1 only.
+        dev.publish(
+            dev.topic(Channel::Status),
+            v1::sign(
+                &dev.key,
+                &dev.kid,
+                &status(vec![camera("cam0", w.task), camera("cam1", w.task)]),
+            ),
+        )
+        .await;
+        let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
+        assert_eq!(
+            cmd.command,
+            v1::Command::StopTask {
+                camera: "cam1".into()
+            }
+        );
+        // In line: nothing more is sent.
+        dev.publish(
+            dev.topic(Channel::Status),
+            v1::sign(&dev.key, &dev.kid, &status(vec![camera("cam0", w.task)])),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
+        assert_eq!(cmds.as_array().unwrap().len(), 3, "{cmds}");
+    }
+);

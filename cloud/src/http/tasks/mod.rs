@@ -85,14 +85,8 @@ async fn find(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<TaskRow> {
 
 /// May `me` change tasks of `org`: the permission and the subscription.
 async fn may_change(state: &AppState, me: &AuthUser, org: i64) -> ApiResult<()> {
-    me.require(Permission::ManageTasks)?;
-    if !me.is_admin() && !features::enabled(&state.db, org, FEATURE).await? {
-        return Err(ApiError::Status(
-            StatusCode::FORBIDDEN,
-            format!("{FEATURE} is not enabled for this organization."),
-        ));
-    }
-    Ok(())
+    me.require_subscribed(state, org, Permission::ManageTasks, FEATURE)
+        .await
 }
 
 fn author(me: &AuthUser) -> Author<'_> {
