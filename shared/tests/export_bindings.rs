@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
-    Msg, Page, account as a, feature_control as f, organization as o, task as t,
+    Msg, Page, account as a, device as d, feature_control as f, organization as o, task as t,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -134,6 +134,29 @@ fn export_bindings() {
         t::DetectionRuleWrite,
         t::BulkDelete,
         t::RegionJson,
+    );
+    export!(
+        &cfg,
+        names,
+        d::DeviceTask,
+        d::Device,
+        d::DeviceDetails,
+        d::DeviceCreate,
+        d::EnrolmentCode,
+        d::DevicePatch,
+        d::Archive,
+        d::EnrolRequest,
+        d::Credentials,
+        d::StartTask,
+        d::StopTask,
+        d::DeviceCommand,
+        d::DeviceSettings,
+        d::DeviceTaskUpsert,
+        d::DeviceStatus,
+        d::DeviceStats,
+        d::TaskInferenceStatus,
+        d::DeviceTaskAssociation,
+        Page<d::Device>,
     );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

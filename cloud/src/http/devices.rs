@@ -18,9 +18,9 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::device::{
-    self as d, Credentials, Device, DeviceCommand, DeviceCreate, DevicePatch, DeviceStats,
-    DeviceStatus, DeviceTask, DeviceTaskAssociation, EnrolRequest, EnrolmentCode, StartTask,
-    StopTask, TaskInferenceStatus,
+    self as d, Archive, Credentials, Device, DeviceCommand, DeviceCreate, DeviceDetails,
+    DevicePatch, DeviceSettings, DeviceStats, DeviceStatus, DeviceTask, DeviceTaskAssociation,
+    DeviceTaskUpsert, EnrolRequest, EnrolmentCode, StartTask, StopTask, TaskInferenceStatus,
 };
 use gemba_shared::api::v1::{PAGE_SIZE, Page, page_offset};
 use gemba_shared::cycle::EngineConfig;
@@ -484,14 +484,6 @@ pub async fn admin_list(
 
 // ----- one device ------------------------------------------------------------------------
 
-/// A device with its recent commands.
-#[derive(serde::Serialize, utoipa::ToSchema)]
-pub struct DeviceDetails {
-    #[serde(flatten)]
-    pub device: Device,
-    pub commands: Vec<DeviceCommand>,
-}
-
 #[utoipa::path(get, path = "/device/{id}/device_details/", tag = "devices",
     params(("id" = i64, Path)),
     responses((status = 200, body = DeviceDetails), (status = 403), (status = 404)))]
@@ -574,14 +566,6 @@ pub async fn update_device(
     change(&state, &me, id, req).await
 }
 
-/// `PATCH device/archive_device/{id}/`: `{}` archives, `{"is_archived": false}` brings
-/// back.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Archive {
-    pub is_archived: Option<bool>,
-}
-
 /// Archives a device (hidden from lists, its credentials revoked) or brings it back
 /// (`{"is_archived": false}`; it must be enrolled again).
 #[utoipa::path(patch, path = "/device/archive_device/{id}/", tag = "devices",
@@ -621,15 +605,6 @@ pub async fn delete(
 }
 
 // ----- settings --------------------------------------------------------------------------
-
-/// One device's settings.
-#[derive(serde::Serialize, Deserialize, utoipa::ToSchema)]
-pub struct DeviceSettings {
-    pub id: i64,
-    pub display_name: String,
-    #[schema(value_type = Object)]
-    pub settings: Value,
-}
 
 fn settings_of(rows: Vec<DeviceRow>) -> Vec<DeviceSettings> {
     rows.into_iter()
@@ -849,15 +824,6 @@ async fn task_of(
         Some(t) if !t.settings().is_deleted => Ok(t),
         _ => Err(ApiError::field("task", "No such task.")),
     }
-}
-
-/// Camera tasks to set on a device: `{"device", "camera", "task"}` (not started).
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DeviceTaskUpsert {
-    pub device: i64,
-    pub camera: String,
-    pub task: i64,
 }
 
 /// Sets (and starts) the task of one of a device's cameras.

@@ -125,6 +125,50 @@ pub struct Credentials {
     pub mqtt: String,
 }
 
+/// `GET device/{id}/device_details/`: a device with its recent commands.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceDetails {
+    #[serde(flatten)]
+    pub device: Device,
+    pub commands: Vec<DeviceCommand>,
+}
+
+/// `PATCH device/archive_device/{id}/`: `{}` archives, `{"is_archived": false}` brings
+/// back.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct Archive {
+    pub is_archived: Option<bool>,
+}
+
+/// One device's settings (`device_setting/`, `device_settings/…`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceSettings {
+    pub id: i64,
+    pub display_name: String,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub settings: Value,
+}
+
+/// `POST device/device_tasks_upsert/`: sets and starts the task of one of a device's
+/// cameras.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct DeviceTaskUpsert {
+    pub device: i64,
+    pub camera: String,
+    pub task: i64,
+}
+
 /// `POST device/{id}/start_task/`: run a task on one of the device's cameras.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
