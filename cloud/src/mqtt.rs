@@ -74,14 +74,40 @@ pub async fn start_embedded(addr: SocketAddr) -> anyhow::Result<()> {
                 tracing::error!(error = %e, "embedded MQTT broker stopped");
             }
         })?;
+    // Ready when it answers an MQTT CONNECT (a bare TCP probe makes the broker log an
+    // error for a connection that never spoke MQTT).
     for _ in 0..100 {
-        if tokio::net::TcpStream::connect(addr).await.is_ok() {
+        if answers_connect(addr).await {
             tracing::info!(%addr, "embedded MQTT broker listening");
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     anyhow::bail!("the embedded MQTT broker did not start on {addr}")
+}
+
+/// Does a broker at `addr` acknowledge a connection (within a second)?
+async fn answers_connect(addr: SocketAddr) -> bool {
+    let id = format!("gemba-cloud-probe-{}", &crate::auth::random_token()[..8]);
+    let opts = rumqttc::MqttOptions::new(id, addr.ip().to_string(), addr.port());
+    let (client, mut events) = AsyncClient::new(opts, 1);
+    let acked = tokio::time::timeout(Duration::from_secs(1), async {
+        loop {
+            match events.poll().await {
+                Ok(Event::Incoming(Packet::ConnAck(_))) => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    })
+    .await
+    .unwrap_or(false);
+    if acked {
+        let _ = client.try_disconnect();
+        // Let the event loop send the DISCONNECT.
+        let _ = tokio::time::timeout(Duration::from_millis(100), events.poll()).await;
+    }
+    acked
 }
 
 /// Host and port of an `mqtt://host:port` URL (port 1883 when absent), or of a plain
