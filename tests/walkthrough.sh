@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/walkthrough.sh [DOC]: keeps a walkthrough doc true (DOC, by default
-# docs/identity-walkthrough.md; also docs/operations-walkthrough.md): starts a fresh `gemba-cloud serve` (free
+# docs/identity-walkthrough.md; also the operations and devices walkthroughs): starts a fresh `gemba-cloud serve` (free
 # ports, a temp data folder, the README's default super admin) and runs the doc's
 # commands, exactly as written, against it:
 #   - every ```sh block, in order, in one bash shell (variables carry over), from the
@@ -57,6 +57,9 @@ export GEMBA_ADMIN_EMAIL=admin@gemba.local GEMBA_ADMIN_PASSWORD=gemba-admin-1
 # The links in the mails read as on the README's defaults (port 8080).
 export GEMBA_PUBLIC_URL=http://localhost:8080
 start_gemba "$work/data"
+# The agent's command line, for the docs that enrol a device.
+cargo build --locked -q -p gemba-agent
+PATH="${CARGO_TARGET_DIR:-$ROOT/target}/debug:$PATH"
 API="$GEMBA_URL/api"
 cd "$work"
 

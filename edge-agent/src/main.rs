@@ -37,8 +37,15 @@ enum Command {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+async fn main() {
+    if let Err(e) = run(Cli::parse()).await {
+        // One line a person can act on, with its causes; no backtrace.
+        eprintln!("gemba-agent: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
     let creds = cli.data.join("credentials.json");
     match cli.command {
         Command::Enroll { cloud, code } => {
