@@ -240,9 +240,8 @@ async fn incoming(
                 if !ack.refused.is_empty() {
                     tracing::error!(ids = ?ack.refused, "the cloud refused cycles (task not the organisation's)");
                 }
-                let mut o = outbox.lock().expect("outbox lock");
-                o.ack_keys(&ack.ids)?;
-                o.ack_keys(&ack.refused)?;
+                let done: Vec<String> = ack.ids.into_iter().chain(ack.refused).collect();
+                outbox.lock().expect("outbox lock").ack_keys(&done)?;
             }
             Err(e) => tracing::warn!(error = %e, "an acknowledgement not from the cloud; ignored"),
         }

@@ -7,6 +7,7 @@ pub mod v1 {
 
     use serde::{Deserialize, Serialize};
 
+    use crate::api::v1::device::check_camera;
     use crate::cycle::{BadReason, Cycle, Segment};
 
     /// The schema version of every payload below.
@@ -174,9 +175,10 @@ pub mod v1 {
                 return Err(format!("unknown schema version {}", self.v));
             }
             if self.cameras.len() > 64
-                || self.cameras.iter().any(|c| {
-                    c.camera.is_empty() || c.camera.len() > 100 || !c.fps.is_finite() || c.fps < 0.0
-                })
+                || self
+                    .cameras
+                    .iter()
+                    .any(|c| check_camera(&c.camera).is_err() || !c.fps.is_finite() || c.fps < 0.0)
             {
                 return Err("bad camera list".into());
             }
@@ -319,9 +321,7 @@ pub mod v1 {
             if !id_ok {
                 return Err("id is not a UUID".into());
             }
-            if self.camera.is_empty() || self.camera.len() > 100 {
-                return Err("camera must be 1 to 100 bytes".into());
-            }
+            check_camera(&self.camera)?;
             if self.start_ms < 0 || self.end_ms < self.start_ms {
                 return Err("the cycle ends before it starts".into());
             }
