@@ -386,13 +386,12 @@ async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
         }
         // Stored or not, nothing is acknowledged until the transaction committed: the
         // devices send again what is not acknowledged.
-        let stored = loop {
-            match devices::insert_cycles(&state.db, &cycles).await {
-                Ok(s) => break s,
-                Err(e) => {
-                    tracing::error!(error = %e, n = cycles.len(), "storing cycles; retrying");
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                }
+        // A batch that cannot be stored is not acknowledged: its devices send it again.
+        let stored = match devices::insert_cycles(&state.db, &cycles).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, n = cycles.len(), "storing cycles; the devices will send them again");
+                continue;
             }
         };
         // Per device: the ids stored, and those refused (which it need not send again).

@@ -598,60 +598,87 @@ pub enum Stored {
     Refused,
 }
 
+/// Rows per INSERT statement: 13 parameters each, under SQLite's 32,766.
+const CYCLES_PER_STATEMENT: usize = 32;
+
 /// Stores cycles in one transaction; a cycle whose id is already stored, or whose task
-/// is not one of its organisation's, is skipped.
+/// is not one of its organisation's, is skipped. Multi-row statements: ingestion's hot
+/// path.
 pub async fn insert_cycles(db: &Db, cycles: &[Received]) -> sqlx::Result<Vec<Stored>> {
     let now = now_ms();
-    let mut tx = db.pool.begin().await?;
-    let mut stored = Vec::with_capacity(cycles.len());
-    for Received {
-        org,
-        device,
-        cycle: c,
-    } in cycles
-    {
-        let new = sqlx::query(
-            "INSERT INTO cycles (id, organization_id, device_id, task_id, camera, start_ms, end_ms, \
-             idle_ms, good, reasons, segments, metadata, received_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 \
-             WHERE EXISTS (SELECT 1 FROM tasks WHERE id = $4 AND organization_id = $2) \
-             ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(&c.id)
-        .bind(org)
-        .bind(device)
-        .bind(c.task)
-        .bind(&c.camera)
-        .bind(c.start_ms)
-        .bind(c.end_ms)
-        .bind(c.idle_ms)
-        .bind(i64::from(c.good))
-        .bind(serde_json::to_string(&c.reasons).expect("reasons serialise"))
-        .bind(serde_json::to_string(&c.segments).expect("segments serialise"))
-        .bind(serde_json::to_string(&c.metadata).expect("metadata serialises"))
-        .bind(now)
-        .execute(&mut *tx)
+    // Which (task, organisation) pairs of the batch exist.
+    let ids: std::collections::BTreeSet<i64> = cycles.iter().map(|r| r.cycle.task).collect();
+    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let valid: std::collections::HashSet<(i64, i64)> = if ids.is_empty() {
+        Default::default()
+    } else {
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT id, organization_id FROM tasks WHERE id IN ({list})"
+        )))
+        .fetch_all(&db.pool)
         .await?
-        .rows_affected();
-        stored.push(if new > 0 {
-            Stored::New
-        } else {
-            Stored::Refused
-        });
-    }
-    // Not inserted: stored before (a replay) or refused.
-    for (i, Received { org, cycle, .. }) in cycles.iter().enumerate() {
-        if stored[i] == Stored::Refused
-            && sqlx::query_scalar::<_, i64>(
-                "SELECT COUNT(*) FROM cycles WHERE id = $1 AND organization_id = $2",
-            )
-            .bind(&cycle.id)
-            .bind(org)
-            .fetch_one(&mut *tx)
-            .await?
-                > 0
-        {
-            stored[i] = Stored::Again;
+        .into_iter()
+        .collect()
+    };
+    // Valid ones are stored before unless this transaction inserts them.
+    let mut stored: Vec<Stored> = cycles
+        .iter()
+        .map(|r| {
+            if valid.contains(&(r.cycle.task, r.org)) {
+                Stored::Again
+            } else {
+                Stored::Refused
+            }
+        })
+        .collect();
+    let todo: Vec<usize> = (0..cycles.len())
+        .filter(|&i| stored[i] == Stored::Again)
+        .collect();
+    let mut tx = db.pool.begin().await?;
+    for chunk in todo.chunks(CYCLES_PER_STATEMENT) {
+        let values = (0..chunk.len())
+            .map(|k| {
+                let p: Vec<String> = (1..=13).map(|c| format!("${}", k * 13 + c)).collect();
+                format!("({})", p.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "INSERT INTO cycles (id, organization_id, device_id, task_id, camera, start_ms, \
+             end_ms, idle_ms, good, reasons, segments, metadata, received_at) VALUES {values} \
+             ON CONFLICT (id) DO NOTHING RETURNING id"
+        );
+        let mut q = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql));
+        for &i in chunk {
+            let Received {
+                org,
+                device,
+                cycle: c,
+            } = &cycles[i];
+            q = q
+                .bind(&c.id)
+                .bind(org)
+                .bind(device)
+                .bind(c.task)
+                .bind(&c.camera)
+                .bind(c.start_ms)
+                .bind(c.end_ms)
+                .bind(c.idle_ms)
+                .bind(i64::from(c.good))
+                .bind(serde_json::to_string(&c.reasons).expect("reasons serialise"))
+                .bind(serde_json::to_string(&c.segments).expect("segments serialise"))
+                .bind(serde_json::to_string(&c.metadata).expect("metadata serialises"))
+                .bind(now);
+        }
+        // A batch may hold a cycle twice (a replay): the first is the one inserted.
+        let mut first: std::collections::HashMap<&str, usize> = Default::default();
+        for &i in chunk.iter().rev() {
+            first.insert(cycles[i].cycle.id.as_str(), i);
+        }
+        for id in q.fetch_all(&mut *tx).await? {
+            if let Some(&i) = first.get(id.as_str()) {
+                stored[i] = Stored::New;
+            }
         }
     }
     tx.commit().await?;

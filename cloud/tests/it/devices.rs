@@ -1042,3 +1042,24 @@ both!(
         assert_eq!(cmds.as_array().unwrap().len(), 3, "{cmds}");
     }
 );
+
+both!(
+    a_cycle_sent_again_in_the_same_batch_is_stored_once,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let creds = enrol(
+            &app,
+            add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
+        )
+        .await;
+        let dev = TestDevice::connect(&app, &creds).await;
+        let (a, b) = (cycle(w.task), cycle(w.task));
+        // Back to back, most likely one batch.
+        for c in [&a, &a, &b, &a] {
+            dev.send_cycle(c).await;
+        }
+        let h = counted(&app, "duplicates", 2).await;
+        assert_eq!(h["ingest"]["cycles"].as_u64(), Some(2), "{h}");
+        assert_eq!(cycles_stored(&app).await, 2);
+    }
+);

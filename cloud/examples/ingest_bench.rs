@@ -1,0 +1,306 @@
+//! Ingestion benchmark (issue "Edge agent"): N simulated devices publish M signed cycles
+//! each, QoS 1, as fast as the broker takes them.
+//!
+//! 1. The broker alone: an embedded broker (rumqttd, as the cloud embeds it) with one
+//!    subscriber counting the messages: the ceiling.
+//! 2. The cloud: `gemba-cloud` in this process (its own embedded broker, SQLite or
+//!    PostgreSQL), the same publishers; measured until every cycle is a row.
+//!
+//! Prints cycles/s for both, their ratio, and the latency from publishing a cycle to
+//! its row (`received_at`, stamped in the transaction that stores it) at p50 and p99.
+//! Run by `bench/ingest.sh`:
+//! `cargo run --release -p gemba-cloud --example ingest_bench -- [sqlite|postgres] [DEVICES] [CYCLES]`
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use gemba_cloud::config::{Kdf, Settings};
+use gemba_cloud::db::{devices, now_ms, orgs, tasks};
+use gemba_shared::api::v1::task::TaskSettings;
+use gemba_shared::cycle::{Cycle, Segment};
+use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
+use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+
+fn free_pair() -> u16 {
+    for _ in 0..100 {
+        let a = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let p = a.local_addr().unwrap().port();
+        if p < 65535 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
+            return p;
+        }
+    }
+    panic!("no free port pair");
+}
+
+/// A device as the benchmark drives it.
+struct Dev {
+    org: i64,
+    id: i64,
+    kid: String,
+    key: Vec<u8>,
+}
+
+fn cycle(task: i64, i: i64) -> CycleMessage {
+    let mut m = CycleMessage::new(
+        uuid::Uuid::new_v4().to_string(),
+        task,
+        "cam0".into(),
+        Cycle {
+            start_ms: i * 60_000,
+            end_ms: i * 60_000 + 45_000,
+            segments: (0..3)
+                .map(|s| Segment {
+                    step: s,
+                    start_ms: i * 60_000 + i64::from(s) * 15_000,
+                    end_ms: i * 60_000 + i64::from(s + 1) * 15_000,
+                })
+                .collect(),
+            idle_ms: 0,
+            good: true,
+            reasons: vec![],
+        },
+    );
+    m.metadata.insert("sent_ms".into(), now_ms().to_string());
+    m
+}
+
+/// Publishes `cycles` signed cycles per device, all devices at once; answers when every
+/// publish was acknowledged by the broker.
+async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64) {
+    let mut handles = vec![];
+    for d in devs {
+        let (org, id, kid, key) = (d.org, d.id, d.kid.clone(), d.key.clone());
+        handles.push(tokio::spawn(async move {
+            let mut opts = MqttOptions::new(
+                format!("bench-{id}-{}", uuid::Uuid::new_v4().simple()),
+                broker.ip().to_string(),
+                broker.port(),
+            );
+            opts.set_keep_alive(Duration::from_secs(30));
+            opts.set_inflight(100);
+            let (client, mut events) = AsyncClient::new(opts, 200);
+            let topic = v1::topic(&org.to_string(), &id.to_string(), Channel::Cycles);
+            let sender = tokio::spawn(async move {
+                for i in 0..cycles {
+                    let payload = v1::sign(&key, &kid, &cycle(task, i));
+                    client
+                        .publish(topic.clone(), QoS::AtLeastOnce, false, payload)
+                        .await
+                        .unwrap();
+                }
+                client
+            });
+            let mut acked = 0;
+            while acked < cycles {
+                match events.poll().await {
+                    Ok(Event::Incoming(Packet::PubAck(_))) => acked += 1,
+                    Ok(_) => {}
+                    Err(e) => panic!("publisher {id}: {e}"),
+                }
+            }
+            let _client = sender.await.unwrap();
+        }));
+    }
+    for h in handles {
+        h.await.unwrap();
+    }
+}
+
+/// The broker alone: cycles/s from publish to a subscriber.
+async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<f64> {
+    let addr: SocketAddr = format!("127.0.0.1:{}", free_pair()).parse()?;
+    gemba_cloud::mqtt::start_embedded(addr).await?;
+    let total = (devices * cycles) as u64;
+    let seen = Arc::new(AtomicU64::new(0));
+    let mut opts = MqttOptions::new("bench-sub", addr.ip().to_string(), addr.port());
+    opts.set_keep_alive(Duration::from_secs(30));
+    let (sub, mut events) = AsyncClient::new(opts, 100);
+    sub.subscribe(format!("{}/+/+/cycles", v1::PREFIX), QoS::AtLeastOnce)
+        .await?;
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+    let s2 = seen.clone();
+    tokio::spawn(async move {
+        let _sub = sub;
+        let mut ready = Some(ready_tx);
+        while let Ok(ev) = events.poll().await {
+            match ev {
+                Event::Incoming(Packet::SubAck(_)) => {
+                    if let Some(r) = ready.take() {
+                        let _ = r.send(());
+                    }
+                }
+                Event::Incoming(Packet::Publish(_)) => {
+                    s2.fetch_add(1, Ordering::Relaxed);
+                }
+                _ => {}
+            }
+        }
+    });
+    ready_rx.await?;
+    let devs: Vec<Dev> = (0..devices)
+        .map(|i| Dev {
+            org: 1,
+            id: i + 1,
+            kid: "1".into(),
+            key: vec![7; 32],
+        })
+        .collect();
+    let t0 = Instant::now();
+    publish_all(addr, &devs, 1, cycles).await;
+    while seen.load(Ordering::Relaxed) < total {
+        anyhow::ensure!(
+            t0.elapsed() < Duration::from_secs(300),
+            "the subscriber stalled"
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    Ok(total as f64 / t0.elapsed().as_secs_f64())
+}
+
+/// The cloud: cycles/s from publish to row, and the publish-to-row latencies (ms).
+async fn cloud(backend: &str, devices: i64, cycles: i64) -> anyhow::Result<(f64, Vec<i64>)> {
+    let dir = tempfile::tempdir()?;
+    let database_url = match backend {
+        "postgres" => {
+            use sqlx::Connection;
+            let admin = std::env::var("GEMBA_TEST_PG_URL")
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+            let name = format!("gemba_ingest_{}", std::process::id());
+            let mut c = sqlx::PgConnection::connect(&admin).await?;
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {name}"
+            )))
+            .execute(&mut c)
+            .await?;
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .execute(&mut c)
+                .await?;
+            Some(format!("{}/{name}", admin.rsplit_once('/').unwrap().0))
+        }
+        _ => None,
+    };
+    let mqtt: SocketAddr = format!("127.0.0.1:{}", free_pair()).parse()?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let settings = Settings {
+        data: dir.path().join("data"),
+        http: listener.local_addr()?,
+        mqtt: mqtt.to_string(),
+        database_url,
+        kdf: Kdf {
+            memory_kib: 4096,
+            iterations: 1,
+            parallelism: 1,
+        },
+        ..Settings::default()
+    };
+    let state = gemba_cloud::build_state(settings).await?;
+    let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
+    let org = orgs::insert(&state.db, "bench", "Bench", false).await?.id;
+    let task = tasks::insert(
+        &state.db,
+        org,
+        &TaskSettings::new("Pump".into(), "Pump\nA:\na;\nB:\nb;\nC:\nc;\n".into()),
+        "created",
+        tasks::Author {
+            id: admin,
+            name: "Admin",
+        },
+    )
+    .await?;
+    let mut devs = vec![];
+    for i in 0..devices {
+        let code = format!("BENCH{i:07}");
+        devices::insert(
+            &state.db,
+            &devices::NewDevice {
+                org,
+                department: None,
+                display_name: &format!("Bench {i}"),
+                serial_number: "",
+                device_type: "workstation",
+                code_hash: &gemba_cloud::auth::token_hash(&code),
+                code_expires_at: now_ms() + 60_000,
+            },
+        )
+        .await?;
+        let key = [i as u8; 32];
+        let (org, id, _, kid) = devices::enrol(
+            &state.db,
+            &gemba_cloud::auth::token_hash(&code),
+            &STANDARD.encode(key),
+        )
+        .await?
+        .context("enrolled")?;
+        devs.push(Dev {
+            org,
+            id,
+            kid: kid.to_string(),
+            key: key.to_vec(),
+        });
+    }
+    let s2 = state.clone();
+    tokio::spawn(async move {
+        gemba_cloud::launch(s2, listener, std::future::pending())
+            .await
+            .unwrap()
+    });
+    while !state.mqtt.is_connected() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let total = devices * cycles;
+    let t0 = Instant::now();
+    publish_all(mqtt, &devs, task, cycles).await;
+    loop {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM cycles")
+            .fetch_one(&state.db.pool)
+            .await?;
+        if n >= total {
+            break;
+        }
+        anyhow::ensure!(
+            t0.elapsed() < Duration::from_secs(600),
+            "only {n} of {total} stored"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let rate = total as f64 / t0.elapsed().as_secs_f64();
+    let rows: Vec<(String, i64)> = sqlx::query_as("SELECT metadata, received_at FROM cycles")
+        .fetch_all(&state.db.pool)
+        .await?;
+    let mut lat: Vec<i64> = rows
+        .into_iter()
+        .map(|(m, at)| {
+            let m: std::collections::BTreeMap<String, String> = serde_json::from_str(&m).unwrap();
+            at - m["sent_ms"].parse::<i64>().unwrap()
+        })
+        .collect();
+    lat.sort_unstable();
+    Ok((rate, lat))
+}
+
+fn pct(sorted: &[i64], p: f64) -> i64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let backend = args.first().map_or("sqlite", String::as_str).to_string();
+    let devices: i64 = args.get(1).map_or(Ok(20), |s| s.parse())?;
+    let cycles: i64 = args.get(2).map_or(Ok(500), |s| s.parse())?;
+    let broker = broker_only(devices, cycles).await?;
+    let (rate, lat) = cloud(&backend, devices, cycles).await?;
+    println!(
+        "ingest {backend}: {devices} devices x {cycles} cycles: broker alone {broker:.0} msg/s, \
+         into {backend} {rate:.0} cycles/s ({:.0}% of the broker), publish-to-row p50 {} ms, p99 {} ms",
+        100.0 * rate / broker,
+        pct(&lat, 0.5),
+        pct(&lat, 0.99)
+    );
+    Ok(())
+}
