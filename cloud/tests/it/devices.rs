@@ -565,6 +565,19 @@ both!(
             v["non_field_errors"][0],
             "This task is running on a device (Bench, camera cam0) and cannot be updated. Stop it first."
         );
+        // Nor its detector's objects.
+        let (s, v) = app
+            .post(
+                "organization/task/task_object/",
+                json!({"task": w.task, "name": "Jig", "is_static": true}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            v["non_field_errors"][0],
+            "This task is running on a device (Bench, camera cam0) and cannot be updated. Stop it first."
+        );
         // Starring is not a change of the task.
         let (s, _) = app
             .patch(

@@ -114,23 +114,13 @@ pub(super) async fn change(
 ) -> ApiResult<(TaskRow, Vec<String>)> {
     may_change(state, me, row.organization_id).await?;
     for _ in 0..10 {
+        training_block(&row)?;
         let cur = row.settings();
-        if row.train_status() == TrainStatus::Training {
-            return Err(ApiError::non_field(being_trained_message(&cur.task_name)));
-        }
         let new = f(&cur)?;
         let fields = changed_fields(&cur, &new);
-        // A task being performed on a device cannot be updated (spec section 4).
-        if !fields.is_empty()
-            && let Some((_, device, camera, _)) =
-                crate::db::devices::running_task(&state.db, row.id)
-                    .await?
-                    .into_iter()
-                    .next()
-        {
-            return Err(ApiError::non_field(running_on_device_message(
-                &device, &camera,
-            )));
+        // A change that changes nothing is not blocked (a revert to the same state).
+        if !fields.is_empty() {
+            device_block(state, row.id).await?;
         }
         let action = action.unwrap_or(match (cur.is_deleted, new.is_deleted) {
             (false, true) => "deleted",
@@ -160,13 +150,6 @@ pub(super) async fn change(
         StatusCode::CONFLICT,
         "The task is being changed by someone else; please try again.".into(),
     ))
-}
-
-/// Why a task that runs on a device is not changed.
-pub fn running_on_device_message(device: &str, camera: &str) -> String {
-    format!(
-        "This task is running on a device ({device}, camera {camera}) and cannot be updated. Stop it first."
-    )
 }
 
 /// The steps of `s` with their indexes and sub-steps, for the 'Task Update' e-mail.

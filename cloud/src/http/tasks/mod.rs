@@ -89,6 +89,30 @@ async fn may_change(state: &AppState, me: &AuthUser, org: i64) -> ApiResult<()> 
         .await
 }
 
+/// The first condition that blocks editing a task (spec section 4): it trains.
+fn training_block(row: &TaskRow) -> ApiResult<()> {
+    if row.train_status() == TrainStatus::Training {
+        return Err(ApiError::non_field(being_trained_message(
+            &row.settings().task_name,
+        )));
+    }
+    Ok(())
+}
+
+/// The second: a device performs it (set running on a camera from the portal).
+async fn device_block(state: &AppState, task: i64) -> ApiResult<()> {
+    match crate::db::devices::running_task(&state.db, task)
+        .await?
+        .into_iter()
+        .next()
+    {
+        Some((_, device, camera, _)) => Err(ApiError::non_field(format!(
+            "This task is running on a device ({device}, camera {camera}) and cannot be updated. Stop it first."
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn author(me: &AuthUser) -> Author<'_> {
     Author {
         id: me.user.id,

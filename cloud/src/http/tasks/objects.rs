@@ -13,16 +13,14 @@ use super::rules::check_name;
 use super::*;
 use crate::db::task_objects as objs;
 
-/// The task, for a change: in scope, changeable by `me`, not in training.
+/// The task, for a change: in scope, changeable by `me`, neither in training nor
+/// running on a device.
 async fn for_change(state: &AppState, me: &AuthUser, task: i64) -> ApiResult<TaskRow> {
     me.require(Permission::ManageTasks)?;
     let row = find(state, me, task).await?;
     may_change(state, me, row.organization_id).await?;
-    if row.train_status() == TrainStatus::Training {
-        return Err(ApiError::non_field(being_trained_message(
-            &row.settings().task_name,
-        )));
-    }
+    training_block(&row)?;
+    device_block(state, row.id).await?;
     Ok(row)
 }
 
