@@ -435,7 +435,8 @@ pub async fn set_status(
     Ok(())
 }
 
-/// Sets what `camera` of device `id` runs (`None`: stops it, keeping the task).
+/// Sets what `camera` of device `id` runs (`None`: stops it, keeping the task); false
+/// when stopping a camera that runs nothing.
 pub async fn set_camera_task(
     db: &Db,
     id: i64,
@@ -458,7 +459,7 @@ pub async fn set_camera_task(
         .rows_affected(),
         None => sqlx::query(
             "UPDATE device_tasks SET running = 0, updated_at = $3 \
-             WHERE device_id = $1 AND camera = $2",
+             WHERE device_id = $1 AND camera = $2 AND running = 1",
         )
         .bind(id)
         .bind(camera)

@@ -615,6 +615,18 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::OK);
+        // Stopped already: nothing to stop, and no second command.
+        let (s, v) = app
+            .post(
+                &format!("device/{id}/stop_task/"),
+                json!({"camera": "cam0"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(
+            (s, &v["camera"][0]),
+            (StatusCode::BAD_REQUEST, &json!("This camera runs no task."))
+        );
 
         // Bad input: a camera name that is not one, another organisation's task, a
         // camera that runs nothing.
