@@ -41,6 +41,8 @@ use crate::api::v1::task::TaskSettings;
 /// What the engine needs of a task, in engine terms (times in milliseconds). The cloud
 /// sends it to the device with the command that starts the task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EngineConfig {
     /// Steps of the operation, across processes.
     pub steps: usize,

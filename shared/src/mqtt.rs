@@ -138,6 +138,8 @@ pub mod v1 {
 
     /// One camera's work, in a status message.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
     #[serde(deny_unknown_fields)]
     pub struct CameraStatus {
         pub camera: String,
@@ -150,6 +152,8 @@ pub mod v1 {
     /// `status` (QoS 1, retained; also the last will with `online: false`): the
     /// agent's heartbeat.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
     #[serde(deny_unknown_fields)]
     pub struct StatusMessage {
         pub v: u32,
@@ -215,6 +219,8 @@ pub mod v1 {
 
     /// What the cloud asks of an agent on `cmd`.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
     #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
     pub enum Command {
         /// Run `task` on `camera` (replacing what it ran), with the task's cycle rules.

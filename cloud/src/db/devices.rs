@@ -565,18 +565,20 @@ pub async fn commands(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<Devi
     .bind(limit)
     .fetch_all(&db.pool)
     .await?;
+    // Stored by `insert_command` from a `Command`: every row reads back (one written by
+    // another version that does not is left out).
     Ok(rows
         .into_iter()
-        .map(
-            |(id, command, created_at, acked_at, ok, message)| DeviceCommand {
+        .filter_map(|(id, command, created_at, acked_at, ok, message)| {
+            Some(DeviceCommand {
                 id,
-                command: serde_json::from_str(&command).unwrap_or_default(),
+                command: serde_json::from_str(&command).ok()?,
                 created_at,
                 acked_at,
                 ok: ok.map(|o| o != 0),
                 message,
-            },
-        )
+            })
+        })
         .collect())
 }
 

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::mqtt::v1::{Command, StatusMessage};
+
 /// The device type whose devices the devices list hides (spec section 3).
 pub const DEPARTMENTAL: &str = "departmental device";
 /// The type of a workstation computer running gemba-agent (the default).
@@ -47,10 +49,8 @@ pub struct Device {
     /// As the device last said (its last will says offline).
     pub online: bool,
     pub last_seen: Option<i64>,
-    /// The device's last status message (`mqtt::v1::StatusMessage`), if any.
-    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
-    pub status: Option<Value>,
+    /// The device's last status message, if any.
+    pub status: Option<StatusMessage>,
     #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub settings: Value,
@@ -194,9 +194,7 @@ pub struct StopTask {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DeviceCommand {
     pub id: String,
-    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
-    pub command: Value,
+    pub command: Command,
     pub created_at: i64,
     pub acked_at: Option<i64>,
     pub ok: Option<bool>,
