@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { type Page, expect } from '@playwright/test';
 
-import type { Feature, LoginUser, Organization, RoleRecord } from '../src/api/generated';
+import type { Credentials, EnrolRequest, Feature, LoginUser, Organization, RoleRecord, Task } from '../src/api/generated';
 
 export const ADMIN = { email: 'admin@gemba.local', password: 'gemba-admin-1' } as const;
 
@@ -61,10 +61,10 @@ export const resetPathIn = (mail: string) => /\/reset-password\/[A-Za-z0-9_-]+/.
 
 // ----- a small API client --------------------------------------------------------
 
-async function call<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
+async function call<T>(method: string, path: string, token: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   const res = await fetch(api(path), {
     method,
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -99,6 +99,17 @@ export async function subscribe(org: number, name: string): Promise<void> {
   const feature = (await call<Feature[]>('GET', 'feature_control/feature/', token)).find((f) => f.name === name);
   if (!feature) throw new Error(`no feature ${name}`);
   await call('POST', 'feature_control/subscribed_feature/', token, { Feature: feature.id, Organization: org, is_suppressed: false });
+}
+
+/** The super admin defines an operation (a task) in `org` from its text (the task-detail
+ * format of section 3: the name, then `Step:` and `Sub-step;` lines). */
+export async function createTask(org: number, taskDetail: string): Promise<Task> {
+  return call<Task>('POST', 'organization/task/', await admin(), { task_detail: taskDetail }, { Organization: String(org) });
+}
+
+/** Enrols a device with its one-time code, as the agent does (`POST device/enroll/`, no user). */
+export async function enrolDevice(code: string): Promise<Credentials> {
+  return call<Credentials>('POST', 'device/enroll/', null, { code } satisfies EnrolRequest);
 }
 
 /** Signs a user up and verifies the address from the outbox: an account awaiting the

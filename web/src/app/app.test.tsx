@@ -65,6 +65,7 @@ test('a direct visit to a subscription-gated screen needs the feature (section 6
         { id: 2, Feature: 5, Organization: 1, feature_name: 'OPCUA Explorer', is_suppressed: true },
       ]),
     ),
+    http.get(apiUrl('device/7/device_details/'), () => HttpResponse.json({ detail: 'Not found.' }, { status: 404 })),
   );
   signInAs('org_admin');
   const opc = renderApp('/user/opc');

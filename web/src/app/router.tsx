@@ -66,13 +66,16 @@ export const routes: RouteObject[] = [
               todo(paths.labeler.setting),
               todo(paths.labeler.videos),
               ...[
-                u.temp, u.home, u.record, u.train, u.deploy, u.models, u.devices, u.device, u.opc,
+                u.temp, u.home, u.record, u.train, u.deploy, u.models, u.opc,
                 u.cameras, u.remoteDevices, u.analytics, u.lineAnalytics, u.trace, u.setting, u.userManual,
-                u.fundamentals, u.addDevice, u.labelData, u.issueCenter, u.line, u.lineVisibility,
+                u.fundamentals, u.labelData, u.issueCenter, u.line, u.lineVisibility,
               ].map(todo),
               screen(u.orgUsers, () => import('@/features/org-users/components/org-users-screen')),
               screen(u.process, () => import('@/features/operations/components/define-operation-screen')),
               screen(u.tasks, () => import('@/features/operations/components/tasks-screen')),
+              screen(u.devices, () => import('@/features/devices/components/devices-screen')),
+              screen(u.device, () => import('@/features/devices/components/device-screen')),
+              screen(u.addDevice, () => import('@/features/devices/components/add-device-screen')),
               // trace/{traceId} is the cycle-trace screen, keeping the query.
               {
                 path: u.traceItem,

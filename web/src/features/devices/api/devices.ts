@@ -1,0 +1,76 @@
+/**
+ * Devices, spec section 7 "Devices": the organisation's list (starred first,
+ * departmental devices hidden, both by the server), one device with its recent commands,
+ * the caller's star, adding a device (answered with its one-time enrolment code), a new
+ * code, revoking the credentials, and starting or stopping a camera's task. The tasks a
+ * camera may run are the organisation's (`organization/task/`).
+ *
+ * Every change answers the device after it; callers put it in the cache (`putDevice`),
+ * which also marks the lists and the details stale.
+ */
+import { type QueryClient, queryOptions } from '@tanstack/react-query';
+
+import type {
+  Device,
+  DeviceCreate,
+  DeviceDetails,
+  DevicePatch,
+  EnrolmentCode,
+  StartTask,
+  StopTask,
+  Task,
+} from '@/api/generated';
+import { api } from '@/lib/api-client';
+
+export const devicesKey = ['devices'] as const;
+export const deviceListKey = (org: number) => [...devicesKey, 'list', org] as const;
+export const deviceKey = (id: number) => [...devicesKey, 'detail', id] as const;
+
+/** How often a device's page asks for its live status (ms). */
+export const DEVICE_REFRESH_MS = 5_000;
+
+/** The devices of organisation `org`, starred first (the server's order). */
+export const deviceListQuery = (org: number) =>
+  queryOptions({
+    queryKey: deviceListKey(org),
+    queryFn: () => api.get<Device[]>(`device/device_org/${org}/`),
+    staleTime: 0,
+  });
+
+/** One device with its recent commands; asked again every 5 s while shown (live status). */
+export const deviceQuery = (id: number) =>
+  queryOptions({
+    queryKey: deviceKey(id),
+    queryFn: () => api.get<DeviceDetails>(`device/${id}/device_details/`),
+    staleTime: 0,
+    refetchInterval: DEVICE_REFRESH_MS,
+  });
+
+/** The organisation's tasks (operations), starred first: what a camera may run. */
+export const deviceTasksQuery = () =>
+  queryOptions({
+    queryKey: [...devicesKey, 'tasks'],
+    queryFn: () => api.get<Task[]>('organization/task/'),
+    staleTime: 0,
+  });
+
+export const createDevice = (body: DeviceCreate) => api.post<EnrolmentCode>('device/', body);
+
+export const patchDevice = (id: number, body: DevicePatch) => api.patch<Device>(`device/${id}/`, body);
+
+export const newEnrolmentCode = (id: number) => api.post<EnrolmentCode>(`device/${id}/enrolment_code/`);
+
+export const revokeDevice = (id: number) => api.post<Device>(`device/${id}/revoke/`);
+
+export const startTask = (id: number, body: StartTask) => api.post<Device>(`device/${id}/start_task/`, body);
+
+export const stopTask = (id: number, body: StopTask) => api.post<Device>(`device/${id}/stop_task/`, body);
+
+/**
+ * After a change: the answered device over the cached details (keeping their commands
+ * until the reload brings the new ones), and every device query marked stale.
+ */
+export async function putDevice(qc: QueryClient, device: Device): Promise<void> {
+  qc.setQueryData<DeviceDetails>(deviceKey(device.id), (old) => (old ? { ...old, ...device } : old));
+  await qc.invalidateQueries({ queryKey: devicesKey });
+}
