@@ -20,8 +20,7 @@ use anyhow::Context;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use gemba_cloud::config::{Kdf, Settings};
-use gemba_cloud::db::{devices, now_ms, orgs, tasks};
-use gemba_shared::api::v1::task::TaskSettings;
+use gemba_cloud::db::{devices, now_ms};
 use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
@@ -200,38 +199,21 @@ async fn cloud(backend: &str, devices: i64, cycles: i64) -> anyhow::Result<(f64,
     };
     let state = gemba_cloud::build_state(settings).await?;
     let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
-    let org = orgs::insert(&state.db, "bench", "Bench", false).await?.id;
-    let task = tasks::insert(
-        &state.db,
-        org,
-        &TaskSettings::new("Pump".into(), "Pump\nA:\na;\nB:\nb;\nC:\nc;\n".into()),
-        "created",
-        tasks::Author {
-            id: admin,
-            name: "Admin",
-        },
+    let (org, task) = gemba_cloud::seed::organization_with_task(
+        &state,
+        "bench",
+        "Pump\nA:\na;\nB:\nb;\nC:\nc;\n",
+        admin,
     )
     .await?;
     let mut devs = vec![];
     for i in 0..devices {
         let code = format!("BENCH{i:07}");
-        devices::insert(
-            &state.db,
-            &devices::NewDevice {
-                org,
-                department: None,
-                display_name: &format!("Bench {i}"),
-                serial_number: "",
-                device_type: "workstation",
-                code_hash: &gemba_cloud::auth::token_hash(&code),
-                code_expires_at: now_ms() + 60_000,
-            },
-        )
-        .await?;
+        gemba_cloud::seed::device_with_code(&state, org, &format!("Bench {i}"), &code).await?;
         let key = [i as u8; 32];
         let (org, id, _, kid) = devices::enrol(
             &state.db,
-            &gemba_cloud::auth::token_hash(&code),
+            &gemba_cloud::auth::enrolment_code_hash(&code),
             &STANDARD.encode(key),
         )
         .await?

@@ -122,6 +122,39 @@ pub fn token_hash(token: &str) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A one-time enrolment code for a device: 12 characters of an alphabet without
+/// look-alikes, in groups of four (about 60 bits).
+pub fn enrolment_code() -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+    let mut rng = rand::rngs::OsRng;
+    let chars: Vec<char> = (0..12)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect();
+    chars
+        .chunks(4)
+        .map(|c| c.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// An enrolment code as typed: case and separators do not matter.
+fn normal_enrolment_code(code: &str) -> String {
+    code.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// Could `code` be an enrolment code (12 letters or digits, however typed)?
+pub fn is_enrolment_code(code: &str) -> bool {
+    normal_enrolment_code(code).len() == 12
+}
+
+/// What is stored of an enrolment code: the hash of its normal form.
+pub fn enrolment_code_hash(code: &str) -> String {
+    token_hash(&normal_enrolment_code(code))
+}
+
 /// A 6-digit one-time code.
 pub fn otp_code() -> String {
     format!("{:06}", rand::rngs::OsRng.gen_range(0..1_000_000u32))

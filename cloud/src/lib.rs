@@ -9,6 +9,7 @@ pub mod http;
 pub mod mail;
 pub mod mqtt;
 pub mod objects;
+pub mod seed;
 pub mod state;
 
 use std::future::Future;

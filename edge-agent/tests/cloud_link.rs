@@ -9,8 +9,6 @@ use std::time::Duration;
 use gemba_agent::outbox::{Kind, Outbox};
 use gemba_agent::{enroll, sync};
 use gemba_cloud::config::{Kdf, Settings};
-use gemba_cloud::db::{devices, orgs, tasks};
-use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{Channel, CycleMessage, StatusMessage, topic};
 use tokio::sync::{mpsc, watch};
@@ -55,36 +53,17 @@ async fn cloud(mqtt: Option<String>) -> Cloud {
     let admin = gemba_cloud::create_admin(&state, "admin@agent.test", "Admin-pass-1")
         .await
         .unwrap();
-    let org = orgs::insert(&state.db, "agent-test", "Agent test", false)
+    let (org, task) = gemba_cloud::seed::organization_with_task(
+        &state,
+        "agent-test",
+        "Pump\nFit:\nPlace;\nCheck:\nLook;\n",
+        admin,
+    )
+    .await
+    .unwrap();
+    gemba_cloud::seed::device_with_code(&state, org, "Bench", "ABCD-EFGH-JKMN")
         .await
-        .unwrap()
-        .id;
-    let task = tasks::insert(
-        &state.db,
-        org,
-        &TaskSettings::new("Pump".into(), "Pump\nFit:\nPlace;\nCheck:\nLook;\n".into()),
-        "created",
-        tasks::Author {
-            id: admin,
-            name: "Admin",
-        },
-    )
-    .await
-    .unwrap();
-    devices::insert(
-        &state.db,
-        &devices::NewDevice {
-            org,
-            department: None,
-            display_name: "Bench",
-            serial_number: "",
-            device_type: "workstation",
-            code_hash: &gemba_cloud::auth::token_hash("ABCDEFGHJKMN"),
-            code_expires_at: gemba_cloud::db::now_ms() + 60_000,
-        },
-    )
-    .await
-    .unwrap();
+        .unwrap();
     let s2 = state.clone();
     tokio::spawn(async move {
         gemba_cloud::launch(s2, listener, std::future::pending())

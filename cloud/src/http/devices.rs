@@ -25,13 +25,12 @@ use gemba_shared::api::v1::device::{
 use gemba_shared::api::v1::{PAGE_SIZE, Page, page_offset};
 use gemba_shared::cycle::EngineConfig;
 use gemba_shared::mqtt::v1::Command;
-use rand::Rng;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::auth::token_hash;
+use crate::auth::{enrolment_code, enrolment_code_hash, is_enrolment_code};
 use crate::db::devices::{self, Change, DeviceRow, Filter};
 use crate::db::{now_ms, orgs, tasks};
 use crate::http::error::{ApiError, ApiResult};
@@ -134,29 +133,6 @@ async fn camera_tasks(state: &AppState, id: i64) -> ApiResult<Vec<DeviceTask>> {
 /// Device `id` as it is now (after a change).
 async fn current(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<axum::Json<Device>> {
     answer(state, find(state, me, id).await?).await
-}
-
-/// A one-time enrolment code: 12 characters of an alphabet without look-alikes, in
-/// groups of four (about 60 bits).
-fn enrolment_code() -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-    let mut rng = rand::rngs::OsRng;
-    let chars: Vec<char> = (0..12)
-        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
-        .collect();
-    chars
-        .chunks(4)
-        .map(|c| c.iter().collect::<String>())
-        .collect::<Vec<_>>()
-        .join("-")
-}
-
-/// The code as typed: case and separators do not matter.
-fn normal_code(code: &str) -> String {
-    code.chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .map(|c| c.to_ascii_uppercase())
-        .collect()
 }
 
 async fn issue_code(
@@ -276,7 +252,7 @@ pub async fn create(
             display_name: &name,
             serial_number: &serial,
             device_type: &kind,
-            code_hash: &token_hash(&normal_code(&code)),
+            code_hash: &enrolment_code_hash(&code),
             code_expires_at: expires_at,
         },
     )
@@ -311,7 +287,7 @@ pub async fn new_code(
         &state.db,
         row.organization_id,
         id,
-        &token_hash(&normal_code(&code)),
+        &enrolment_code_hash(&code),
         expires_at,
     )
     .await?;
@@ -328,16 +304,15 @@ pub async fn enroll(
     headers: HeaderMap,
     Json(req): Json<EnrolRequest>,
 ) -> ApiResult<axum::Json<Credentials>> {
-    let code = normal_code(&req.code);
     let bad = || ApiError::field("code", "The enrolment code is wrong or expired.");
-    if code.len() != 12 {
+    if !is_enrolment_code(&req.code) {
         return Err(bad());
     }
     let mut key = [0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
     let key = STANDARD.encode(key);
     let (org, device, display_name, credential_id) =
-        devices::enrol(&state.db, &token_hash(&code), &key)
+        devices::enrol(&state.db, &enrolment_code_hash(&req.code), &key)
             .await?
             .ok_or_else(bad)?;
     state.mqtt.forget(device);
