@@ -1,8 +1,12 @@
 //! gemba-agent as a library: the parts the binary puts together (capture → inference →
-//! cycles → durable MQTT sync), each testable alone. Built so far: the recorder (cycle engine →
-//! outbox), the durable outbox and its delivery over MQTT.
+//! cycles → durable MQTT sync), each testable alone.
 
+pub mod agent;
+pub mod camera;
+pub mod capture;
 pub mod enroll;
+pub mod eval;
+pub mod infer;
 pub mod outbox;
 pub mod recorder;
 pub mod sync;

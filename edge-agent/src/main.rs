@@ -1,6 +1,6 @@
 //! `gemba-agent`: the edge agent's binary. The parts live in the library (enrolment,
-//! recorder, outbox, MQTT link); capture and inference are still to come (issue "Edge
-//! agent"), so today the binary enrols the device and reports what it holds.
+//! capture, inference, recorder, outbox, MQTT link); this puts them together:
+//! `enroll`, `run`, `whoami` and `eval`.
 
 use std::path::PathBuf;
 
@@ -34,10 +34,58 @@ enum Command {
     },
     /// Shows which device this agent is enrolled as.
     Whoami,
+    /// Runs the agent: links to the cloud as the enrolled device and runs on its
+    /// cameras the tasks the cloud starts.
+    Run(RunArgs),
+    /// Judges a model on labelled footage through the agent's own pipeline; prints JSON.
+    Eval {
+        /// The model bundle (a folder with model.onnx).
+        #[arg(long)]
+        model: PathBuf,
+        /// The footage.
+        #[arg(long)]
+        video: PathBuf,
+        /// Its ground truth (steps, segments, cycles).
+        #[arg(long)]
+        truth: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// A camera: NAME=SOURCE, where SOURCE is a video file, rtsp://…, v4l2:/dev/videoN
+    /// or `test`. Repeat for several cameras.
+    #[arg(long = "camera", required = true)]
+    cameras: Vec<gemba_agent::agent::CameraConfig>,
+    /// The model bundle the cameras run (a folder with model.onnx).
+    #[arg(long, env = "GEMBA_AGENT_MODEL")]
+    model: PathBuf,
+    /// Frames per second each camera is read at, at most.
+    #[arg(long, default_value_t = 15)]
+    fps: u32,
+    /// Video files start again at their end.
+    #[arg(long = "loop")]
+    looped: bool,
+    /// Video files are read as fast as possible rather than at real time.
+    #[arg(long)]
+    fast: bool,
+    /// Messages the outbox holds at most (cycle records are never dropped).
+    #[arg(long, default_value_t = 100_000)]
+    outbox_capacity: usize,
+    /// Seconds between heartbeats.
+    #[arg(long, default_value_t = 5)]
+    heartbeat: u64,
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,ort=warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     if let Err(e) = run(Cli::parse()).await {
         // One line a person can act on, with its causes; no backtrace.
         eprintln!("gemba-agent: {e:#}");
@@ -46,7 +94,7 @@ async fn main() {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    let creds = cli.data.join("credentials.json");
+    let creds = gemba_agent::agent::credentials_path(&cli.data);
     match cli.command {
         Command::Enroll { cloud, code } => {
             let c = gemba_agent::enroll::enroll(&cloud, &code).await?;
@@ -66,6 +114,35 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 "device {} ({}) of organisation {}, key {}, broker {}",
                 c.device, c.display_name, c.organization, c.credential_id, c.mqtt
             );
+        }
+        Command::Run(a) => {
+            let c = gemba_agent::enroll::load(&creds)?;
+            let cfg = gemba_agent::agent::Config {
+                data: cli.data.clone(),
+                link: gemba_agent::enroll::link(&c)?,
+                sync: Default::default(),
+                cameras: a.cameras,
+                model: a.model,
+                fps: a.fps,
+                looped: a.looped,
+                fast: a.fast,
+                outbox_capacity: a.outbox_capacity,
+                heartbeat: std::time::Duration::from_secs(a.heartbeat.max(1)),
+            };
+            let (tx, rx) = tokio::sync::watch::channel(false);
+            tokio::spawn(async move {
+                let _ = tokio::signal::ctrl_c().await;
+                let _ = tx.send(true);
+            });
+            gemba_agent::agent::run(cfg, rx).await?;
+        }
+        Command::Eval {
+            model,
+            video,
+            truth,
+        } => {
+            let r = gemba_agent::eval::evaluate(&model, &video, &truth)?;
+            println!("{}", serde_json::to_string_pretty(&r)?);
         }
     }
     Ok(())

@@ -55,6 +55,11 @@ impl Recorder {
         self.record(events, t_ms)
     }
 
+    /// Offers the waiting cycles to the outbox again.
+    pub fn flush(&mut self, now_ms: i64) -> Result<(), PushError> {
+        self.record(vec![], now_ms).map(|_| ())
+    }
+
     /// Cycles waiting for room in the outbox.
     pub fn waiting(&self) -> usize {
         self.waiting.len()

@@ -1,0 +1,290 @@
+//! `gemba-agent run`: the agent at work. It links to the cloud as its enrolled device,
+//! runs on its cameras the tasks the cloud starts, answers every command on `cmd/ack`,
+//! and sends a heartbeat (status: cameras, the task each runs, fps, model version,
+//! outbox) every few seconds. What runs where is kept in the data folder, so an agent
+//! restarted (or killed) picks its work up again before it reaches the cloud.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use gemba_shared::cycle::EngineConfig;
+use gemba_shared::mqtt::v1::{
+    self, CameraStatus, Channel, Command, CommandAck, CommandMessage, StatusMessage, topic,
+};
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, watch};
+
+use crate::camera::{self, Job, Worker};
+use crate::capture::{self, Source};
+use crate::infer::Model;
+use crate::outbox::{Kind, Outbox};
+use crate::sync::{self, Link};
+
+/// A camera the agent has: its name (as the portal shows it) and its source.
+#[derive(Debug, Clone)]
+pub struct CameraConfig {
+    pub name: String,
+    pub source: Source,
+}
+
+impl std::str::FromStr for CameraConfig {
+    type Err = anyhow::Error;
+    /// `NAME=SOURCE`, e.g. `cam0=/videos/bench.mp4` or `cam1=rtsp://10.0.0.5/stream`.
+    fn from_str(s: &str) -> anyhow::Result<CameraConfig> {
+        let (name, source) = s
+            .split_once('=')
+            .with_context(|| format!("{s:?}: a camera is NAME=SOURCE"))?;
+        let name = name.trim();
+        gemba_shared::api::v1::device::check_camera(name)
+            .map_err(|e| anyhow::anyhow!("{name:?}: {e}"))?;
+        Ok(CameraConfig {
+            name: name.into(),
+            source: source.parse()?,
+        })
+    }
+}
+
+pub struct Config {
+    pub data: PathBuf,
+    pub link: Link,
+    pub sync: sync::Options,
+    pub cameras: Vec<CameraConfig>,
+    /// The model bundle every camera runs.
+    pub model: PathBuf,
+    pub fps: u32,
+    pub looped: bool,
+    pub fast: bool,
+    /// Outbox capacity in messages.
+    pub outbox_capacity: usize,
+    pub heartbeat: Duration,
+}
+
+/// What runs where, kept across restarts.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Running {
+    cameras: BTreeMap<String, (i64, EngineConfig)>,
+}
+
+struct Agent {
+    cfg: Config,
+    outbox: Arc<Mutex<Outbox>>,
+    workers: BTreeMap<String, Worker>,
+    running: Running,
+    org: String,
+    device: String,
+}
+
+/// Runs until `stop` turns true.
+pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&cfg.data)?;
+    // The model must load before anything starts: a broken bundle is said at once.
+    let model = Model::load(&cfg.model)?;
+    tracing::info!(version = model.version, labels = ?model.labels, "model loaded");
+    drop(model);
+    let outbox = Arc::new(Mutex::new(
+        Outbox::open(&cfg.data.join("outbox.db"), cfg.outbox_capacity)
+            .context("opening the outbox")?,
+    ));
+    let running: Running = match std::fs::read(cfg.data.join("running.json")) {
+        Ok(b) => serde_json::from_slice(&b).unwrap_or_default(),
+        Err(_) => Running::default(),
+    };
+    let mut agent = Agent {
+        org: cfg.link.org.to_string(),
+        device: cfg.link.device.to_string(),
+        cfg,
+        outbox,
+        workers: BTreeMap::new(),
+        running: Running::default(),
+    };
+    for (camera, (task, engine)) in running.cameras {
+        if let Err(e) = agent.start(&camera, task, engine) {
+            tracing::error!(camera, task, error = %format!("{e:#}"), "resuming a task");
+        }
+    }
+    let (status_tx, status_rx) = watch::channel(agent.status());
+    let (cmd_tx, mut cmd_rx) = mpsc::channel(64);
+    let (link_stop_tx, link_stop) = watch::channel(false);
+    let link = tokio::spawn(sync::run(
+        agent.cfg.link.clone(),
+        agent.cfg.sync.clone(),
+        agent.outbox.clone(),
+        status_rx,
+        cmd_tx,
+        link_stop,
+    ));
+    let mut beat = tokio::time::interval(agent.cfg.heartbeat);
+    loop {
+        tokio::select! {
+            _ = stop.changed() => if *stop.borrow() { break },
+            Some(c) = cmd_rx.recv() => {
+                let ack = agent.command(c).await;
+                agent.ack(ack)?;
+                let _ = status_tx.send(agent.status());
+            }
+            _ = beat.tick() => {
+                agent.reap();
+                let _ = status_tx.send(agent.status());
+            }
+        }
+    }
+    // Cameras stop first, so their last cycles reach the outbox (and are sent next
+    // time if not now).
+    let workers = std::mem::take(&mut agent.workers);
+    tokio::task::spawn_blocking(move || workers.into_values().for_each(Worker::stop)).await?;
+    let _ = link_stop_tx.send(true);
+    let _ = link.await;
+    Ok(())
+}
+
+impl Agent {
+    async fn command(&mut self, c: CommandMessage) -> CommandAck {
+        let r = match c.command {
+            Command::StartTask {
+                camera,
+                task,
+                engine,
+            } => {
+                let old = self.workers.remove(&camera);
+                if let Some(w) = old {
+                    let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                }
+                self.running.cameras.remove(&camera);
+                let r = self.start(&camera, task, engine);
+                self.save();
+                r.map(|()| format!("task {task} runs on camera {camera}"))
+            }
+            Command::StopTask { camera } => {
+                let w = self.workers.remove(&camera);
+                self.running.cameras.remove(&camera);
+                self.save();
+                match w {
+                    Some(w) => {
+                        let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                        Ok(format!("camera {camera} stopped"))
+                    }
+                    None => Ok(format!("camera {camera} was not running")),
+                }
+            }
+            Command::Settings { .. } => Ok("settings noted".into()),
+        };
+        let (ok, message) = match r {
+            Ok(m) => (true, m),
+            Err(e) => (false, format!("{e:#}")),
+        };
+        tracing::info!(id = c.id, ok, message, "command");
+        CommandAck {
+            v: v1::VERSION,
+            id: c.id,
+            ok,
+            message: message.chars().take(1000).collect(),
+        }
+    }
+
+    fn start(&mut self, camera: &str, task: i64, engine: EngineConfig) -> anyhow::Result<()> {
+        let Some(cam) = self.cfg.cameras.iter().find(|c| c.name == camera) else {
+            bail!("this device has no camera {camera}");
+        };
+        let model = Model::load(&self.cfg.model)?;
+        camera::fits(&model, &engine)?;
+        let job = Job {
+            camera: camera.into(),
+            source: cam.source.clone(),
+            capture: capture::Options {
+                width: model.width,
+                height: model.height,
+                fps: self.cfg.fps,
+                looped: self.cfg.looped,
+                fast: self.cfg.fast,
+            },
+            task,
+            engine: engine.clone(),
+            org: self.org.clone(),
+            device: self.device.clone(),
+        };
+        let w = Worker::start(job, model, self.outbox.clone())?;
+        self.workers.insert(camera.into(), w);
+        self.running.cameras.insert(camera.into(), (task, engine));
+        Ok(())
+    }
+
+    /// Forgets workers whose input ended or failed (their error is in the log).
+    fn reap(&mut self) {
+        let ended: Vec<String> = self
+            .workers
+            .iter()
+            .filter(|(_, w)| w.ended())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in ended {
+            if let Some(w) = self.workers.remove(&k) {
+                w.stop();
+            }
+        }
+    }
+
+    fn save(&self) {
+        let path = self.cfg.data.join("running.json");
+        let tmp = path.with_extension("tmp");
+        let r = std::fs::write(&tmp, serde_json::to_vec(&self.running).expect("serialises"))
+            .and_then(|()| std::fs::rename(&tmp, &path));
+        if let Err(e) = r {
+            tracing::error!(error = %e, "keeping what runs where");
+        }
+    }
+
+    fn ack(&self, ack: CommandAck) -> anyhow::Result<()> {
+        let t = topic(&self.org, &self.device, Channel::CmdAck);
+        let payload = serde_json::to_vec(&ack)?;
+        self.outbox.lock().expect("outbox lock").push(
+            Kind::Droppable,
+            None,
+            &t,
+            &payload,
+            capture::now_ms(),
+        )?;
+        Ok(())
+    }
+
+    fn status(&self) -> StatusMessage {
+        let cameras = self
+            .cfg
+            .cameras
+            .iter()
+            .map(|c| {
+                let w = self.workers.get(&c.name);
+                let st = w.map(|w| w.stats.lock().expect("stats lock").clone());
+                CameraStatus {
+                    camera: c.name.clone(),
+                    task: w.map(|w| w.task),
+                    fps: st.as_ref().map(|s| s.fps).unwrap_or(0.0),
+                    model_version: st.and_then(|s| s.model_version),
+                }
+            })
+            .collect();
+        StatusMessage {
+            v: v1::VERSION,
+            online: true,
+            ts_ms: capture::now_ms(),
+            agent_version: env!("CARGO_PKG_VERSION").into(),
+            cameras,
+            outbox: self
+                .outbox
+                .lock()
+                .expect("outbox lock")
+                .len()
+                .unwrap_or(0)
+                .max(0) as u64,
+            disk_free_mb: None,
+            temperature_c: None,
+        }
+    }
+}
+
+/// The data folder's credentials file.
+pub fn credentials_path(data: &Path) -> PathBuf {
+    data.join("credentials.json")
+}

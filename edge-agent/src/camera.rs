@@ -1,0 +1,180 @@
+//! One camera running one task, on its own thread: capture → inference → recorder
+//! (cycle engine → outbox). Stopping it closes the open cycle when it showed enough
+//! steps. A new model can be handed over while it runs: it is swapped in between two
+//! frames, so no frame and no cycle is lost.
+
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use anyhow::bail;
+use gemba_shared::cycle::EngineConfig;
+
+use crate::capture::{self, Capture, Source};
+use crate::infer::Model;
+use crate::outbox::Outbox;
+use crate::recorder::Recorder;
+
+/// What a camera worker is told while it runs.
+pub enum Control {
+    /// Use this model from the next frame on.
+    Model(Box<Model>),
+    Stop,
+}
+
+/// What a running camera reports (for the status message and for tests).
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub frames: u64,
+    pub cycles: u64,
+    /// Frames per second over the last few seconds.
+    pub fps: f32,
+    pub model_version: Option<String>,
+    /// Why it stopped, when it stopped by itself.
+    pub error: Option<String>,
+    pub ended: bool,
+}
+
+/// What a worker needs to start.
+pub struct Job {
+    pub camera: String,
+    pub source: Source,
+    pub capture: capture::Options,
+    pub task: i64,
+    pub engine: EngineConfig,
+    pub org: String,
+    pub device: String,
+}
+
+pub struct Worker {
+    pub task: i64,
+    control: Sender<Control>,
+    pub stats: Arc<Mutex<Stats>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Checks that `model` can serve `engine` (its steps, then background).
+pub fn fits(model: &Model, engine: &EngineConfig) -> anyhow::Result<()> {
+    if model.labels.len() != engine.steps + 1 {
+        bail!(
+            "the model knows {} steps and the task has {}",
+            model.labels.len() - 1,
+            engine.steps
+        );
+    }
+    Ok(())
+}
+
+impl Worker {
+    /// Starts `job` with `model` (already loaded and checked to fit).
+    pub fn start(mut job: Job, model: Model, outbox: Arc<Mutex<Outbox>>) -> anyhow::Result<Worker> {
+        fits(&model, &job.engine)?;
+        job.capture.width = model.width;
+        job.capture.height = model.height;
+        // Opened here so that a camera that cannot start is an answer, not a log line.
+        let cap = Capture::open(&job.source, job.capture.clone())?;
+        let (tx, rx) = mpsc::channel();
+        let stats = Arc::new(Mutex::new(Stats {
+            model_version: Some(model.version.clone()),
+            ..Stats::default()
+        }));
+        let s = stats.clone();
+        let task = job.task;
+        let thread = std::thread::Builder::new()
+            .name(format!("camera {}", job.camera))
+            .spawn(move || {
+                let r = work(job, cap, model, outbox, rx, &s);
+                let mut st = s.lock().expect("stats lock");
+                st.ended = true;
+                if let Err(e) = r {
+                    tracing::error!(error = %format!("{e:#}"), "a camera stopped");
+                    st.error = Some(format!("{e:#}"));
+                }
+            })?;
+        Ok(Worker {
+            task,
+            control: tx,
+            stats,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn swap_model(&self, model: Model) {
+        let _ = self.control.send(Control::Model(Box::new(model)));
+    }
+
+    /// Stops the camera and waits for its last cycle to be recorded.
+    pub fn stop(mut self) {
+        let _ = self.control.send(Control::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+
+    pub fn ended(&self) -> bool {
+        self.stats.lock().expect("stats lock").ended
+    }
+}
+
+fn work(
+    job: Job,
+    mut cap: Capture,
+    mut model: Model,
+    outbox: Arc<Mutex<Outbox>>,
+    control: Receiver<Control>,
+    stats: &Mutex<Stats>,
+) -> anyhow::Result<()> {
+    let mut rec = Recorder::new(
+        job.engine,
+        &job.org,
+        &job.device,
+        job.task,
+        &job.camera,
+        outbox,
+    );
+    let mut window = (Instant::now(), 0u32);
+    let mut last_t = 0;
+    loop {
+        match control.try_recv() {
+            Ok(Control::Model(m)) => {
+                if model.labels.len() == m.labels.len() {
+                    stats.lock().expect("stats lock").model_version = Some(m.version.clone());
+                    model = *m;
+                } else {
+                    tracing::error!(version = m.version, "a model with other labels was refused");
+                }
+            }
+            Ok(Control::Stop) | Err(TryRecvError::Disconnected) => break,
+            Err(TryRecvError::Empty) => {}
+        }
+        let Some(frame) = cap.next_frame()? else {
+            break;
+        };
+        let probs = model.infer(&frame.rgb)?;
+        last_t = frame.t_ms;
+        let made = rec.frame(frame.t_ms, &probs)?;
+        window.1 += 1;
+        let mut st = stats.lock().expect("stats lock");
+        st.frames += 1;
+        st.cycles += made.len() as u64;
+        let secs = window.0.elapsed().as_secs_f32();
+        if secs >= 2.0 {
+            st.fps = window.1 as f32 / secs;
+            window = (Instant::now(), 0);
+        }
+    }
+    let end = if job.capture.fast {
+        last_t
+    } else {
+        capture::now_ms()
+    };
+    let made = rec.finish(end.max(last_t))?;
+    stats.lock().expect("stats lock").cycles += made.len() as u64;
+    // Cycles the full outbox could not take yet: wait for room rather than drop them.
+    while rec.waiting() > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        rec.flush(capture::now_ms())?;
+    }
+    Ok(())
+}
