@@ -29,8 +29,40 @@ ensure_rust() {
   fi
 }
 
+# Native pieces: the C toolchain, and GStreamer (capture, decoding, H.264 encoding of
+# the demo footage) with its development files.
+GST_PACKAGES=(libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools)
 ensure_build_deps() {
-  apt_install pkg-config build-essential ca-certificates
+  apt_install pkg-config build-essential ca-certificates "${GST_PACKAGES[@]}"
+}
+
+# The model tools (numpy, onnx) and ONNX Runtime's shared library (from the PyPI
+# onnxruntime wheel; the agent loads it at run time) in a venv under target/.
+# Exports GEMBA_MODELS_PYTHON and ORT_DYLIB_PATH.
+MODEL_TOOLS=(numpy==2.4.6 onnx==1.23.2 onnxruntime==1.32.0)
+ensure_models_tools() {
+  local venv="$ROOT/target/models-venv"
+  if ! "$venv/bin/python" -c 'import numpy, onnx, onnxruntime' >/dev/null 2>&1; then
+    apt_install python3 python3-venv
+    say "installing the model tools and ONNX Runtime into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "${MODEL_TOOLS[@]}"
+  fi
+  export GEMBA_MODELS_PYTHON="$venv/bin/python"
+  ORT_DYLIB_PATH="$(ls "$venv"/lib/python3*/site-packages/onnxruntime/capi/libonnxruntime.so.* | head -1)"
+  export ORT_DYLIB_PATH
+}
+
+# The demo footage and the default model (models/build.sh), with the agent built in
+# PROFILE (debug or release). Exports GEMBA_MODELS.
+build_models() {
+  local profile="${1:-debug}" flag=()
+  [ "$profile" = release ] && flag=(--release)
+  cargo build --locked "${flag[@]}" -p gemba-agent
+  export GEMBA_MODELS="$ROOT/target/models"
+  GEMBA_AGENT="${CARGO_TARGET_DIR:-$ROOT/target}/$profile/gemba-agent" bash "$ROOT/models/build.sh"
 }
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }

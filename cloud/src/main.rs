@@ -35,10 +35,32 @@ struct Overrides {
     web_dir: Option<PathBuf>,
 }
 
+#[derive(clap::Args)]
+struct DemoArgs {
+    /// Also seed the organisation `demo` and start a demo agent replaying the demo
+    /// footage with the default model (made by models/build.sh).
+    #[arg(long)]
+    demo: bool,
+    /// The demo footage (its ground truth, with the operation, beside it).
+    #[arg(long, default_value = "target/models/demo.mp4")]
+    demo_footage: PathBuf,
+    /// The demo model bundle.
+    #[arg(long, default_value = "target/models/default")]
+    demo_model: PathBuf,
+    /// The gemba-agent binary (default: beside gemba-cloud).
+    #[arg(long)]
+    demo_agent: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the service.
-    Serve(Overrides),
+    Serve {
+        #[command(flatten)]
+        overrides: Overrides,
+        #[command(flatten)]
+        demo: DemoArgs,
+    },
     /// Administration.
     Admin {
         #[command(subcommand)]
@@ -94,17 +116,47 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::DefaultConfig => print!("{}", gemba_cloud::config::EXAMPLE),
-        Command::Serve(o) => {
+        Command::Serve { overrides: o, demo } => {
             let s = settings(cli.config.as_deref(), &o)?;
             tracing::info!(settings = ?s, "starting");
             let listener = tokio::net::TcpListener::bind(s.http)
                 .await
                 .with_context(|| format!("binding {}", s.http))?;
             let state = gemba_cloud::build_state(s).await?;
+            // The demo agent enrols over HTTP, so it starts beside the server; it dies
+            // with the server.
+            let demo_agent = if demo.demo {
+                let agent = match demo.demo_agent {
+                    Some(a) => a,
+                    None => std::env::current_exe()?.with_file_name("gemba-agent"),
+                };
+                let o = gemba_cloud::demo::Options {
+                    footage: demo.demo_footage,
+                    model: demo.demo_model,
+                    agent,
+                };
+                let st = state.clone();
+                Some(tokio::spawn(async move {
+                    match gemba_cloud::demo::start(&st, &o).await {
+                        Ok(mut child) => {
+                            let status = child.wait().await;
+                            tracing::error!(?status, "the demo agent stopped");
+                        }
+                        Err(e) => {
+                            tracing::error!(error = %format!("{e:#}"), "the demo could not start")
+                        }
+                    }
+                }))
+            } else {
+                None
+            };
             gemba_cloud::launch(state, listener, async {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await?;
+            if let Some(d) = demo_agent {
+                d.abort();
+            }
         }
         Command::Admin {
             command:

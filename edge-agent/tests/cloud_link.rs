@@ -8,82 +8,12 @@ use std::time::Duration;
 
 use gemba_agent::outbox::{Kind, Outbox};
 use gemba_agent::{enroll, sync};
-use gemba_cloud::config::{Kdf, Settings};
 use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{Channel, CycleMessage, StatusMessage, topic};
 use tokio::sync::{mpsc, watch};
 
-/// A port whose next port is free too (the embedded broker takes both).
-fn free_pair() -> u16 {
-    for _ in 0..100 {
-        let a = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let p = a.local_addr().unwrap().port();
-        if p < 65535 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
-            return p;
-        }
-    }
-    panic!("no free port pair");
-}
-
-struct Cloud {
-    state: gemba_cloud::state::AppState,
-    url: String,
-    task: i64,
-    _dir: tempfile::TempDir,
-}
-
-/// A running cloud (SQLite) with an organisation, a task and a device waiting to be
-/// enrolled with code `ABCD-EFGH-JKMN`. `mqtt`: an external broker URL, else embedded.
-async fn cloud(mqtt: Option<String>) -> Cloud {
-    let dir = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let settings = Settings {
-        data: dir.path().join("data"),
-        http: listener.local_addr().unwrap(),
-        mqtt: mqtt.unwrap_or_else(|| format!("127.0.0.1:{}", free_pair())),
-        kdf: Kdf {
-            memory_kib: 4096,
-            iterations: 1,
-            parallelism: 1,
-        },
-        ..Settings::default()
-    };
-    let url = format!("http://{}", settings.http);
-    let state = gemba_cloud::build_state(settings).await.unwrap();
-    let admin = gemba_cloud::create_admin(&state, "admin@agent.test", "Admin-pass-1")
-        .await
-        .unwrap();
-    let (org, task) = gemba_cloud::seed::organization_with_task(
-        &state,
-        "agent-test",
-        "Pump\nFit:\nPlace;\nCheck:\nLook;\n",
-        admin,
-    )
-    .await
-    .unwrap();
-    gemba_cloud::seed::device_with_code(&state, org, "Bench", "ABCD-EFGH-JKMN")
-        .await
-        .unwrap();
-    let s2 = state.clone();
-    tokio::spawn(async move {
-        gemba_cloud::launch(s2, listener, std::future::pending())
-            .await
-            .unwrap()
-    });
-    for _ in 0..200 {
-        if state.mqtt.is_connected() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(state.mqtt.is_connected(), "the cloud reached its broker");
-    Cloud {
-        state,
-        url,
-        task,
-        _dir: dir,
-    }
-}
+mod common;
+use common::{Cloud, cloud};
 
 async fn stored(c: &Cloud) -> (i64, i64) {
     sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT id) FROM cycles")
@@ -234,13 +164,13 @@ async fn deliver_across_a_restart(c: &Cloud, n: i64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_enrolled_agent_delivers_every_cycle_once_across_a_restart_embedded_broker() {
-    let c = cloud(None).await;
+    let c = cloud(None, "Pump\nFit:\nPlace;\nCheck:\nLook;\n").await;
     deliver_across_a_restart(&c, 300).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_enrolled_agent_delivers_every_cycle_once_across_a_restart_through_mosquitto() {
     let url = std::env::var("GEMBA_TEST_MQTT_URL").unwrap_or("mqtt://127.0.0.1:1883".into());
-    let c = cloud(Some(url)).await;
+    let c = cloud(Some(url), "Pump\nFit:\nPlace;\nCheck:\nLook;\n").await;
     deliver_across_a_restart(&c, 300).await;
 }

@@ -1,0 +1,173 @@
+//! `gemba-cloud serve --demo`: the product on its embedded defaults with something to
+//! watch. It seeds an organisation `demo` (sub-domain `demo`) with the demo operation,
+//! a user to sign in as and a demo device set to run the operation on its camera
+//! `cam0`; then it starts a real `gemba-agent` process that enrols itself with a one-time
+//! code and replays the demo footage with the default model, so cycles arrive over MQTT
+//! like any device's. What was seeded is kept in `<data>/demo/demo.json`; a restart
+//! reuses it (and the agent its credentials and outbox).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use anyhow::{Context, bail};
+use gemba_shared::roles::Role;
+use serde::{Deserialize, Serialize};
+
+use crate::db::{devices, features, orgs, users};
+use crate::state::AppState;
+
+pub const ORG: &str = "demo";
+pub const USER_EMAIL: &str = "demo@gemba.local";
+pub const USER_PASSWORD: &str = "gemba-demo-1";
+pub const DEVICE: &str = "Demo station";
+pub const CAMERA: &str = "cam0";
+
+/// Where the demo's parts are.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The footage the demo agent replays; its ground truth beside it
+    /// (`<name>.truth.json`) holds the operation.
+    pub footage: PathBuf,
+    /// The model bundle.
+    pub model: PathBuf,
+    /// The `gemba-agent` binary.
+    pub agent: PathBuf,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Seeded {
+    org: i64,
+    task: i64,
+    device: i64,
+}
+
+/// Seeds (once) and starts the demo agent; answers its process, which dies with the
+/// cloud.
+pub async fn start(state: &AppState, o: &Options) -> anyhow::Result<tokio::process::Child> {
+    for (what, p) in [
+        ("footage", &o.footage),
+        ("model", &o.model),
+        ("agent", &o.agent),
+    ] {
+        if !p.exists() {
+            bail!(
+                "the demo's {what} is missing ({}): scripts/run makes it",
+                p.display()
+            );
+        }
+    }
+    let dir = state.settings.data.join("demo");
+    std::fs::create_dir_all(&dir)?;
+    let seeded = seed(state, &dir, &o.footage).await?;
+    let cloud = local_url(state.settings.http);
+    if !dir.join("credentials.json").exists() {
+        let code = crate::auth::enrolment_code();
+        let expires = crate::db::now_ms() + 3600 * 1000;
+        let hash = crate::auth::enrolment_code_hash(&code);
+        devices::set_code(&state.db, seeded.org, seeded.device, &hash, expires).await?;
+        let out = tokio::process::Command::new(&o.agent)
+            .arg("--data")
+            .arg(&dir)
+            .args(["enroll", "--cloud", &cloud, "--code", &code])
+            .output()
+            .await
+            .with_context(|| format!("starting {}", o.agent.display()))?;
+        if !out.status.success() {
+            bail!(
+                "the demo agent could not enrol: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+    }
+    let child = tokio::process::Command::new(&o.agent)
+        .arg("--data")
+        .arg(&dir)
+        .arg("run")
+        .arg("--camera")
+        .arg(format!("{CAMERA}={}", o.footage.display()))
+        .arg("--model")
+        .arg(&o.model)
+        .arg("--loop")
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .with_context(|| format!("starting {}", o.agent.display()))?;
+    tracing::info!(
+        org = seeded.org,
+        device = seeded.device,
+        "demo agent started; sign in as {USER_EMAIL} / {USER_PASSWORD} and open Devices"
+    );
+    Ok(child)
+}
+
+fn local_url(addr: std::net::SocketAddr) -> String {
+    let ip = if addr.ip().is_unspecified() {
+        "127.0.0.1".parse().expect("an address")
+    } else {
+        addr.ip()
+    };
+    format!("http://{}", std::net::SocketAddr::new(ip, addr.port()))
+}
+
+/// The demo organisation, its task and device: made on the first start.
+async fn seed(state: &AppState, dir: &Path, footage: &Path) -> anyhow::Result<Seeded> {
+    let file = dir.join("demo.json");
+    let existing = orgs::by_name(&state.db, ORG).await?;
+    if let Some(org) = &existing {
+        let seeded: Seeded = std::fs::read(&file)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .filter(|s: &Seeded| s.org == org.id)
+            .with_context(|| {
+                format!(
+                    "an organisation named {ORG:?} exists but is not the demo's ({} is missing)",
+                    file.display()
+                )
+            })?;
+        return Ok(seeded);
+    }
+    let truth = footage.with_extension("truth.json");
+    let operation = serde_json::from_slice::<serde_json::Value>(
+        &std::fs::read(&truth).with_context(|| format!("reading {}", truth.display()))?,
+    )?["operation"]
+        .as_str()
+        .map(str::to_string)
+        .with_context(|| format!("{}: no operation", truth.display()))?;
+    let user = match users::by_email(&state.db, USER_EMAIL).await? {
+        Some(u) => u.id,
+        None => {
+            let hash = state.passwords.hash(USER_PASSWORD.to_string()).await?;
+            users::insert(
+                &state.db,
+                &users::NewUser {
+                    email: USER_EMAIL,
+                    name: "Demo",
+                    lastname: "User",
+                    password_hash: &hash,
+                    role: Some(Role::OrgAdmin),
+                    is_active: true,
+                    is_email_verified: true,
+                    is_approved: true,
+                    require_otp: false,
+                },
+            )
+            .await?
+        }
+    };
+    let (org, task) = crate::seed::organization_with_task(state, ORG, &operation, user).await?;
+    users::link(&state.db, user, org).await?;
+    let all = features::list(&state.db).await?;
+    for name in [crate::http::tasks::FEATURE, crate::http::devices::FEATURE] {
+        let f = all
+            .iter()
+            .find(|f| f.name == name)
+            .with_context(|| format!("the feature {name:?} is not seeded"))?;
+        features::subscribe(&state.db, f.id, org, false).await?;
+    }
+    let device =
+        crate::seed::device_with_code(state, org, DEVICE, &crate::auth::enrolment_code()).await?;
+    devices::set_camera_task(&state.db, device, CAMERA, Some(task)).await?;
+    let seeded = Seeded { org, task, device };
+    std::fs::write(&file, serde_json::to_vec(&seeded)?)?;
+    Ok(seeded)
+}
