@@ -99,6 +99,8 @@ impl EngineConfig {
 
 /// A step's time within a cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Segment {
     pub step: u32,
     pub start_ms: i64,
@@ -107,6 +109,8 @@ pub struct Segment {
 
 /// Why a cycle is bad.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum BadReason {
     MissedStep { step: u32 },

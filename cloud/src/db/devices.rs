@@ -5,7 +5,7 @@
 //! admin's views); ingestion looks devices up by id and then checks the organisation
 //! the topic names.
 
-use gemba_shared::api::v1::device::{Device, DeviceCommand, DeviceStats, DeviceTask};
+use gemba_shared::api::v1::device::{Device, DeviceCommand, DeviceStats, DeviceTask, RecentCycle};
 use gemba_shared::mqtt::v1::CycleMessage;
 use sqlx::FromRow;
 
@@ -583,6 +583,37 @@ pub async fn commands(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<Devi
 }
 
 // ----- cycles ----------------------------------------------------------------------------
+
+type RecentRow = (String, i64, String, i64, i64, i64, i64, String, String);
+
+/// Device `device`'s latest `limit` cycles, newest first.
+pub async fn recent_cycles(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<RecentCycle>> {
+    let rows: Vec<RecentRow> = sqlx::query_as(
+        "SELECT id, task_id, camera, start_ms, end_ms, idle_ms, good, reasons, segments \
+         FROM cycles WHERE device_id = $1 ORDER BY start_ms DESC, id LIMIT $2",
+    )
+    .bind(device)
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(id, task, camera, start_ms, end_ms, idle_ms, good, reasons, segments)| RecentCycle {
+                id,
+                task,
+                camera,
+                start_ms,
+                end_ms,
+                idle_ms,
+                good: good != 0,
+                // Written by `insert_cycles` from checked messages.
+                reasons: serde_json::from_str(&reasons).unwrap_or_default(),
+                segments: serde_json::from_str(&segments).unwrap_or_default(),
+            },
+        )
+        .collect())
+}
 
 /// A cycle as a device of an organisation sent it.
 pub struct Received {

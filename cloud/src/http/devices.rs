@@ -469,9 +469,28 @@ pub async fn device_details(
 ) -> ApiResult<axum::Json<DeviceDetails>> {
     me.require(Permission::ViewDevices)?;
     let row = find(&state, &me, id).await?;
+    let org = row.organization_id;
+    let recent_cycles = devices::recent_cycles(&state.db, id, 10).await?;
+    let mut task_steps = std::collections::BTreeMap::new();
+    for c in &recent_cycles {
+        if task_steps.contains_key(&c.task) {
+            continue;
+        }
+        if let Some(t) = crate::db::tasks::get(&state.db, me.user.id, Some(org), c.task).await? {
+            let names = t
+                .settings()
+                .operation()
+                .steps()
+                .map(|s| s.name.clone())
+                .collect();
+            task_steps.insert(c.task, names);
+        }
+    }
     Ok(axum::Json(DeviceDetails {
         device: answer(&state, row).await?.0,
         commands: devices::commands(&state.db, id, 20).await?,
+        recent_cycles,
+        task_steps,
     }))
 }
 

@@ -464,7 +464,8 @@ both!(
         counted(&app, "rejected", n + 1).await;
         assert_eq!(cycles_stored(&app).await, 0);
         // The ingestion goes on: a good cycle after all that is stored.
-        dev.send_cycle(&cycle(w.task)).await;
+        let good = cycle(w.task);
+        dev.send_cycle(&good).await;
         counted(&app, "cycles", 1).await;
         let h = health(&app).await;
         assert_eq!(h["ingest"]["rejected"].as_u64(), Some(n + 1), "{h}");
@@ -473,6 +474,23 @@ both!(
             .get(&format!("device/{}/device_details/", dev.id), &w.eng)
             .await;
         assert_eq!(d["online"], false, "a malformed status changed nothing");
+        // The device's page shows that cycle alone, with its task's step names.
+        assert_eq!(
+            d["recent_cycles"],
+            json!([{
+                "id": good.id, "task": w.task, "camera": "cam0", "start_ms": 1000,
+                "end_ms": 9000, "idle_ms": 1000, "good": true, "reasons": [],
+                "segments": [
+                    {"step": 0, "start_ms": 1000, "end_ms": 4000},
+                    {"step": 1, "start_ms": 5000, "end_ms": 9000}
+                ]
+            }]),
+            "{d}"
+        );
+        assert_eq!(
+            d["task_steps"],
+            json!({w.task.to_string(): ["Fit", "Check"]})
+        );
     }
 );
 

@@ -125,7 +125,8 @@ pub struct Credentials {
     pub mqtt: String,
 }
 
-/// `GET device/{id}/device_details/`: a device with its recent commands.
+/// `GET device/{id}/device_details/`: a device with its recent commands and its latest
+/// cycles (with the step names of their tasks, by task id).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -133,6 +134,24 @@ pub struct DeviceDetails {
     #[serde(flatten)]
     pub device: Device,
     pub commands: Vec<DeviceCommand>,
+    pub recent_cycles: Vec<RecentCycle>,
+    pub task_steps: std::collections::BTreeMap<i64, Vec<String>>,
+}
+
+/// One of a device's latest cycles, as it sent it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RecentCycle {
+    pub id: String,
+    pub task: i64,
+    pub camera: String,
+    pub start_ms: i64,
+    pub end_ms: i64,
+    pub idle_ms: i64,
+    pub good: bool,
+    pub reasons: Vec<crate::cycle::BadReason>,
+    pub segments: Vec<crate::cycle::Segment>,
 }
 
 /// `PATCH device/archive_device/{id}/`: `{}` archives, `{"is_archived": false}` brings

@@ -50,8 +50,10 @@ class FakeDevice {
 
   /** The device without its commands (what a change answers). */
   private device(): Device {
-    const { commands, ...rest } = this.d;
+    const { commands, recent_cycles, task_steps, ...rest } = this.d;
     void commands;
+    void recent_cycles;
+    void task_steps;
     return rest;
   }
 
@@ -118,6 +120,52 @@ test("a device's page shows its status, cameras, camera tasks and recent command
   // An org user operates devices but does not manage their credentials.
   expect(screen.queryByRole('button', { name: 'New enrolment code' })).toBeNull();
   expect(screen.queryByRole('button', { name: 'Revoke credentials' })).toBeNull();
+});
+
+test('cycles arriving from the device show in Latest cycles within 5 s: time, steps as a bar, verdict and why', async () => {
+  signInAs('org_user', 1);
+  fakeClock();
+  renderApp('/user/devices/7');
+  await screen.findByRole('heading', { level: 1, name: 'Bench 7' });
+  expect(within(region('Latest cycles')).getByText('No cycle received yet.')).toBeInTheDocument();
+
+  const at = (s: number) => SEEN + s * 1000;
+  fake.d = {
+    ...fake.d,
+    recent_cycles: [
+      {
+        id: 'y2', task: 4, camera: 'cam0', start_ms: at(20), end_ms: at(28), idle_ms: 1000, good: false,
+        reasons: [{ reason: 'missed_step', step: 1 }, { reason: 'too_long' }],
+        segments: [{ step: 0, start_ms: at(20), end_ms: at(23) }, { step: 2, start_ms: at(24), end_ms: at(28) }],
+      },
+      {
+        id: 'y1', task: 4, camera: 'cam0', start_ms: at(0), end_ms: at(12.4), idle_ms: 0, good: true, reasons: [],
+        segments: [
+          { step: 0, start_ms: at(0), end_ms: at(4) },
+          { step: 1, start_ms: at(4), end_ms: at(8) },
+          { step: 2, start_ms: at(8), end_ms: at(12.4) },
+        ],
+      },
+    ],
+    task_steps: { 4: ['Fit housing', 'Tighten screws', 'Check seal'] },
+  };
+  advance(5000);
+  const table = await within(region('Latest cycles')).findByRole('table', { name: 'Latest cycles' });
+  expect(tableRows(table)).toEqual([
+    ['02/03/26, 04:05:34', 'cam0', 'Assemble pump', '8.0 s', '', 'Bad Missed Tighten screws; Too long'],
+    ['02/03/26, 04:05:18', 'cam0', 'Assemble pump', '12.4 s', '', 'Good'],
+  ]);
+  const bars = within(table).getAllByRole('img');
+  expect(bars.map((b) => b.getAttribute('aria-label'))).toEqual([
+    'Fit housing 3.0 s, Check seal 4.0 s',
+    'Fit housing 4.0 s, Tighten screws 4.0 s, Check seal 4.4 s',
+  ]);
+  // The second step of the bad cycle starts at 4 s of 8: half way along its bar.
+  const second = bars[0]!.children[1] as HTMLElement;
+  expect([second.style.left, second.style.width]).toEqual(['50%', '50%']);
+  expect(within(region('Latest cycles')).getByRole('list', { name: 'Steps of Assemble pump' })).toHaveTextContent(
+    'Fit housing Tighten screws Check seal',
+  );
 });
 
 test('the page asks again every 5 s: a device coming online shows without a reload', async () => {

@@ -1,7 +1,7 @@
 /** Devices for the tests: a device as the API answers it, and the 'Devices' subscription. */
 import { HttpResponse, http } from 'msw';
 
-import type { Device, DeviceCommand, DeviceDetails, EngineConfig, Task } from '@/api/generated';
+import type { Device, DeviceCommand, DeviceDetails, EngineConfig, RecentCycle, Task } from '@/api/generated';
 import { apiUrl } from '@/testing/server';
 
 /** 2026-02-03 04:05:06 local time. */
@@ -27,7 +27,12 @@ export const device = (id: number, display_name: string, extra: Partial<Device> 
   ...extra,
 });
 
-export const details = (d: Device, commands: DeviceCommand[] = []): DeviceDetails => ({ ...d, commands });
+export const details = (
+  d: Device,
+  commands: DeviceCommand[] = [],
+  recent_cycles: RecentCycle[] = [],
+  task_steps: DeviceDetails['task_steps'] = {},
+): DeviceDetails => ({ ...d, commands, recent_cycles, task_steps });
 
 /** The organisation holds 'Devices' (the list and a device's page are gated by it). */
 export const devicesFeature = () =>

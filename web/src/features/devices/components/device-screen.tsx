@@ -17,6 +17,7 @@ import { notify } from '@/lib/toast';
 import { deviceQuery, deviceTasksQuery, newEnrolmentCode, putDevice, revokeDevice, stopTask } from '../api/devices';
 import { OnlineBadge } from './device-bits';
 import { EnrolmentCodePanel } from './enrolment-code-panel';
+import { RecentCycles } from './recent-cycles';
 import { StartTaskForm } from './start-task-form';
 
 /** The device id in the address, else null (not a positive integer). */
@@ -30,7 +31,8 @@ function idParam(v: string | undefined): number | null {
  * again every 5 s (its live status): name, serial number, online or offline with when it
  * was last seen, the agent's version and each camera's frame rate from its last status
  * message; what its cameras are set to run, each with Stop, and a form starting a task
- * on a camera (a 400's messages next to the fields); the commands last sent and how the
+ * on a camera (a 400's messages next to the fields); its latest cycles (cycle time, steps
+ * as a coloured bar, good or bad and why); the commands last sent and how the
  * device acknowledged them. Roles holding `ManageDevices` also get a new enrolment code
  * (to enrol it again) and revoke its credentials (after a confirmation). An unknown
  * device (404) shows the not-found state.
@@ -123,6 +125,10 @@ function DeviceView({ device }: { device: DeviceDetails }) {
       <Part title="Camera tasks">
         <CameraTaskTable device={device} operate={operate} />
         {operate ? <StartTaskForm device={device.id} tasks={tasks.data} tasksError={tasks.error} /> : null}
+      </Part>
+
+      <Part title="Latest cycles">
+        <RecentCycles cycles={device.recent_cycles} taskSteps={device.task_steps} taskName={taskName} />
       </Part>
 
       <Part title="Recent commands">
