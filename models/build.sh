@@ -19,7 +19,7 @@ HOLDOUT_S="${GEMBA_DEMO_HOLDOUT_SECONDS:-120}"
 mkdir -p "$OUT"
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
-stamp="train=$TRAIN_S holdout=$HOLDOUT_S $(cat "$ROOT/models/demo.py" "$ROOT/models/train.py" | sha256sum | cut -c1-16)"
+stamp="train=$TRAIN_S holdout=$HOLDOUT_S $(cat "$ROOT/models/demo.py" "$ROOT/models/train.py" "$ROOT/models/build.sh" "$ROOT/edge-agent/src/eval.rs" | sha256sum | cut -c1-16)"
 if [ -f "$OUT/default/model.onnx" ] && [ "$(cat "$OUT/.stamp" 2>/dev/null)" = "$stamp" ]; then
   say "demo footage and default model are up to date in $OUT"
   exit 0
@@ -43,9 +43,9 @@ say "training the default model"
 say "evaluating it on the held-out footage through the agent's pipeline"
 "$AGENT" eval --model "$OUT/default" --video "$OUT/demo.mp4" --truth "$OUT/demo.truth.json" > "$OUT/default/eval.json"
 
-"$PY" - "$OUT/default" "$TRAIN_S" "$HOLDOUT_S" > "$OUT/default/MODEL_CARD.md" <<'PYEOF'
+"$PY" - "$OUT/default" "$TRAIN_S" "$HOLDOUT_S" "$OUT/demo.truth.json" > "$OUT/default/MODEL_CARD.md" <<'PYEOF'
 import json, sys
-d, train_s, holdout_s = sys.argv[1:]
+d, train_s, holdout_s, truth = sys.argv[1:]
 t = json.load(open(f"{d}/train.json"))
 e = json.load(open(f"{d}/eval.json"))
 print(f"""# Model card: {t['version']} (the default step-detection model)
@@ -68,7 +68,8 @@ Made by `models/build.sh` (numbers from that run; the build is deterministic).
 | frame accuracy | {e['frame_accuracy']:.1%} |
 | cycles (reference / found / matched) | {e['true_cycles']} / {e['found_cycles']} / {e['matched']} |
 | mean cycle-time error | {e['cycle_time_error_s']:.2f} s ({e['cycle_time_error_share']:.2%}) |
-| good/bad verdict agreement | {e['verdict_agreement']:.0%} |
+| good/bad verdict agreement with the reference | {e['verdict_agreement']:.0%} |
+| the engine on the true labels: cycles as performed found, verdicts right | {e['performed_cycles_found']} of {len(json.load(open(truth))['cycles'])}, {e['performed_verdict_agreement']:.0%} |
 
 The reference cycles are the cycle engine's over the true labels, so the error measures
 the model, not the definition of a cycle.

@@ -163,6 +163,8 @@ def main():
     ms = lambda s: int(round(s * 1000))
     truth = {
         "operation": OPERATION,
+        # The picks have an order: swapping them makes a cycle bad.
+        "strict_step_order": True,
         "steps": STEPS,
         "fps": FPS,
         "frames": frames,

@@ -14,17 +14,34 @@ pub async fn organization_with_task(
     task_detail: &str,
     author: i64,
 ) -> anyhow::Result<(i64, i64)> {
-    let org = orgs::insert(&state.db, name, name, false).await?.id;
     let task_name = task_detail
         .lines()
         .next()
         .unwrap_or(name)
         .trim()
         .to_string();
+    organization_with_settings(
+        state,
+        name,
+        &TaskSettings::new(task_name, task_detail.into()),
+        author,
+    )
+    .await
+}
+
+/// An organisation named `name` with one task of `settings`, recorded as made by user
+/// `author`. Answers (organisation, task).
+pub async fn organization_with_settings(
+    state: &AppState,
+    name: &str,
+    settings: &TaskSettings,
+    author: i64,
+) -> anyhow::Result<(i64, i64)> {
+    let org = orgs::insert(&state.db, name, name, false).await?.id;
     let task = tasks::insert(
         &state.db,
         org,
-        &TaskSettings::new(task_name, task_detail.into()),
+        settings,
         "created",
         tasks::Author {
             id: author,

@@ -18,6 +18,9 @@ use crate::infer::Model;
 #[derive(Debug, Deserialize)]
 pub struct Truth {
     pub operation: String,
+    /// The task's strict step order (a step out of order makes a cycle bad).
+    #[serde(default)]
+    pub strict_step_order: bool,
     pub steps: Vec<String>,
     pub segments: Vec<TruthSegment>,
     /// The cycles as performed (for the reader; the evaluation's reference is the
@@ -41,6 +44,13 @@ pub struct TruthCycle {
 }
 
 impl Truth {
+    /// The footage's task: its operation, default parameters, and its step order rule.
+    pub fn task_settings(&self, name: String) -> TaskSettings {
+        let mut s = TaskSettings::new(name, self.operation.clone());
+        s.task_parameters.telemetry_params.strict_step_order = self.strict_step_order;
+        s
+    }
+
     /// The step at `t_ms`, `None` for background.
     pub fn label_at(&self, t_ms: i64) -> Option<u32> {
         self.segments
@@ -65,8 +75,12 @@ pub struct Report {
     /// share of the true cycle time.
     pub cycle_time_error_s: f64,
     pub cycle_time_error_share: f64,
-    /// Matched cycles whose good/bad verdict agrees with the truth.
+    /// Matched cycles whose good/bad verdict agrees with the reference's.
     pub verdict_agreement: f64,
+    /// Cycles as performed (the footage's own list) that the engine finds in the true
+    /// labels, and the share of those it judges as they were performed (good or bad).
+    pub performed_cycles_found: usize,
+    pub performed_verdict_agreement: f64,
 }
 
 pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<Report> {
@@ -76,7 +90,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
     .with_context(|| format!("{}: not ground truth", truth.display()))?;
     let mut model = Model::load(model_dir)?;
     let name = truth.operation.lines().next().unwrap_or("demo").to_string();
-    let engine = EngineConfig::from_task(&TaskSettings::new(name, truth.operation.clone()));
+    let engine = EngineConfig::from_task(&truth.task_settings(name));
     crate::camera::fits(&model, &engine)?;
     let mut cap = Capture::open(
         &Source::File(video.into()),
@@ -132,6 +146,20 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
             agree += usize::from(c.good == t.good);
         }
     }
+    // The engine over the true labels against the cycles as performed: is each bad
+    // cycle (a missed step, swapped picks) judged bad, and each good one good?
+    let (mut performed, mut judged_right) = (0, 0);
+    for t in &truth.cycles {
+        let best = expected
+            .iter()
+            .map(|c| (overlap(c.start_ms, c.end_ms, t.start_ms, t.end_ms), c))
+            .filter(|(o, _)| *o > 0)
+            .max_by_key(|(o, _)| *o);
+        if let Some((_, c)) = best {
+            performed += 1;
+            judged_right += usize::from(c.good == t.good);
+        }
+    }
     let m = matched.max(1) as f64;
     Ok(Report {
         model_version: model.version.clone(),
@@ -144,6 +172,8 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
         cycle_time_error_s: err_s / m,
         cycle_time_error_share: err_share / m,
         verdict_agreement: agree as f64 / m,
+        performed_cycles_found: performed,
+        performed_verdict_agreement: judged_right as f64 / performed.max(1) as f64,
     })
 }
 

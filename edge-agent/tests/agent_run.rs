@@ -173,7 +173,133 @@ async fn runs_the_demo(mqtt: Option<String>) {
         .await
         .unwrap();
     assert!(status.contains("\"model_version\":\"demo-1\""), "{status}");
+    // Commands it cannot carry out are answered with why, and change nothing.
+    let org: i64 = sqlx::query_scalar("SELECT organization_id FROM devices WHERE id = $1")
+        .bind(device)
+        .fetch_one(&c.state.db.pool)
+        .await
+        .unwrap();
+    let engine = |steps| gemba_shared::cycle::EngineConfig {
+        steps,
+        ..gemba_shared::cycle::EngineConfig::from_task(
+            &gemba_shared::api::v1::task::TaskSettings::new("x".into(), d.operation.clone()),
+        )
+    };
+    for (camera, steps, why) in [
+        ("cam9", 4, "this device has no camera cam9"),
+        ("cam0", 2, "the model knows 4 steps and the task has 2"),
+    ] {
+        let cmd = gemba_shared::mqtt::v1::Command::StartTask {
+            camera: camera.into(),
+            task: c.task,
+            engine: engine(steps),
+        };
+        let id = c
+            .state
+            .mqtt
+            .command(&c.state.db, org, device, cmd)
+            .await
+            .unwrap();
+        let mut answer = None;
+        wait_for("the refusal", 30, async || {
+            answer = sqlx::query_as::<_, (Option<i64>, Option<String>)>(
+                "SELECT ok, message FROM device_commands WHERE id = $1",
+            )
+            .bind(&id)
+            .fetch_one(&c.state.db.pool)
+            .await
+            .ok()
+            .filter(|(ok, _)| ok.is_some());
+            answer.is_some()
+        })
+        .await;
+        let (ok, message) = answer.unwrap();
+        assert_eq!(ok, Some(0));
+        assert!(
+            message.as_deref().unwrap_or("").contains(why),
+            "{message:?}"
+        );
+    }
+    let n = ids(&c).await.len();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(ids(&c).await.len(), n, "nothing more was recorded");
     interrupt(child);
+}
+
+/// What a person types wrong gets one line saying what, and exit status 1.
+#[test]
+fn bad_arguments_get_one_clear_line() {
+    let d = demo();
+    let data = tempfile::tempdir().unwrap();
+    let footage = format!("cam0={}", d.footage.display());
+    let model = d.model.display().to_string();
+    for (args, why) in [
+        (
+            vec!["run", "--camera", "cam0", "--model", &model],
+            "a camera is NAME=SOURCE",
+        ),
+        (
+            vec!["run", "--camera", "bad name=x.mp4", "--model", &model],
+            "camera name",
+        ),
+        (
+            vec!["run", "--camera", "cam0=", "--model", &model],
+            "a camera source is empty",
+        ),
+        (
+            vec!["run", "--camera", &footage, "--model", "/no/such/model"],
+            "no model at /no/such/model",
+        ),
+        (
+            vec!["run", "--camera", &footage, "--model", &model],
+            "enrol the device first",
+        ),
+        (
+            vec![
+                "eval",
+                "--model",
+                &model,
+                "--video",
+                "/no/such.mp4",
+                "--truth",
+                "/no/such.json",
+            ],
+            "reading /no/such.json",
+        ),
+    ] {
+        let out = agent(data.path()).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains(why), "{args:?}: {err}");
+    }
+    // A model file that is not a model.
+    let junk = data.path().join("junk");
+    std::fs::create_dir_all(&junk).unwrap();
+    std::fs::write(junk.join("model.onnx"), b"not a model").unwrap();
+    let out = agent(data.path())
+        .args(["eval", "--model"])
+        .arg(&junk)
+        .arg("--video")
+        .arg(&d.footage)
+        .arg("--truth")
+        .arg(d.footage.with_extension("truth.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("loading the model"),
+        "{err}"
+    );
+    // A video file that is not a video.
+    let out = agent(data.path())
+        .args(["eval", "--model", &model, "--video"])
+        .arg(junk.join("model.onnx"))
+        .arg("--truth")
+        .arg(d.footage.with_extension("truth.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.lines().count() == 1, "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -228,4 +354,137 @@ async fn an_agent_killed_mid_work_loses_nothing_it_recorded() {
     })
     .await;
     interrupt(child);
+}
+
+/// A Mosquitto of the test's own on `port` (so that it can be stopped), killed with the
+/// test.
+struct Broker(Child);
+
+impl Broker {
+    fn start(dir: &std::path::Path, port: u16) -> Broker {
+        let conf = dir.join("mosquitto.conf");
+        std::fs::write(
+            &conf,
+            format!("listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n"),
+        )
+        .unwrap();
+        let bin = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .expect("mosquitto is installed (scripts/test installs it)");
+        // Held at once, so that it is killed whatever happens next.
+        let broker = Broker(
+            Command::new(bin)
+                .arg("-c")
+                .arg(&conf)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return broker;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("mosquitto did not start on port {port}");
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The broker goes away while the agent works and the cloud stays up, then comes back
+/// on the same address: every cycle recorded meanwhile arrives, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cycles_recorded_while_the_broker_is_down_arrive_once_it_is_back() {
+    let d = demo();
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_pair();
+    let broker = Broker::start(dir.path(), port);
+    let c = cloud(Some(format!("mqtt://127.0.0.1:{port}")), &d.operation).await;
+    let data = tempfile::tempdir().unwrap();
+    enrolled(&c, data.path()).await;
+    let child = run(data.path(), &d, &["--loop"]);
+    wait_for("some cycles", 120, async || ids(&c).await.len() >= 3).await;
+    drop(broker);
+    let before = ids(&c).await;
+    // The agent goes on recording into its outbox.
+    let outbox = rusqlite::Connection::open(data.path().join("outbox.db")).unwrap();
+    let keys = |o: &rusqlite::Connection| -> BTreeSet<String> {
+        o.prepare("SELECT key FROM outbox WHERE key IS NOT NULL")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while keys(&outbox).difference(&before).count() < 5 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no cycles recorded while the broker was down"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let during: BTreeSet<String> = keys(&outbox).difference(&before).cloned().collect();
+    assert_eq!(
+        ids(&c).await,
+        before,
+        "nothing reached the cloud without a broker"
+    );
+    let _broker = Broker::start(dir.path(), port);
+    wait_for("the cycles recorded during the outage", 90, async || {
+        ids(&c).await.is_superset(&during)
+    })
+    .await;
+    interrupt(child);
+}
+
+/// The default model through the agent's own pipeline on held-out footage: the frame
+/// accuracy and cycle-time error its card promises, every cycle found, and the cycle
+/// engine judging each cycle as it was performed (good, or bad with a missed step or
+/// swapped picks).
+#[test]
+fn the_default_model_and_the_engine_meet_the_ground_truth_on_held_out_footage() {
+    let d = demo();
+    let out = agent(tempfile::tempdir().unwrap().path())
+        .args(["eval", "--model"])
+        .arg(&d.model)
+        .arg("--video")
+        .arg(&d.footage)
+        .arg("--truth")
+        .arg(d.footage.with_extension("truth.json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let truth: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.footage.with_extension("truth.json")).unwrap())
+            .unwrap();
+    let performed = truth["cycles"].as_array().unwrap();
+    assert!(
+        performed.iter().any(|c| c["good"] == false),
+        "the footage has bad cycles"
+    );
+    assert!(r["frame_accuracy"].as_f64().unwrap() >= 0.95, "{r}");
+    assert!(r["cycle_time_error_share"].as_f64().unwrap() <= 0.02, "{r}");
+    assert_eq!(r["found_cycles"], r["true_cycles"], "{r}");
+    assert_eq!(r["matched"], r["true_cycles"], "{r}");
+    assert_eq!(
+        r["performed_cycles_found"].as_u64().unwrap() as usize,
+        performed.len(),
+        "{r}"
+    );
+    assert_eq!(r["performed_verdict_agreement"], 1.0, "{r}");
+    assert_eq!(r["verdict_agreement"], 1.0, "{r}");
 }

@@ -1,0 +1,180 @@
+//! The agent's pipeline, measured side by side in one run (bench/pipeline.sh):
+//! GStreamer decode alone, ONNX inference alone, and the whole pipeline (capture →
+//! inference → cycle engine → outbox) on one 640×480 camera as fast as it goes; then
+//! how many cameras at 15 fps (real time) one machine sustains, and the process's
+//! memory (RSS) with one camera and with the most.
+//!
+//!     cargo run --release -p gemba-agent --example pipeline_bench -- \
+//!         --footage target/models/demo.mp4 --model target/models/default
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gemba_agent::camera::{Job, Worker};
+use gemba_agent::capture::{self, Capture, Source};
+use gemba_agent::eval::Truth;
+use gemba_agent::infer::Model;
+use gemba_agent::outbox::Outbox;
+use gemba_agent::recorder::Recorder;
+use gemba_shared::api::v1::task::TaskSettings;
+use gemba_shared::cycle::EngineConfig;
+
+fn arg(name: &str, default: &str) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+        .unwrap_or_else(|| default.to_string())
+}
+
+fn fast(model: &Model) -> capture::Options {
+    capture::Options {
+        width: model.width,
+        height: model.height,
+        fps: 1000,
+        looped: true,
+        fast: true,
+    }
+}
+
+fn rss_mib() -> f64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+fn main() -> anyhow::Result<()> {
+    let footage = PathBuf::from(arg("--footage", "target/models/demo.mp4"));
+    let model_dir = PathBuf::from(arg("--model", "target/models/default"));
+    let frames: u64 = arg("--frames", "3000").parse()?;
+    let max_cameras: usize = arg("--max-cameras", "12").parse()?;
+    let hold = Duration::from_secs(arg("--hold", "8").parse()?);
+    let source = Source::File(footage.clone());
+    let truth: Truth =
+        serde_json::from_slice(&std::fs::read(footage.with_extension("truth.json"))?)?;
+    let engine = EngineConfig::from_task(&TaskSettings::new("bench".into(), truth.operation));
+    let mut model = Model::load(&model_dir)?;
+    let rss_start = rss_mib();
+
+    // 1. Decode alone (decode, convert, scale to the model's input), as fast as it goes.
+    let mut cap = Capture::open(&source, fast(&model))?;
+    let t = Instant::now();
+    for _ in 0..frames {
+        cap.next_frame()?.expect("looped");
+    }
+    let decode = frames as f64 / t.elapsed().as_secs_f64();
+    let frame = cap.next_frame()?.expect("looped");
+    let pixels = frame.rgb.to_vec();
+    drop(frame);
+    drop(cap);
+
+    // 2. Inference alone, on one frame.
+    let t = Instant::now();
+    for _ in 0..frames {
+        model.infer(&pixels)?;
+    }
+    let infer = frames as f64 / t.elapsed().as_secs_f64();
+
+    // 3. The whole pipeline, one camera, as fast as it goes.
+    let dir = tempfile::tempdir()?;
+    let outbox = Arc::new(Mutex::new(Outbox::open(
+        &dir.path().join("o.db"),
+        1_000_000,
+    )?));
+    let mut rec = Recorder::new(engine.clone(), "1", "1", 1, "cam0", outbox.clone());
+    let mut cap = Capture::open(&source, fast(&model))?;
+    let t = Instant::now();
+    let mut cycles = 0;
+    for _ in 0..frames {
+        let f = cap.next_frame()?.expect("looped");
+        let p = model.infer(&f.rgb)?;
+        cycles += rec.frame(f.t_ms, &p)?.len();
+    }
+    let pipeline = frames as f64 / t.elapsed().as_secs_f64();
+    drop(cap);
+    // Decode alone once more, after: the first pass also warms caches up.
+    let mut cap = Capture::open(&source, fast(&model))?;
+    let t = Instant::now();
+    for _ in 0..frames {
+        cap.next_frame()?.expect("looped");
+    }
+    let decode_after = frames as f64 / t.elapsed().as_secs_f64();
+    drop(cap);
+    let decode = decode.max(decode_after);
+    let ceiling = decode.min(infer);
+    println!("frames per second, one 640x480 camera, {frames} frames each:");
+    println!(
+        "  decode alone (GStreamer)      {decode:8.0}  (the faster of a pass before and one after)"
+    );
+    println!("  inference alone (ONNX)        {infer:8.0}");
+    println!(
+        "  whole pipeline                {pipeline:8.0}  = {:.0}% of the slower ceiling ({cycles} cycles)",
+        100.0 * pipeline / ceiling
+    );
+    drop(model);
+
+    // 4. Cameras at 15 fps, real time: add cameras while every one keeps ≥ 14 fps.
+    println!(
+        "cameras at 15 fps (real time), each step held {} s:",
+        hold.as_secs()
+    );
+    let mut rss_one = 0.0;
+    let mut sustained = 0;
+    for n in 1..=max_cameras {
+        let workers: Vec<Worker> = (0..n)
+            .map(|i| {
+                let model = Model::load(&model_dir)?;
+                Worker::start(
+                    Job {
+                        camera: format!("cam{i}"),
+                        source: source.clone(),
+                        capture: capture::Options {
+                            width: model.width,
+                            height: model.height,
+                            fps: 15,
+                            looped: true,
+                            fast: false,
+                        },
+                        task: 1,
+                        engine: engine.clone(),
+                        org: "1".into(),
+                        device: "1".into(),
+                    },
+                    model,
+                    outbox.clone(),
+                )
+            })
+            .collect::<anyhow::Result<_>>()?;
+        std::thread::sleep(Duration::from_secs(2));
+        let before: Vec<u64> = workers
+            .iter()
+            .map(|w| w.stats.lock().unwrap().frames)
+            .collect();
+        std::thread::sleep(hold);
+        let fps: Vec<f64> = workers
+            .iter()
+            .zip(&before)
+            .map(|(w, b)| (w.stats.lock().unwrap().frames - b) as f64 / hold.as_secs_f64())
+            .collect();
+        let rss = rss_mib();
+        if n == 1 {
+            rss_one = rss;
+        }
+        let min = fps.iter().cloned().fold(f64::MAX, f64::min);
+        println!("  {n:2} cameras: slowest {min:5.1} fps, process RSS {rss:6.1} MiB");
+        workers.into_iter().for_each(Worker::stop);
+        if min < 14.0 {
+            break;
+        }
+        sustained = n;
+    }
+    println!("sustained: {sustained} cameras at 15 fps");
+    println!(
+        "RSS: {rss_start:.1} MiB with the model loaded, {rss_one:.1} MiB with one camera running"
+    );
+    Ok(())
+}
