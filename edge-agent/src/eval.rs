@@ -130,12 +130,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
     let mut matched = 0;
     let (mut err_s, mut err_share, mut agree) = (0.0, 0.0, 0);
     for t in &expected {
-        let best = found
-            .iter()
-            .map(|c| (overlap(c.start_ms, c.end_ms, t.start_ms, t.end_ms), c))
-            .filter(|(o, _)| *o > 0)
-            .max_by_key(|(o, _)| *o);
-        if let Some((_, c)) = best {
+        if let Some(c) = most_overlapping(&found, t.start_ms, t.end_ms) {
             matched += 1;
             let (a, b) = (
                 (c.end_ms - c.start_ms) as f64,
@@ -150,12 +145,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
     // cycle (a missed step, swapped picks) judged bad, and each good one good?
     let (mut performed, mut judged_right) = (0, 0);
     for t in &truth.cycles {
-        let best = expected
-            .iter()
-            .map(|c| (overlap(c.start_ms, c.end_ms, t.start_ms, t.end_ms), c))
-            .filter(|(o, _)| *o > 0)
-            .max_by_key(|(o, _)| *o);
-        if let Some((_, c)) = best {
+        if let Some(c) = most_overlapping(&expected, t.start_ms, t.end_ms) {
             performed += 1;
             judged_right += usize::from(c.good == t.good);
         }
@@ -184,6 +174,12 @@ fn cycles(events: Vec<Event>) -> impl Iterator<Item = Cycle> {
     })
 }
 
-fn overlap(a0: i64, a1: i64, b0: i64, b1: i64) -> i64 {
-    (a1.min(b1) - a0.max(b0)).max(0)
+/// The cycle of `cycles` that overlaps `start..end` the most, if any does.
+fn most_overlapping(cycles: &[Cycle], start: i64, end: i64) -> Option<&Cycle> {
+    cycles
+        .iter()
+        .map(|c| ((c.end_ms.min(end) - c.start_ms.max(start)).max(0), c))
+        .filter(|(o, _)| *o > 0)
+        .max_by_key(|(o, _)| *o)
+        .map(|(_, c)| c)
 }
