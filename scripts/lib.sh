@@ -37,19 +37,26 @@ ensure_build_deps() {
   apt_install pkg-config build-essential ca-certificates "${GST_PACKAGES[@]}"
 }
 
+# python_venv DIR CHECK PACKAGES…: a venv at DIR holding PACKAGES, made afresh unless
+# its python already runs the CHECK code.
+python_venv() {
+  local venv="$1" check="$2"
+  shift 2
+  "$venv/bin/python" -c "$check" >/dev/null 2>&1 && return 0
+  apt_install python3 python3-venv
+  say "installing $* into $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+}
+
 # The model tools (numpy, onnx) and ONNX Runtime's shared library (from the PyPI
 # onnxruntime wheel; the agent loads it at run time) in a venv under target/.
 # Exports GEMBA_MODELS_PYTHON and ORT_DYLIB_PATH.
 MODEL_TOOLS=(numpy==2.4.6 onnx==1.23.2 onnxruntime==1.32.0)
 ensure_models_tools() {
   local venv="$ROOT/target/models-venv"
-  if ! "$venv/bin/python" -c 'import numpy, onnx, onnxruntime' >/dev/null 2>&1; then
-    apt_install python3 python3-venv
-    say "installing the model tools and ONNX Runtime into $venv"
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check "${MODEL_TOOLS[@]}"
-  fi
+  python_venv "$venv" 'import numpy, onnx, onnxruntime' "${MODEL_TOOLS[@]}"
   export GEMBA_MODELS_PYTHON="$venv/bin/python"
   ORT_DYLIB_PATH="$(ls "$venv"/lib/python3*/site-packages/onnxruntime/capi/libonnxruntime.so.* | head -1)"
   export ORT_DYLIB_PATH
@@ -115,13 +122,7 @@ ensure_mosquitto() {
 PY_TOOLS=(aiosmtpd==1.4.6)
 ensure_python_tools() {
   local venv="$ROOT/target/venv"
-  if ! "$venv/bin/python" -c 'import aiosmtpd' >/dev/null 2>&1; then
-    apt_install python3 python3-venv
-    say "creating the Python tools venv ($venv)"
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${PY_TOOLS[@]}"
-  fi
+  python_venv "$venv" 'import aiosmtpd' "${PY_TOOLS[@]}"
   export GEMBA_TEST_PYTHON="$venv/bin/python"
 }
 

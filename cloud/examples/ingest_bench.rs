@@ -25,17 +25,6 @@ use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
-fn free_pair() -> u16 {
-    for _ in 0..100 {
-        let a = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let p = a.local_addr().unwrap().port();
-        if p < 65535 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
-            return p;
-        }
-    }
-    panic!("no free port pair");
-}
-
 /// A device as the benchmark drives it.
 struct Dev {
     org: i64,
@@ -112,7 +101,7 @@ async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64) {
 
 /// The broker alone: cycles/s from publish to a subscriber.
 async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<f64> {
-    let addr: SocketAddr = format!("127.0.0.1:{}", free_pair()).parse()?;
+    let addr: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
     gemba_cloud::mqtt::start_embedded(addr).await?;
     let total = (devices * cycles) as u64;
     let seen = Arc::new(AtomicU64::new(0));
@@ -183,7 +172,7 @@ async fn cloud(backend: &str, devices: i64, cycles: i64) -> anyhow::Result<(f64,
         }
         _ => None,
     };
-    let mqtt: SocketAddr = format!("127.0.0.1:{}", free_pair()).parse()?;
+    let mqtt: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let settings = Settings {
         data: dir.path().join("data"),

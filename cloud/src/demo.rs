@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use anyhow::{Context, bail};
-use gemba_shared::api::v1::task::TaskSettings;
+use gemba_shared::footage::Truth;
 use gemba_shared::roles::Role;
 use serde::{Deserialize, Serialize};
 
@@ -128,24 +128,10 @@ async fn seed(state: &AppState, dir: &Path, footage: &Path) -> anyhow::Result<Se
         return Ok(seeded);
     }
     let truth = footage.with_extension("truth.json");
-    let truth: serde_json::Value = serde_json::from_slice(
+    let truth: Truth = serde_json::from_slice(
         &std::fs::read(&truth).with_context(|| format!("reading {}", truth.display()))?,
     )
     .with_context(|| format!("{}: not the demo's ground truth", truth.display()))?;
-    let operation = truth["operation"]
-        .as_str()
-        .context("the demo's ground truth names no operation")?;
-    let mut settings = TaskSettings::new(
-        operation
-            .lines()
-            .next()
-            .unwrap_or("Demo")
-            .trim()
-            .to_string(),
-        operation.to_string(),
-    );
-    settings.task_parameters.telemetry_params.strict_step_order =
-        truth["strict_step_order"].as_bool().unwrap_or(false);
     let user = match users::by_email(&state.db, USER_EMAIL).await? {
         Some(u) => u.id,
         None => {
@@ -167,7 +153,8 @@ async fn seed(state: &AppState, dir: &Path, footage: &Path) -> anyhow::Result<Se
             .await?
         }
     };
-    let (org, task) = crate::seed::organization_with_settings(state, ORG, &settings, user).await?;
+    let (org, task) =
+        crate::seed::organization_with_settings(state, ORG, &truth.task_settings(), user).await?;
     users::link(&state.db, user, org).await?;
     let all = features::list(&state.db).await?;
     for name in [crate::http::tasks::FEATURE, crate::http::devices::FEATURE] {

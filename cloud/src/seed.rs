@@ -1,5 +1,5 @@
-//! Records made straight in the database, for what starts a cloud with something in it:
-//! the agent's tests and the ingestion benchmark today, the demo (`serve --demo`) next.
+//! What starts a cloud with something in it (the demo, the agent's tests, the
+//! benchmarks): records made straight in the database, and free ports to serve on.
 
 use crate::db::{devices, now_ms, orgs, tasks};
 use crate::state::AppState;
@@ -76,4 +76,38 @@ pub async fn device_with_code(
         },
     )
     .await?)
+}
+
+/// A free TCP port on 127.0.0.1 (for tests and benchmarks that start a cloud).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Two adjacent free ports (the embedded broker listens on port and port+1), for tests
+/// and benchmarks that start a cloud.
+pub fn free_port_pair() -> u16 {
+    // Ports the OS hands out for port 0 and outgoing connections are 32768..61000 on
+    // Linux; the broker pairs come from below that range, one after another in this
+    // process, so a pair is not taken by a parallel test between its check and its use.
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let _ = NEXT.compare_exchange(
+        0,
+        20000 + (std::process::id() % 500) as u16 * 20,
+        Ordering::SeqCst,
+        Ordering::SeqCst,
+    );
+    loop {
+        let p = NEXT.fetch_add(2, Ordering::SeqCst);
+        let p = 20000 + p % 12000;
+        if std::net::TcpListener::bind(("127.0.0.1", p)).is_ok()
+            && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok()
+        {
+            return p;
+        }
+    }
 }

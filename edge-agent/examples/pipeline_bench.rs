@@ -13,12 +13,11 @@ use std::time::{Duration, Instant};
 
 use gemba_agent::camera::{Job, Worker};
 use gemba_agent::capture::{self, Capture, Source};
-use gemba_agent::eval::Truth;
 use gemba_agent::infer::Model;
 use gemba_agent::outbox::Outbox;
 use gemba_agent::recorder::Recorder;
-use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::cycle::EngineConfig;
+use gemba_shared::footage::Truth;
 
 fn arg(name: &str, default: &str) -> String {
     let args: Vec<String> = std::env::args().collect();
@@ -56,7 +55,7 @@ fn main() -> anyhow::Result<()> {
     let source = Source::File(footage.clone());
     let truth: Truth =
         serde_json::from_slice(&std::fs::read(footage.with_extension("truth.json"))?)?;
-    let engine = EngineConfig::from_task(&TaskSettings::new("bench".into(), truth.operation));
+    let engine = EngineConfig::from_task(&truth.task_settings());
     let mut model = Model::load(&model_dir)?;
     let rss_start = rss_mib();
 

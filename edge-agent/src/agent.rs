@@ -21,7 +21,7 @@ use crate::camera::{self, Job, Worker};
 use crate::capture::{self, Source};
 use crate::infer::Model;
 use crate::outbox::{Kind, Outbox};
-use crate::sync::{self, Link};
+use crate::sync;
 
 /// A camera the agent has: its name (as the portal shows it) and its source.
 #[derive(Debug, Clone)]
@@ -48,8 +48,8 @@ impl std::str::FromStr for CameraConfig {
 }
 
 pub struct Config {
+    /// The data folder: credentials (from `enroll`), outbox, what runs where.
     pub data: PathBuf,
-    pub link: Link,
     pub sync: sync::Options,
     pub cameras: Vec<CameraConfig>,
     /// The model bundle every camera runs.
@@ -80,10 +80,12 @@ struct Agent {
 /// Runs until `stop` turns true.
 pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result<()> {
     std::fs::create_dir_all(&cfg.data)?;
-    // The model must load before anything starts: a broken bundle is said at once.
+    // The model must load before anything starts: a broken bundle is said at once,
+    // before the credentials are asked for.
     let model = Model::load(&cfg.model)?;
     tracing::info!(version = model.version, labels = ?model.labels, "model loaded");
     drop(model);
+    let link = crate::enroll::link(&crate::enroll::load(&credentials_path(&cfg.data))?)?;
     let outbox = Arc::new(Mutex::new(
         Outbox::open(&cfg.data.join("outbox.db"), cfg.outbox_capacity)
             .context("opening the outbox")?,
@@ -93,8 +95,8 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         Err(_) => Running::default(),
     };
     let mut agent = Agent {
-        org: cfg.link.org.to_string(),
-        device: cfg.link.device.to_string(),
+        org: link.org.to_string(),
+        device: link.device.to_string(),
         cfg,
         outbox,
         workers: BTreeMap::new(),
@@ -109,7 +111,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     let (cmd_tx, mut cmd_rx) = mpsc::channel(64);
     let (link_stop_tx, link_stop) = watch::channel(false);
     let link = tokio::spawn(sync::run(
-        agent.cfg.link.clone(),
+        link,
         agent.cfg.sync.clone(),
         agent.outbox.clone(),
         status_rx,

@@ -6,59 +6,12 @@
 use std::path::Path;
 
 use anyhow::Context;
-use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::cycle::{Cycle, CycleEngine, EngineConfig, Event};
-use serde::{Deserialize, Serialize};
+use gemba_shared::footage::Truth;
+use serde::Serialize;
 
 use crate::capture::{self, Capture, Source};
 use crate::infer::Model;
-
-/// Labelled footage: the operation (task-detail text), the steps, the step segments and
-/// the cycles as they really happened.
-#[derive(Debug, Deserialize)]
-pub struct Truth {
-    pub operation: String,
-    /// The task's strict step order (a step out of order makes a cycle bad).
-    #[serde(default)]
-    pub strict_step_order: bool,
-    pub steps: Vec<String>,
-    pub segments: Vec<TruthSegment>,
-    /// The cycles as performed (for the reader; the evaluation's reference is the
-    /// cycle engine over the true labels).
-    #[serde(default)]
-    pub cycles: Vec<TruthCycle>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct TruthSegment {
-    pub step: u32,
-    pub start_ms: i64,
-    pub end_ms: i64,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct TruthCycle {
-    pub start_ms: i64,
-    pub end_ms: i64,
-    pub good: bool,
-}
-
-impl Truth {
-    /// The footage's task: its operation, default parameters, and its step order rule.
-    pub fn task_settings(&self, name: String) -> TaskSettings {
-        let mut s = TaskSettings::new(name, self.operation.clone());
-        s.task_parameters.telemetry_params.strict_step_order = self.strict_step_order;
-        s
-    }
-
-    /// The step at `t_ms`, `None` for background.
-    pub fn label_at(&self, t_ms: i64) -> Option<u32> {
-        self.segments
-            .iter()
-            .find(|s| s.start_ms <= t_ms && t_ms < s.end_ms)
-            .map(|s| s.step)
-    }
-}
 
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -89,8 +42,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
     )
     .with_context(|| format!("{}: not ground truth", truth.display()))?;
     let mut model = Model::load(model_dir)?;
-    let name = truth.operation.lines().next().unwrap_or("demo").to_string();
-    let engine = EngineConfig::from_task(&truth.task_settings(name));
+    let engine = EngineConfig::from_task(&truth.task_settings());
     crate::camera::fits(&model, &engine)?;
     let mut cap = Capture::open(
         &Source::File(video.into()),

@@ -116,12 +116,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             );
         }
         Command::Run(a) => {
-            // The model first: a wrong path is said before anything else is asked for.
-            drop(gemba_agent::infer::Model::load(&a.model)?);
-            let c = gemba_agent::enroll::load(&creds)?;
             let cfg = gemba_agent::agent::Config {
                 data: cli.data.clone(),
-                link: gemba_agent::enroll::link(&c)?,
                 sync: Default::default(),
                 cameras: a.cameras,
                 model: a.model,

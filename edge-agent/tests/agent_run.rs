@@ -11,11 +11,14 @@ use std::time::Duration;
 
 mod common;
 use common::{Cloud, cloud};
+use gemba_shared::footage::Truth;
 
 struct Demo {
     footage: PathBuf,
     model: PathBuf,
-    operation: String,
+    /// The footage's ground truth, and its file.
+    truth: Truth,
+    truth_file: PathBuf,
     /// Cycles the model finds in the footage (its evaluation, `eval.json`).
     cycles: u64,
 }
@@ -35,16 +38,36 @@ fn demo() -> Demo {
         std::env::var_os("ORT_DYLIB_PATH").is_some(),
         "ORT_DYLIB_PATH is not set (scripts/lib.sh ensure_models_tools sets it)"
     );
-    let truth: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("demo.truth.json")).unwrap()).unwrap();
+    let truth_file = dir.join("demo.truth.json");
+    let truth: Truth = serde_json::from_slice(&std::fs::read(&truth_file).unwrap()).unwrap();
     let eval: serde_json::Value =
         serde_json::from_slice(&std::fs::read(model.join("eval.json")).unwrap()).unwrap();
     Demo {
         footage,
         model,
-        operation: truth["operation"].as_str().unwrap().into(),
+        truth,
+        truth_file,
         cycles: eval["found_cycles"].as_u64().unwrap(),
     }
+}
+
+/// `gemba-agent eval` of `model` on `video` against the demo's ground truth.
+fn eval(
+    d: &Demo,
+    data: &std::path::Path,
+    model: &std::path::Path,
+    video: &std::path::Path,
+) -> std::process::Output {
+    agent(data)
+        .arg("eval")
+        .arg("--model")
+        .arg(model)
+        .arg("--video")
+        .arg(video)
+        .arg("--truth")
+        .arg(&d.truth_file)
+        .output()
+        .unwrap()
 }
 
 fn agent(data: &std::path::Path) -> Command {
@@ -133,7 +156,7 @@ fn interrupt(mut r: Running) {
 
 async fn runs_the_demo(mqtt: Option<String>) {
     let d = demo();
-    let c = cloud(mqtt, &d.operation).await;
+    let c = cloud(mqtt, &d.truth.operation).await;
     let data = tempfile::tempdir().unwrap();
     let device = enrolled(&c, data.path()).await;
     let child = run(data.path(), &d, &[]);
@@ -181,9 +204,7 @@ async fn runs_the_demo(mqtt: Option<String>) {
         .unwrap();
     let engine = |steps| gemba_shared::cycle::EngineConfig {
         steps,
-        ..gemba_shared::cycle::EngineConfig::from_task(
-            &gemba_shared::api::v1::task::TaskSettings::new("x".into(), d.operation.clone()),
-        )
+        ..gemba_shared::cycle::EngineConfig::from_task(&d.truth.task_settings())
     };
     for (camera, steps, why) in [
         ("cam9", 4, "this device has no camera cam9"),
@@ -276,28 +297,14 @@ fn bad_arguments_get_one_clear_line() {
     let junk = data.path().join("junk");
     std::fs::create_dir_all(&junk).unwrap();
     std::fs::write(junk.join("model.onnx"), b"not a model").unwrap();
-    let out = agent(data.path())
-        .args(["eval", "--model"])
-        .arg(&junk)
-        .arg("--video")
-        .arg(&d.footage)
-        .arg("--truth")
-        .arg(d.footage.with_extension("truth.json"))
-        .output()
-        .unwrap();
+    let out = eval(&d, data.path(), &junk, &d.footage);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("loading the model"),
         "{err}"
     );
     // A video file that is not a video.
-    let out = agent(data.path())
-        .args(["eval", "--model", &model, "--video"])
-        .arg(junk.join("model.onnx"))
-        .arg("--truth")
-        .arg(d.footage.with_extension("truth.json"))
-        .output()
-        .unwrap();
+    let out = eval(&d, data.path(), &d.model, &junk.join("model.onnx"));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.lines().count() == 1, "{err}");
 }
@@ -319,7 +326,7 @@ async fn the_agent_runs_the_task_the_cloud_set_and_every_cycle_arrives_once_thro
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_killed_mid_work_loses_nothing_it_recorded() {
     let d = demo();
-    let c = cloud(None, &d.operation).await;
+    let c = cloud(None, &d.truth.operation).await;
     let data = tempfile::tempdir().unwrap();
     enrolled(&c, data.path()).await;
     let mut child = run(data.path(), &d, &["--loop"]);
@@ -405,9 +412,9 @@ impl Drop for Broker {
 async fn cycles_recorded_while_the_broker_is_down_arrive_once_it_is_back() {
     let d = demo();
     let dir = tempfile::tempdir().unwrap();
-    let port = common::free_pair();
+    let port = gemba_cloud::seed::free_port_pair();
     let broker = Broker::start(dir.path(), port);
-    let c = cloud(Some(format!("mqtt://127.0.0.1:{port}")), &d.operation).await;
+    let c = cloud(Some(format!("mqtt://127.0.0.1:{port}")), &d.truth.operation).await;
     let data = tempfile::tempdir().unwrap();
     enrolled(&c, data.path()).await;
     let child = run(data.path(), &d, &["--loop"]);
@@ -453,27 +460,21 @@ async fn cycles_recorded_while_the_broker_is_down_arrive_once_it_is_back() {
 #[test]
 fn the_default_model_and_the_engine_meet_the_ground_truth_on_held_out_footage() {
     let d = demo();
-    let out = agent(tempfile::tempdir().unwrap().path())
-        .args(["eval", "--model"])
-        .arg(&d.model)
-        .arg("--video")
-        .arg(&d.footage)
-        .arg("--truth")
-        .arg(d.footage.with_extension("truth.json"))
-        .output()
-        .unwrap();
+    let out = eval(
+        &d,
+        tempfile::tempdir().unwrap().path(),
+        &d.model,
+        &d.footage,
+    );
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let truth: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.footage.with_extension("truth.json")).unwrap())
-            .unwrap();
-    let performed = truth["cycles"].as_array().unwrap();
+    let performed = &d.truth.cycles;
     assert!(
-        performed.iter().any(|c| c["good"] == false),
+        performed.iter().any(|c| !c.good),
         "the footage has bad cycles"
     );
     assert!(r["frame_accuracy"].as_f64().unwrap() >= 0.95, "{r}");

@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod cycle;
+pub mod footage;
 pub mod mqtt;
 pub mod operation;
 pub mod roles;

@@ -79,37 +79,7 @@ pub fn pg_admin_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Two adjacent free ports (the broker listens on port and port+1).
-pub fn free_port_pair() -> u16 {
-    // Ports the OS hands out for port 0 and outgoing connections are 32768..61000 on
-    // Linux; the broker pairs come from below that range, one after another in this
-    // process, so a pair is not taken by a parallel test between its check and its use.
-    use std::sync::atomic::{AtomicU16, Ordering};
-    static NEXT: AtomicU16 = AtomicU16::new(0);
-    let _ = NEXT.compare_exchange(
-        0,
-        20000 + (std::process::id() % 500) as u16 * 20,
-        Ordering::SeqCst,
-        Ordering::SeqCst,
-    );
-    loop {
-        let p = NEXT.fetch_add(2, Ordering::SeqCst);
-        let p = 20000 + p % 12000;
-        if std::net::TcpListener::bind(("127.0.0.1", p)).is_ok()
-            && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok()
-        {
-            return p;
-        }
-    }
-}
+pub use gemba_cloud::seed::{free_port, free_port_pair};
 
 async fn create_pg_db() -> (String, String) {
     use sqlx::Connection;

@@ -1041,14 +1041,6 @@ fn python() -> PathBuf {
     venv
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 impl SmtpSink {
     async fn start() -> SmtpSink {
         use tokio::io::AsyncBufReadExt;

@@ -5,18 +5,6 @@ use std::time::Duration;
 
 use gemba_cloud::config::{Kdf, Settings};
 
-/// A port whose next port is free too (the embedded broker takes both).
-pub fn free_pair() -> u16 {
-    for _ in 0..100 {
-        let a = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let p = a.local_addr().unwrap().port();
-        if p < 65535 && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
-            return p;
-        }
-    }
-    panic!("no free port pair");
-}
-
 pub struct Cloud {
     pub state: gemba_cloud::state::AppState,
     pub url: String,
@@ -32,7 +20,7 @@ pub async fn cloud(mqtt: Option<String>, operation: &str) -> Cloud {
     let settings = Settings {
         data: dir.path().join("data"),
         http: listener.local_addr().unwrap(),
-        mqtt: mqtt.unwrap_or_else(|| format!("127.0.0.1:{}", free_pair())),
+        mqtt: mqtt.unwrap_or_else(|| format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair())),
         kdf: Kdf {
             memory_kib: 4096,
             iterations: 1,

@@ -1,0 +1,58 @@
+//! Labelled footage, as one JSON file beside a video: the operation performed, the step
+//! segments (what a labeler marks; frames outside them are background) and the cycles
+//! as they were performed. `models/demo.py` writes it for the demo footage,
+//! `models/train.py` trains from it, `gemba-agent eval` judges a model against it, and
+//! `gemba-cloud serve --demo` seeds the demo task from it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::v1::task::TaskSettings;
+
+/// Labelled footage: the operation (task-detail text), the steps, the step segments and
+/// the cycles as they really happened.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Truth {
+    pub operation: String,
+    /// The task's strict step order (a step out of order makes a cycle bad).
+    #[serde(default)]
+    pub strict_step_order: bool,
+    pub steps: Vec<String>,
+    pub segments: Vec<TruthSegment>,
+    /// The cycles as performed (for the reader; the evaluation's reference is the
+    /// cycle engine over the true labels).
+    #[serde(default)]
+    pub cycles: Vec<TruthCycle>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TruthSegment {
+    pub step: u32,
+    pub start_ms: i64,
+    pub end_ms: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TruthCycle {
+    pub start_ms: i64,
+    pub end_ms: i64,
+    pub good: bool,
+}
+
+impl Truth {
+    /// The footage's task: its operation (named by its first line), default
+    /// parameters, and its step order rule.
+    pub fn task_settings(&self) -> TaskSettings {
+        let name = self.operation.lines().next().unwrap_or_default().trim();
+        let mut s = TaskSettings::new(name.to_string(), self.operation.clone());
+        s.task_parameters.telemetry_params.strict_step_order = self.strict_step_order;
+        s
+    }
+
+    /// The step at `t_ms`, `None` for background.
+    pub fn label_at(&self, t_ms: i64) -> Option<u32> {
+        self.segments
+            .iter()
+            .find(|s| s.start_ms <= t_ms && t_ms < s.end_ms)
+            .map(|s| s.step)
+    }
+}
