@@ -42,6 +42,10 @@ pub struct Settings {
     /// enrolment; unset: the external broker's URL, or the embedded broker's port on the
     /// host the agent reached the cloud at.
     pub mqtt_public_url: Option<String>,
+    /// The shared subscription group the replicas of one deployment read devices'
+    /// messages as (on an external broker), each message going to one of them.
+    /// Deployments sharing a broker use groups of their own.
+    pub mqtt_group: String,
     /// `postgres://…` to use PostgreSQL; unset for SQLite in the data folder.
     pub database_url: Option<String>,
     /// Base domain: organisations are served at `{org}.{base_domain}`.
@@ -64,6 +68,9 @@ pub struct Settings {
     pub kdf: Kdf,
     /// Largest accepted request body, in bytes.
     pub max_body_bytes: usize,
+    /// How often an open device stream (`/api/ws`) checks that its sign-in still
+    /// holds, in milliseconds; it is closed once the sign-in ended.
+    pub stream_recheck_ms: u64,
     /// The built portal (`web/dist` of `npm run build`), served at `/`; relative to
     /// the working folder.
     pub web_dir: PathBuf,
@@ -114,6 +121,7 @@ impl Default for Settings {
             http: "127.0.0.1:8080".parse().expect("valid address"),
             mqtt: "127.0.0.1:1884".into(),
             mqtt_public_url: None,
+            mqtt_group: "gemba-cloud".into(),
             database_url: None,
             base_domain: "localhost".into(),
             admin_host: "admin.localhost".into(),
@@ -137,6 +145,7 @@ impl Default for Settings {
                 parallelism: 1,
             },
             max_body_bytes: 1024 * 1024,
+            stream_recheck_ms: 30_000,
             web_dir: PathBuf::from("web/dist"),
             admin_email: None,
             admin_password: None,

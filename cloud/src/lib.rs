@@ -6,6 +6,7 @@ pub mod auth;
 pub mod config;
 pub mod db;
 pub mod demo;
+pub mod events;
 pub mod http;
 pub mod mail;
 pub mod mqtt;
@@ -35,6 +36,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         None => load_or_create_key(&settings)?,
     };
     let keys = Keys::new(secret.as_bytes());
+    let events = events::Events::new(secret.as_bytes());
     let passwords = Passwords::new(&settings.kdf)?;
     let mailer = Mailer::new(db.clone(), &settings)?;
     let objects = objects::open(&settings)?;
@@ -45,6 +47,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         passwords,
         mailer,
         mqtt: Default::default(),
+        events,
         objects,
     });
     if let (Some(email), Some(password)) =
@@ -112,6 +115,10 @@ pub async fn launch(
         mqtt::start_embedded(addr).await?;
     }
     let (host, port) = mqtt::broker_address(&state.settings.mqtt)?;
+    let group = &state.settings.mqtt_group;
+    if group.is_empty() || group.contains(['/', '+', '#']) {
+        anyhow::bail!("mqtt_group {group:?}: name a group without '/', '+' or '#'");
+    }
     // Replicas share an external broker's messages; the embedded one serves one cloud.
     mqtt::spawn_link(state.clone(), host, port, embedded.is_none());
     let app = http::app(state);

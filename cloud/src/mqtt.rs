@@ -20,7 +20,9 @@ use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
 use tokio::sync::mpsc;
 
 use crate::db::{Db, devices};
+use crate::events::OrgEvent;
 use crate::state::AppState;
+use gemba_shared::api::v1::stream::{DeviceStatusEvent, ServerEvent};
 
 fn config(addr: SocketAddr) -> Config {
     let server = ServerSettings {
@@ -206,6 +208,11 @@ impl Link {
         self.connected.load(Ordering::Relaxed)
     }
 
+    /// The client, once the link is started.
+    pub(crate) fn client(&self) -> Option<&AsyncClient> {
+        self.client.get()
+    }
+
     /// Drops device `id`'s key from memory (after an enrolment or revocation).
     pub fn forget(&self, id: i64) {
         self.keys.lock().expect("keys lock").remove(&id);
@@ -288,9 +295,9 @@ impl Link {
     }
 }
 
-/// The topics the cloud reads; with `shared`, as members of one shared subscription
+/// The topics the cloud reads; with a `group`, as members of that shared subscription
 /// group, so that replicas split the messages between them.
-fn subscriptions(shared: bool) -> Vec<String> {
+fn subscriptions(group: Option<&str>) -> Vec<String> {
     [
         Channel::Cycles,
         Channel::Status,
@@ -300,10 +307,9 @@ fn subscriptions(shared: bool) -> Vec<String> {
     .into_iter()
     .map(|c| {
         let t = format!("{}/+/+/{}", v1::PREFIX, c.as_str());
-        if shared {
-            format!("$share/gemba-cloud/{t}")
-        } else {
-            t
+        match group {
+            Some(g) => format!("$share/{g}/{t}"),
+            None => t,
         }
     })
     .collect()
@@ -331,10 +337,18 @@ pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
                     link.connected.store(true, Ordering::Relaxed);
                     backoff = Duration::from_millis(200);
                     tracing::info!(%host, port, "connected to the MQTT broker");
-                    for t in subscriptions(shared) {
+                    // Every replica reads every stream event: not a shared subscription.
+                    let events = state.events.topic().to_string();
+                    let group = shared.then_some(state.settings.mqtt_group.as_str());
+                    for t in subscriptions(group).into_iter().chain([events]) {
                         if let Err(e) = client.try_subscribe(t, QoS::AtLeastOnce) {
                             tracing::error!(error = %e, "MQTT subscribe");
                         }
+                    }
+                }
+                Ok(Event::Incoming(Packet::Publish(p))) if p.topic == state.events.topic() => {
+                    if let Err(why) = state.events.receive(&p.payload) {
+                        link.reject(&p.topic, &why);
                     }
                 }
                 Ok(Event::Incoming(Packet::Publish(p))) => {
@@ -520,10 +534,20 @@ async fn read(
         Channel::Status => {
             let s: v1::StatusMessage = key.open(payload)?;
             let json = serde_json::to_string(&s).expect("status serialises");
-            devices::set_status(&state.db, device, s.online, &json, crate::db::now_ms()).await?;
+            let now = crate::db::now_ms();
+            devices::set_status(&state.db, device, s.online, &json, now).await?;
             if s.online {
                 reconcile(state, org, device, &s).await?;
             }
+            let event = ServerEvent::DeviceStatus(DeviceStatusEvent {
+                id: device,
+                online: s.online,
+                last_seen: now,
+                status: s,
+            });
+            state
+                .events
+                .raise(&state.mqtt, OrgEvent { org, device, event });
             Ok(None)
         }
         Channel::CmdAck => {

@@ -19,6 +19,8 @@ pub struct Inner {
     pub mailer: Mailer,
     /// The cloud's MQTT link: connection, ingestion counts, device keys.
     pub mqtt: crate::mqtt::Link,
+    /// Live events for the device stream (`/api/ws`).
+    pub events: crate::events::Events,
     /// Media and model files (`{data}/objects` by default).
     pub objects: crate::objects::Objects,
 }

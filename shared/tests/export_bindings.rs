@@ -11,7 +11,8 @@
 use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
-    Msg, Page, account as a, device as d, feature_control as f, organization as o, task as t,
+    Msg, Page, account as a, device as d, feature_control as f, organization as o, stream as s,
+    task as t,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -157,6 +158,15 @@ fn export_bindings() {
         d::TaskInferenceStatus,
         d::DeviceTaskAssociation,
         Page<d::Device>,
+    );
+    export!(
+        &cfg,
+        names,
+        s::ClientEvent,
+        s::StreamDevices,
+        s::ServerEvent,
+        s::DeviceStatusEvent,
+        s::StreamError,
     );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

@@ -33,9 +33,11 @@ use utoipa_axum::routes;
 use crate::auth::{enrolment_code, enrolment_code_hash, is_enrolment_code};
 use crate::db::devices::{self, Change, DeviceRow, Filter};
 use crate::db::{now_ms, orgs, tasks};
+use crate::events::OrgEvent;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query, request_host, without_port};
 use crate::state::AppState;
+use gemba_shared::api::v1::stream::ServerEvent;
 
 /// The subscription that gates changing devices (spec section 6).
 pub const FEATURE: &str = "Devices";
@@ -685,7 +687,23 @@ pub async fn device_settings_update(
         send_command(&state, &row, Command::Settings { settings }).await?;
     }
     let row = find(&state, &me, id).await?;
-    Ok(axum::Json(settings_of(vec![row]).remove(0)))
+    let org = row.organization_id;
+    let answer = settings_of(vec![row]);
+    settings_changed(&state, org, &answer);
+    Ok(axum::Json(answer.into_iter().next().expect("one device")))
+}
+
+/// Tells the device stream's watchers of devices `changed` of `org` their new settings.
+fn settings_changed(state: &AppState, org: i64, changed: &[DeviceSettings]) {
+    for s in changed {
+        let event = ServerEvent::DeviceSettings(s.clone());
+        let e = OrgEvent {
+            org,
+            device: s.id,
+            event,
+        };
+        state.events.raise(&state.mqtt, e);
+    }
 }
 
 /// Merges the given settings into every device of organisation `org` and sends each
@@ -729,7 +747,9 @@ pub async fn update_organization_devices_settings(
         }
     }
     let (rows, _) = devices::list(&state.db, me.user.id, &f, None).await?;
-    Ok(axum::Json(settings_of(rows)))
+    let answer = settings_of(rows);
+    settings_changed(&state, org, &answer);
+    Ok(axum::Json(answer))
 }
 
 // ----- status and stats ------------------------------------------------------------------

@@ -421,3 +421,53 @@ impl FromRequestParts<AppState> for PendingUser {
         })
     }
 }
+
+/// The signed-in user of a device stream (`/api/ws`). A browser cannot send headers with
+/// a WebSocket, so the access token may come as the sub-protocol `bearer.{token}` and
+/// the organisation as the query `?organization={id}`; an `Authorization` or
+/// `Organization` header still wins.
+pub struct StreamUser(pub AuthUser);
+
+impl FromRequestParts<AppState> for StreamUser {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<Self> {
+        if !parts.headers.contains_key(header::AUTHORIZATION) {
+            let token = parts
+                .headers
+                .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .find_map(|p| p.trim().strip_prefix("bearer."))
+                .and_then(|t| header::HeaderValue::from_str(&format!("Bearer {t}")).ok());
+            if let Some(t) = token {
+                parts.headers.insert(header::AUTHORIZATION, t);
+            }
+        }
+        if !parts.headers.contains_key("organization") {
+            let org = parts.uri.query().and_then(|q| {
+                q.split('&')
+                    .find_map(|kv| kv.strip_prefix("organization="))
+                    .and_then(|v| header::HeaderValue::from_str(v).ok())
+            });
+            if let Some(org) = org {
+                parts.headers.insert("organization", org);
+            }
+        }
+        authenticate(parts, state, false).await.map(StreamUser)
+    }
+}
+
+impl AuthUser {
+    /// Is this user's sign-in still good for organisation `org` (not signed out, not
+    /// expired, the user active and still linked to `org`)?
+    pub async fn still_signed_in(&self, state: &AppState, org: i64) -> ApiResult<bool> {
+        let found = tokens::authenticate(&state.db, &self.session, self.user.id, Some(org)).await?;
+        Ok(found.is_some_and(|a| {
+            !a.session_revoked
+                && a.session_expires_at > now_ms()
+                && a.user.is_active
+                && (a.member > 0 || self.is_admin())
+        }))
+    }
+}

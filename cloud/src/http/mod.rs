@@ -10,6 +10,7 @@ pub mod extract;
 pub mod feature_control;
 pub mod organization;
 pub mod portal;
+pub mod stream;
 pub mod tasks;
 
 use axum::extract::{DefaultBodyLimit, State};
@@ -141,6 +142,8 @@ pub fn app(state: AppState) -> Router {
     let (api, doc) = api();
     let api = api
         .route("/openapi.json", get(move || async move { Json(doc) }))
+        // A WebSocket, not a REST call: outside the OpenAPI document.
+        .route("/ws", get(stream::ws))
         .fallback(|| async { ApiError::NotFound });
     let web_dir = &state.settings.web_dir;
     if !web_dir.join("index.html").is_file() {

@@ -119,6 +119,8 @@ impl TestApp {
             data: dir.path().join("data"),
             http: "127.0.0.1:0".parse().unwrap(),
             mqtt: mqtt.to_string(),
+            // Tests run side by side on one external broker: each cloud its own group.
+            mqtt_group: format!("test-{}", uuid::Uuid::new_v4().simple()),
             database_url,
             admin_email: Some(ADMIN_EMAIL.into()),
             admin_password: Some(gemba_cloud::config::Secret(ADMIN_PASSWORD.into())),

@@ -16,20 +16,20 @@ use serde_json::{Value, json};
 use crate::both;
 use crate::common::*;
 
-struct World {
-    admin: String,
-    a: i64,
-    b: i64,
+pub(crate) struct World {
+    pub(crate) admin: String,
+    pub(crate) a: i64,
+    pub(crate) b: i64,
     /// org_admin of A (adds devices), org_user of A (runs tasks), analytics of A,
     /// org_admin of B.
-    boss: String,
-    eng: String,
-    analyst: String,
-    boss_b: String,
-    task: i64,
+    pub(crate) boss: String,
+    pub(crate) eng: String,
+    pub(crate) analyst: String,
+    pub(crate) boss_b: String,
+    pub(crate) task: i64,
 }
 
-async fn world(app: &TestApp) -> World {
+pub(crate) async fn world(app: &TestApp) -> World {
     let admin = app.admin_token().await;
     let a = app.create_org(&admin, "Plant A").await;
     let b = app.create_org(&admin, "Plant B").await;
@@ -59,7 +59,7 @@ async fn world(app: &TestApp) -> World {
 }
 
 /// Adds a device as `tok`; answers the enrolment answer.
-async fn add(app: &TestApp, tok: &str, name: &str) -> Value {
+pub(crate) async fn add(app: &TestApp, tok: &str, name: &str) -> Value {
     let (s, v) = app
         .post("device/", json!({"display_name": name}), Some(tok))
         .await;
@@ -68,7 +68,7 @@ async fn add(app: &TestApp, tok: &str, name: &str) -> Value {
 }
 
 /// Enrols with `code`; the credentials.
-async fn enrol(app: &TestApp, code: &str) -> Value {
+pub(crate) async fn enrol(app: &TestApp, code: &str) -> Value {
     let (s, v) = app
         .post("device/enroll/", json!({"code": code}), None)
         .await;
@@ -77,23 +77,26 @@ async fn enrol(app: &TestApp, code: &str) -> Value {
 }
 
 /// A device as the broker sees it: its credentials and a connected client.
-struct TestDevice {
-    org: i64,
-    id: i64,
-    kid: String,
-    key: Vec<u8>,
-    client: AsyncClient,
-    rx: tokio::sync::mpsc::UnboundedReceiver<(String, Vec<u8>)>,
+pub(crate) struct TestDevice {
+    pub(crate) org: i64,
+    pub(crate) id: i64,
+    pub(crate) kid: String,
+    pub(crate) key: Vec<u8>,
+    pub(crate) client: AsyncClient,
+    pub(crate) rx: tokio::sync::mpsc::UnboundedReceiver<(String, Vec<u8>)>,
 }
 
 impl TestDevice {
-    async fn connect(app: &TestApp, creds: &Value) -> TestDevice {
+    pub(crate) async fn connect(creds: &Value) -> TestDevice {
         let org = creds["organization"].as_i64().unwrap();
         let id = creds["device"].as_i64().unwrap();
+        // The broker the cloud told the device of: the embedded one or an external one.
+        let (host, port) = gemba_cloud::mqtt::broker_address(creds["mqtt"].as_str().unwrap())
+            .expect("a broker address");
         let mut opts = MqttOptions::new(
             format!("test-dev-{}", uuid::Uuid::new_v4().simple()),
-            app.mqtt.ip().to_string(),
-            app.mqtt.port(),
+            host,
+            port,
         );
         opts.set_keep_alive(Duration::from_secs(10));
         opts.set_max_packet_size(1024 * 1024, 1024 * 1024);
@@ -143,11 +146,11 @@ impl TestDevice {
         }
     }
 
-    fn topic(&self, c: Channel) -> String {
+    pub(crate) fn topic(&self, c: Channel) -> String {
         v1::topic(&self.org.to_string(), &self.id.to_string(), c)
     }
 
-    async fn publish(&self, topic: String, payload: Vec<u8>) {
+    pub(crate) async fn publish(&self, topic: String, payload: Vec<u8>) {
         self.client
             .publish(topic, QoS::AtLeastOnce, false, payload)
             .await
@@ -263,7 +266,7 @@ both!(
             .await;
         assert_eq!(d["enrolled"], true);
 
-        let mut dev = TestDevice::connect(&app, &creds).await;
+        let mut dev = TestDevice::connect(&creds).await;
         let c = cycle(w.task);
         dev.send_cycle(&c).await;
         let ack: v1::CyclesAck = dev.next(Channel::CyclesAck).await;
@@ -357,7 +360,7 @@ both!(
         assert_ne!(creds2["credential_id"], creds["credential_id"]);
         dev.send_cycle(&cycle(w.task)).await;
         counted(&app, "rejected", 2).await;
-        let dev2 = TestDevice::connect(&app, &creds2).await;
+        let dev2 = TestDevice::connect(&creds2).await;
         dev2.send_cycle(&cycle(w.task)).await;
         counted(&app, "cycles", 2).await;
         assert_eq!(cycles_stored(&app).await, 2);
@@ -372,9 +375,9 @@ both!(
         let a = enrol(&app, &code(add(&app, &w.boss, "A1").await)).await;
         let a2 = enrol(&app, &code(add(&app, &w.boss, "A2").await)).await;
         let b = enrol(&app, &code(add(&app, &w.boss_b, "B1").await)).await;
-        let dev = TestDevice::connect(&app, &a).await;
-        let other = TestDevice::connect(&app, &a2).await;
-        let dev_b = TestDevice::connect(&app, &b).await;
+        let dev = TestDevice::connect(&a).await;
+        let other = TestDevice::connect(&a2).await;
+        let dev_b = TestDevice::connect(&b).await;
         let c = cycle(w.task);
         let json = serde_json::to_vec(&c).unwrap();
         let cycles = dev.topic(Channel::Cycles);
@@ -503,7 +506,7 @@ both!(
             add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
         )
         .await;
-        let mut dev = TestDevice::connect(&app, &creds).await;
+        let mut dev = TestDevice::connect(&creds).await;
         let id = dev.id;
         let (s, d) = app
             .post(
@@ -1029,7 +1032,7 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::OK, "{v}");
-        let mut dev = TestDevice::connect(&app, &creds).await;
+        let mut dev = TestDevice::connect(&creds).await;
         let status = |cameras: Vec<v1::CameraStatus>| v1::StatusMessage {
             v: 1,
             online: true,
@@ -1095,7 +1098,7 @@ both!(
             add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
         )
         .await;
-        let dev = TestDevice::connect(&app, &creds).await;
+        let dev = TestDevice::connect(&creds).await;
         let (a, b) = (cycle(w.task), cycle(w.task));
         // Back to back, most likely one batch.
         for c in [&a, &a, &b, &a] {

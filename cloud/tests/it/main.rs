@@ -11,6 +11,7 @@ mod flows;
 mod fuzz_found;
 mod portal;
 mod service;
+mod stream;
 mod tasks;
 mod tenancy;
 mod walks;

@@ -21,6 +21,8 @@ pub async fn cloud(mqtt: Option<String>, operation: &str) -> Cloud {
         data: dir.path().join("data"),
         http: listener.local_addr().unwrap(),
         mqtt: mqtt.unwrap_or_else(|| format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair())),
+        // Tests run side by side on one external broker: each cloud its own group.
+        mqtt_group: format!("test-{}", uuid::Uuid::new_v4().simple()),
         kdf: Kdf {
             memory_kib: 4096,
             iterations: 1,

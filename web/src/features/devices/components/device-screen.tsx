@@ -15,7 +15,8 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { deviceQuery, deviceTasksQuery, newEnrolmentCode, putDevice, revokeDevice, stopTask } from '../api/devices';
-import { OnlineBadge } from './device-bits';
+import { useDeviceStream } from '../api/device-stream';
+import { OnlineBadge, StreamBadge } from './device-bits';
 import { EnrolmentCodePanel } from './enrolment-code-panel';
 import { RecentCycles } from './recent-cycles';
 import { StartTaskForm } from './start-task-form';
@@ -27,8 +28,8 @@ function idParam(v: string | undefined): number | null {
 }
 
 /**
- * `/user/devices/{id}` (Device, gated by the 'Devices' subscription): one device, asked
- * again every 5 s (its live status): name, serial number, online or offline with when it
+ * `/user/devices/{id}` (Device, gated by the 'Devices' subscription): one device, its
+ * status live through the device stream (and asked again every 5 s): name, serial number, online or offline with when it
  * was last seen, the agent's version and each camera's frame rate from its last status
  * message; what its cameras are set to run, each with Stop, and a form starting a task
  * on a camera (a 400's messages next to the fields); its latest cycles (cycle time, steps
@@ -70,6 +71,7 @@ function DeviceView({ device }: { device: DeviceDetails }) {
   const manage = s.role !== null && can(s.role, 'ManageDevices');
   const operate = s.role !== null && can(s.role, 'OperateDevices');
   const tasks = useQuery(deviceTasksQuery());
+  const stream = useDeviceStream(s.organization, [device.id]);
   const agentVersion = device.status?.agent_version || null;
   const cameras = device.status?.cameras ?? [];
   const taskName = (id: number | null) =>
@@ -79,6 +81,7 @@ function DeviceView({ device }: { device: DeviceDetails }) {
     <section>
       <div className="screen-header">
         <h1>{device.display_name}</h1>
+        <StreamBadge state={stream} />
         <Link to={paths.user.devices}>All devices</Link>
       </div>
       <dl className="facts">

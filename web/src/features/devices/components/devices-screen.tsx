@@ -9,9 +9,10 @@ import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
+import { useDeviceStream } from '../api/device-stream';
 import { deviceListQuery, patchDevice, putDevice } from '../api/devices';
 import { devicePath } from './device-path';
-import { CameraTasks, OnlineBadge } from './device-bits';
+import { CameraTasks, OnlineBadge, StreamBadge } from './device-bits';
 
 /**
  * `/user/devices` (Devices, gated by the 'Devices' subscription): the organisation's
@@ -26,12 +27,14 @@ export default function DevicesScreen() {
   const manage = s.role !== null && can(s.role, 'ManageDevices');
   const operate = s.role !== null && can(s.role, 'OperateDevices');
   const q = useQuery({ ...deviceListQuery(org ?? 0), enabled: org !== null });
+  const stream = useDeviceStream(org);
 
   return (
     <section>
       <div className="screen-header">
         <h1>Devices</h1>
         {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
+        {org !== null ? <StreamBadge state={stream} /> : null}
         {manage ? (
           <Link to={paths.user.addDevice}>
             Add device

@@ -1,0 +1,110 @@
+//! The device stream: the WebSocket `/api/ws` (spec section 7 "Device stream event
+//! names"). Every frame is a JSON text `{"event": NAME, "data": …}`.
+//!
+//! The client says what it watches with `subscribe` and `unsubscribe` (device ids, or
+//! none for every device of the organisation); the server answers each with `devices`
+//! (the devices now watched, as they are) and then sends `device_status` when a watched
+//! device's status changes and `device_settings` when its settings are changed. A
+//! frame the server cannot take is answered with `error` and changes nothing.
+
+use serde::{Deserialize, Serialize};
+
+use super::device::{Device, DeviceSettings};
+use crate::mqtt::v1::StatusMessage;
+
+/// Ids a `subscribe` or `unsubscribe` may name, at most.
+pub const MAX_STREAM_DEVICES: usize = 1_000;
+/// Largest frame the server reads, in bytes.
+pub const MAX_STREAM_FRAME_BYTES: usize = 64 * 1024;
+/// The sub-protocol of this stream; a browser names it beside `bearer.{access token}`
+/// (browsers cannot send an `Authorization` header with a WebSocket).
+pub const STREAM_PROTOCOL: &str = "gemba.v1";
+
+/// What the client sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum ClientEvent {
+    /// Watch these devices besides those watched; an absent `devices` watches every
+    /// device of the organisation.
+    Subscribe(StreamDevices),
+    /// Stop watching these devices; an absent `devices` stops watching any.
+    Unsubscribe(StreamDevices),
+}
+
+/// The devices a subscription names.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct StreamDevices {
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub devices: Option<Vec<i64>>,
+}
+
+/// What the server sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum ServerEvent {
+    /// The devices now watched, as they are (after `subscribe` or `unsubscribe`, and
+    /// again when the server may have missed changes).
+    Devices(Vec<Device>),
+    /// A watched device said it is online or offline, or sent a heartbeat.
+    DeviceStatus(DeviceStatusEvent),
+    /// A watched device's settings were changed.
+    DeviceSettings(DeviceSettings),
+    /// A frame the server could not take, and why; nothing changed.
+    Error(StreamError),
+}
+
+/// `device_status`: what the device said, and when the cloud heard it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceStatusEvent {
+    pub id: i64,
+    pub online: bool,
+    pub last_seen: i64,
+    pub status: StatusMessage,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct StreamError {
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_read_as_the_spec_names_them() {
+        let c: ClientEvent =
+            serde_json::from_str(r#"{"event":"subscribe","data":{"devices":[1,2]}}"#).unwrap();
+        assert_eq!(
+            c,
+            ClientEvent::Subscribe(StreamDevices {
+                devices: Some(vec![1, 2])
+            })
+        );
+        let c: ClientEvent = serde_json::from_str(r#"{"event":"unsubscribe","data":{}}"#).unwrap();
+        assert_eq!(c, ClientEvent::Unsubscribe(StreamDevices::default()));
+        for bad in [
+            r#"{"event":"subscribe","data":{"devices":"all"}}"#,
+            r#"{"event":"subscribe","data":{"device":[1]}}"#,
+            r#"{"event":"webrtc_stream_offer","data":{}}"#,
+            r#"{"data":{}}"#,
+            "[]",
+        ] {
+            assert!(serde_json::from_str::<ClientEvent>(bad).is_err(), "{bad}");
+        }
+        let e = ServerEvent::Error(StreamError {
+            message: "x".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({"event": "error", "data": {"message": "x"}})
+        );
+    }
+}
