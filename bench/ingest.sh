@@ -5,8 +5,10 @@
 # row), on SQLite and on PostgreSQL, with publish-to-row latency p50/p99. Both in one
 # process per run, side by side (cloud/examples/ingest_bench.rs). Prints one line per
 # backend and run (also target/bench/ingest.txt). Not part of scripts/test.
+# Then the same devices publishing at RATE cycles/s in all (default 5000, below
+# saturation), PACED_CYCLES each (default 2500): the latency a steady load sees.
 # Settings: DEVICES (default 20), CYCLES (default 500), RUNS (default 3),
-# BENCH_BACKENDS (default "sqlite postgres").
+# BENCH_BACKENDS (default "sqlite postgres"), RATE.
 source "$(dirname "$0")/../scripts/lib.sh"
 ensure_rust
 ensure_build_deps
@@ -24,4 +26,7 @@ for backend in ${BENCH_BACKENDS:-sqlite postgres}; do
   for _ in $(seq 1 "$RUNS"); do
     RUST_LOG=warn "$bin" "$backend" "$DEVICES" "$CYCLES" | tee -a "$out"
   done
+done
+for backend in ${BENCH_BACKENDS:-sqlite postgres}; do
+  RUST_LOG=warn "$bin" "$backend" "$DEVICES" "${PACED_CYCLES:-2500}" "${RATE:-5000}" | tee -a "$out"
 done

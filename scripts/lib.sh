@@ -31,7 +31,7 @@ ensure_rust() {
 
 # Native pieces: the C toolchain, and GStreamer (capture, decoding, H.264 encoding of
 # the demo footage) with its development files.
-GST_PACKAGES=(libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
+GST_PACKAGES=(libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools)
 ensure_build_deps() {
   apt_install pkg-config build-essential ca-certificates "${GST_PACKAGES[@]}"

@@ -9,7 +9,10 @@
 //! Prints cycles/s for both, their ratio, and the latency from publishing a cycle to
 //! its row (`received_at`, stamped in the transaction that stores it) at p50 and p99.
 //! Run by `bench/ingest.sh`:
-//! `cargo run --release -p gemba-cloud --example ingest_bench -- [sqlite|postgres] [DEVICES] [CYCLES]`
+//! `cargo run --release -p gemba-cloud --example ingest_bench -- [sqlite|postgres] [DEVICES] [CYCLES] [RATE]`
+//!
+//! With RATE (cycles/s in all), only the cloud runs, the devices publishing at that
+//! rate: the latency below saturation.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -57,9 +60,11 @@ fn cycle(task: i64, i: i64) -> CycleMessage {
     m
 }
 
-/// Publishes `cycles` signed cycles per device, all devices at once; answers when every
-/// publish was acknowledged by the broker.
-async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64) {
+/// Publishes `cycles` signed cycles per device, all devices at once: as fast as the
+/// broker takes them, or at `rate` cycles/s in all (a tick every 10 ms); answers when
+/// every publish was acknowledged by the broker.
+async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64, rate: Option<f64>) {
+    let per_tick = rate.map(|r| r / 100.0 / devs.len() as f64);
     let mut handles = vec![];
     for d in devs {
         let (org, id, kid, key) = (d.org, d.id, d.kid.clone(), d.key.clone());
@@ -74,7 +79,16 @@ async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64) {
             let (client, mut events) = AsyncClient::new(opts, 200);
             let topic = v1::topic(&org.to_string(), &id.to_string(), Channel::Cycles);
             let sender = tokio::spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_millis(10));
+                let mut owed = 0.0;
                 for i in 0..cycles {
+                    if let Some(n) = per_tick {
+                        while owed < 1.0 {
+                            tick.tick().await;
+                            owed += n;
+                        }
+                        owed -= 1.0;
+                    }
                     let payload = v1::sign(&key, &kid, &cycle(task, i));
                     client
                         .publish(topic.clone(), QoS::AtLeastOnce, false, payload)
@@ -139,7 +153,7 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<f64> {
         })
         .collect();
     let t0 = Instant::now();
-    publish_all(addr, &devs, 1, cycles).await;
+    publish_all(addr, &devs, 1, cycles, None).await;
     while seen.load(Ordering::Relaxed) < total {
         anyhow::ensure!(
             t0.elapsed() < Duration::from_secs(300),
@@ -151,7 +165,12 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<f64> {
 }
 
 /// The cloud: cycles/s from publish to row, and the publish-to-row latencies (ms).
-async fn cloud(backend: &str, devices: i64, cycles: i64) -> anyhow::Result<(f64, Vec<i64>)> {
+async fn cloud(
+    backend: &str,
+    devices: i64,
+    cycles: i64,
+    rate: Option<f64>,
+) -> anyhow::Result<(f64, Vec<i64>)> {
     let dir = tempfile::tempdir()?;
     let database_url = match backend {
         "postgres" => {
@@ -225,7 +244,7 @@ async fn cloud(backend: &str, devices: i64, cycles: i64) -> anyhow::Result<(f64,
     }
     let total = devices * cycles;
     let t0 = Instant::now();
-    publish_all(mqtt, &devs, task, cycles).await;
+    publish_all(mqtt, &devs, task, cycles, rate).await;
     loop {
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM cycles")
             .fetch_one(&state.db.pool)
@@ -264,8 +283,19 @@ async fn main() -> anyhow::Result<()> {
     let backend = args.first().map_or("sqlite", String::as_str).to_string();
     let devices: i64 = args.get(1).map_or(Ok(20), |s| s.parse())?;
     let cycles: i64 = args.get(2).map_or(Ok(500), |s| s.parse())?;
+    if let Some(offered) = args.get(3) {
+        let offered: f64 = offered.parse()?;
+        let (rate, lat) = cloud(&backend, devices, cycles, Some(offered)).await?;
+        println!(
+            "ingest {backend}: {devices} devices x {cycles} cycles offered at {offered:.0} cycles/s: \
+             stored {rate:.0} cycles/s, publish-to-row p50 {} ms, p99 {} ms",
+            pct(&lat, 0.5),
+            pct(&lat, 0.99)
+        );
+        return Ok(());
+    }
     let broker = broker_only(devices, cycles).await?;
-    let (rate, lat) = cloud(&backend, devices, cycles).await?;
+    let (rate, lat) = cloud(&backend, devices, cycles, None).await?;
     println!(
         "ingest {backend}: {devices} devices x {cycles} cycles: broker alone {broker:.0} msg/s, \
          into {backend} {rate:.0} cycles/s ({:.0}% of the broker), publish-to-row p50 {} ms, p99 {} ms",

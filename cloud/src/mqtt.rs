@@ -372,10 +372,12 @@ pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
     });
 }
 
-/// Takes what the client received, in batches: checks each message, stores the cycles
-/// of a batch in one transaction, then tells each device which of its cycles are
-/// stored.
+/// Takes what the client received, in batches, and checks each message; hands the
+/// cycles of a batch to [`store`], which writes the previous batch meanwhile (checking
+/// signatures and writing rows overlap, on two cores).
 async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
+    let (to_store, stored) = mpsc::channel::<Vec<devices::Received>>(STORE_QUEUE);
+    tokio::spawn(store(state.clone(), stored));
     let mut batch = Vec::with_capacity(BATCH);
     loop {
         batch.clear();
@@ -395,12 +397,22 @@ async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
                 Err(Refused::Bad(why)) => link.reject(&topic, &why),
             }
         }
-        if cycles.is_empty() {
-            continue;
+        if !cycles.is_empty() && to_store.send(cycles).await.is_err() {
+            return;
         }
-        // Stored or not, nothing is acknowledged until the transaction committed: the
-        // devices send again what is not acknowledged.
-        // A batch that cannot be stored is not acknowledged: its devices send it again.
+    }
+}
+
+/// Checked batches waiting for [`store`], at most.
+const STORE_QUEUE: usize = 2;
+
+/// Stores checked cycles, a batch a transaction, then tells each device which of its
+/// cycles are stored.
+async fn store(state: AppState, mut rx: mpsc::Receiver<Vec<devices::Received>>) {
+    let link = &state.mqtt;
+    while let Some(cycles) = rx.recv().await {
+        // Stored or not, nothing is acknowledged until the transaction committed: a
+        // batch that cannot be stored is not acknowledged, and its devices send it again.
         let stored = match devices::insert_cycles(&state.db, &cycles).await {
             Ok(s) => s,
             Err(e) => {

@@ -5,51 +5,10 @@
 //! command when it comes online, which it acknowledges.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 mod common;
-use common::{Cloud, cloud};
-use gemba_shared::footage::Truth;
-
-struct Demo {
-    footage: PathBuf,
-    model: PathBuf,
-    /// The footage's ground truth, and its file.
-    truth: Truth,
-    truth_file: PathBuf,
-    /// Cycles the model finds in the footage (its evaluation, `eval.json`).
-    cycles: u64,
-}
-
-fn demo() -> Demo {
-    let dir = std::env::var_os("GEMBA_MODELS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/models"));
-    let footage = dir.join("demo.mp4");
-    let model = dir.join("default");
-    assert!(
-        footage.is_file() && model.join("eval.json").is_file(),
-        "the demo footage and model are missing in {}: run models/build.sh (scripts/test does)",
-        dir.display()
-    );
-    assert!(
-        std::env::var_os("ORT_DYLIB_PATH").is_some(),
-        "ORT_DYLIB_PATH is not set (scripts/lib.sh ensure_models_tools sets it)"
-    );
-    let truth_file = dir.join("demo.truth.json");
-    let truth: Truth = serde_json::from_slice(&std::fs::read(&truth_file).unwrap()).unwrap();
-    let eval: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(model.join("eval.json")).unwrap()).unwrap();
-    Demo {
-        footage,
-        model,
-        truth,
-        truth_file,
-        cycles: eval["found_cycles"].as_u64().unwrap(),
-    }
-}
+use common::*;
 
 /// `gemba-agent eval` of `model` on `video` against the demo's ground truth.
 fn eval(
@@ -68,12 +27,6 @@ fn eval(
         .arg(&d.truth_file)
         .output()
         .unwrap()
-}
-
-fn agent(data: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gemba-agent"));
-    c.arg("--data").arg(data).env("RUST_LOG", "warn");
-    c
 }
 
 /// Enrols an agent in `data` as the cloud's device and sets the cloud's task to run on
@@ -98,62 +51,6 @@ async fn enrolled(c: &Cloud, data: &std::path::Path) -> i64 {
     device
 }
 
-/// An agent process, killed if the test ends without stopping it.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn run(data: &std::path::Path, d: &Demo, extra: &[&str]) -> Running {
-    Running(
-        agent(data)
-            .arg("run")
-            .arg("--camera")
-            .arg(format!("cam0={}", d.footage.display()))
-            .arg("--model")
-            .arg(&d.model)
-            .args(["--fast", "--heartbeat", "3600"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
-
-async fn ids(c: &Cloud) -> BTreeSet<String> {
-    sqlx::query_scalar::<_, String>("SELECT id FROM cycles")
-        .fetch_all(&c.state.db.pool)
-        .await
-        .unwrap()
-        .into_iter()
-        .collect()
-}
-
-async fn wait_for(what: &str, secs: u64, mut ok: impl AsyncFnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
-    while !ok().await {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "waited {secs} s for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Ctrl-C: the agent stops its cameras and link, and exits on its own.
-fn interrupt(mut r: Running) {
-    Command::new("kill")
-        .args(["-INT", &r.0.id().to_string()])
-        .status()
-        .unwrap();
-    let status = r.0.wait().unwrap();
-    assert!(status.success(), "the agent exited with {status}");
-}
-
 async fn runs_the_demo(mqtt: Option<String>) {
     let d = demo();
     let c = cloud(mqtt, &d.truth.operation).await;
@@ -162,11 +59,15 @@ async fn runs_the_demo(mqtt: Option<String>) {
     let child = run(data.path(), &d, &[]);
     // The footage once, as fast as it decodes: exactly the cycles the evaluation found.
     wait_for("the footage's cycles", 120, async || {
-        ids(&c).await.len() as u64 >= d.cycles
+        stored(&c.state.db).await.len() as u64 >= d.cycles
     })
     .await;
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert_eq!(ids(&c).await.len() as u64, d.cycles, "each cycle once");
+    assert_eq!(
+        stored(&c.state.db).await.len() as u64,
+        d.cycles,
+        "each cycle once"
+    );
     let (task, camera, good): (i64, String, i64) =
         sqlx::query_as("SELECT MIN(task_id), MIN(camera), SUM(good) FROM cycles")
             .fetch_one(&c.state.db.pool)
@@ -241,9 +142,13 @@ async fn runs_the_demo(mqtt: Option<String>) {
             "{message:?}"
         );
     }
-    let n = ids(&c).await.len();
+    let n = stored(&c.state.db).await.len();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(ids(&c).await.len(), n, "nothing more was recorded");
+    assert_eq!(
+        stored(&c.state.db).await.len(),
+        n,
+        "nothing more was recorded"
+    );
     interrupt(child);
 }
 
@@ -330,80 +235,32 @@ async fn an_agent_killed_mid_work_loses_nothing_it_recorded() {
     let data = tempfile::tempdir().unwrap();
     enrolled(&c, data.path()).await;
     let mut child = run(data.path(), &d, &["--loop"]);
-    wait_for("some cycles", 120, async || ids(&c).await.len() >= 5).await;
+    wait_for("some cycles", 120, async || {
+        stored(&c.state.db).await.len() >= 5
+    })
+    .await;
     child.0.kill().unwrap();
     child.0.wait().unwrap();
-    let stored = ids(&c).await;
-    let outbox = rusqlite::Connection::open(data.path().join("outbox.db")).unwrap();
-    let waiting: BTreeSet<String> = outbox
-        .prepare("SELECT key FROM outbox WHERE key IS NOT NULL")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    drop(outbox);
+    let kept = stored(&c.state.db).await;
+    let waiting = outbox_cycles(data.path());
     eprintln!(
         "killed with {} stored and {} in the outbox",
-        stored.len(),
+        kept.len(),
         waiting.len()
     );
     // Started again with the same data folder; it resumes before it hears the cloud.
     let child = run(data.path(), &d, &["--loop"]);
-    let recorded: BTreeSet<String> = stored.union(&waiting).cloned().collect();
+    let recorded: BTreeSet<String> = kept.union(&waiting).cloned().collect();
     wait_for("every recorded cycle", 60, async || {
-        ids(&c).await.is_superset(&recorded)
+        stored(&c.state.db).await.is_superset(&recorded)
     })
     .await;
-    let before = ids(&c).await.len();
+    let before = stored(&c.state.db).await.len();
     wait_for("new cycles after the restart", 60, async || {
-        ids(&c).await.len() > before
+        stored(&c.state.db).await.len() > before
     })
     .await;
     interrupt(child);
-}
-
-/// A Mosquitto of the test's own on `port` (so that it can be stopped), killed with the
-/// test.
-struct Broker(Child);
-
-impl Broker {
-    fn start(dir: &std::path::Path, port: u16) -> Broker {
-        let conf = dir.join("mosquitto.conf");
-        std::fs::write(
-            &conf,
-            format!("listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n"),
-        )
-        .unwrap();
-        let bin = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
-            .into_iter()
-            .find(|p| std::path::Path::new(p).exists())
-            .expect("mosquitto is installed (scripts/test installs it)");
-        // Held at once, so that it is killed whatever happens next.
-        let broker = Broker(
-            Command::new(bin)
-                .arg("-c")
-                .arg(&conf)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
-        );
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return broker;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("mosquitto did not start on port {port}");
-    }
-}
-
-impl Drop for Broker {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// The broker goes away while the agent works and the cloud stays up, then comes back
@@ -418,36 +275,33 @@ async fn cycles_recorded_while_the_broker_is_down_arrive_once_it_is_back() {
     let data = tempfile::tempdir().unwrap();
     enrolled(&c, data.path()).await;
     let child = run(data.path(), &d, &["--loop"]);
-    wait_for("some cycles", 120, async || ids(&c).await.len() >= 3).await;
+    wait_for("some cycles", 120, async || {
+        stored(&c.state.db).await.len() >= 3
+    })
+    .await;
     drop(broker);
-    let before = ids(&c).await;
+    let before = stored(&c.state.db).await;
     // The agent goes on recording into its outbox.
-    let outbox = rusqlite::Connection::open(data.path().join("outbox.db")).unwrap();
-    let keys = |o: &rusqlite::Connection| -> BTreeSet<String> {
-        o.prepare("SELECT key FROM outbox WHERE key IS NOT NULL")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    while keys(&outbox).difference(&before).count() < 5 {
+    while outbox_cycles(data.path()).difference(&before).count() < 5 {
         assert!(
             tokio::time::Instant::now() < deadline,
             "no cycles recorded while the broker was down"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let during: BTreeSet<String> = keys(&outbox).difference(&before).cloned().collect();
+    let during: BTreeSet<String> = outbox_cycles(data.path())
+        .difference(&before)
+        .cloned()
+        .collect();
     assert_eq!(
-        ids(&c).await,
+        stored(&c.state.db).await,
         before,
         "nothing reached the cloud without a broker"
     );
     let _broker = Broker::start(dir.path(), port);
     wait_for("the cycles recorded during the outage", 90, async || {
-        ids(&c).await.is_superset(&during)
+        stored(&c.state.db).await.is_superset(&during)
     })
     .await;
     interrupt(child);

@@ -1,15 +1,40 @@
 //! What the agent's tests share: a real cloud to talk to.
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use gemba_cloud::config::{Kdf, Settings};
+use gemba_shared::footage::Truth;
 
 pub struct Cloud {
     pub state: gemba_cloud::state::AppState,
     pub url: String,
     pub task: i64,
     pub _dir: tempfile::TempDir,
+}
+
+/// Seeds what every agent test's cloud holds: an admin, an organisation with a task
+/// defined by `operation` (task-detail text), and a device waiting to be enrolled with
+/// code `ABCD-EFGH-JKMN`, set to run the task on its camera `cam0`. Answers the task and
+/// the device.
+pub async fn seed(state: &gemba_cloud::state::AppState, operation: &str) -> (i64, i64) {
+    let admin = gemba_cloud::create_admin(state, "admin@agent.test", "Admin-pass-1")
+        .await
+        .unwrap();
+    let (org, task) =
+        gemba_cloud::seed::organization_with_task(state, "agent-test", operation, admin)
+            .await
+            .unwrap();
+    let device = gemba_cloud::seed::device_with_code(state, org, "Bench", "ABCD-EFGH-JKMN")
+        .await
+        .unwrap();
+    gemba_cloud::db::devices::set_camera_task(&state.db, device, "cam0", Some(task))
+        .await
+        .unwrap();
+    (task, device)
 }
 
 /// A running cloud (SQLite) with an organisation, a task defined by `operation` (task-detail
@@ -32,16 +57,7 @@ pub async fn cloud(mqtt: Option<String>, operation: &str) -> Cloud {
     };
     let url = format!("http://{}", settings.http);
     let state = gemba_cloud::build_state(settings).await.unwrap();
-    let admin = gemba_cloud::create_admin(&state, "admin@agent.test", "Admin-pass-1")
-        .await
-        .unwrap();
-    let (org, task) =
-        gemba_cloud::seed::organization_with_task(&state, "agent-test", operation, admin)
-            .await
-            .unwrap();
-    gemba_cloud::seed::device_with_code(&state, org, "Bench", "ABCD-EFGH-JKMN")
-        .await
-        .unwrap();
+    let (task, _) = seed(&state, operation).await;
     let s2 = state.clone();
     tokio::spawn(async move {
         gemba_cloud::launch(s2, listener, std::future::pending())
@@ -61,4 +77,299 @@ pub async fn cloud(mqtt: Option<String>, operation: &str) -> Cloud {
         task,
         _dir: dir,
     }
+}
+
+// ----- the demo and the agent binary ------------------------------------------------
+
+pub struct Demo {
+    pub footage: PathBuf,
+    pub model: PathBuf,
+    /// The footage's ground truth, and its file.
+    pub truth: Truth,
+    pub truth_file: PathBuf,
+    /// Cycles the model finds in the footage (its evaluation, `eval.json`).
+    pub cycles: u64,
+}
+
+pub fn demo() -> Demo {
+    let dir = std::env::var_os("GEMBA_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/models"));
+    let footage = dir.join("demo.mp4");
+    let model = dir.join("default");
+    assert!(
+        footage.is_file() && model.join("eval.json").is_file(),
+        "the demo footage and model are missing in {}: run models/build.sh (scripts/test does)",
+        dir.display()
+    );
+    assert!(
+        std::env::var_os("ORT_DYLIB_PATH").is_some(),
+        "ORT_DYLIB_PATH is not set (scripts/lib.sh ensure_models_tools sets it)"
+    );
+    let truth_file = dir.join("demo.truth.json");
+    let truth: Truth = serde_json::from_slice(&std::fs::read(&truth_file).unwrap()).unwrap();
+    let eval: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(model.join("eval.json")).unwrap()).unwrap();
+    Demo {
+        footage,
+        model,
+        truth,
+        truth_file,
+        cycles: eval["found_cycles"].as_u64().unwrap(),
+    }
+}
+
+pub fn agent(data: &std::path::Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gemba-agent"));
+    c.arg("--data").arg(data).env("RUST_LOG", "warn");
+    c
+}
+
+/// An agent process, killed if the test ends without stopping it.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn run(data: &std::path::Path, d: &Demo, extra: &[&str]) -> Running {
+    Running(
+        agent(data)
+            .arg("run")
+            .arg("--camera")
+            .arg(format!("cam0={}", d.footage.display()))
+            .arg("--model")
+            .arg(&d.model)
+            .args(["--fast", "--heartbeat", "3600"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// The ids of the cycles stored in `db`.
+pub async fn stored(db: &gemba_cloud::db::Db) -> BTreeSet<String> {
+    sqlx::query_scalar::<_, String>("SELECT id FROM cycles")
+        .fetch_all(&db.pool)
+        .await
+        .unwrap()
+        .into_iter()
+        .collect()
+}
+
+pub async fn wait_for(what: &str, secs: u64, mut ok: impl AsyncFnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    while !ok().await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "waited {secs} s for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Ctrl-C: the agent stops its cameras and link, and exits on its own.
+pub fn interrupt(mut r: Running) {
+    Command::new("kill")
+        .args(["-INT", &r.0.id().to_string()])
+        .status()
+        .unwrap();
+    let status = r.0.wait().unwrap();
+    assert!(status.success(), "the agent exited with {status}");
+}
+
+/// A Mosquitto of the test's own on `port` (so that it can be stopped), killed with the
+/// test.
+pub struct Broker(Child);
+
+impl Broker {
+    pub fn start(dir: &std::path::Path, port: u16) -> Broker {
+        let conf = dir.join("mosquitto.conf");
+        std::fs::write(
+            &conf,
+            format!("listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n"),
+        )
+        .unwrap();
+        let bin = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .expect("mosquitto is installed (scripts/test installs it)");
+        // Held at once, so that it is killed whatever happens next.
+        let broker = Broker(
+            Command::new(bin)
+                .arg("-c")
+                .arg(&conf)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return broker;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("mosquitto did not start on port {port}");
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+// ----- the cloud as a process ---------------------------------------------------------
+
+/// How to run `gemba-cloud serve` (the binary beside `gemba-agent`, which
+/// `cargo test --workspace` builds) as a process that can be killed and started again
+/// on the same data, addresses and database.
+pub struct Served {
+    pub data: PathBuf,
+    pub http: std::net::SocketAddr,
+    /// The embedded broker's address, or an external broker's URL.
+    pub mqtt: String,
+    pub database_url: Option<String>,
+    /// The shared subscription group and token secret the replicas have in common.
+    pub group: String,
+    pub secret: String,
+}
+
+/// A running `gemba-cloud serve`; killed (SIGKILL) when dropped.
+pub struct CloudProcess(Child);
+
+impl Drop for CloudProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Served {
+    pub fn new(data: PathBuf, mqtt: String, database_url: Option<String>) -> Served {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        Served {
+            data,
+            http: format!("127.0.0.1:{port}").parse().unwrap(),
+            mqtt,
+            database_url,
+            group: format!("test-{}", uuid::Uuid::new_v4().simple()),
+            secret: format!("secret-{}", uuid::Uuid::new_v4().simple()),
+        }
+    }
+
+    /// Another replica of the same deployment: same broker, database, group and
+    /// secret; its own data folder and HTTP port.
+    pub fn replica(&self, data: PathBuf) -> Served {
+        Served {
+            group: self.group.clone(),
+            secret: self.secret.clone(),
+            ..Served::new(data, self.mqtt.clone(), self.database_url.clone())
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.http)
+    }
+
+    /// Seeds the deployment's database ([`seed`]) in this process; answers the task.
+    pub async fn seed(&self, operation: &str) -> i64 {
+        let settings = Settings {
+            data: self.data.clone(),
+            database_url: self.database_url.clone(),
+            ..Settings::default()
+        };
+        let state = gemba_cloud::build_state(settings).await.unwrap();
+        let (task, _) = seed(&state, operation).await;
+        state.db.pool.close().await;
+        task
+    }
+
+    /// The deployment's database, to read.
+    pub async fn db(&self) -> gemba_cloud::db::Db {
+        gemba_cloud::db::Db::open(self.database_url.as_deref(), &self.data)
+            .await
+            .unwrap()
+    }
+
+    /// Starts the process and waits until it serves and reached its broker.
+    pub async fn start(&self) -> CloudProcess {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_gemba-agent")).with_file_name("gemba-cloud");
+        assert!(
+            bin.is_file(),
+            "{} is missing: build it (cargo build -p gemba-cloud; cargo test --workspace does)",
+            bin.display()
+        );
+        let mut c = Command::new(bin);
+        c.arg("serve")
+            .arg("--data")
+            .arg(&self.data)
+            .args(["--http", &self.http.to_string(), "--mqtt", &self.mqtt])
+            .env("GEMBA_MQTT_GROUP", &self.group)
+            .env("GEMBA_JWT_SECRET", &self.secret)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null());
+        if let Some(u) = &self.database_url {
+            c.args(["--database-url", u]);
+        }
+        let process = CloudProcess(c.spawn().unwrap());
+        let health = format!("{}/api/health", self.url());
+        wait_for(
+            "the cloud process to serve and reach its broker",
+            60,
+            async || match reqwest::get(&health).await {
+                Ok(r) => r
+                    .json::<serde_json::Value>()
+                    .await
+                    .is_ok_and(|h| h["mqtt"] == "connected"),
+                Err(_) => false,
+            },
+        )
+        .await;
+        process
+    }
+
+    /// What `/api/health` of this replica says.
+    pub async fn health(&self) -> serde_json::Value {
+        reqwest::get(format!("{}/api/health", self.url()))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+}
+
+/// Enrols an agent in `data` with the seeded code at the cloud at `url`.
+pub fn enroll(data: &std::path::Path, url: &str) {
+    let out = agent(data)
+        .args(["enroll", "--cloud", url, "--code", "ABCD-EFGH-JKMN"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The cycles waiting in the outbox of the agent in `data`.
+pub fn outbox_cycles(data: &std::path::Path) -> BTreeSet<String> {
+    let o = rusqlite::Connection::open(data.join("outbox.db")).unwrap();
+    o.prepare("SELECT key FROM outbox WHERE key IS NOT NULL")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
 }
