@@ -4,11 +4,12 @@
  * code and the command that enrols the agent; the test enrols it with that code as the
  * agent would (`POST device/enroll/`); the device's page then shows it enrolled, the
  * user starts a task on cam0 (running, a start_task command listed) and stops it; the
- * Devices list shows the device, with a star once starred.
+ * Devices list shows the device, with a star once starred, and hears it go online and
+ * offline as it says so over MQTT (the device stream, `/api/ws`, in the real browser).
  */
 import { type Page, expect, test } from '@playwright/test';
 
-import { createOrganization, createTask, createUser, enrolDevice, origin, subscribe, uiLogin, uniqueName } from './env';
+import { createOrganization, createTask, createUser, enrolDevice, origin, sayStatus, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'devices-pass-1';
 
@@ -95,4 +96,14 @@ test('a device is added, enrolled with its code, runs a task and is starred', as
   // The star is the server's: a reload keeps it.
   await page.reload();
   await expect(page.getByRole('table', { name: 'Devices' }).getByRole('button', { name: 'Unstar Bench 1' })).toHaveText('★');
+
+  // Live: the list does not ask again by itself; what the device says over MQTT reaches
+  // it through the device stream.
+  const listed = page.getByRole('table', { name: 'Devices' }).getByRole('row', { name: /Bench 1/ });
+  await expect(page.getByRole('status', { name: 'Live updates' })).toHaveText('Live');
+  await expect(listed).toContainText('Offline');
+  await sayStatus(credentials, true);
+  await expect(listed).toContainText('Online');
+  await sayStatus(credentials, false);
+  await expect(listed).toContainText('Offline');
 });

@@ -4,12 +4,23 @@
  * about (creating organisations and users with a role), and signing in through the
  * portal's own screens.
  */
+import { createHmac } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { type Page, expect } from '@playwright/test';
+import { connectAsync } from 'mqtt';
 
-import type { Credentials, EnrolRequest, Feature, LoginUser, Organization, RoleRecord, Task } from '../src/api/generated';
+import type {
+  Credentials,
+  EnrolRequest,
+  Feature,
+  LoginUser,
+  Organization,
+  RoleRecord,
+  StatusMessage,
+  Task,
+} from '../src/api/generated';
 
 export const ADMIN = { email: 'admin@gemba.local', password: 'gemba-admin-1' } as const;
 
@@ -110,6 +121,33 @@ export async function createTask(org: number, taskDetail: string): Promise<Task>
 /** Enrols a device with its one-time code, as the agent does (`POST device/enroll/`, no user). */
 export async function enrolDevice(code: string): Promise<Credentials> {
   return call<Credentials>('POST', 'device/enroll/', null, { code } satisfies EnrolRequest);
+}
+
+/**
+ * Says the enrolled device `c` is online (or offline) as its agent would: a status
+ * message signed with the device's key (compact JWS, HS256, `kid` its credential id),
+ * published on its status topic through the broker the enrolment named.
+ */
+export async function sayStatus(c: Credentials, online: boolean): Promise<void> {
+  const b64 = (s: string) => Buffer.from(s).toString('base64url');
+  const status: StatusMessage = {
+    v: 1,
+    online,
+    ts_ms: Date.now(),
+    agent_version: 'e2e',
+    cameras: [],
+    outbox: 0,
+    disk_free_mb: null,
+    temperature_c: null,
+  };
+  const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(status))}`;
+  const signature = createHmac('sha256', Buffer.from(c.key, 'base64')).update(signed).digest('base64url');
+  const client = await connectAsync(c.mqtt);
+  try {
+    await client.publishAsync(`gemba/v1/${c.organization}/${c.device}/status`, `${signed}.${signature}`, { qos: 1 });
+  } finally {
+    await client.endAsync();
+  }
 }
 
 /** Signs a user up and verifies the address from the outbox: an account awaiting the
