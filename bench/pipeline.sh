@@ -4,7 +4,8 @@
 # default model: GStreamer decode alone and ONNX inference alone (the ceilings), the
 # whole pipeline (capture → inference → cycle engine → outbox) on one camera as fast as
 # it goes; then cameras at 15 fps (real time) added one at a time while the slowest
-# keeps ≥ 14 fps, and the process's RSS. RUNS times (default 3); output also in
+# keeps ≥ 14 fps, and the process's RSS; then the real `gemba-agent run` binary, enrolled
+# with a cloud, on 1 and 4 cameras at 15 fps: its RSS. RUNS times (default 3); output also in
 # target/bench/pipeline.txt. Not part of scripts/test.
 source "$(dirname "$0")/../scripts/lib.sh"
 ensure_rust
@@ -20,5 +21,6 @@ out="$ROOT/target/bench/pipeline.txt"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out"
 for i in $(seq 1 "$RUNS"); do
   echo "--- run $i" | tee -a "$out"
-  RUST_LOG=warn "$bin" --footage "$GEMBA_MODELS/demo.mp4" --model "$GEMBA_MODELS/default" "$@" | tee -a "$out"
+  RUST_LOG=warn "$bin" --footage "$GEMBA_MODELS/demo.mp4" --model "$GEMBA_MODELS/default" \
+    --agent "${CARGO_TARGET_DIR:-$ROOT/target}/release/gemba-agent" "$@" | tee -a "$out"
 done

@@ -2,10 +2,14 @@
 //! GStreamer decode alone, ONNX inference alone, and the whole pipeline (capture →
 //! inference → cycle engine → outbox) on one 640×480 camera as fast as it goes; then
 //! how many cameras at 15 fps (real time) one machine sustains, and the process's
-//! memory (RSS) with one camera and with the most.
+//! memory (RSS) with one camera and with the most. With `--agent PATH`, then the real
+//! `gemba-agent run` binary, enrolled with a cloud started here (SQLite, embedded
+//! broker), replaying the footage in real time on 1 and on 4 cameras: its RSS (now and
+//! at its peak) after `--hold` seconds, with the MQTT link and the outbox.
 //!
 //!     cargo run --release -p gemba-agent --example pipeline_bench -- \
-//!         --footage target/models/demo.mp4 --model target/models/default
+//!         --footage target/models/demo.mp4 --model target/models/default \
+//!         [--agent target/release/gemba-agent]
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -38,9 +42,14 @@ fn fast(model: &Model) -> capture::Options {
 }
 
 fn rss_mib() -> f64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status_mib("self", "VmRSS:")
+}
+
+/// A size line (`VmRSS:`, `VmHWM:`) of `/proc/{pid}/status`, in MiB.
+fn status_mib(pid: &str, field: &str) -> f64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     s.lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         .map(|kb| kb / 1024.0)
         .unwrap_or(0.0)
@@ -175,5 +184,88 @@ fn main() -> anyhow::Result<()> {
     println!(
         "RSS: {rss_start:.1} MiB with the model loaded, {rss_one:.1} MiB with one camera running"
     );
+    if let Some(agent) = std::env::args().skip_while(|a| a != "--agent").nth(1) {
+        agent_binary(&PathBuf::from(agent), &footage, &model_dir, &truth, hold)?;
+    }
+    Ok(())
+}
+
+/// The real agent binary's memory: enrolled with a cloud run here, replaying the
+/// footage in real time on 1, then 4 cameras.
+fn agent_binary(
+    agent: &std::path::Path,
+    footage: &std::path::Path,
+    model: &std::path::Path,
+    truth: &Truth,
+    hold: Duration,
+) -> anyhow::Result<()> {
+    use gemba_cloud::config::{Kdf, Settings};
+    let rt = tokio::runtime::Runtime::new()?;
+    let dir = tempfile::tempdir()?;
+    let url = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let settings = Settings {
+            data: dir.path().join("cloud"),
+            http: listener.local_addr()?,
+            mqtt: format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()),
+            kdf: Kdf {
+                memory_kib: 4096,
+                iterations: 1,
+                parallelism: 1,
+            },
+            ..Settings::default()
+        };
+        let url = format!("http://{}", settings.http);
+        let state = gemba_cloud::build_state(settings).await?;
+        let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
+        let (org, task) =
+            gemba_cloud::seed::organization_with_task(&state, "bench", &truth.operation, admin)
+                .await?;
+        let device =
+            gemba_cloud::seed::device_with_code(&state, org, "Bench", "ABCD-EFGH-JKMN").await?;
+        for cam in 0..4 {
+            let camera = format!("cam{cam}");
+            gemba_cloud::db::devices::set_camera_task(&state.db, device, &camera, Some(task))
+                .await?;
+        }
+        let s2 = state.clone();
+        tokio::spawn(gemba_cloud::launch(s2, listener, std::future::pending()));
+        anyhow::Ok(url)
+    })?;
+    let data = dir.path().join("agent");
+    let enrolled = std::process::Command::new(agent)
+        .arg("--data")
+        .arg(&data)
+        .args(["enroll", "--cloud", &url, "--code", "ABCD-EFGH-JKMN"])
+        .output()?;
+    anyhow::ensure!(
+        enrolled.status.success(),
+        "enrolling: {}",
+        String::from_utf8_lossy(&enrolled.stderr)
+    );
+    for cameras in [1, 4] {
+        let mut c = std::process::Command::new(agent);
+        c.arg("--data").arg(&data).arg("run");
+        for cam in 0..cameras {
+            c.arg("--camera")
+                .arg(format!("cam{cam}={}", footage.display()));
+        }
+        let mut child = c
+            .arg("--model")
+            .arg(model)
+            .arg("--loop")
+            .env("RUST_LOG", "warn")
+            .stdin(std::process::Stdio::null())
+            .spawn()?;
+        std::thread::sleep(hold);
+        let pid = child.id().to_string();
+        let (now, peak) = (status_mib(&pid, "VmRSS:"), status_mib(&pid, "VmHWM:"));
+        child.kill()?;
+        child.wait()?;
+        println!(
+            "gemba-agent run, {cameras} camera(s) at 15 fps for {} s: RSS {now:.1} MiB, peak {peak:.1} MiB",
+            hold.as_secs()
+        );
+    }
     Ok(())
 }
