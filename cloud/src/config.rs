@@ -68,6 +68,11 @@ pub struct Settings {
     pub kdf: Kdf,
     /// Largest accepted request body, in bytes.
     pub max_body_bytes: usize,
+    /// How soon a device whose status still differs from what the portal set is sent
+    /// the same command again after acknowledging it, in milliseconds; the wait doubles
+    /// with each acknowledged repeat, up to 10 minutes (a camera whose source keeps
+    /// failing is retried without a command every heartbeat).
+    pub reconcile_retry_ms: u64,
     /// How often an open device stream (`/api/ws`) checks that its sign-in still
     /// holds, in milliseconds; it is closed once the sign-in ended.
     pub stream_recheck_ms: u64,
@@ -145,6 +150,7 @@ impl Default for Settings {
                 parallelism: 1,
             },
             max_body_bytes: 1024 * 1024,
+            reconcile_retry_ms: 30_000,
             stream_recheck_ms: 30_000,
             web_dir: PathBuf::from("web/dist"),
             admin_email: None,

@@ -488,7 +488,9 @@ async fn reconcile(
             task: t.task,
             engine: gemba_shared::cycle::EngineConfig::from_task(&row.settings()),
         };
-        state.mqtt.command(&state.db, org, device, start).await?;
+        if due(state, device, &start).await? {
+            state.mqtt.command(&state.db, org, device, start).await?;
+        }
     }
     for c in &s.cameras {
         let wanted_here = wanted
@@ -498,10 +500,33 @@ async fn reconcile(
             let stop = v1::Command::StopTask {
                 camera: c.camera.clone(),
             };
-            state.mqtt.command(&state.db, org, device, stop).await?;
+            if due(state, device, &stop).await? {
+                state.mqtt.command(&state.db, org, device, stop).await?;
+            }
         }
     }
     Ok(())
+}
+
+/// Longest wait before [`reconcile`] repeats an acknowledged command.
+const RECONCILE_RETRY_MAX: Duration = Duration::from_secs(600);
+
+/// Should [`reconcile`] send `command` to `device` now? Yes if it was never sent, or
+/// the device did not acknowledge it last time (it was away); if it did and its status
+/// still differs, only once `reconcile_retry_ms` passed, doubling with each
+/// acknowledged repeat up to [`RECONCILE_RETRY_MAX`].
+async fn due(state: &AppState, device: i64, command: &v1::Command) -> sqlx::Result<bool> {
+    let json = serde_json::to_string(command).expect("commands serialise");
+    let last = devices::same_commands(&state.db, device, &json, 8).await?;
+    let Some(&(at, true)) = last.first() else {
+        return Ok(true);
+    };
+    let repeats = last.iter().take_while(|(_, acked)| *acked).count() as u32;
+    let first = Duration::from_millis(state.settings.reconcile_retry_ms);
+    let wait = first
+        .saturating_mul(1 << (repeats - 1).min(10))
+        .min(RECONCILE_RETRY_MAX);
+    Ok(crate::db::now_ms() - at >= wait.as_millis() as i64)
 }
 
 enum Refused {

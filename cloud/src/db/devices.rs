@@ -523,6 +523,29 @@ pub async fn insert_command(db: &Db, id: &str, device: i64, command: &str) -> sq
     Ok(())
 }
 
+/// The latest `n` times command `command` (its JSON) was sent to device `device`,
+/// newest first: when, and whether the device acknowledged it.
+pub async fn same_commands(
+    db: &Db,
+    device: i64,
+    command: &str,
+    n: i64,
+) -> sqlx::Result<Vec<(i64, bool)>> {
+    let rows: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT created_at, CASE WHEN acked_at IS NULL THEN 0 ELSE 1 END FROM device_commands \
+         WHERE device_id = $1 AND command = $2 ORDER BY created_at DESC LIMIT $3",
+    )
+    .bind(device)
+    .bind(command)
+    .bind(n)
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(at, acked)| (at, acked == 1))
+        .collect())
+}
+
 /// Records a command's acknowledgement; only the device it was sent to can.
 pub async fn ack_command(
     db: &Db,

@@ -13,8 +13,8 @@ use reqwest::StatusCode;
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use serde_json::{Value, json};
 
-use crate::both;
 use crate::common::*;
+use crate::{both, both_with};
 
 pub(crate) struct World {
     pub(crate) admin: String,
@@ -1086,6 +1086,88 @@ both!(
         tokio::time::sleep(Duration::from_millis(300)).await;
         let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
         assert_eq!(cmds.as_array().unwrap().len(), 3, "{cmds}");
+    }
+);
+
+both_with!(
+    a_camera_that_does_not_start_is_told_again_with_back_off,
+    |s: &mut gemba_cloud::config::Settings| s.reconcile_retry_ms = 1_500,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let creds = enrol(
+            &app,
+            add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
+        )
+        .await;
+        let id = creds["device"].as_i64().unwrap();
+        let mut dev = TestDevice::connect(&creds).await;
+        let (s, v) = app
+            .post(
+                &format!("device/{id}/start_task/"),
+                json!({"camera": "cam0", "task": w.task}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let idle = v1::StatusMessage {
+            v: 1,
+            online: true,
+            ts_ms: 1,
+            agent_version: "test".into(),
+            cameras: vec![],
+            outbox: 0,
+            disk_free_mb: None,
+            temperature_c: None,
+        };
+        let sent = async |app: &TestApp| {
+            let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
+            cmds.as_array().unwrap().len()
+        };
+        // The device acknowledges each start, but its camera does not start (say, the
+        // source fails): its heartbeats keep saying so.
+        let mut cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
+        for round in 0..2 {
+            let ack = v1::CommandAck {
+                v: 1,
+                id: cmd.id.clone(),
+                ok: false,
+                message: "the source failed".into(),
+            };
+            dev.publish(
+                dev.topic(Channel::CmdAck),
+                v1::sign(&dev.key, &dev.kid, &ack),
+            )
+            .await;
+            let acked = sent(&app).await;
+            for _ in 0..200 {
+                let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
+                if cmds[0]["ok"] == false {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            // A heartbeat right after: not told again yet.
+            dev.publish(
+                dev.topic(Channel::Status),
+                v1::sign(&dev.key, &dev.kid, &idle),
+            )
+            .await;
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            assert_eq!(sent(&app).await, acked, "round {round}: held back");
+            // Once the wait passed (1.5 s, then 3 s), the next heartbeat is answered.
+            tokio::time::sleep(Duration::from_millis(1_500 << round)).await;
+            dev.publish(
+                dev.topic(Channel::Status),
+                v1::sign(&dev.key, &dev.kid, &idle),
+            )
+            .await;
+            cmd = dev.next(Channel::Cmd).await;
+            assert!(
+                matches!(&cmd.command, v1::Command::StartTask { camera, .. } if camera == "cam0"),
+                "{cmd:?}"
+            );
+            assert_eq!(sent(&app).await, acked + 1);
+        }
     }
 );
 
