@@ -228,10 +228,9 @@ async fn the_agent_runs_the_task_the_cloud_set_and_every_cycle_arrives_once_thro
 /// Killed (SIGKILL) in the middle of work and started again: every cycle that was
 /// recorded (in the outbox at the kill, or already stored) is stored once, and the
 /// agent resumes its task by itself.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_agent_killed_mid_work_loses_nothing_it_recorded() {
+async fn killed_mid_work(mqtt: Option<String>) {
     let d = demo();
-    let c = cloud(None, &d.truth.operation).await;
+    let c = cloud(mqtt, &d.truth.operation).await;
     let data = tempfile::tempdir().unwrap();
     enrolled(&c, data.path()).await;
     let mut child = run(data.path(), &d, &["--loop"]);
@@ -261,6 +260,17 @@ async fn an_agent_killed_mid_work_loses_nothing_it_recorded() {
     })
     .await;
     interrupt(child);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_killed_mid_work_loses_nothing_it_recorded_embedded_broker() {
+    killed_mid_work(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_killed_mid_work_loses_nothing_it_recorded_through_mosquitto() {
+    let url = std::env::var("GEMBA_TEST_MQTT_URL").unwrap_or("mqtt://127.0.0.1:1883".into());
+    killed_mid_work(Some(url)).await;
 }
 
 /// The broker goes away while the agent works and the cloud stays up, then comes back
