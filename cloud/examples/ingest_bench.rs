@@ -174,20 +174,9 @@ async fn cloud(
     let dir = tempfile::tempdir()?;
     let database_url = match backend {
         "postgres" => {
-            use sqlx::Connection;
             let admin = std::env::var("GEMBA_TEST_PG_URL")
                 .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-            let name = format!("gemba_ingest_{}", std::process::id());
-            let mut c = sqlx::PgConnection::connect(&admin).await?;
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                "DROP DATABASE IF EXISTS {name}"
-            )))
-            .execute(&mut c)
-            .await?;
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                .execute(&mut c)
-                .await?;
-            Some(format!("{}/{name}", admin.rsplit_once('/').unwrap().0))
+            Some(gemba_cloud::seed::create_database(&admin, "gemba_ingest").await?)
         }
         _ => None,
     };
@@ -270,6 +259,12 @@ async fn cloud(
         })
         .collect();
     lat.sort_unstable();
+    if let Some(url) = &state.settings.database_url {
+        let admin = std::env::var("GEMBA_TEST_PG_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+        state.db.pool.close().await;
+        gemba_cloud::seed::drop_database(&admin, url).await?;
+    }
     Ok((rate, lat))
 }
 

@@ -111,3 +111,102 @@ pub fn free_port_pair() -> u16 {
         }
     }
 }
+
+/// The enrolment code of the device [`agent_workplace`] seeds.
+pub const AGENT_CODE: &str = "ABCD-EFGH-JKMN";
+
+/// What an agent's tests and benchmarks start from: a super admin, the organisation
+/// `agent-test` with one task defined by `operation` (task-detail text), and a device
+/// waiting to be enrolled with [`AGENT_CODE`], set to run the task on each of
+/// `cameras`. Answers (task, device).
+pub async fn agent_workplace(
+    state: &AppState,
+    operation: &str,
+    cameras: &[&str],
+) -> anyhow::Result<(i64, i64)> {
+    let admin = crate::create_admin(state, "admin@agent.test", "Admin-pass-1").await?;
+    let (org, task) = organization_with_task(state, "agent-test", operation, admin).await?;
+    let device = device_with_code(state, org, "Bench", AGENT_CODE).await?;
+    for camera in cameras {
+        devices::set_camera_task(&state.db, device, camera, Some(task)).await?;
+    }
+    Ok((task, device))
+}
+
+/// A cloud for an agent, in this process: SQLite in `data`, light password hashing,
+/// the broker `mqtt` (an embedded broker's address or an external broker's URL) with a
+/// shared group of its own, [`agent_workplace`], served on a free port until the
+/// runtime ends; answered once it reached its broker.
+pub struct LocalCloud {
+    pub state: AppState,
+    pub url: String,
+    pub task: i64,
+    pub device: i64,
+}
+
+pub async fn local_cloud(
+    data: std::path::PathBuf,
+    mqtt: String,
+    operation: &str,
+    cameras: &[&str],
+) -> anyhow::Result<LocalCloud> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let settings = crate::config::Settings {
+        data,
+        http: listener.local_addr()?,
+        mqtt,
+        mqtt_group: format!("local-{}", uuid::Uuid::new_v4().simple()),
+        kdf: crate::config::Kdf {
+            memory_kib: 4096,
+            iterations: 1,
+            parallelism: 1,
+        },
+        ..Default::default()
+    };
+    let url = format!("http://{}", settings.http);
+    let state = crate::build_state(settings).await?;
+    let (task, device) = agent_workplace(&state, operation, cameras).await?;
+    tokio::spawn(crate::launch(
+        state.clone(),
+        listener,
+        std::future::pending(),
+    ));
+    for _ in 0..400 {
+        if state.mqtt.is_connected() {
+            return Ok(LocalCloud {
+                state,
+                url,
+                task,
+                device,
+            });
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    anyhow::bail!("the cloud did not reach its broker {}", state.settings.mqtt)
+}
+
+/// A new, empty PostgreSQL database on the server of `admin_url` (a URL of any of its
+/// databases), for a test or a benchmark; answers its URL. [`drop_database`] removes it.
+pub async fn create_database(admin_url: &str, prefix: &str) -> anyhow::Result<String> {
+    use sqlx::Connection;
+    let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
+    let mut c = sqlx::PgConnection::connect(admin_url).await?;
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut c)
+        .await?;
+    let base = admin_url.rsplit_once('/').map_or(admin_url, |(b, _)| b);
+    Ok(format!("{base}/{name}"))
+}
+
+/// Drops the database `url` names (made by [`create_database`]), closing its
+/// connections.
+pub async fn drop_database(admin_url: &str, url: &str) -> anyhow::Result<()> {
+    use sqlx::Connection;
+    let name = url.rsplit_once('/').map_or(url, |(_, n)| n);
+    let mut c = sqlx::PgConnection::connect(admin_url).await?;
+    let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+    sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+        .execute(&mut c)
+        .await?;
+    Ok(())
+}

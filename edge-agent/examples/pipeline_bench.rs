@@ -199,44 +199,22 @@ fn agent_binary(
     truth: &Truth,
     hold: Duration,
 ) -> anyhow::Result<()> {
-    use gemba_cloud::config::{Kdf, Settings};
     let rt = tokio::runtime::Runtime::new()?;
     let dir = tempfile::tempdir()?;
-    let url = rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let settings = Settings {
-            data: dir.path().join("cloud"),
-            http: listener.local_addr()?,
-            mqtt: format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()),
-            kdf: Kdf {
-                memory_kib: 4096,
-                iterations: 1,
-                parallelism: 1,
-            },
-            ..Settings::default()
-        };
-        let url = format!("http://{}", settings.http);
-        let state = gemba_cloud::build_state(settings).await?;
-        let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
-        let (org, task) =
-            gemba_cloud::seed::organization_with_task(&state, "bench", &truth.operation, admin)
-                .await?;
-        let device =
-            gemba_cloud::seed::device_with_code(&state, org, "Bench", "ABCD-EFGH-JKMN").await?;
-        for cam in 0..4 {
-            let camera = format!("cam{cam}");
-            gemba_cloud::db::devices::set_camera_task(&state.db, device, &camera, Some(task))
-                .await?;
-        }
-        let s2 = state.clone();
-        tokio::spawn(gemba_cloud::launch(s2, listener, std::future::pending()));
-        anyhow::Ok(url)
-    })?;
+    let mqtt = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair());
+    let cameras = ["cam0", "cam1", "cam2", "cam3"];
+    let cloud = rt.block_on(gemba_cloud::seed::local_cloud(
+        dir.path().join("cloud"),
+        mqtt,
+        &truth.operation,
+        &cameras,
+    ))?;
     let data = dir.path().join("agent");
     let enrolled = std::process::Command::new(agent)
         .arg("--data")
         .arg(&data)
-        .args(["enroll", "--cloud", &url, "--code", "ABCD-EFGH-JKMN"])
+        .args(["enroll", "--cloud", &cloud.url])
+        .args(["--code", gemba_cloud::seed::AGENT_CODE])
         .output()?;
     anyhow::ensure!(
         enrolled.status.success(),

@@ -29,33 +29,18 @@ fn eval(
         .unwrap()
 }
 
-/// Enrols an agent in `data` as the cloud's device and sets the cloud's task to run on
-/// its camera `cam0`, as the portal does. Answers the device id.
-async fn enrolled(c: &Cloud, data: &std::path::Path) -> i64 {
-    let out = agent(data)
-        .args(["enroll", "--cloud", &c.url, "--code", "ABCD-EFGH-JKMN"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let device: i64 = sqlx::query_scalar("SELECT id FROM devices")
-        .fetch_one(&c.state.db.pool)
-        .await
-        .unwrap();
-    gemba_cloud::db::devices::set_camera_task(&c.state.db, device, "cam0", Some(c.task))
-        .await
-        .unwrap();
-    device
+/// Enrols an agent in `data` as the cloud's device (set to run the cloud's task on its
+/// camera `cam0`, as the portal does). Answers the device id.
+fn enrolled(c: &Cloud, data: &std::path::Path) -> i64 {
+    enroll(data, &c.url);
+    c.device
 }
 
 async fn runs_the_demo(mqtt: Option<String>) {
     let d = demo();
     let c = cloud(mqtt, &d.truth.operation).await;
     let data = tempfile::tempdir().unwrap();
-    let device = enrolled(&c, data.path()).await;
+    let device = enrolled(&c, data.path());
     let child = run(data.path(), &d, &[]);
     // The footage once, as fast as it decodes: exactly the cycles the evaluation found.
     wait_for("the footage's cycles", 120, async || {
@@ -232,7 +217,7 @@ async fn killed_mid_work(mqtt: Option<String>) {
     let d = demo();
     let c = cloud(mqtt, &d.truth.operation).await;
     let data = tempfile::tempdir().unwrap();
-    enrolled(&c, data.path()).await;
+    enrolled(&c, data.path());
     let mut child = run(data.path(), &d, &["--loop"]);
     wait_for("some cycles", 120, async || {
         stored(&c.state.db).await.len() >= 5
@@ -283,7 +268,7 @@ async fn cycles_recorded_while_the_broker_is_down_arrive_once_it_is_back() {
     let broker = Broker::start(dir.path(), port);
     let c = cloud(Some(format!("mqtt://127.0.0.1:{port}")), &d.truth.operation).await;
     let data = tempfile::tempdir().unwrap();
-    enrolled(&c, data.path()).await;
+    enrolled(&c, data.path());
     let child = run(data.path(), &d, &["--loop"]);
     wait_for("some cycles", 120, async || {
         stored(&c.state.db).await.len() >= 3

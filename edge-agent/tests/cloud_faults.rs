@@ -78,43 +78,6 @@ async fn a_cloud_killed_mid_ingestion_loses_nothing_through_mosquitto() {
     killed_mid_ingestion_and_started_again(url).await;
 }
 
-/// A PostgreSQL database of the test's own (dropped at the end).
-struct PgDatabase {
-    admin: String,
-    name: String,
-}
-
-impl PgDatabase {
-    async fn create() -> PgDatabase {
-        use sqlx::Connection;
-        let admin = std::env::var("GEMBA_TEST_PG_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-        let name = format!("gemba_t_{}", uuid::Uuid::new_v4().simple());
-        let mut c = sqlx::PgConnection::connect(&admin)
-            .await
-            .expect("PostgreSQL must be running for the tests");
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&mut c)
-            .await
-            .unwrap();
-        PgDatabase { admin, name }
-    }
-
-    fn url(&self) -> String {
-        let base = self.admin.rsplit_once('/').unwrap().0;
-        format!("{base}/{}", self.name)
-    }
-
-    async fn drop_now(self) {
-        use sqlx::Connection;
-        let mut c = sqlx::PgConnection::connect(&self.admin).await.unwrap();
-        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-            .execute(&mut c)
-            .await;
-    }
-}
-
 /// Two replicas on one PostgreSQL database and Mosquitto share the agent's messages
 /// (an MQTT 5 shared subscription); one is killed mid-stream: the other goes on alone,
 /// and what the killed one had taken but not stored is sent again by the agent.
@@ -122,9 +85,13 @@ impl PgDatabase {
 async fn two_replicas_share_ingestion_and_one_killed_mid_stream_loses_nothing() {
     let d = demo();
     let dir = tempfile::tempdir().unwrap();
-    let pg = PgDatabase::create().await;
+    let admin = std::env::var("GEMBA_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let pg = gemba_cloud::seed::create_database(&admin, "gemba_t")
+        .await
+        .expect("PostgreSQL must be running for the tests");
     let broker = std::env::var("GEMBA_TEST_MQTT_URL").unwrap_or("mqtt://127.0.0.1:1883".into());
-    let one = Served::new(dir.path().join("one"), broker, Some(pg.url()));
+    let one = Served::new(dir.path().join("one"), broker, Some(pg.clone()));
     let two = one.replica(dir.path().join("two"));
     one.seed(&d.truth.operation).await;
     let p1 = one.start().await;
@@ -152,5 +119,5 @@ async fn two_replicas_share_ingestion_and_one_killed_mid_stream_loses_nothing() 
     assert!(cycles(two.health().await) > 0);
     interrupt(child);
     db.pool.close().await;
-    pg.drop_now().await;
+    gemba_cloud::seed::drop_database(&admin, &pg).await.unwrap();
 }

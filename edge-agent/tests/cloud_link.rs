@@ -13,7 +13,7 @@ use gemba_shared::mqtt::v1::{Channel, CycleMessage, StatusMessage, topic};
 use tokio::sync::{mpsc, watch};
 
 mod common;
-use common::{Cloud, cloud};
+use common::{AGENT_CODE, Cloud, cloud};
 
 async fn stored(c: &Cloud) -> (i64, i64) {
     sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT id) FROM cycles")
@@ -78,7 +78,7 @@ fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
 /// outbox ends empty.
 async fn deliver_across_a_restart(c: &Cloud, n: i64) {
     let creds = enroll::enroll(&c.url, "abcd-efgh-jkmn").await.unwrap();
-    let again = enroll::enroll(&c.url, "ABCD-EFGH-JKMN").await.unwrap_err();
+    let again = enroll::enroll(&c.url, AGENT_CODE).await.unwrap_err();
     assert!(again.to_string().contains("wrong or expired"), "{again}");
     let link = enroll::link(&creds).unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -81,21 +81,6 @@ pub fn pg_admin_url() -> String {
 
 pub use gemba_cloud::seed::{free_port, free_port_pair};
 
-async fn create_pg_db() -> (String, String) {
-    use sqlx::Connection;
-    let admin = pg_admin_url();
-    let name = format!("gemba_t_{}", uuid::Uuid::new_v4().simple());
-    let mut c = sqlx::PgConnection::connect(&admin)
-        .await
-        .expect("PostgreSQL must be running for the tests");
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut c)
-        .await
-        .unwrap();
-    let base = admin.rsplit_once('/').map(|(b, _)| b.to_string()).unwrap();
-    (name.clone(), format!("{base}/{name}"))
-}
-
 impl TestApp {
     pub async fn start(backend: Backend) -> TestApp {
         Self::start_with(backend, |_| {}).await
@@ -110,8 +95,10 @@ impl TestApp {
         let (pg_db, database_url) = match backend {
             Backend::Sqlite => (None, None),
             Backend::Postgres => {
-                let (n, u) = create_pg_db().await;
-                (Some(n), Some(u))
+                let u = gemba_cloud::seed::create_database(&pg_admin_url(), "gemba_t")
+                    .await
+                    .expect("PostgreSQL must be running for the tests");
+                (Some(u.clone()), Some(u))
             }
         };
         let mqtt: SocketAddr = format!("127.0.0.1:{}", free_port_pair()).parse().unwrap();
@@ -491,7 +478,7 @@ pub fn unix_now() -> u64 {
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        if let Some(name) = self.pg_db.take() {
+        if let Some(url) = self.pg_db.take() {
             let admin = pg_admin_url();
             // Best effort, on a thread of its own: Drop cannot await.
             let _ = std::thread::spawn(move || {
@@ -499,16 +486,7 @@ impl Drop for TestApp {
                     .enable_all()
                     .build()
                     .unwrap();
-                rt.block_on(async {
-                    use sqlx::Connection;
-                    if let Ok(mut c) = sqlx::PgConnection::connect(&admin).await {
-                        let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                            "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-                        )))
-                        .execute(&mut c)
-                        .await;
-                    }
-                });
+                let _ = rt.block_on(gemba_cloud::seed::drop_database(&admin, &url));
             })
             .join();
         }

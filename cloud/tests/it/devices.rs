@@ -150,6 +150,21 @@ impl TestDevice {
         v1::topic(&self.org.to_string(), &self.id.to_string(), c)
     }
 
+    /// Acknowledges command `id` as the agent does.
+    pub(crate) async fn ack(&self, id: &str, ok: bool, message: &str) {
+        let ack = v1::CommandAck {
+            v: 1,
+            id: id.into(),
+            ok,
+            message: message.into(),
+        };
+        self.publish(
+            self.topic(Channel::CmdAck),
+            v1::sign(&self.key, &self.kid, &ack),
+        )
+        .await;
+    }
+
     pub(crate) async fn publish(&self, topic: String, payload: Vec<u8>) {
         self.client
             .publish(topic, QoS::AtLeastOnce, false, payload)
@@ -531,17 +546,7 @@ both!(
         };
         assert_eq!((camera.as_str(), *task, engine.steps), ("cam0", w.task, 2));
         // The device acknowledges it; the portal sees how it went.
-        let ack = v1::CommandAck {
-            v: 1,
-            id: cmd.id.clone(),
-            ok: true,
-            message: "started".into(),
-        };
-        dev.publish(
-            dev.topic(Channel::CmdAck),
-            v1::sign(&dev.key, &dev.kid, &ack),
-        )
-        .await;
+        dev.ack(&cmd.id, true, "started").await;
         let mut seen = Value::Null;
         for _ in 0..200 {
             let (_, c) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
@@ -1127,17 +1132,7 @@ both_with!(
         // source fails): its heartbeats keep saying so.
         let mut cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
         for round in 0..2 {
-            let ack = v1::CommandAck {
-                v: 1,
-                id: cmd.id.clone(),
-                ok: false,
-                message: "the source failed".into(),
-            };
-            dev.publish(
-                dev.topic(Channel::CmdAck),
-                v1::sign(&dev.key, &dev.kid, &ack),
-            )
-            .await;
+            dev.ack(&cmd.id, false, "the source failed").await;
             let acked = sent(&app).await;
             for _ in 0..200 {
                 let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;

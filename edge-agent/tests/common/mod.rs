@@ -1,4 +1,5 @@
-//! What the agent's tests share: a real cloud to talk to.
+//! What the agent's tests share: a real cloud to talk to (in this process, or the
+//! `gemba-cloud` binary as a process), the demo footage and model, the agent binary.
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
@@ -6,75 +7,34 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use gemba_cloud::config::{Kdf, Settings};
+use gemba_cloud::config::Settings;
 use gemba_shared::footage::Truth;
+
+pub use gemba_cloud::seed::AGENT_CODE;
 
 pub struct Cloud {
     pub state: gemba_cloud::state::AppState,
     pub url: String,
     pub task: i64,
+    pub device: i64,
     pub _dir: tempfile::TempDir,
 }
 
-/// Seeds what every agent test's cloud holds: an admin, an organisation with a task
-/// defined by `operation` (task-detail text), and a device waiting to be enrolled with
-/// code `ABCD-EFGH-JKMN`, set to run the task on its camera `cam0`. Answers the task and
-/// the device.
-pub async fn seed(state: &gemba_cloud::state::AppState, operation: &str) -> (i64, i64) {
-    let admin = gemba_cloud::create_admin(state, "admin@agent.test", "Admin-pass-1")
-        .await
-        .unwrap();
-    let (org, task) =
-        gemba_cloud::seed::organization_with_task(state, "agent-test", operation, admin)
-            .await
-            .unwrap();
-    let device = gemba_cloud::seed::device_with_code(state, org, "Bench", "ABCD-EFGH-JKMN")
-        .await
-        .unwrap();
-    gemba_cloud::db::devices::set_camera_task(&state.db, device, "cam0", Some(task))
-        .await
-        .unwrap();
-    (task, device)
-}
-
-/// A running cloud (SQLite) with an organisation, a task defined by `operation` (task-detail
-/// text) and a device waiting to be enrolled with code `ABCD-EFGH-JKMN`. `mqtt`: an external broker URL, else embedded.
+/// A running cloud (`gemba_cloud::seed::local_cloud`): SQLite, an organisation with a
+/// task defined by `operation` (task-detail text) and a device waiting to be enrolled
+/// with [`AGENT_CODE`], set to run the task on `cam0`. `mqtt`: an external broker URL,
+/// else an embedded broker.
 pub async fn cloud(mqtt: Option<String>, operation: &str) -> Cloud {
     let dir = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let settings = Settings {
-        data: dir.path().join("data"),
-        http: listener.local_addr().unwrap(),
-        mqtt: mqtt.unwrap_or_else(|| format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair())),
-        // Tests run side by side on one external broker: each cloud its own group.
-        mqtt_group: format!("test-{}", uuid::Uuid::new_v4().simple()),
-        kdf: Kdf {
-            memory_kib: 4096,
-            iterations: 1,
-            parallelism: 1,
-        },
-        ..Settings::default()
-    };
-    let url = format!("http://{}", settings.http);
-    let state = gemba_cloud::build_state(settings).await.unwrap();
-    let (task, _) = seed(&state, operation).await;
-    let s2 = state.clone();
-    tokio::spawn(async move {
-        gemba_cloud::launch(s2, listener, std::future::pending())
-            .await
-            .unwrap()
-    });
-    for _ in 0..200 {
-        if state.mqtt.is_connected() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(state.mqtt.is_connected(), "the cloud reached its broker");
+    let mqtt = mqtt.unwrap_or_else(|| format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()));
+    let c = gemba_cloud::seed::local_cloud(dir.path().join("data"), mqtt, operation, &["cam0"])
+        .await
+        .unwrap();
     Cloud {
-        state,
-        url,
-        task,
+        state: c.state,
+        url: c.url,
+        task: c.task,
+        device: c.device,
         _dir: dir,
     }
 }
@@ -282,7 +242,8 @@ impl Served {
         format!("http://{}", self.http)
     }
 
-    /// Seeds the deployment's database ([`seed`]) in this process; answers the task.
+    /// Seeds the deployment's database (`gemba_cloud::seed::agent_workplace`) in this
+    /// process; answers the task.
     pub async fn seed(&self, operation: &str) -> i64 {
         let settings = Settings {
             data: self.data.clone(),
@@ -290,7 +251,9 @@ impl Served {
             ..Settings::default()
         };
         let state = gemba_cloud::build_state(settings).await.unwrap();
-        let (task, _) = seed(&state, operation).await;
+        let (task, _) = gemba_cloud::seed::agent_workplace(&state, operation, &["cam0"])
+            .await
+            .unwrap();
         state.db.pool.close().await;
         task
     }
@@ -353,7 +316,7 @@ impl Served {
 /// Enrols an agent in `data` with the seeded code at the cloud at `url`.
 pub fn enroll(data: &std::path::Path, url: &str) {
     let out = agent(data)
-        .args(["enroll", "--cloud", url, "--code", "ABCD-EFGH-JKMN"])
+        .args(["enroll", "--cloud", url, "--code", AGENT_CODE])
         .output()
         .unwrap();
     assert!(
