@@ -150,14 +150,31 @@ impl Agent {
                 task,
                 engine,
             } => {
-                let old = self.workers.remove(&camera);
-                if let Some(w) = old {
-                    let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                let same = self
+                    .running
+                    .cameras
+                    .get(&camera)
+                    .is_some_and(|(t, e)| *t == task && *e == engine)
+                    && self.workers.get(&camera).is_some_and(|w| !w.ended());
+                // A start the device cannot carry out changes nothing: checked before
+                // the camera's current work stops. The same start again is a no-op
+                // (commands are idempotent: the cloud repeats what it is not sure of).
+                if same {
+                    Ok(format!("task {task} already runs on camera {camera}"))
+                } else {
+                    match self.prepare(&camera, task, engine) {
+                        Err(e) => Err(e),
+                        Ok((job, model)) => {
+                            if let Some(w) = self.workers.remove(&camera) {
+                                let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                            }
+                            self.running.cameras.remove(&camera);
+                            let r = self.launch(job, model);
+                            self.save();
+                            r.map(|()| format!("task {task} runs on camera {camera}"))
+                        }
+                    }
                 }
-                self.running.cameras.remove(&camera);
-                let r = self.start(&camera, task, engine);
-                self.save();
-                r.map(|()| format!("task {task} runs on camera {camera}"))
             }
             Command::StopTask { camera } => {
                 let w = self.workers.remove(&camera);
@@ -187,6 +204,17 @@ impl Agent {
     }
 
     fn start(&mut self, camera: &str, task: i64, engine: EngineConfig) -> anyhow::Result<()> {
+        let (job, model) = self.prepare(camera, task, engine)?;
+        self.launch(job, model)
+    }
+
+    /// What running `task` on `camera` takes, or why the device cannot.
+    fn prepare(
+        &self,
+        camera: &str,
+        task: i64,
+        engine: EngineConfig,
+    ) -> anyhow::Result<(Job, Model)> {
         let Some(cam) = self.cfg.cameras.iter().find(|c| c.name == camera) else {
             bail!("this device has no camera {camera}");
         };
@@ -203,13 +231,19 @@ impl Agent {
                 fast: self.cfg.fast,
             },
             task,
-            engine: engine.clone(),
+            engine,
             org: self.org.clone(),
             device: self.device.clone(),
         };
+        Ok((job, model))
+    }
+
+    /// Starts the camera's worker on `job`.
+    fn launch(&mut self, job: Job, model: Model) -> anyhow::Result<()> {
+        let (camera, task, engine) = (job.camera.clone(), job.task, job.engine.clone());
         let w = Worker::start(job, model, self.outbox.clone())?;
-        self.workers.insert(camera.into(), w);
-        self.running.cameras.insert(camera.into(), (task, engine));
+        self.workers.insert(camera.clone(), w);
+        self.running.cameras.insert(camera, (task, engine));
         Ok(())
     }
 

@@ -83,11 +83,6 @@ async fn runs_the_demo(mqtt: Option<String>) {
         .unwrap();
     assert!(status.contains("\"model_version\":\"demo-1\""), "{status}");
     // Commands it cannot carry out are answered with why, and change nothing.
-    let org: i64 = sqlx::query_scalar("SELECT organization_id FROM devices WHERE id = $1")
-        .bind(device)
-        .fetch_one(&c.state.db.pool)
-        .await
-        .unwrap();
     let engine = |steps| gemba_shared::cycle::EngineConfig {
         steps,
         ..gemba_shared::cycle::EngineConfig::from_task(&d.truth.task_settings())
@@ -101,40 +96,69 @@ async fn runs_the_demo(mqtt: Option<String>) {
             task: c.task,
             engine: engine(steps),
         };
-        let id = c
-            .state
-            .mqtt
-            .command(&c.state.db, org, device, cmd)
-            .await
-            .unwrap();
-        let mut answer = None;
-        wait_for("the refusal", 30, async || {
-            answer = sqlx::query_as::<_, (Option<i64>, Option<String>)>(
-                "SELECT ok, message FROM device_commands WHERE id = $1",
-            )
-            .bind(&id)
-            .fetch_one(&c.state.db.pool)
-            .await
-            .ok()
-            .filter(|(ok, _)| ok.is_some());
-            answer.is_some()
-        })
-        .await;
-        let (ok, message) = answer.unwrap();
-        assert_eq!(ok, Some(0));
-        assert!(
-            message.as_deref().unwrap_or("").contains(why),
-            "{message:?}"
-        );
+        let (ok, message) = command(&c, cmd).await;
+        assert!(!ok);
+        assert!(message.contains(why), "{message:?}");
     }
-    let n = stored(&c.state.db).await.len();
+    // The camera kept its task through the refusals: the cloud had no reason to start
+    // it again (the start, then the two refused), and no pass of the footage began anew.
     tokio::time::sleep(Duration::from_millis(500)).await;
+    let after: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM device_commands WHERE device_id = $1 AND created_at > \
+         (SELECT MIN(created_at) FROM device_commands WHERE device_id = $1 AND ok = 0)",
+    )
+    .bind(device)
+    .fetch_one(&c.state.db.pool)
+    .await
+    .unwrap();
     assert_eq!(
-        stored(&c.state.db).await.len(),
-        n,
+        after, 1,
+        "after the first refusal only the second, no start again"
+    );
+    assert_eq!(
+        stored(&c.state.db).await.len() as u64,
+        d.cycles,
         "nothing more was recorded"
     );
     interrupt(child);
+}
+
+/// Sends the cloud's device `cmd` as the cloud does; answers how the agent acknowledged it.
+async fn command(c: &Cloud, cmd: gemba_shared::mqtt::v1::Command) -> (bool, String) {
+    let org: i64 = sqlx::query_scalar("SELECT organization_id FROM devices WHERE id = $1")
+        .bind(c.device)
+        .fetch_one(&c.state.db.pool)
+        .await
+        .unwrap();
+    let db = &c.state.db;
+    let id = c.state.mqtt.command(db, org, c.device, cmd).await.unwrap();
+    let mut answer = None;
+    wait_for("the acknowledgement", 30, async || {
+        answer = sqlx::query_as::<_, (Option<i64>, Option<String>)>(
+            "SELECT ok, message FROM device_commands WHERE id = $1",
+        )
+        .bind(&id)
+        .fetch_one(&db.pool)
+        .await
+        .ok()
+        .and_then(|(ok, m)| Some((ok? == 1, m.unwrap_or_default())));
+        answer.is_some()
+    })
+    .await;
+    answer.unwrap()
+}
+
+/// The start the cloud sends for its task on `cam0` (what reconciling sends).
+async fn start_cam0(c: &Cloud) -> gemba_shared::mqtt::v1::Command {
+    let row = gemba_cloud::db::tasks::get(&c.state.db, 0, None, c.task)
+        .await
+        .unwrap()
+        .unwrap();
+    gemba_shared::mqtt::v1::Command::StartTask {
+        camera: "cam0".into(),
+        task: c.task,
+        engine: gemba_shared::cycle::EngineConfig::from_task(&row.settings()),
+    }
 }
 
 /// What a person types wrong gets one line saying what, and exit status 1.
@@ -244,6 +268,10 @@ async fn killed_mid_work(mqtt: Option<String>) {
         stored(&c.state.db).await.len() > before
     })
     .await;
+    // The same start again (the cloud repeats what it is not sure of) changes nothing.
+    let (ok, message) = command(&c, start_cam0(&c).await).await;
+    assert!(ok, "{message}");
+    assert!(message.contains("already runs on camera cam0"), "{message}");
     interrupt(child);
 }
 
