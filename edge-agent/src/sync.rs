@@ -38,6 +38,17 @@ pub struct Link {
 }
 
 impl Link {
+    /// The MQTT client id: the same for every connection of one enrolment (a new
+    /// connection takes over a stale one, so its last will cannot say offline after the
+    /// new one said online), and unlike any other deployment's device of the same id on
+    /// a shared broker (a digest of the key, which is random per enrolment).
+    pub fn client_id(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let d = Sha256::digest([b"gemba-agent client id\0".as_slice(), &self.key].concat());
+        let tag: String = d[..6].iter().map(|b| format!("{b:02x}")).collect();
+        format!("gemba-agent-{}-{tag}", self.device)
+    }
+
     fn topic(&self, c: Channel) -> String {
         topic(&self.org.to_string(), &self.device.to_string(), c)
     }
@@ -113,11 +124,7 @@ async fn session(
     stop: &mut watch::Receiver<bool>,
     failures: &mut u32,
 ) -> anyhow::Result<()> {
-    let mut mo = MqttOptions::new(
-        format!("gemba-agent-{}", link.device),
-        &link.host,
-        link.port,
-    );
+    let mut mo = MqttOptions::new(link.client_id(), &link.host, link.port);
     mo.set_keep_alive(Duration::from_secs(10));
     mo.set_clean_session(true);
     mo.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
@@ -254,4 +261,29 @@ async fn incoming(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Link;
+
+    fn link(key: &[u8]) -> Link {
+        Link {
+            host: "h".into(),
+            port: 1,
+            org: 1,
+            device: 7,
+            kid: "3".into(),
+            key: key.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_client_id_is_the_enrolments_own() {
+        let a = link(&[1; 32]).client_id();
+        assert_eq!(a, link(&[1; 32]).client_id(), "stable across connections");
+        assert!(a.starts_with("gemba-agent-7-") && a.len() == "gemba-agent-7-".len() + 12);
+        // Another deployment's device 7 (another key) does not take its connection over.
+        assert_ne!(a, link(&[2; 32]).client_id());
+    }
 }
