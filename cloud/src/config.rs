@@ -68,6 +68,8 @@ pub struct Settings {
     pub kdf: Kdf,
     /// Largest accepted request body, in bytes.
     pub max_body_bytes: usize,
+    /// Threads that check the signatures of a batch of cycles side by side.
+    pub ingest_workers: usize,
     /// How soon a device whose status still differs from what the portal set is sent
     /// the same command again after acknowledging it, in milliseconds; the wait doubles
     /// with each acknowledged repeat, up to 10 minutes (a camera whose source keeps
@@ -150,6 +152,7 @@ impl Default for Settings {
                 parallelism: 1,
             },
             max_body_bytes: 1024 * 1024,
+            ingest_workers: 2,
             reconcile_retry_ms: 30_000,
             stream_recheck_ms: 30_000,
             web_dir: PathBuf::from("web/dist"),

@@ -372,9 +372,9 @@ pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
     });
 }
 
-/// Takes what the client received, in batches, and checks each message; hands the
-/// cycles of a batch to [`store`], which writes the previous batch meanwhile (checking
-/// signatures and writing rows overlap, on two cores).
+/// Takes what the client received, in batches, and checks each message (the cycles'
+/// signatures on `ingest_workers` threads); hands the cycles of a batch to [`store`],
+/// which writes the previous batch meanwhile (checking and writing overlap).
 async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
     let (to_store, stored) = mpsc::channel::<Vec<devices::Received>>(STORE_QUEUE);
     tokio::spawn(store(state.clone(), stored));
@@ -388,13 +388,20 @@ async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
         link.stats
             .received
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
-        let mut cycles: Vec<devices::Received> = Vec::new();
+        let mut pending: Vec<Unchecked> = Vec::new();
         for (topic, payload) in batch.drain(..) {
             match read(&state, &topic, &payload).await {
-                Ok(Some(c)) => cycles.push(c),
+                Ok(Some(c)) => pending.push(c),
                 Ok(None) => {}
                 Err(Refused::Db(e)) => tracing::error!(error = %e, "MQTT ingestion: storage"),
                 Err(Refused::Bad(why)) => link.reject(&topic, &why),
+            }
+        }
+        let mut cycles: Vec<devices::Received> = Vec::with_capacity(pending.len());
+        for c in open_all(pending, state.settings.ingest_workers).await {
+            match c {
+                Ok(c) => cycles.push(c),
+                Err((topic, why)) => link.reject(&topic, &why),
             }
         }
         if !cycles.is_empty() && to_store.send(cycles).await.is_err() {
@@ -540,13 +547,66 @@ impl From<sqlx::Error> for Refused {
     }
 }
 
-/// Checks one message: its topic, its device's signature, and its content. A cycle is
-/// answered for storing; status and command acknowledgements are recorded here.
+/// A cycle message whose topic and device are known, its signature not yet checked.
+struct Unchecked {
+    topic: String,
+    payload: Bytes,
+    org: i64,
+    device: i64,
+    key: DeviceKey,
+}
+
+impl Unchecked {
+    /// The cycle, if the device's key signed it and its content holds; else why not.
+    fn open(self) -> Result<devices::Received, (String, String)> {
+        match self.key.open::<v1::CycleMessage>(&self.payload) {
+            Ok(cycle) => Ok(devices::Received {
+                org: self.org,
+                device: self.device,
+                cycle,
+            }),
+            Err(Refused::Bad(why)) => Err((self.topic, why)),
+            Err(Refused::Db(e)) => Err((self.topic, e.to_string())),
+        }
+    }
+}
+
+/// Opens the cycles of a batch (signature and content), on `workers` threads when the
+/// batch is large enough to be worth it; in the batch's order.
+async fn open_all(
+    pending: Vec<Unchecked>,
+    workers: usize,
+) -> Vec<Result<devices::Received, (String, String)>> {
+    if workers <= 1 || pending.len() < 64 {
+        return pending.into_iter().map(Unchecked::open).collect();
+    }
+    let size = pending.len().div_ceil(workers);
+    let mut rest = pending.into_iter();
+    let mut parts = Vec::with_capacity(workers);
+    loop {
+        let chunk: Vec<Unchecked> = rest.by_ref().take(size).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        parts.push(tokio::task::spawn_blocking(move || {
+            chunk.into_iter().map(Unchecked::open).collect::<Vec<_>>()
+        }));
+    }
+    let mut out = Vec::new();
+    for p in parts {
+        out.extend(p.await.expect("checking cycles"));
+    }
+    out
+}
+
+/// Checks one message: its topic, its device and organisation. A cycle is answered to
+/// be opened ([`open_all`]); status and command acknowledgements are checked and
+/// recorded here.
 async fn read(
     state: &AppState,
     topic: &str,
-    payload: &[u8],
-) -> Result<Option<devices::Received>, Refused> {
+    payload: &Bytes,
+) -> Result<Option<Unchecked>, Refused> {
     let bad = |s: &str| Refused::Bad(s.to_string());
     let (org, device, channel) = v1::parse_topic(topic).ok_or_else(|| bad("unknown topic"))?;
     let (Ok(org), Ok(device)) = (org.parse::<i64>(), device.parse::<i64>()) else {
@@ -564,10 +624,13 @@ async fn read(
         return Err(bad("the device is not the topic's organisation's"));
     }
     match channel {
-        Channel::Cycles => {
-            let cycle: v1::CycleMessage = key.open(payload)?;
-            Ok(Some(devices::Received { org, device, cycle }))
-        }
+        Channel::Cycles => Ok(Some(Unchecked {
+            topic: topic.to_string(),
+            payload: payload.clone(),
+            org,
+            device,
+            key,
+        })),
         Channel::Status => {
             let s: v1::StatusMessage = key.open(payload)?;
             let json = serde_json::to_string(&s).expect("status serialises");
@@ -604,7 +667,64 @@ async fn read(
 
 #[cfg(test)]
 mod tests {
-    use super::broker_address;
+    use super::{DeviceKey, Unchecked, broker_address, open_all};
+    use gemba_shared::cycle::Cycle;
+    use gemba_shared::mqtt::v1;
+
+    /// A batch large enough to be split: every cycle comes back in its place, opened or
+    /// refused with why, whatever the number of threads.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_batch_opens_in_order_on_any_number_of_threads() {
+        let key = DeviceKey {
+            org: 1,
+            kid: "9".into(),
+            key: vec![7; 32],
+        };
+        let batch = |n: usize| -> Vec<Unchecked> {
+            (0..n)
+                .map(|i| {
+                    let c = v1::CycleMessage::new(
+                        uuid::Uuid::new_v4().to_string(),
+                        i as i64,
+                        "cam0".into(),
+                        Cycle {
+                            start_ms: 0,
+                            end_ms: 1,
+                            segments: vec![],
+                            idle_ms: 1,
+                            good: true,
+                            reasons: vec![],
+                        },
+                    );
+                    // Every seventh signed with another key.
+                    let k: &[u8] = if i % 7 == 3 { &[8; 32] } else { &key.key };
+                    Unchecked {
+                        topic: format!("t{i}"),
+                        payload: v1::sign(k, "9", &c).into(),
+                        org: 1,
+                        device: 2,
+                        key: key.clone(),
+                    }
+                })
+                .collect()
+        };
+        for workers in [1, 2, 3] {
+            let out = open_all(batch(301), workers).await;
+            assert_eq!(out.len(), 301);
+            for (i, r) in out.iter().enumerate() {
+                match r {
+                    Ok(c) => assert_eq!((c.cycle.task, i % 7 == 3), (i as i64, false)),
+                    Err((topic, why)) => {
+                        assert_eq!(
+                            (topic.as_str(), why.as_str()),
+                            (format!("t{i}").as_str(), "wrong signature")
+                        );
+                        assert_eq!(i % 7, 3);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn broker_addresses() {
