@@ -469,11 +469,14 @@ async fn store(state: AppState, mut rx: mpsc::Receiver<Vec<devices::Received>>) 
 /// should run a task and does not (as its status says) is told to start it, one that
 /// runs something else or nothing should run is told to stop. Commands sent while the
 /// device was away are not kept by the broker; this is how the device catches up.
+/// `back`: the device was offline until this status (a restarted agent may now carry
+/// out what it refused before), so nothing is held back.
 async fn reconcile(
     state: &AppState,
     org: i64,
     device: i64,
     s: &v1::StatusMessage,
+    back: bool,
 ) -> sqlx::Result<()> {
     let wanted: Vec<_> = devices::tasks_of(&state.db, &[device])
         .await?
@@ -495,7 +498,7 @@ async fn reconcile(
             task: t.task,
             engine: gemba_shared::cycle::EngineConfig::from_task(&row.settings()),
         };
-        if due(state, device, &start).await? {
+        if back || due(state, device, &start).await? {
             state.mqtt.command(&state.db, org, device, start).await?;
         }
     }
@@ -507,7 +510,7 @@ async fn reconcile(
             let stop = v1::Command::StopTask {
                 camera: c.camera.clone(),
             };
-            if due(state, device, &stop).await? {
+            if back || due(state, device, &stop).await? {
                 state.mqtt.command(&state.db, org, device, stop).await?;
             }
         }
@@ -635,9 +638,9 @@ async fn read(
             let s: v1::StatusMessage = key.open(payload)?;
             let json = serde_json::to_string(&s).expect("status serialises");
             let now = crate::db::now_ms();
-            devices::set_status(&state.db, device, s.online, &json, now).await?;
+            let was_online = devices::set_status(&state.db, device, s.online, &json, now).await?;
             if s.online {
-                reconcile(state, org, device, &s).await?;
+                reconcile(state, org, device, &s, !was_online).await?;
             }
             let event = ServerEvent::DeviceStatus(DeviceStatusEvent {
                 id: device,

@@ -185,6 +185,9 @@ fn main() -> anyhow::Result<()> {
         "RSS: {rss_start:.1} MiB with the model loaded, {rss_one:.1} MiB with one camera running"
     );
     if let Some(agent) = std::env::args().skip_while(|a| a != "--agent").nth(1) {
+        // At least 12 s: the cloud starts the cameras on the agent's first status, and the
+        // reading is taken from a heartbeat (every 5 s) after they all run.
+        let hold = hold.max(Duration::from_secs(12));
         agent_binary(&PathBuf::from(agent), &footage, &model_dir, &truth, hold)?;
     }
     Ok(())
@@ -238,11 +241,28 @@ fn agent_binary(
         std::thread::sleep(hold);
         let pid = child.id().to_string();
         let (now, peak) = (status_mib(&pid, "VmRSS:"), status_mib(&pid, "VmHWM:"));
+        // What the agent's last heartbeat said: its cameras running a task, and their fps.
+        let status: Option<String> = rt.block_on(
+            sqlx::query_scalar("SELECT status FROM devices WHERE id = $1")
+                .bind(cloud.device)
+                .fetch_one(&cloud.state.db.pool),
+        )?;
+        let status: gemba_shared::mqtt::v1::StatusMessage =
+            serde_json::from_str(status.as_deref().unwrap_or("null"))?;
+        let running: Vec<String> = status
+            .cameras
+            .iter()
+            .filter(|c| c.task.is_some())
+            .map(|c| format!("{:.1}", c.fps))
+            .collect();
         child.kill()?;
         child.wait()?;
         println!(
-            "gemba-agent run, {cameras} camera(s) at 15 fps for {} s: RSS {now:.1} MiB, peak {peak:.1} MiB",
-            hold.as_secs()
+            "gemba-agent run, {cameras} camera(s) at 15 fps for {} s: RSS {now:.1} MiB, peak {peak:.1} MiB \
+             ({} running, at {} fps, as its last status said)",
+            hold.as_secs(),
+            running.len(),
+            running.join(", ")
         );
     }
     Ok(())

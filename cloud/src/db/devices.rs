@@ -418,13 +418,19 @@ pub async fn auth(db: &Db, id: i64) -> sqlx::Result<Option<DeviceAuth>> {
 
 // ----- status, tasks, commands -----------------------------------------------------------
 
+/// Records what device `id` said; answers whether it was online before (false for a
+/// device that was offline or never heard).
 pub async fn set_status(
     db: &Db,
     id: i64,
     online: bool,
     status: &str,
     now: i64,
-) -> sqlx::Result<()> {
+) -> sqlx::Result<bool> {
+    let before: Option<i64> = sqlx::query_scalar("SELECT online FROM devices WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
     sqlx::query("UPDATE devices SET online = $2, status = $3, last_seen = $4 WHERE id = $1")
         .bind(id)
         .bind(i64::from(online))
@@ -432,7 +438,7 @@ pub async fn set_status(
         .bind(now)
         .execute(&db.pool)
         .await?;
-    Ok(())
+    Ok(before == Some(1))
 }
 
 /// Sets what `camera` of device `id` runs (`None`: stops it, keeping the task); false

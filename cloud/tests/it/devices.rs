@@ -1128,6 +1128,13 @@ both_with!(
             let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
             cmds.as_array().unwrap().len()
         };
+        // Its first status (it comes online running nothing) is answered at once.
+        let _: v1::CommandMessage = dev.next(Channel::Cmd).await;
+        dev.publish(
+            dev.topic(Channel::Status),
+            v1::sign(&dev.key, &dev.kid, &idle),
+        )
+        .await;
         // The device acknowledges each start, but its camera does not start (say, the
         // source fails): its heartbeats keep saying so.
         let mut cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
@@ -1163,6 +1170,27 @@ both_with!(
             );
             assert_eq!(sent(&app).await, acked + 1);
         }
+        // Acknowledged again; then the device goes away and comes back (a restarted
+        // agent may now carry out what it could not): told at once, no wait.
+        dev.ack(&cmd.id, false, "the source failed").await;
+        let before = sent(&app).await;
+        for online in [false, true] {
+            let st = v1::StatusMessage {
+                online,
+                ..idle.clone()
+            };
+            dev.publish(
+                dev.topic(Channel::Status),
+                v1::sign(&dev.key, &dev.kid, &st),
+            )
+            .await;
+        }
+        cmd = dev.next(Channel::Cmd).await;
+        assert!(
+            matches!(&cmd.command, v1::Command::StartTask { .. }),
+            "{cmd:?}"
+        );
+        assert_eq!(sent(&app).await, before + 1);
     }
 );
 
