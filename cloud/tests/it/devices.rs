@@ -76,6 +76,15 @@ pub(crate) async fn enrol(app: &TestApp, code: &str) -> Value {
     v
 }
 
+/// Adds a device as `tok` and enrols it; answers the credentials.
+pub(crate) async fn added_and_enrolled(app: &TestApp, tok: &str, name: &str) -> Value {
+    let code = add(app, tok, name).await["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    enrol(app, &code).await
+}
+
 /// A device as the broker sees it: its credentials and a connected client.
 pub(crate) struct TestDevice {
     pub(crate) org: i64,
@@ -516,11 +525,7 @@ both!(
     tasks_start_and_stop_by_signed_commands_and_a_running_task_is_not_changed,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = enrol(
-            &app,
-            add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
-        )
-        .await;
+        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
         let mut dev = TestDevice::connect(&creds).await;
         let id = dev.id;
         let (s, d) = app
@@ -1021,11 +1026,7 @@ both!(
     a_device_that_was_away_is_told_what_to_run_when_it_comes_online,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = enrol(
-            &app,
-            add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
-        )
-        .await;
+        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
         let id = creds["device"].as_i64().unwrap();
         // Started from the portal while the device is not connected: the broker keeps
         // nothing for it.
@@ -1099,11 +1100,7 @@ both_with!(
     |s: &mut gemba_cloud::config::Settings| s.reconcile_retry_ms = 1_500,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = enrol(
-            &app,
-            add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
-        )
-        .await;
+        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
         let id = creds["device"].as_i64().unwrap();
         let mut dev = TestDevice::connect(&creds).await;
         let (s, v) = app
@@ -1198,11 +1195,7 @@ both!(
     a_cycle_sent_again_in_the_same_batch_is_stored_once,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = enrol(
-            &app,
-            add(&app, &w.boss, "Bench").await["code"].as_str().unwrap(),
-        )
-        .await;
+        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
         let dev = TestDevice::connect(&creds).await;
         let (a, b) = (cycle(w.task), cycle(w.task));
         // Back to back, most likely one batch.

@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use crate::common::*;
-use crate::devices::{TestDevice, World, add, enrol, world};
+use crate::devices::{TestDevice, World, added_and_enrolled, world};
 use crate::{both, both_with};
 
 type Socket =
@@ -76,11 +76,7 @@ fn ids(v: &Value) -> Vec<i64> {
 
 /// Adds and enrols a device as `tok`; answers it connected to the broker.
 async fn device(app: &TestApp, tok: &str, name: &str) -> TestDevice {
-    let code = add(app, tok, name).await["code"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    TestDevice::connect(&enrol(app, &code).await).await
+    TestDevice::connect(&added_and_enrolled(app, tok, name).await).await
 }
 
 async fn say_online(dev: &TestDevice, online: bool) {
