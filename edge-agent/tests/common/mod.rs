@@ -201,11 +201,14 @@ pub struct Served {
     pub secret: String,
 }
 
-/// A running `gemba-cloud serve`; killed (SIGKILL) when dropped.
+/// A running `gemba-cloud serve`, in a process group of its own; killed (SIGKILL) with
+/// its children (a demo agent) when dropped.
 pub struct CloudProcess(Child);
 
 impl Drop for CloudProcess {
     fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -267,6 +270,11 @@ impl Served {
 
     /// Starts the process and waits until it serves and reached its broker.
     pub async fn start(&self) -> CloudProcess {
+        self.start_with(&[]).await
+    }
+
+    /// [`Served::start`] with more arguments to `serve`.
+    pub async fn start_with(&self, extra: &[&str]) -> CloudProcess {
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_gemba-agent")).with_file_name("gemba-cloud");
         assert!(
             bin.is_file(),
@@ -285,6 +293,8 @@ impl Served {
         if let Some(u) = &self.database_url {
             c.args(["--database-url", u]);
         }
+        c.args(extra);
+        std::os::unix::process::CommandExt::process_group(&mut c, 0);
         let process = CloudProcess(c.spawn().unwrap());
         let health = format!("{}/api/health", self.url());
         wait_for(
