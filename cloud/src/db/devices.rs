@@ -673,15 +673,13 @@ fn json_columns(c: &gemba_shared::mqtt::v1::CycleMessage) -> (String, String, St
     )
 }
 
-/// Rows per INSERT statement on PostgreSQL: 13 parameters each.
-const CYCLES_PER_STATEMENT: usize = 32;
-
-/// SQLite: the rows as ONE parameter, a JSON array of arrays that `json_each` unpacks.
-/// sqlx binds SQLite parameters by looking up their names, quadratic in a statement's
-/// parameters: 15% of saturated ingestion with 416 of them (`docs/benchmarks.md`).
-/// Answers the ids inserted.
+/// The rows as ONE parameter, a JSON array the database unpacks (`json_each` on
+/// SQLite, `json_to_recordset` on PostgreSQL). sqlx binds SQLite parameters by looking
+/// up their names, quadratic in a statement's parameters: 15% of saturated ingestion
+/// with 416 of them (`docs/benchmarks.md`). Answers the ids inserted.
 async fn insert_json(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    backend: super::Backend,
     cycles: &[Received],
     todo: &[usize],
     now: i64,
@@ -695,85 +693,47 @@ async fn insert_json(
                 cycle: c,
             } = &cycles[i];
             let (reasons, segments, metadata) = json_columns(c);
-            serde_json::json!([
-                c.id,
-                org,
-                device,
-                c.task,
-                c.camera,
-                c.start_ms,
-                c.end_ms,
-                c.idle_ms,
-                i64::from(c.good),
-                reasons,
-                segments,
-                metadata,
-                now,
-            ])
+            serde_json::json!({
+                "id": c.id,
+                "organization_id": org,
+                "device_id": device,
+                "task_id": c.task,
+                "camera": c.camera,
+                "start_ms": c.start_ms,
+                "end_ms": c.end_ms,
+                "idle_ms": c.idle_ms,
+                "good": i64::from(c.good),
+                "reasons": reasons,
+                "segments": segments,
+                "metadata": metadata,
+                "received_at": now,
+            })
         })
         .collect();
-    let values = (0..13)
-        .map(|k| format!("json_extract(value, '$[{k}]')"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let sql = format!(
-        "INSERT INTO cycles ({CYCLE_COLUMNS}) SELECT {values} FROM json_each($1) WHERE true \
-         ON CONFLICT (id) DO NOTHING RETURNING id"
-    );
+    let sql = match backend {
+        super::Backend::Sqlite => {
+            let values = CYCLE_COLUMNS
+                .split(',')
+                .map(|c| format!("json_extract(value, '$.{}')", c.trim()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!(
+                "INSERT INTO cycles ({CYCLE_COLUMNS}) SELECT {values} FROM json_each($1) \
+                 WHERE true ON CONFLICT (id) DO NOTHING RETURNING id"
+            )
+        }
+        super::Backend::Postgres => format!(
+            "INSERT INTO cycles ({CYCLE_COLUMNS}) SELECT {CYCLE_COLUMNS} FROM \
+             json_to_recordset($1::json) AS x(id TEXT, organization_id BIGINT, \
+             device_id BIGINT, task_id BIGINT, camera TEXT, start_ms BIGINT, end_ms BIGINT, \
+             idle_ms BIGINT, good BIGINT, reasons TEXT, segments TEXT, metadata TEXT, \
+             received_at BIGINT) ON CONFLICT (id) DO NOTHING RETURNING id"
+        ),
+    };
     sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql))
         .bind(serde_json::to_string(&rows).expect("rows serialise"))
         .fetch_all(&mut **tx)
         .await
-}
-
-/// PostgreSQL: multi-row statements with bound parameters (it binds by position; a
-/// JSON parameter unpacked by the server measured slower here). Answers the ids
-/// inserted.
-async fn insert_rows(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    cycles: &[Received],
-    todo: &[usize],
-    now: i64,
-) -> sqlx::Result<Vec<String>> {
-    let mut inserted = Vec::new();
-    for chunk in todo.chunks(CYCLES_PER_STATEMENT) {
-        let values = (0..chunk.len())
-            .map(|k| {
-                let p: Vec<String> = (1..=13).map(|c| format!("${}", k * 13 + c)).collect();
-                format!("({})", p.join(", "))
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        let sql = format!(
-            "INSERT INTO cycles ({CYCLE_COLUMNS}) VALUES {values} \
-             ON CONFLICT (id) DO NOTHING RETURNING id"
-        );
-        let mut q = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql));
-        for &i in chunk {
-            let Received {
-                org,
-                device,
-                cycle: c,
-            } = &cycles[i];
-            let (reasons, segments, metadata) = json_columns(c);
-            q = q
-                .bind(&c.id)
-                .bind(org)
-                .bind(device)
-                .bind(c.task)
-                .bind(&c.camera)
-                .bind(c.start_ms)
-                .bind(c.end_ms)
-                .bind(c.idle_ms)
-                .bind(i64::from(c.good))
-                .bind(reasons)
-                .bind(segments)
-                .bind(metadata)
-                .bind(now);
-        }
-        inserted.extend(q.fetch_all(&mut **tx).await?);
-    }
-    Ok(inserted)
 }
 
 /// Stores cycles in one transaction; a cycle whose id is already stored, or whose task
@@ -812,10 +772,7 @@ pub async fn insert_cycles(db: &Db, cycles: &[Received]) -> sqlx::Result<Vec<Sto
         return Ok(stored);
     }
     let mut tx = db.pool.begin().await?;
-    let inserted = match db.backend {
-        super::Backend::Sqlite => insert_json(&mut tx, cycles, &todo, now).await?,
-        super::Backend::Postgres => insert_rows(&mut tx, cycles, &todo, now).await?,
-    };
+    let inserted = insert_json(&mut tx, db.backend, cycles, &todo, now).await?;
     // A batch may hold a cycle twice (a replay): the first is the one inserted.
     let mut first: std::collections::HashMap<&str, usize> = Default::default();
     for &i in todo.iter().rev() {
