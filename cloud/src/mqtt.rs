@@ -186,8 +186,8 @@ struct DeviceKey {
 
 impl DeviceKey {
     /// The message in `payload`, if this key signed it under its key id.
-    fn open<T: v1::Message>(&self, payload: &[u8]) -> Result<T, Refused> {
-        v1::verify_kid(&self.key, &self.kid, payload).map_err(Refused::Bad)
+    fn open<T: v1::Message>(&self, payload: &[u8]) -> Result<T, String> {
+        v1::verify_kid(&self.key, &self.kid, payload)
     }
 }
 
@@ -568,8 +568,7 @@ impl Unchecked {
                 device: self.device,
                 cycle,
             }),
-            Err(Refused::Bad(why)) => Err((self.topic, why)),
-            Err(Refused::Db(e)) => Err((self.topic, e.to_string())),
+            Err(why) => Err((self.topic, why)),
         }
     }
 }
@@ -635,7 +634,7 @@ async fn read(
             key,
         })),
         Channel::Status => {
-            let s: v1::StatusMessage = key.open(payload)?;
+            let s: v1::StatusMessage = key.open(payload).map_err(Refused::Bad)?;
             let json = serde_json::to_string(&s).expect("status serialises");
             let now = crate::db::now_ms();
             let was_online = devices::set_status(&state.db, device, s.online, &json, now).await?;
@@ -654,14 +653,14 @@ async fn read(
             Ok(None)
         }
         Channel::CmdAck => {
-            let a: v1::CommandAck = key.open(payload)?;
+            let a: v1::CommandAck = key.open(payload).map_err(Refused::Bad)?;
             if !devices::ack_command(&state.db, device, &a.id, a.ok, &a.message).await? {
                 return Err(bad("no such command waiting"));
             }
             Ok(None)
         }
         Channel::Events => {
-            let _: serde_json::Value = key.open(payload)?;
+            let _: serde_json::Value = key.open(payload).map_err(Refused::Bad)?;
             Ok(None)
         }
         Channel::Cmd | Channel::CyclesAck | Channel::Rtc => Err(bad("not a device's channel")),

@@ -147,11 +147,9 @@ async fn take(
             "Name at most {MAX_STREAM_DEVICES} devices at a time."
         )));
     }
-    let all: BTreeSet<i64> = org_devices(state, me, org)
-        .await?
-        .iter()
-        .map(|d| d.id)
-        .collect();
+    // Read once: checks the ids named, and answers what is watched after.
+    let mut devices = org_devices(state, me, org).await?;
+    let all: BTreeSet<i64> = devices.iter().map(|d| d.id).collect();
     let next = match (subscribe, ids) {
         (true, None) => Watch::All,
         (true, Some(ids)) => {
@@ -178,8 +176,9 @@ async fn take(
             Watch::Some(before.difference(&ids).copied().collect())
         }
     };
+    devices.retain(|d| next.has(d.id));
     *watch = next;
-    Ok(ServerEvent::Devices(watched(state, me, org, watch).await?))
+    Ok(ServerEvent::Devices(devices))
 }
 
 /// Why a frame is not one the server takes, in words.
