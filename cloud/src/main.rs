@@ -150,10 +150,7 @@ async fn main() -> anyhow::Result<()> {
             } else {
                 None
             };
-            gemba_cloud::launch(state, listener, async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
+            gemba_cloud::launch(state, listener, stopped()).await?;
             if let Some(d) = demo_agent {
                 d.abort();
             }
@@ -176,4 +173,20 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Ctrl-C or SIGTERM (a service manager's stop): the service ends gracefully, so the
+/// demo agent, its child, is stopped with it.
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
 }

@@ -22,7 +22,7 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
     let footage = d.footage.display().to_string();
     let model = d.model.display().to_string();
     let started = Instant::now();
-    let _cloud = served
+    let mut cloud = served
         .start_with(&[
             "--demo",
             "--demo-footage",
@@ -92,4 +92,28 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
         "first demo cycle {:.1} s after serve --demo started",
         after.as_secs_f64()
     );
+    // Stopped as a service manager stops it (SIGTERM): the demo agent goes with it.
+    let data = served.data.display().to_string();
+    let agents = || -> usize {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| {
+                c.split(' ')
+                    .next()
+                    .is_some_and(|b| b.ends_with("gemba-agent"))
+            })
+            .filter(|c| c.contains(&data))
+            .count()
+    };
+    assert_eq!(agents(), 1, "the demo agent runs");
+    assert!(
+        cloud.terminate().success(),
+        "the cloud ends cleanly on SIGTERM"
+    );
+    wait_for("the demo agent to stop with the cloud", 10, async || {
+        agents() == 0
+    })
+    .await;
 }

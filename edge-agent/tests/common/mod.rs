@@ -205,6 +205,17 @@ pub struct Served {
 /// its children (a demo agent) when dropped.
 pub struct CloudProcess(Child);
 
+impl CloudProcess {
+    /// Sends SIGTERM (as a service manager stops it) and waits for the process to end.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status()
+            .unwrap();
+        self.0.wait().unwrap()
+    }
+}
+
 impl Drop for CloudProcess {
     fn drop(&mut self) {
         let group = format!("-{}", self.0.id());
