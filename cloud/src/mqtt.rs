@@ -19,6 +19,7 @@ use rumqttc::{AsyncClient, Event, Packet, QoS};
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
 use tokio::sync::mpsc;
 
+use crate::db::cycles::{self, Received, Stored};
 use crate::db::{Db, devices};
 use crate::events::OrgEvent;
 use crate::state::AppState;
@@ -159,7 +160,9 @@ pub struct Stats {
 /// The cloud's side of the MQTT contract: its client link to the broker, ingestion of
 /// what devices send, and the commands and acknowledgements it sends them.
 pub struct Link {
-    connected: AtomicBool,
+    /// Whether the broker acknowledged the reading connection, and the sending one.
+    reading: AtomicBool,
+    sending: AtomicBool,
     client: OnceLock<AsyncClient>,
     pub stats: Stats,
     /// Device keys by device id, each with when it was read (see [`KEY_TTL`]).
@@ -194,7 +197,8 @@ impl DeviceKey {
 impl Default for Link {
     fn default() -> Link {
         Link {
-            connected: AtomicBool::new(false),
+            reading: AtomicBool::new(false),
+            sending: AtomicBool::new(false),
             client: OnceLock::new(),
             stats: Stats::default(),
             keys: Mutex::new(HashMap::new()),
@@ -203,9 +207,9 @@ impl Default for Link {
 }
 
 impl Link {
-    /// Whether the broker acknowledged the current connection.
+    /// Whether the broker acknowledged both current connections.
     pub fn is_connected(&self) -> bool {
-        self.connected.load(Ordering::Relaxed)
+        self.reading.load(Ordering::Relaxed) && self.sending.load(Ordering::Relaxed)
     }
 
     /// The client, once the link is started.
@@ -315,68 +319,104 @@ fn subscriptions(group: Option<&str>) -> Vec<String> {
     .collect()
 }
 
-/// Keeps the cloud's client connected to the broker (reconnecting with back-off),
-/// subscribed to what devices send, and ingests it. `shared`: subscribe as a shared
-/// subscription group (several replicas on one external broker).
+/// Keeps the cloud's two connections to the broker up (reconnecting with back-off):
+/// one reads what devices send (subscribed, as members of a shared subscription group
+/// when `shared`, so that replicas split the messages) and hands it to ingestion; the
+/// other sends commands, acknowledgements and stream events. Sending on the reading
+/// connection cut the broker's deliveries to it to about a quarter under load
+/// (`docs/benchmarks.md`).
 pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
     let id = format!("gemba-cloud-{}", &crate::auth::random_token()[..12]);
-    let mut opts = rumqttc::MqttOptions::new(id, host.clone(), port);
-    opts.set_keep_alive(Duration::from_secs(15));
-    opts.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
-    let (client, mut events) = AsyncClient::new(opts, 1024);
-    let link = &state.mqtt;
-    let _ = link.client.set(client.clone());
+    let options = |role: &str| {
+        let mut opts = rumqttc::MqttOptions::new(format!("{id}-{role}"), host.clone(), port);
+        opts.set_keep_alive(Duration::from_secs(15));
+        opts.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
+        opts
+    };
+    let (sender, mut sending) = AsyncClient::new(options("tx"), 1024);
+    let (reader, mut reading) = AsyncClient::new(options("rx"), 16);
+    let _ = state.mqtt.client.set(sender);
     let (tx, rx) = mpsc::channel::<(String, Bytes)>(QUEUE);
     tokio::spawn(ingest(state.clone(), rx));
+    let s2 = state.clone();
+    let (h2, p2) = (host.clone(), port);
+    tokio::spawn(async move {
+        let up = &s2.mqtt.sending;
+        let mut backoff = Duration::from_millis(200);
+        loop {
+            next_event(&mut sending, up, &mut backoff, &h2, p2).await;
+        }
+    });
     tokio::spawn(async move {
         let link = &state.mqtt;
         let mut backoff = Duration::from_millis(200);
         loop {
-            match events.poll().await {
-                Ok(Event::Incoming(Packet::ConnAck(_))) => {
-                    link.connected.store(true, Ordering::Relaxed);
-                    backoff = Duration::from_millis(200);
-                    tracing::info!(%host, port, "connected to the MQTT broker");
+            match next_event(&mut reading, &link.reading, &mut backoff, &host, port).await {
+                Event::Incoming(Packet::ConnAck(_)) => {
                     // Every replica reads every stream event: not a shared subscription.
                     let events = state.events.topic().to_string();
                     let group = shared.then_some(state.settings.mqtt_group.as_str());
                     for t in subscriptions(group).into_iter().chain([events]) {
-                        if let Err(e) = client.try_subscribe(t, QoS::AtLeastOnce) {
+                        if let Err(e) = reader.try_subscribe(t, QoS::AtLeastOnce) {
                             tracing::error!(error = %e, "MQTT subscribe");
                         }
                     }
                 }
-                Ok(Event::Incoming(Packet::Publish(p))) if p.topic == state.events.topic() => {
+                Event::Incoming(Packet::Publish(p)) if p.topic == state.events.topic() => {
                     if let Err(why) = state.events.receive(&p.payload) {
                         link.reject(&p.topic, &why);
                     }
                 }
-                Ok(Event::Incoming(Packet::Publish(p))) => {
+                Event::Incoming(Packet::Publish(p)) => {
                     let topic = p.topic.clone();
                     if tx.send((topic, p.payload)).await.is_err() {
                         return;
                     }
                 }
-                Ok(_) => {}
-                Err(e) => {
-                    if link.connected.swap(false, Ordering::Relaxed) {
-                        tracing::warn!(%host, port, error = %e, "lost the MQTT broker");
-                    } else {
-                        tracing::debug!(%host, port, error = %e, "MQTT broker unreachable");
-                    }
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(10));
-                }
+                _ => {}
             }
         }
     });
+}
+
+/// The next event of one of the link's connections. `up` says whether the broker
+/// acknowledged it; on an error it is marked down and polled again after `backoff`
+/// (doubling up to 10 s; back to 200 ms once connected).
+async fn next_event(
+    events: &mut rumqttc::EventLoop,
+    up: &AtomicBool,
+    backoff: &mut Duration,
+    host: &str,
+    port: u16,
+) -> Event {
+    loop {
+        match events.poll().await {
+            Ok(event) => {
+                if let Event::Incoming(Packet::ConnAck(_)) = event {
+                    up.store(true, Ordering::Relaxed);
+                    *backoff = Duration::from_millis(200);
+                    tracing::info!(%host, port, "connected to the MQTT broker");
+                }
+                return event;
+            }
+            Err(e) => {
+                if up.swap(false, Ordering::Relaxed) {
+                    tracing::warn!(%host, port, error = %e, "lost the MQTT broker");
+                } else {
+                    tracing::debug!(%host, port, error = %e, "MQTT broker unreachable");
+                }
+                tokio::time::sleep(*backoff).await;
+                *backoff = (*backoff * 2).min(Duration::from_secs(10));
+            }
+        }
+    }
 }
 
 /// Takes what the client received, in batches, and checks each message (the cycles'
 /// signatures on `ingest_workers` threads); hands the cycles of a batch to [`store`],
 /// which writes the previous batch meanwhile (checking and writing overlap).
 async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
-    let (to_store, stored) = mpsc::channel::<Vec<devices::Received>>(STORE_QUEUE);
+    let (to_store, stored) = mpsc::channel::<Vec<Received>>(STORE_QUEUE);
     tokio::spawn(store(state.clone(), stored));
     let mut batch = Vec::with_capacity(BATCH);
     loop {
@@ -397,7 +437,7 @@ async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
                 Err(Refused::Bad(why)) => link.reject(&topic, &why),
             }
         }
-        let mut cycles: Vec<devices::Received> = Vec::with_capacity(pending.len());
+        let mut cycles: Vec<Received> = Vec::with_capacity(pending.len());
         for c in open_all(pending, state.settings.ingest_workers).await {
             match c {
                 Ok(c) => cycles.push(c),
@@ -413,54 +453,73 @@ async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
 /// Checked batches waiting for [`store`], at most.
 const STORE_QUEUE: usize = 2;
 
-/// Stores checked cycles, a batch a transaction, then tells each device which of its
-/// cycles are stored.
-async fn store(state: AppState, mut rx: mpsc::Receiver<Vec<devices::Received>>) {
-    let link = &state.mqtt;
+/// Batches being stored at once, at most: on PostgreSQL each in a transaction of its own
+/// connection; on SQLite queued to its one writer, so that it never waits for the next.
+fn writing_at_once(db: &Db) -> usize {
+    match db.backend {
+        crate::db::Backend::Sqlite => 2,
+        crate::db::Backend::Postgres => 4,
+    }
+}
+
+/// Stores checked batches, each in a transaction ([`writing_at_once`] at a time), then
+/// tells each device which of its cycles are stored.
+async fn store(state: AppState, mut rx: mpsc::Receiver<Vec<Received>>) {
+    let most = writing_at_once(&state.db);
+    let mut writing = tokio::task::JoinSet::new();
     while let Some(cycles) = rx.recv().await {
-        // Stored or not, nothing is acknowledged until the transaction committed: a
-        // batch that cannot be stored is not acknowledged, and its devices send it again.
-        let stored = match devices::insert_cycles(&state.db, &cycles).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, n = cycles.len(), "storing cycles; the devices will send them again");
-                continue;
-            }
-        };
-        // Per device: the ids stored, and those refused (which it need not send again).
-        let mut acks: BTreeMap<(i64, i64), v1::CyclesAck> = BTreeMap::new();
-        for (c, s) in cycles.into_iter().zip(stored) {
-            let counter = match s {
-                devices::Stored::New => &link.stats.cycles,
-                devices::Stored::Again => &link.stats.duplicates,
-                devices::Stored::Refused => &link.stats.rejected,
-            };
-            counter.fetch_add(1, Ordering::Relaxed);
-            let ack = acks
-                .entry((c.org, c.device))
-                .or_insert_with(|| v1::CyclesAck {
-                    v: v1::VERSION,
-                    ids: vec![],
-                    refused: vec![],
-                });
-            if s != devices::Stored::Refused {
-                ack.ids.push(c.cycle.id);
-            } else {
-                ack.refused.push(c.cycle.id.clone());
-                tracing::warn!(
-                    device = c.device,
-                    task = c.cycle.task,
-                    "MQTT message rejected: the cycle's task is not one of the organisation's"
-                );
-            }
+        while writing.len() >= most {
+            writing.join_next().await;
         }
-        for ((org, device), ack) in acks {
-            if let Err(e) = link
-                .send(&state.db, org, device, Channel::CyclesAck, &ack)
-                .await
-            {
-                tracing::warn!(device, error = %e, "acknowledging cycles");
-            }
+        writing.spawn(store_batch(state.clone(), cycles));
+    }
+    while writing.join_next().await.is_some() {}
+}
+
+async fn store_batch(state: AppState, cycles: Vec<Received>) {
+    let link = &state.mqtt;
+    // Stored or not, nothing is acknowledged until the transaction committed: a batch
+    // that cannot be stored is not acknowledged, and its devices send it again.
+    let stored = match cycles::insert_cycles(&state.db, &cycles).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(error = %e, n = cycles.len(), "storing cycles; the devices will send them again");
+            return;
+        }
+    };
+    // Per device: the ids stored, and those refused (which it need not send again).
+    let mut acks: BTreeMap<(i64, i64), v1::CyclesAck> = BTreeMap::new();
+    for (c, s) in cycles.into_iter().zip(stored) {
+        let counter = match s {
+            Stored::New => &link.stats.cycles,
+            Stored::Again => &link.stats.duplicates,
+            Stored::Refused => &link.stats.rejected,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        let ack = acks
+            .entry((c.org, c.device))
+            .or_insert_with(|| v1::CyclesAck {
+                v: v1::VERSION,
+                ids: vec![],
+                refused: vec![],
+            });
+        if s != Stored::Refused {
+            ack.ids.push(c.cycle.id);
+        } else {
+            ack.refused.push(c.cycle.id.clone());
+            tracing::warn!(
+                device = c.device,
+                task = c.cycle.task,
+                "MQTT message rejected: the cycle's task is not one of the organisation's"
+            );
+        }
+    }
+    for ((org, device), ack) in acks {
+        if let Err(e) = link
+            .send(&state.db, org, device, Channel::CyclesAck, &ack)
+            .await
+        {
+            tracing::warn!(device, error = %e, "acknowledging cycles");
         }
     }
 }
@@ -561,9 +620,9 @@ struct Unchecked {
 
 impl Unchecked {
     /// The cycle, if the device's key signed it and its content holds; else why not.
-    fn open(self) -> Result<devices::Received, (String, String)> {
+    fn open(self) -> Result<Received, (String, String)> {
         match self.key.open::<v1::CycleMessage>(&self.payload) {
-            Ok(cycle) => Ok(devices::Received {
+            Ok(cycle) => Ok(Received {
                 org: self.org,
                 device: self.device,
                 cycle,
@@ -578,7 +637,7 @@ impl Unchecked {
 async fn open_all(
     pending: Vec<Unchecked>,
     workers: usize,
-) -> Vec<Result<devices::Received, (String, String)>> {
+) -> Vec<Result<Received, (String, String)>> {
     if workers <= 1 || pending.len() < 64 {
         return pending.into_iter().map(Unchecked::open).collect();
     }

@@ -6,6 +6,7 @@
 //! Invariant: every query touching tenant data takes the organisation id as a
 //! parameter; handlers get it from the [`crate::http::extract::AuthUser`] scope.
 
+pub mod cycles;
 pub mod devices;
 pub mod features;
 pub mod migrate;
@@ -35,6 +36,8 @@ pub enum Backend {
 pub struct Db {
     pub pool: AnyPool,
     pub backend: Backend,
+    /// SQLite's cycle writer (`cycles`); none on PostgreSQL.
+    pub cycles: Option<std::sync::Arc<cycles::SqliteWriter>>,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -120,8 +123,16 @@ impl Db {
                 .execute(&pool)
                 .await?;
         }
-        let db = Db { pool, backend };
+        let mut db = Db {
+            pool,
+            backend,
+            cycles: None,
+        };
         migrate::run(&db).await.context("applying migrations")?;
+        if backend == Backend::Sqlite {
+            let writer = cycles::SqliteWriter::start(&cycles::sqlite_path(&url)?)?;
+            db.cycles = Some(std::sync::Arc::new(writer));
+        }
         Ok(db)
     }
 }

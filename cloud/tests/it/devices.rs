@@ -1207,3 +1207,103 @@ both!(
         assert_eq!(cycles_stored(&app).await, 2);
     }
 );
+
+both!(
+    a_batch_answers_each_cycle_in_its_place,
+    |app: TestApp| async move {
+        use gemba_cloud::db::cycles::{Received, Stored, insert_cycles};
+        let w = world(&app).await;
+        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
+        let device = creds["device"].as_i64().unwrap();
+        let db = &app.state.db;
+        let of = |org: i64, c: &CycleMessage| Received {
+            org,
+            device,
+            cycle: c.clone(),
+        };
+        let c: Vec<CycleMessage> = (0..5).map(|_| cycle(w.task)).collect();
+        let first = insert_cycles(db, &[of(w.a, &c[0]), of(w.a, &c[1])])
+            .await
+            .unwrap();
+        assert_eq!(first, [Stored::New, Stored::New]);
+        // Stored before, new, twice in the batch, another organisation's task, an unknown
+        // task: each answered in its place, whatever order the rows are written in.
+        let mut unknown = c[4].clone();
+        unknown.task = w.task + 1000;
+        let batch = [
+            of(w.a, &c[2]),
+            of(w.a, &c[0]),
+            of(w.a, &c[3]),
+            of(w.a, &c[2]),
+            of(w.b, &c[4]),
+            of(w.a, &unknown),
+            of(w.a, &c[1]),
+        ];
+        let second = insert_cycles(db, &batch).await.unwrap();
+        use Stored::*;
+        assert_eq!(second, [New, Again, New, Again, Refused, Refused, Again]);
+        assert_eq!(cycles_stored(&app).await, 4);
+        // The row holds what was sent.
+        let row: (i64, i64, String, i64, i64, i64, i64, String) = sqlx::query_as(
+            "SELECT organization_id, device_id, camera, start_ms, end_ms, idle_ms, good, \
+             segments FROM cycles WHERE id = $1",
+        )
+        .bind(&c[3].id)
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+        let s = &c[3];
+        assert_eq!(
+            (
+                row.0,
+                row.1,
+                row.2.as_str(),
+                row.3,
+                row.4,
+                row.5,
+                row.6 != 0
+            ),
+            (w.a, device, "cam0", s.start_ms, s.end_ms, s.idle_ms, s.good)
+        );
+        assert_eq!(
+            serde_json::from_str::<Vec<Segment>>(&row.7).unwrap(),
+            s.segments
+        );
+    }
+);
+
+/// SQLite's cycle writer has a connection of its own: while another connection writes,
+/// it waits for it and then stores the batch (it does not fail the batch).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sqlite_cycle_writer_waits_for_another_connections_write() {
+    use gemba_cloud::db::cycles::{Received, Stored, insert_cycles};
+    let app = TestApp::start(Backend::Sqlite).await;
+    let w = world(&app).await;
+    let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
+    let device = creds["device"].as_i64().unwrap();
+    let db = app.state.db.clone();
+    let mut other = db.pool.begin().await.unwrap();
+    sqlx::query("UPDATE devices SET display_name = 'Renamed' WHERE id = $1")
+        .bind(device)
+        .execute(&mut *other)
+        .await
+        .unwrap();
+    let c = cycle(w.task);
+    let org = w.a;
+    let writing = tokio::spawn(async move {
+        let r = Received {
+            org,
+            device,
+            cycle: c,
+        };
+        insert_cycles(&db, &[r]).await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !writing.is_finished(),
+        "wrote while another connection held the lock"
+    );
+    other.commit().await.unwrap();
+    assert_eq!(writing.await.unwrap().unwrap(), [Stored::New]);
+    assert_eq!(cycles_stored(&app).await, 1);
+}
