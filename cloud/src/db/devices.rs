@@ -325,16 +325,28 @@ pub async fn set_star(db: &Db, user: i64, id: i64, on: bool) -> sqlx::Result<()>
     Ok(())
 }
 
+/// Deletes device `id` of `org`. Its cycles stay, no longer naming a device (they have
+/// no foreign keys: migration 20261126000001).
 pub async fn delete(db: &Db, org: i64, id: i64) -> sqlx::Result<bool> {
-    Ok(
-        sqlx::query("DELETE FROM devices WHERE organization_id = $1 AND id = $2")
-            .bind(org)
-            .bind(id)
-            .execute(&db.pool)
-            .await?
-            .rows_affected()
-            > 0,
-    )
+    let mut tx = db.pool.begin().await?;
+    let gone = sqlx::query("DELETE FROM devices WHERE organization_id = $1 AND id = $2")
+        .bind(org)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+        > 0;
+    if gone {
+        sqlx::query(
+            "UPDATE cycles SET device_id = NULL WHERE organization_id = $1 AND device_id = $2",
+        )
+        .bind(org)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(gone)
 }
 
 // ----- credentials -----------------------------------------------------------------------

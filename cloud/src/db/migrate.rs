@@ -32,6 +32,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "devices",
         include_str!("../../migrations/20261125000001_devices.sql"),
     ),
+    (
+        20261126000001,
+        "cycles_without_foreign_keys",
+        include_str!("../../migrations/20261126000001_cycles_without_foreign_keys.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

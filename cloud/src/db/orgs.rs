@@ -85,7 +85,7 @@ pub async fn update(
     .map(|r| r.map(Into::into))
 }
 
-/// Deletes an organisation. Its users whose current organisation it was move to another
+/// Deletes an organisation, with everything of it (its cycles too). Its users whose current organisation it was move to another
 /// organisation they are linked to (the lowest id), so they can still sign in; users
 /// with no other link are left without one.
 pub async fn delete(db: &Db, id: i64) -> sqlx::Result<bool> {
@@ -98,6 +98,11 @@ pub async fn delete(db: &Db, id: i64) -> sqlx::Result<bool> {
     .bind(id)
     .execute(&mut *tx)
     .await?;
+    // Cycles have no foreign keys (migration 20261126000001): they go explicitly.
+    sqlx::query("DELETE FROM cycles WHERE organization_id = $1")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
     let r = sqlx::query("DELETE FROM organizations WHERE id = $1")
         .bind(id)
         .execute(&mut *tx)

@@ -1307,3 +1307,58 @@ async fn the_sqlite_cycle_writer_waits_for_another_connections_write() {
     assert_eq!(writing.await.unwrap().unwrap(), [Stored::New]);
     assert_eq!(cycles_stored(&app).await, 1);
 }
+
+both!(
+    deleting_a_device_keeps_its_cycles_and_deleting_an_organisation_deletes_its_own,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let eng_b = app.signed_in("eng@b.test", "org_user", w.b).await;
+        let (s, t) = app
+            .post(
+                "organization/task/",
+                json!({"task_detail": "Valve\nFit:\nPlace;\nCheck:\nLook;\n"}),
+                Some(&eng_b),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{t}");
+        let task_b = t["id"].as_i64().unwrap();
+        let mut a = TestDevice::connect(&added_and_enrolled(&app, &w.boss, "A1").await).await;
+        let mut b = TestDevice::connect(&added_and_enrolled(&app, &w.boss_b, "B1").await).await;
+        let (ca, cb) = (cycle(w.task), cycle(task_b));
+        a.send_cycle(&ca).await;
+        b.send_cycle(&cb).await;
+        let _: v1::CyclesAck = a.next(Channel::CyclesAck).await;
+        let _: v1::CyclesAck = b.next(Channel::CyclesAck).await;
+        assert_eq!(cycles_stored(&app).await, 2);
+        let device_of = |id: String| {
+            let pool = app.state.db.pool.clone();
+            async move {
+                sqlx::query_scalar::<_, Option<i64>>("SELECT device_id FROM cycles WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&pool)
+                    .await
+                    .unwrap()
+            }
+        };
+        assert_eq!(device_of(ca.id.clone()).await, Some(Some(a.id)));
+
+        // Another organisation's admin cannot delete the device; its own can, and the
+        // cycle stays, naming no device.
+        let (s, _) = app.delete(&format!("device/{}/", a.id), &w.boss_b).await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        assert_eq!(device_of(ca.id.clone()).await, Some(Some(a.id)));
+        let (s, v) = app.delete(&format!("device/{}/", a.id), &w.boss).await;
+        assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
+        assert_eq!(device_of(ca.id.clone()).await, Some(None));
+        assert_eq!(device_of(cb.id.clone()).await, Some(Some(b.id)));
+
+        // Deleting organisation B deletes B's cycle, and only it.
+        let (s, v) = app
+            .delete(&format!("organization/{}/", w.b), &w.admin)
+            .await;
+        assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
+        assert_eq!(device_of(cb.id.clone()).await, None);
+        assert_eq!(device_of(ca.id.clone()).await, Some(None));
+        assert_eq!(cycles_stored(&app).await, 1);
+    }
+);
