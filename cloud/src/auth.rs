@@ -80,6 +80,20 @@ pub struct Claims {
     pub exp: i64,
 }
 
+/// Claims of a signed media URL: one object of one organisation, until `exp`. Its
+/// audience is `media`, and it has none of an access token's fields, so neither passes
+/// for the other.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MediaClaims {
+    /// The object's key within the organisation (`videos/7/video`).
+    pub key: String,
+    pub org: i64,
+    pub exp: i64,
+    pub aud: String,
+}
+
+const MEDIA_AUDIENCE: &str = "media";
+
 #[derive(Clone)]
 pub struct Keys {
     enc: EncodingKey,
@@ -104,6 +118,32 @@ impl Keys {
             ..Validation::default()
         };
         jsonwebtoken::decode::<Claims>(token, &self.dec, &v)
+            .ok()
+            .map(|d| d.claims)
+    }
+
+    /// A token for object `key` of `org`, good until `exp` (unix seconds).
+    pub fn sign_media(&self, org: i64, key: &str, exp: i64) -> anyhow::Result<String> {
+        let claims = MediaClaims {
+            key: key.to_string(),
+            org,
+            exp,
+            aud: MEDIA_AUDIENCE.into(),
+        };
+        Ok(jsonwebtoken::encode(
+            &Header::default(),
+            &claims,
+            &self.enc,
+        )?)
+    }
+
+    pub fn verify_media(&self, token: &str) -> Option<MediaClaims> {
+        let mut v = Validation {
+            leeway: 5,
+            ..Validation::default()
+        };
+        v.set_audience(&[MEDIA_AUDIENCE]);
+        jsonwebtoken::decode::<MediaClaims>(token, &self.dec, &v)
             .ok()
             .map(|d| d.claims)
     }
@@ -207,6 +247,30 @@ mod tests {
         assert!(p.verify("s3cret-pass".into(), Some(h.clone())).await);
         assert!(!p.verify("wrong".into(), Some(h)).await);
         assert!(!p.verify("s3cret-pass".into(), None).await);
+    }
+
+    #[test]
+    fn media_tokens_and_access_tokens_do_not_pass_for_each_other() {
+        let k = Keys::new(b"0123456789abcdef0123456789abcdef");
+        let now = crate::db::now_ms() / 1000;
+        let m = k.sign_media(3, "videos/1/video", now + 60).unwrap();
+        let got = k.verify_media(&m).unwrap();
+        assert_eq!((got.org, got.key.as_str()), (3, "videos/1/video"));
+        assert!(k.verify(&m).is_none());
+        let access = k
+            .sign(&Claims {
+                sub: 7,
+                sid: "s".into(),
+                full: true,
+                iat: now,
+                exp: now + 60,
+            })
+            .unwrap();
+        assert!(k.verify_media(&access).is_none());
+        let old = k.sign_media(3, "videos/1/video", now - 60).unwrap();
+        assert!(k.verify_media(&old).is_none());
+        let other = Keys::new(b"another secret, 32 bytes long!!!");
+        assert!(other.verify_media(&m).is_none());
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub struct Settings {
     pub kdf: Kdf,
     /// Largest accepted request body, in bytes.
     pub max_body_bytes: usize,
+    /// Largest video accepted for upload, in bytes (sent in parts of at most 8 MiB).
+    pub max_video_bytes: i64,
     /// Threads that check the signatures of a batch of cycles side by side.
     pub ingest_workers: usize,
     /// How soon a device whose status still differs from what the portal set is sent
@@ -152,6 +154,7 @@ impl Default for Settings {
                 parallelism: 1,
             },
             max_body_bytes: 1024 * 1024,
+            max_video_bytes: 4 * 1024 * 1024 * 1024,
             ingest_workers: 2,
             reconcile_retry_ms: 30_000,
             stream_recheck_ms: 30_000,

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod events;
 pub mod http;
 pub mod mail;
+pub mod media;
 pub mod mqtt;
 pub mod objects;
 pub mod seed;
@@ -49,6 +50,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         mqtt: Default::default(),
         events,
         objects,
+        uploads: Default::default(),
     });
     if let (Some(email), Some(password)) =
         (&state.settings.admin_email, &state.settings.admin_password)

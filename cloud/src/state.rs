@@ -23,6 +23,8 @@ pub struct Inner {
     pub events: crate::events::Events,
     /// Media and model files (`{data}/objects` by default).
     pub objects: crate::objects::Objects,
+    /// Videos a part is being written to right now (one part at a time per video).
+    pub uploads: std::sync::Mutex<std::collections::HashSet<i64>>,
 }
 
 impl AppState {

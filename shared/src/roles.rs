@@ -118,6 +118,13 @@ impl Role {
                 Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser
             ),
             ManageDevices => matches!(self, Admin | OrgAdmin | SupportUser),
+            // Videos (docs/decisions.md "Who records and sees training video"): those who
+            // define operations record them; labelers reach only the tasks requested of
+            // them, through the labeler area's own calls.
+            ViewVideos | ManageVideos => matches!(
+                self,
+                Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser
+            ),
         }
     }
 }
@@ -154,10 +161,14 @@ pub enum Permission {
     /// Start and stop tasks on a device's cameras, change its name and settings.
     OperateDevices,
     ManageDevices,
+    /// List and play a task's videos.
+    ViewVideos,
+    /// Upload, record and delete a task's videos.
+    ManageVideos,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 21] = [
+    pub const ALL: [Permission; 23] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -179,6 +190,8 @@ impl Permission {
         Permission::ViewDevices,
         Permission::OperateDevices,
         Permission::ManageDevices,
+        Permission::ViewVideos,
+        Permission::ManageVideos,
     ];
 }
 

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
     Msg, Page, account as a, device as d, feature_control as f, organization as o, stream as s,
-    task as t,
+    task as t, video as v,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -167,6 +167,14 @@ fn export_bindings() {
         s::ServerEvent,
         s::DeviceStatusEvent,
         s::StreamError,
+    );
+    export!(
+        &cfg,
+        names,
+        v::Video,
+        v::VideoStatus,
+        v::VideoCreate,
+        Page<v::Video>,
     );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

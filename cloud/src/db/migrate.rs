@@ -37,6 +37,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "cycles_without_foreign_keys",
         include_str!("../../migrations/20261126000001_cycles_without_foreign_keys.sql"),
     ),
+    (
+        20261127000001,
+        "videos",
+        include_str!("../../migrations/20261127000001_videos.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -16,6 +16,7 @@ pub mod task_objects;
 pub mod tasks;
 pub mod tokens;
 pub mod users;
+pub mod videos;
 
 pub use users::UserRow;
 

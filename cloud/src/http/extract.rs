@@ -30,7 +30,7 @@ const DRAIN_BYTES: usize = 8 * 1024 * 1024;
 const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The body, at most `limit` bytes of it; a longer one is [`ApiError::TooLarge`].
-async fn read_body(mut body: Body, limit: usize) -> ApiResult<Bytes> {
+pub async fn read_body(mut body: Body, limit: usize) -> ApiResult<Bytes> {
     use axum::body::HttpBody;
     let mut buf = Vec::new();
     let mut seen = 0usize;

@@ -12,6 +12,7 @@ pub mod organization;
 pub mod portal;
 pub mod stream;
 pub mod tasks;
+pub mod videos;
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::get;
@@ -118,6 +119,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(feature_control::router())
         .merge(tasks::router())
         .merge(devices::router())
+        .merge(videos::router())
         .split_for_parts()
 }
 

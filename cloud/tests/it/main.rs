@@ -14,4 +14,5 @@ mod service;
 mod stream;
 mod tasks;
 mod tenancy;
+mod videos;
 mod walks;

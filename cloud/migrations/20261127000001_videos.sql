@@ -1,0 +1,23 @@
+-- A task's videos (spec section 3 "Video (task record)"): uploaded in parts, then read
+-- (metadata, thumbnail) and kept in the object store under `object_key`.
+CREATE TABLE videos (
+    id {{PK}},
+    organization_id BIGINT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    task_id BIGINT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    file_name TEXT NOT NULL,
+    is_uploaded_video BIGINT NOT NULL,
+    status TEXT NOT NULL,
+    size_bytes BIGINT NOT NULL,
+    received_bytes BIGINT NOT NULL DEFAULT 0,
+    object_key TEXT NOT NULL,
+    thumbnail_key TEXT,
+    duration_ms BIGINT,
+    fps DOUBLE PRECISION,
+    width BIGINT,
+    height BIGINT,
+    no_of_comments BIGINT NOT NULL DEFAULT 0,
+    created_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
+    created_at BIGINT NOT NULL,
+    ready_at BIGINT
+);
+CREATE INDEX videos_task ON videos (organization_id, task_id, created_at);

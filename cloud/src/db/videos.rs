@@ -1,0 +1,197 @@
+//! A task's videos (`videos`): created with their size, filled part by part, then made
+//! ready with what GStreamer read of them. Every query takes the organisation.
+
+use sqlx::FromRow;
+
+use super::{Db, now_ms};
+
+#[derive(FromRow, Clone, Debug)]
+pub struct VideoRow {
+    pub id: i64,
+    pub organization_id: i64,
+    pub task_id: i64,
+    pub file_name: String,
+    #[sqlx(try_from = "super::Flag")]
+    pub is_uploaded_video: bool,
+    pub status: String,
+    pub size_bytes: i64,
+    pub received_bytes: i64,
+    pub object_key: String,
+    pub thumbnail_key: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub fps: Option<f64>,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub no_of_comments: i64,
+    pub created_by: Option<i64>,
+    pub created_at: i64,
+}
+
+const COLS: &str = "id, organization_id, task_id, file_name, is_uploaded_video, status, \
+    size_bytes, received_bytes, object_key, thumbnail_key, duration_ms, fps, width, height, \
+    no_of_comments, created_by, created_at";
+
+pub const UPLOADING: &str = "uploading";
+pub const READY: &str = "ready";
+
+pub struct NewVideo<'a> {
+    pub org: i64,
+    pub task: i64,
+    pub file_name: &'a str,
+    /// Of the object's key (`mp4`, `webm`, …).
+    pub extension: &'a str,
+    pub is_uploaded_video: bool,
+    pub size_bytes: i64,
+    pub created_by: i64,
+}
+
+/// Creates a video in `uploading`; its object key is `videos/{id}/video.{extension}` of
+/// the organisation (set once the id is known).
+pub async fn create(db: &Db, v: NewVideo<'_>) -> sqlx::Result<VideoRow> {
+    let mut tx = db.pool.begin().await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO videos (organization_id, task_id, file_name, is_uploaded_video, status, \
+         size_bytes, object_key, created_by, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, '', $7, $8) RETURNING id",
+    )
+    .bind(v.org)
+    .bind(v.task)
+    .bind(v.file_name)
+    .bind(v.is_uploaded_video as i64)
+    .bind(UPLOADING)
+    .bind(v.size_bytes)
+    .bind(v.created_by)
+    .bind(now_ms())
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE videos SET object_key = $1 WHERE id = $2")
+        .bind(format!("videos/{id}/video.{}", v.extension))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(get(db, v.org, id).await?.expect("just made"))
+}
+
+pub async fn get(db: &Db, org: i64, id: i64) -> sqlx::Result<Option<VideoRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLS} FROM videos WHERE organization_id = $1 AND id = $2"
+    )))
+    .bind(org)
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await
+}
+
+/// Records that the bytes up to `received` arrived, if the upload was still at `from`.
+/// False when another part moved it first.
+pub async fn advance(db: &Db, id: i64, from: i64, received: i64) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "UPDATE videos SET received_bytes = $1 WHERE id = $2 AND status = $3 AND received_bytes = $4",
+    )
+    .bind(received)
+    .bind(id)
+    .bind(UPLOADING)
+    .bind(from)
+    .execute(&db.pool)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+pub struct Ready<'a> {
+    pub thumbnail_key: &'a str,
+    pub duration_ms: i64,
+    pub fps: f64,
+    pub width: i64,
+    pub height: i64,
+}
+
+pub async fn make_ready(db: &Db, id: i64, r: Ready<'_>) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE videos SET status = $1, received_bytes = size_bytes, thumbnail_key = $2, \
+         duration_ms = $3, fps = $4, width = $5, height = $6, ready_at = $7 WHERE id = $8",
+    )
+    .bind(READY)
+    .bind(r.thumbnail_key)
+    .bind(r.duration_ms)
+    .bind(r.fps)
+    .bind(r.width)
+    .bind(r.height)
+    .bind(now_ms())
+    .bind(id)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// Deletes videos `ids` of `org`; answers the rows deleted (for their objects).
+pub async fn delete(db: &Db, org: i64, ids: &[i64]) -> sqlx::Result<Vec<VideoRow>> {
+    let mut tx = db.pool.begin().await?;
+    let mut gone = Vec::new();
+    for &id in ids {
+        let row: Option<VideoRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM videos WHERE organization_id = $1 AND id = $2 RETURNING {COLS}"
+        )))
+        .bind(org)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        gone.extend(row);
+    }
+    tx.commit().await?;
+    Ok(gone)
+}
+
+/// The list's filters (spec section 7: page, isUploadedVideo, datetime_start,
+/// datetime_end, ordering by no_of_comments).
+#[derive(Debug, Default)]
+pub struct Filter {
+    pub uploaded: Option<bool>,
+    /// Created at or after, unix ms.
+    pub start: Option<i64>,
+    /// Created before, unix ms.
+    pub end: Option<i64>,
+    /// `Some(true)`: most comments first; `Some(false)`: fewest first; else newest first.
+    pub by_comments: Option<bool>,
+}
+
+/// A page of `task`'s videos and how many match.
+pub async fn page(
+    db: &Db,
+    org: i64,
+    task: i64,
+    f: &Filter,
+    offset: i64,
+    limit: i64,
+) -> sqlx::Result<(Vec<VideoRow>, i64)> {
+    // Every filter is a parameter; an absent one is NULL and matches everything.
+    let cond = "organization_id = $1 AND task_id = $2 \
+        AND ($3 IS NULL OR is_uploaded_video = $3) \
+        AND ($4 IS NULL OR created_at >= $4) AND ($5 IS NULL OR created_at < $5)";
+    let order = match f.by_comments {
+        Some(true) => "no_of_comments DESC, id DESC",
+        Some(false) => "no_of_comments ASC, id DESC",
+        None => "created_at DESC, id DESC",
+    };
+    let rows: Vec<VideoRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLS} FROM videos WHERE {cond} ORDER BY {order} LIMIT {limit} OFFSET {offset}"
+    )))
+    .bind(org)
+    .bind(task)
+    .bind(f.uploaded.map(i64::from))
+    .bind(f.start)
+    .bind(f.end)
+    .fetch_all(&db.pool)
+    .await?;
+    let count: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT COUNT(*) FROM videos WHERE {cond}"
+    )))
+    .bind(org)
+    .bind(task)
+    .bind(f.uploaded.map(i64::from))
+    .bind(f.start)
+    .bind(f.end)
+    .fetch_one(&db.pool)
+    .await?;
+    Ok((rows, count))
+}

@@ -1,0 +1,686 @@
+//! A task's videos (spec section 7 "Videos, tags and comments"): upload in parts, list
+//! with the spec's filters, get, bulk delete, and play through signed media URLs.
+//!
+//! An upload: `POST organization/task/videos/{taskId}` with the file's name and size
+//! makes the video (`uploading`); `PUT organization/task_record/{id}/content/` sends the
+//! bytes in order, each part with `Content-Range: bytes FIRST-LAST/SIZE`, written to a
+//! staging file in `{data}/uploads/`; a part that does not start where the upload is gets
+//! 409 with the offset to go on from, so an interrupted upload resumes. The last part
+//! makes the cloud read the file with GStreamer (metadata, thumbnail) and move it into
+//! the object store; a file that is not a usable video is refused then, and the video
+//! and its bytes are gone.
+//!
+//! Tenancy: every call reaches only videos of the request's organisation (404 for
+//! another's). Reading needs `ViewVideos`; changing needs `ManageVideos` and the
+//! organisation's "Record Training Set" subscription.
+
+use std::path::PathBuf;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use gemba_shared::Permission;
+use gemba_shared::api::v1::task::BulkDelete;
+use gemba_shared::api::v1::video::{
+    MAX_FILE_NAME, MAX_PART_BYTES, MEDIA_URL_TTL_SECS, Video, VideoCreate, VideoStatus,
+};
+use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
+use object_store::{GetOptions, GetRange, ObjectStoreExt, WriteMultipart};
+use serde::Deserialize;
+use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::db::videos::{self, Filter, NewVideo, VideoRow};
+use crate::db::{now_ms, tasks};
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::extract::{AuthUser, Json, Path, Query, read_body};
+use crate::media::{self, NotVideo};
+use crate::objects;
+use crate::state::AppState;
+
+/// The subscription that gates recording training video (spec section 6).
+pub const FEATURE: &str = "Record Training Set";
+/// Thumbnail width in pixels.
+const THUMBNAIL_WIDTH: u32 = 320;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(get))
+        .routes(routes!(put_part))
+        .routes(routes!(bulk_delete))
+        .routes(routes!(media))
+}
+
+// ----- helpers ---------------------------------------------------------------------------
+
+/// The organisation a call acts in.
+fn org_of(me: &AuthUser) -> ApiResult<i64> {
+    me.org()
+}
+
+/// Task `id` of the request's organisation (404 otherwise, or when deleted).
+async fn task_of(state: &AppState, me: &AuthUser, org: i64, id: i64) -> ApiResult<()> {
+    match tasks::get(&state.db, me.user.id, Some(org), id).await? {
+        Some(t) if !t.settings().is_deleted => Ok(()),
+        _ => Err(ApiError::NotFound),
+    }
+}
+
+async fn may_change(state: &AppState, me: &AuthUser, org: i64) -> ApiResult<()> {
+    me.require_subscribed(state, org, Permission::ManageVideos, FEATURE)
+        .await
+}
+
+fn staging(state: &AppState, id: i64) -> PathBuf {
+    state
+        .settings
+        .data
+        .join("uploads")
+        .join(format!("{id}.part"))
+}
+
+fn thumbnail_key(id: i64) -> String {
+    format!("videos/{id}/thumbnail.jpg")
+}
+
+/// A signed URL of object `key` of `org`, good for [`MEDIA_URL_TTL_SECS`].
+fn media_url(state: &AppState, org: i64, key: &str) -> ApiResult<String> {
+    let exp = now_ms() / 1000 + MEDIA_URL_TTL_SECS;
+    Ok(format!(
+        "/api/media/{}",
+        state.keys.sign_media(org, key, exp)?
+    ))
+}
+
+fn to_api(state: &AppState, r: VideoRow) -> ApiResult<Video> {
+    let ready = r.status == videos::READY;
+    let url = if ready {
+        Some(media_url(state, r.organization_id, &r.object_key)?)
+    } else {
+        None
+    };
+    let thumbnail_url = match (&r.thumbnail_key, ready) {
+        (Some(k), true) => Some(media_url(state, r.organization_id, k)?),
+        _ => None,
+    };
+    Ok(Video {
+        id: r.id,
+        task: r.task_id,
+        file_name: r.file_name,
+        is_uploaded_video: r.is_uploaded_video,
+        status: if ready {
+            VideoStatus::Ready
+        } else {
+            VideoStatus::Uploading
+        },
+        size_bytes: r.size_bytes,
+        received_bytes: r.received_bytes,
+        duration_ms: r.duration_ms,
+        fps: r.fps,
+        width: r.width,
+        height: r.height,
+        no_of_comments: r.no_of_comments,
+        tags: vec![],
+        url,
+        thumbnail_url,
+        created_by: r.created_by,
+        created_at: r.created_at,
+    })
+}
+
+async fn find(state: &AppState, org: i64, id: i64) -> ApiResult<VideoRow> {
+    videos::get(&state.db, org, id)
+        .await?
+        .ok_or(ApiError::NotFound)
+}
+
+// ----- list and create -------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct VideoQuery {
+    /// 1-based page of [`PAGE_SIZE`] videos.
+    pub page: Option<i64>,
+    /// The video type filter (spec section 9): empty for all, `true` training, `false`
+    /// trace.
+    #[serde(rename = "isUploadedVideo")]
+    pub is_uploaded_video: Option<String>,
+    /// Created at or after: a date (`YYYY-MM-DD`, UTC) or an RFC 3339 date-time.
+    pub datetime_start: Option<String>,
+    /// Created before: a date (the whole day counts) or an RFC 3339 date-time.
+    pub datetime_end: Option<String>,
+    /// `no_of_comments` (fewest first) or `-no_of_comments` (most first); newest first
+    /// without.
+    pub ordering: Option<String>,
+}
+
+/// A date or date-time as unix ms; `end` makes a bare date mean the end of its day.
+fn parse_when(field: &str, s: &str, end: bool) -> ApiResult<Option<i64>> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Ok(Some(t.timestamp_millis()));
+    }
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        let day = if end { d.succ_opt().unwrap_or(d) } else { d };
+        let t = day.and_hms_opt(0, 0, 0).expect("midnight exists");
+        return Ok(Some(t.and_utc().timestamp_millis()));
+    }
+    Err(ApiError::field(
+        field,
+        "Enter a date (YYYY-MM-DD) or a date and time (RFC 3339, e.g. 2026-11-24T08:00:00Z).",
+    ))
+}
+
+fn filter_of(q: &VideoQuery) -> ApiResult<Filter> {
+    let uploaded = match q.is_uploaded_video.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        Some(_) => {
+            return Err(ApiError::field(
+                "isUploadedVideo",
+                "Choose true (training), false (trace) or nothing (all videos).",
+            ));
+        }
+    };
+    let start = parse_when(
+        "datetime_start",
+        q.datetime_start.as_deref().unwrap_or(""),
+        false,
+    )?;
+    let end = parse_when(
+        "datetime_end",
+        q.datetime_end.as_deref().unwrap_or(""),
+        true,
+    )?;
+    if let (Some(a), Some(b)) = (start, end)
+        && b <= a
+    {
+        return Err(ApiError::field(
+            "datetime_end",
+            "The end must come after the start.",
+        ));
+    }
+    let by_comments = match q.ordering.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some("no_of_comments") => Some(false),
+        Some("-no_of_comments") => Some(true),
+        Some(_) => {
+            return Err(ApiError::field(
+                "ordering",
+                "Order by no_of_comments or -no_of_comments.",
+            ));
+        }
+    };
+    Ok(Filter {
+        uploaded,
+        start,
+        end,
+        by_comments,
+    })
+}
+
+/// A task's videos, newest first, a page at a time.
+#[utoipa::path(get, path = "/organization/task/videos/{task_id}", tag = "videos",
+    params(("task_id" = i64, Path), VideoQuery),
+    responses((status = 200, body = Page<Video>), (status = 400), (status = 403), (status = 404)))]
+pub async fn list(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(task): Path<i64>,
+    Query(q): Query<VideoQuery>,
+) -> ApiResult<axum::Json<Page<Video>>> {
+    me.require(Permission::ViewVideos)?;
+    let org = org_of(&me)?;
+    let filter = filter_of(&q)?;
+    let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
+    task_of(&state, &me, org, task).await?;
+    let (rows, count) = videos::page(&state.db, org, task, &filter, offset, PAGE_SIZE).await?;
+    let results = rows
+        .into_iter()
+        .map(|r| to_api(&state, r))
+        .collect::<ApiResult<_>>()?;
+    Ok(axum::Json(Page { results, count }))
+}
+
+/// Starts an upload: the video is made with its name and size, waiting for its bytes.
+#[utoipa::path(post, path = "/organization/task/videos/{task_id}", tag = "videos",
+    params(("task_id" = i64, Path)), request_body = VideoCreate,
+    responses((status = 201, body = Video), (status = 400), (status = 403), (status = 404)))]
+pub async fn create(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(task): Path<i64>,
+    Json(body): Json<VideoCreate>,
+) -> ApiResult<(StatusCode, axum::Json<Video>)> {
+    let org = org_of(&me)?;
+    may_change(&state, &me, org).await?;
+    let name = body.file_name.trim();
+    if name.is_empty() {
+        return Err(ApiError::field("file_name", "This field may not be blank."));
+    }
+    if name.chars().count() > MAX_FILE_NAME {
+        return Err(ApiError::field(
+            "file_name",
+            format!("Ensure this field has no more than {MAX_FILE_NAME} characters."),
+        ));
+    }
+    if body.size_bytes <= 0 {
+        return Err(ApiError::field("size_bytes", "The file is empty."));
+    }
+    if body.size_bytes > state.settings.max_video_bytes {
+        return Err(ApiError::field(
+            "size_bytes",
+            format!(
+                "The file is larger than the {} MiB a video may be.",
+                state.settings.max_video_bytes / (1024 * 1024)
+            ),
+        ));
+    }
+    task_of(&state, &me, org, task).await?;
+    let row = videos::create(
+        &state.db,
+        NewVideo {
+            org,
+            task,
+            file_name: name,
+            extension: &extension(name),
+            is_uploaded_video: body.is_uploaded_video.unwrap_or(true),
+            size_bytes: body.size_bytes,
+            created_by: me.user.id,
+        },
+    )
+    .await?;
+    Ok((StatusCode::CREATED, axum::Json(to_api(&state, row)?)))
+}
+
+/// One video: how far its upload is, or its metadata and URLs once ready.
+#[utoipa::path(get, path = "/organization/task_record/{id}/", tag = "videos",
+    params(("id" = i64, Path)),
+    responses((status = 200, body = Video), (status = 403), (status = 404)))]
+pub async fn get(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Video>> {
+    me.require(Permission::ViewVideos)?;
+    let org = org_of(&me)?;
+    Ok(axum::Json(to_api(&state, find(&state, org, id).await?)?))
+}
+
+// ----- parts -----------------------------------------------------------------------------
+
+/// `bytes FIRST-LAST/SIZE` → (first, last).
+fn content_range(headers: &HeaderMap, size: i64) -> ApiResult<(i64, i64)> {
+    let bad = || {
+        ApiError::field(
+            "Content-Range",
+            format!("Send each part with Content-Range: bytes FIRST-LAST/{size}."),
+        )
+    };
+    let v = headers
+        .get(header::CONTENT_RANGE)
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(bad)?;
+    let rest = v.trim().strip_prefix("bytes ").ok_or_else(bad)?;
+    let (span, total) = rest.split_once('/').ok_or_else(bad)?;
+    let (a, b) = span.split_once('-').ok_or_else(bad)?;
+    let (a, b, total): (i64, i64, i64) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+        total.trim().parse().map_err(|_| bad())?,
+    );
+    if total != size {
+        return Err(ApiError::field(
+            "Content-Range",
+            format!("This video is {size} bytes, not {total}."),
+        ));
+    }
+    if a < 0 || b < a || b >= size {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// Holds a video's part lock until dropped.
+struct PartLock<'a>(&'a AppState, i64);
+
+impl Drop for PartLock<'_> {
+    fn drop(&mut self) {
+        self.0.uploads.lock().expect("uploads lock").remove(&self.1);
+    }
+}
+
+fn lock_part(state: &AppState, id: i64) -> ApiResult<PartLock<'_>> {
+    if !state.uploads.lock().expect("uploads lock").insert(id) {
+        return Err(ApiError::Status(
+            StatusCode::CONFLICT,
+            "Another part of this video is being written; send the next when it is done.".into(),
+        ));
+    }
+    Ok(PartLock(state, id))
+}
+
+/// The 409 of a part that does not start where the upload is.
+fn wrong_offset(at: i64) -> Response {
+    (
+        StatusCode::CONFLICT,
+        axum::Json(serde_json::json!({
+            "Content-Range": [format!("The upload is at byte {at}; send the part that starts there.")],
+            "received_bytes": at,
+        })),
+    )
+        .into_response()
+}
+
+/// One part of an upload, in order. The last part makes the video ready (or refuses
+/// it, when it is not a usable video, and removes it).
+#[utoipa::path(put, path = "/organization/task_record/{id}/content/", tag = "videos",
+    params(("id" = i64, Path), ("Content-Range" = String, Header, description = "bytes FIRST-LAST/SIZE")),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    responses((status = 200, body = Video), (status = 400), (status = 403), (status = 404),
+        (status = 409, description = "The part does not start at `received_bytes`, or the video is complete"),
+        (status = 413)))]
+pub async fn put_part(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let org = org_of(&me)?;
+    may_change(&state, &me, org).await?;
+    let row = find(&state, org, id).await?;
+    if row.status != videos::UPLOADING {
+        return Err(ApiError::Status(
+            StatusCode::CONFLICT,
+            "This video is already uploaded.".into(),
+        ));
+    }
+    let (first, last) = content_range(&headers, row.size_bytes)?;
+    if last - first + 1 > MAX_PART_BYTES {
+        return Err(ApiError::field(
+            "Content-Range",
+            format!("A part may be at most {MAX_PART_BYTES} bytes."),
+        ));
+    }
+    let _lock = lock_part(&state, id)?;
+    // Read again under the lock: the part before may just have finished.
+    let row = find(&state, org, id).await?;
+    if first != row.received_bytes {
+        return Ok(wrong_offset(row.received_bytes));
+    }
+    let bytes = read_body(body, MAX_PART_BYTES as usize).await?;
+    if bytes.len() as i64 != last - first + 1 {
+        return Err(ApiError::field(
+            "Content-Range",
+            format!(
+                "The part holds {} bytes, but Content-Range says {}.",
+                bytes.len(),
+                last - first + 1
+            ),
+        ));
+    }
+    let path = staging(&state, id);
+    write_part(&path, first, &bytes)
+        .await
+        .map_err(|e| ApiError::Internal(e.context("writing an upload part")))?;
+    if !videos::advance(&state.db, id, first, last + 1).await? {
+        return Ok(wrong_offset(find(&state, org, id).await?.received_bytes));
+    }
+    if last + 1 < row.size_bytes {
+        let row = find(&state, org, id).await?;
+        return Ok(axum::Json(to_api(&state, row)?).into_response());
+    }
+    match finish(&state, &row, &path).await {
+        Ok(()) => {
+            let row = find(&state, org, id).await?;
+            Ok(axum::Json(to_api(&state, row)?).into_response())
+        }
+        Err(Ok(why)) => {
+            // Not a video: nothing of it stays.
+            videos::delete(&state.db, org, &[id]).await?;
+            let _ = tokio::fs::remove_file(&path).await;
+            Err(ApiError::field("file", why.to_string()))
+        }
+        Err(Err(e)) => {
+            // The last part can be sent again.
+            videos::advance(&state.db, id, last + 1, first).await?;
+            Err(ApiError::Internal(e))
+        }
+    }
+}
+
+/// Writes `bytes` at `offset` of the staging file (cutting off anything after, left by
+/// a part that was written but not recorded), durably.
+async fn write_part(path: &std::path::Path, offset: i64, bytes: &[u8]) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent() {
+        tokio::fs::create_dir_all(dir).await?;
+    }
+    let mut f = tokio::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(path)
+        .await?;
+    f.set_len(offset as u64).await?;
+    f.seek(std::io::SeekFrom::Start(offset as u64)).await?;
+    f.write_all(bytes).await?;
+    f.sync_data().await?;
+    Ok(())
+}
+
+/// The whole file is there: read it, make its thumbnail, move both into the object store.
+async fn finish(
+    state: &AppState,
+    row: &VideoRow,
+    path: &std::path::Path,
+) -> Result<(), Result<NotVideo, anyhow::Error>> {
+    let p = path.to_path_buf();
+    let (info, thumb) =
+        tokio::task::spawn_blocking(move || -> Result<_, Result<NotVideo, anyhow::Error>> {
+            let info = media::probe(&p)?;
+            // A file whose first frame cannot be decoded is no use for training.
+            let thumb = media::thumbnail(&p, THUMBNAIL_WIDTH).map_err(|e| {
+                tracing::info!(error = %e, "an uploaded video's first frame could not be decoded");
+                Ok(NotVideo::Unreadable)
+            })?;
+            Ok((info, thumb))
+        })
+        .await
+        .map_err(|e| Err(anyhow::anyhow!("reading the video: {e}")))??;
+    let org = row.organization_id;
+    copy_to_store(state, path, &objects::key(org, &row.object_key))
+        .await
+        .map_err(Err)?;
+    let tkey = thumbnail_key(row.id);
+    state
+        .objects
+        .put(&objects::key(org, &tkey), thumb.into())
+        .await
+        .map_err(|e| Err(e.into()))?;
+    videos::make_ready(
+        &state.db,
+        row.id,
+        videos::Ready {
+            thumbnail_key: &tkey,
+            duration_ms: info.duration_ms,
+            fps: info.fps,
+            width: info.width,
+            height: info.height,
+        },
+    )
+    .await
+    .map_err(|e| Err(e.into()))?;
+    let _ = tokio::fs::remove_file(path).await;
+    Ok(())
+}
+
+/// Streams a file into the object store in parts (a video may be gigabytes).
+async fn copy_to_store(
+    state: &AppState,
+    path: &std::path::Path,
+    key: &object_store::path::Path,
+) -> anyhow::Result<()> {
+    let upload = state.objects.put_multipart(key).await?;
+    let mut w = WriteMultipart::new(upload);
+    let mut f = tokio::fs::File::open(path).await?;
+    let mut buf = vec![0u8; 1024 * 1024];
+    loop {
+        let n = f.read(&mut buf).await?;
+        if n == 0 {
+            break;
+        }
+        w.wait_for_capacity(4).await?;
+        w.write(&buf[..n]);
+    }
+    w.finish().await?;
+    Ok(())
+}
+
+// ----- delete ----------------------------------------------------------------------------
+
+/// Deletes videos (`ids`) of the request's organisation, with their files; ids of
+/// other organisations' or unknown videos are skipped. Answers how many went.
+#[utoipa::path(patch, path = "/organization/task_record/bulk_delete/", tag = "videos",
+    request_body = BulkDelete,
+    responses((status = 200, body = Msg), (status = 400), (status = 403)))]
+pub async fn bulk_delete(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Json(body): Json<BulkDelete>,
+) -> ApiResult<axum::Json<Msg>> {
+    let org = org_of(&me)?;
+    may_change(&state, &me, org).await?;
+    if body.ids.is_empty() {
+        return Err(ApiError::field("ids", "Choose at least one video."));
+    }
+    if body.ids.len() > 1000 {
+        return Err(ApiError::field(
+            "ids",
+            "Delete at most 1000 videos at once.",
+        ));
+    }
+    let gone = videos::delete(&state.db, org, &body.ids).await?;
+    for r in &gone {
+        let _ = tokio::fs::remove_file(staging(&state, r.id)).await;
+        for k in std::iter::once(&r.object_key).chain(r.thumbnail_key.as_ref()) {
+            if let Err(e) = state.objects.delete(&objects::key(org, k)).await
+                && !matches!(e, object_store::Error::NotFound { .. })
+            {
+                tracing::warn!(video = r.id, error = %e, "deleting a video's file");
+            }
+        }
+    }
+    Ok(axum::Json(Msg::new(format!(
+        "{} video{} deleted.",
+        gone.len(),
+        if gone.len() == 1 { "" } else { "s" }
+    ))))
+}
+
+// ----- media -----------------------------------------------------------------------------
+
+/// The extension a video's object gets from its file name: letters and digits only,
+/// `mp4` when it has none.
+fn extension(file_name: &str) -> String {
+    match file_name.rsplit_once('.') {
+        Some((_, e))
+            if (1..=5).contains(&e.len()) && e.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            e.to_ascii_lowercase()
+        }
+        _ => "mp4".into(),
+    }
+}
+
+fn content_type(key: &str) -> &'static str {
+    match key.rsplit_once('.').map(|(_, e)| e) {
+        Some("jpg") => "image/jpeg",
+        Some("mp4" | "m4v") => "video/mp4",
+        Some("webm") => "video/webm",
+        Some("mkv") => "video/x-matroska",
+        Some("mov") => "video/quicktime",
+        Some("avi") => "video/x-msvideo",
+        _ => "application/octet-stream",
+    }
+}
+
+/// A media object through its signed URL (from a video's `url` or `thumbnail_url`),
+/// with HTTP ranges for seeking. No sign-in: the URL is the permission, for its hours.
+#[utoipa::path(get, path = "/media/{token}", tag = "videos", security(()),
+    params(("token" = String, Path), ("Range" = Option<String>, Header)),
+    responses((status = 200), (status = 206), (status = 404), (status = 416)))]
+pub async fn media(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let claims = state.keys.verify_media(&token).ok_or(ApiError::NotFound)?;
+    let key = objects::key(claims.org, &claims.key);
+    let meta = state.objects.head(&key).await.map_err(|e| match e {
+        object_store::Error::NotFound { .. } => ApiError::NotFound,
+        e => ApiError::Internal(e.into()),
+    })?;
+    let size = meta.size;
+    let range = match headers.get(header::RANGE).and_then(|v| v.to_str().ok()) {
+        None => None,
+        Some(r) => {
+            let ranges = http_range_header::parse_range_header(r)
+                .and_then(|p| p.validate(size))
+                .map_err(|_| {
+                    ApiError::Status(
+                        StatusCode::RANGE_NOT_SATISFIABLE,
+                        format!("The range is outside the file's {size} bytes."),
+                    )
+                })?;
+            // One range at a time (what players ask for).
+            ranges.into_iter().next()
+        }
+    };
+    let opts = GetOptions {
+        range: range
+            .clone()
+            .map(|r| GetRange::Bounded(*r.start()..*r.end() + 1)),
+        ..Default::default()
+    };
+    let got = state
+        .objects
+        .get_opts(&key, opts)
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))?;
+    let mut resp = Response::new(Body::from_stream(got.into_stream()));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(content_type(&claims.key)),
+    );
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=3600"),
+    );
+    match range {
+        Some(r) => {
+            *resp.status_mut() = StatusCode::PARTIAL_CONTENT;
+            let h = resp.headers_mut();
+            h.insert(
+                header::CONTENT_RANGE,
+                HeaderValue::from_str(&format!("bytes {}-{}/{size}", r.start(), r.end()))
+                    .expect("ascii"),
+            );
+            h.insert(header::CONTENT_LENGTH, (r.end() - r.start() + 1).into());
+        }
+        None => {
+            resp.headers_mut()
+                .insert(header::CONTENT_LENGTH, size.into());
+        }
+    }
+    Ok(resp)
+}

@@ -1,0 +1,129 @@
+//! What the cloud reads from an uploaded video with GStreamer: its metadata (duration,
+//! frame rate, frame size, by the discoverer) and a thumbnail (the first frame, scaled
+//! and JPEG-encoded in the pipeline). Both block; call them on a blocking thread.
+
+use std::path::Path;
+use std::time::Duration;
+
+use gstreamer as gst;
+use gstreamer::prelude::*;
+use gstreamer_app as gst_app;
+use gstreamer_pbutils as gst_pbutils;
+
+/// A video's metadata.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VideoInfo {
+    pub duration_ms: i64,
+    pub fps: f64,
+    pub width: i64,
+    pub height: i64,
+}
+
+/// Why a file is not a video the product can use; the text is the user's message.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum NotVideo {
+    #[error("The file is not a video that can be read (corrupt, or of an unknown format).")]
+    Unreadable,
+    #[error("The file has no video stream.")]
+    NoVideo,
+    #[error("The video has no length: it holds no frames.")]
+    Empty,
+}
+
+/// How long the discoverer may take over one file.
+const DISCOVER_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn init() -> anyhow::Result<()> {
+    gst::init().map_err(|e| anyhow::anyhow!("GStreamer could not start: {e}"))
+}
+
+fn file_uri(p: &Path) -> anyhow::Result<String> {
+    let abs = std::fs::canonicalize(p)?;
+    gst::glib::filename_to_uri(&abs, None)
+        .map(|u| u.to_string())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
+}
+
+/// The metadata of the video file at `path`: `Err(Ok(why))` when it is not a usable
+/// video, `Err(Err(e))` when GStreamer itself failed.
+pub fn probe(path: &Path) -> Result<VideoInfo, Result<NotVideo, anyhow::Error>> {
+    init().map_err(Err)?;
+    let uri = file_uri(path).map_err(Err)?;
+    let discoverer = gst_pbutils::Discoverer::new(gst::ClockTime::from_nseconds(
+        DISCOVER_TIMEOUT.as_nanos() as u64,
+    ))
+    .map_err(|e| Err(anyhow::anyhow!("the discoverer could not start: {e}")))?;
+    let info = discoverer
+        .discover_uri(&uri)
+        .map_err(|_| Ok(NotVideo::Unreadable))?;
+    if info.result() != gst_pbutils::DiscovererResult::Ok {
+        return Err(Ok(NotVideo::Unreadable));
+    }
+    let Some(video) = info.video_streams().into_iter().next() else {
+        return Err(Ok(NotVideo::NoVideo));
+    };
+    let duration_ms = info.duration().map(|d| d.mseconds() as i64).unwrap_or(0);
+    let rate = video.framerate();
+    let fps = if rate.denom() > 0 {
+        rate.numer() as f64 / rate.denom() as f64
+    } else {
+        0.0
+    };
+    if duration_ms <= 0 || video.width() == 0 {
+        return Err(Ok(NotVideo::Empty));
+    }
+    Ok(VideoInfo {
+        duration_ms,
+        fps,
+        width: video.width() as i64,
+        height: video.height() as i64,
+    })
+}
+
+/// The first frame of the video at `path`, `width` pixels wide, as a JPEG.
+pub fn thumbnail(path: &Path, width: u32) -> anyhow::Result<Vec<u8>> {
+    init()?;
+    let pipeline = gst::parse::launch(&format!(
+        "uridecodebin name=src ! videoconvert ! videoscale \
+         ! video/x-raw,width={width},pixel-aspect-ratio=1/1 ! jpegenc quality=80 \
+         ! appsink name=sink sync=false"
+    ))?
+    .downcast::<gst::Pipeline>()
+    .map_err(|_| anyhow::anyhow!("the thumbnail pipeline is not a pipeline"))?;
+    pipeline
+        .by_name("src")
+        .expect("the source is named")
+        .set_property("uri", file_uri(path)?);
+    let sink = pipeline
+        .by_name("sink")
+        .expect("the sink is named")
+        .downcast::<gst_app::AppSink>()
+        .map_err(|_| anyhow::anyhow!("the sink is not an appsink"))?;
+    let got = (|| {
+        pipeline.set_state(gst::State::Paused)?;
+        let sample = sink
+            .try_pull_preroll(gst::ClockTime::from_seconds(30))
+            .ok_or_else(|| anyhow::anyhow!("no frame to make a thumbnail of"))?;
+        let buffer = sample
+            .buffer()
+            .ok_or_else(|| anyhow::anyhow!("an empty thumbnail"))?;
+        let map = buffer.map_readable()?;
+        anyhow::Ok(map.as_slice().to_vec())
+    })();
+    let _ = pipeline.set_state(gst::State::Null);
+    got
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_that_are_not_a_video_are_unreadable() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("notes.mp4");
+        std::fs::write(&p, b"these are not frames").unwrap();
+        assert_eq!(probe(&p).unwrap_err().unwrap(), NotVideo::Unreadable);
+        assert!(thumbnail(&p, 160).is_err());
+    }
+}

@@ -1,0 +1,498 @@
+//! Videos (issue 6, media): uploads in parts with resume, GStreamer's reading of the
+//! file, the list's filters, signed media URLs with ranges, bulk delete; bad uploads,
+//! other organisations and forbidden roles; on both backends. The clips are made here
+//! by GStreamer (`videotestsrc ! x264enc ! mp4mux`), real H.264 in MP4.
+
+use std::path::Path;
+
+use gstreamer as gst;
+use gstreamer::prelude::*;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::both;
+use crate::common::*;
+use crate::devices::{World, world};
+
+/// Runs a GStreamer pipeline to its end, writing `path`.
+fn make_file(desc: &str, path: &Path) -> Vec<u8> {
+    gst::init().unwrap();
+    let p = gst::parse::launch(&format!("{desc} ! filesink name=out"))
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap();
+    p.by_name("out")
+        .unwrap()
+        .set_property("location", path.to_str().unwrap());
+    p.set_state(gst::State::Playing).unwrap();
+    let bus = p.bus().unwrap();
+    for msg in bus.iter_timed(gst::ClockTime::from_seconds(60)) {
+        match msg.view() {
+            gst::MessageView::Eos(..) => break,
+            gst::MessageView::Error(e) => panic!("making {}: {}", path.display(), e.error()),
+            _ => {}
+        }
+    }
+    p.set_state(gst::State::Null).unwrap();
+    std::fs::read(path).unwrap()
+}
+
+/// `seconds` of 320×240 H.264 at 15 fps in MP4.
+pub(crate) fn clip(dir: &Path, seconds: u32) -> Vec<u8> {
+    make_file(
+        &format!(
+            "videotestsrc num-buffers={} pattern=ball ! video/x-raw,width=320,height=240,framerate=15/1 \
+             ! x264enc speed-preset=ultrafast ! mp4mux",
+            seconds * 15
+        ),
+        &dir.join("clip.mp4"),
+    )
+}
+
+async fn subscribed_world(app: &TestApp) -> World {
+    let w = world(app).await;
+    for org in [w.a, w.b] {
+        app.subscribe(&w.admin, org, "Record Training Set").await;
+    }
+    w
+}
+
+/// Starts an upload of `size` bytes named `name` to `task`.
+async fn start(
+    app: &TestApp,
+    tok: &str,
+    task: i64,
+    name: &str,
+    size: usize,
+) -> (StatusCode, Value) {
+    app.post(
+        &format!("organization/task/videos/{task}"),
+        json!({"file_name": name, "size_bytes": size}),
+        Some(tok),
+    )
+    .await
+}
+
+/// Sends `bytes[first..=last]` of a `total`-byte upload as one part.
+async fn part(
+    app: &TestApp,
+    tok: &str,
+    id: i64,
+    bytes: &[u8],
+    first: usize,
+    last: usize,
+) -> (StatusCode, Value) {
+    let r = app
+        .client
+        .put(format!(
+            "{}/organization/task_record/{id}/content/",
+            app.base
+        ))
+        .bearer_auth(tok)
+        .header(
+            "Content-Range",
+            format!("bytes {first}-{last}/{}", bytes.len()),
+        )
+        .body(bytes[first..=last].to_vec())
+        .send()
+        .await
+        .unwrap();
+    let s = r.status();
+    (s, r.json().await.unwrap_or(Value::Null))
+}
+
+/// Uploads `bytes` whole in parts of `step`; answers the last answer.
+async fn upload(
+    app: &TestApp,
+    tok: &str,
+    task: i64,
+    name: &str,
+    bytes: &[u8],
+    step: usize,
+) -> (StatusCode, Value) {
+    let (s, v) = start(app, tok, task, name, bytes.len()).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = v["id"].as_i64().unwrap();
+    let mut at = 0;
+    loop {
+        let last = (at + step).min(bytes.len()) - 1;
+        let (s, v) = part(app, tok, id, bytes, at, last).await;
+        if last + 1 == bytes.len() || s != StatusCode::OK {
+            return (s, v);
+        }
+        at = last + 1;
+    }
+}
+
+/// GET on a media URL (no sign-in), with an optional Range.
+async fn fetch(
+    app: &TestApp,
+    url: &str,
+    range: Option<&str>,
+) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
+    let origin = app.base.trim_end_matches("/api");
+    let mut rb = app.client.get(format!("{origin}{url}"));
+    if let Some(r) = range {
+        rb = rb.header("Range", r);
+    }
+    let r = rb.send().await.unwrap();
+    let (s, h) = (r.status(), r.headers().clone());
+    (s, h, r.bytes().await.unwrap().to_vec())
+}
+
+/// Every file under `dir` (recursively).
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_under(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+both!(
+    a_video_is_uploaded_in_parts_resumed_read_listed_played_and_deleted,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let tmp = tempfile::tempdir().unwrap();
+        let bytes = clip(tmp.path(), 2);
+        let n = bytes.len();
+        assert!(n > 3000, "{n}");
+        let (s, v) = start(&app, &w.eng, w.task, "bench 1.MP4", n).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        assert_eq!(
+            (v["status"].as_str(), v["received_bytes"].as_i64()),
+            (Some("uploading"), Some(0))
+        );
+        assert_eq!(v["isUploadedVideo"], true);
+        assert!(v["url"].is_null());
+        let id = v["id"].as_i64().unwrap();
+        let third = n / 3;
+
+        let (s, v) = part(&app, &w.eng, id, &bytes, 0, third - 1).await;
+        assert_eq!(
+            (s, v["received_bytes"].as_i64()),
+            (StatusCode::OK, Some(third as i64)),
+            "{v}"
+        );
+        // A part that skips ahead (or repeats) is told where the upload is.
+        let (s, v) = part(&app, &w.eng, id, &bytes, 2 * third, n - 1).await;
+        assert_eq!(
+            (s, v["received_bytes"].as_i64()),
+            (StatusCode::CONFLICT, Some(third as i64)),
+            "{v}"
+        );
+        let (s, v) = part(&app, &w.eng, id, &bytes, 0, third - 1).await;
+        assert_eq!(s, StatusCode::CONFLICT, "{v}");
+        // Resumed as a client does after a break: ask where it is, go on from there.
+        let (_, v) = app
+            .get(&format!("organization/task_record/{id}/"), &w.eng)
+            .await;
+        let at = v["received_bytes"].as_i64().unwrap() as usize;
+        let (s, v) = part(&app, &w.eng, id, &bytes, at, 2 * third - 1).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let (s, v) = part(&app, &w.eng, id, &bytes, 2 * third, n - 1).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["status"], "ready", "{v}");
+        assert_eq!(
+            (v["width"].as_i64(), v["height"].as_i64(), v["fps"].as_f64()),
+            (Some(320), Some(240), Some(15.0))
+        );
+        let d = v["duration_ms"].as_i64().unwrap();
+        assert!((1900..=2100).contains(&d), "{d}");
+        assert_eq!(v["received_bytes"].as_i64(), Some(n as i64));
+        // Complete: no more parts.
+        let (s, _) = part(&app, &w.eng, id, &bytes, n - 1, n - 1).await;
+        assert_eq!(s, StatusCode::CONFLICT);
+
+        // Played through its signed URL, whole and by range, with no sign-in.
+        let url = v["url"].as_str().unwrap().to_string();
+        let (s, h, body) = fetch(&app, &url, None).await;
+        assert_eq!((s, body.len()), (StatusCode::OK, n));
+        assert!(
+            body == bytes,
+            "the stored video differs from the uploaded one"
+        );
+        assert_eq!(h["content-type"], "video/mp4");
+        let (s, h, body) = fetch(&app, &url, Some("bytes=100-199")).await;
+        assert_eq!(
+            (s, &body[..]),
+            (StatusCode::PARTIAL_CONTENT, &bytes[100..200])
+        );
+        assert_eq!(h["content-range"], format!("bytes 100-199/{n}").as_str());
+        let (s, _, _) = fetch(&app, &url, Some(&format!("bytes={}-", n + 10))).await;
+        assert_eq!(s, StatusCode::RANGE_NOT_SATISFIABLE);
+        let (s, h, thumb) = fetch(&app, v["thumbnail_url"].as_str().unwrap(), None).await;
+        assert_eq!((s, &thumb[..2]), (StatusCode::OK, &[0xFF, 0xD8][..]));
+        assert_eq!(h["content-type"], "image/jpeg");
+        // A forged or altered URL plays nothing.
+        let mut forged = url.clone();
+        forged.pop();
+        assert_eq!(fetch(&app, &forged, None).await.0, StatusCode::NOT_FOUND);
+
+        // The list and its filters.
+        let list = |q: &'static str| {
+            let (app, tok, task) = (&app, w.eng.clone(), w.task);
+            async move {
+                app.get(&format!("organization/task/videos/{task}?{q}"), &tok)
+                    .await
+            }
+        };
+        let (s, v) = list("").await;
+        assert_eq!((s, v["count"].as_i64()), (StatusCode::OK, Some(1)), "{v}");
+        assert_eq!(v["results"][0]["file_name"], "bench 1.MP4");
+        assert_eq!(list("isUploadedVideo=true").await.1["count"], 1);
+        assert_eq!(list("isUploadedVideo=false").await.1["count"], 0);
+        assert_eq!(list("isUploadedVideo=").await.1["count"], 1);
+        assert_eq!(list("datetime_start=2099-01-01").await.1["count"], 0);
+        assert_eq!(list("datetime_end=2000-01-01").await.1["count"], 0);
+        assert_eq!(list("datetime_start=2000-01-01&datetime_end=2099-01-01T00:00:00Z&ordering=-no_of_comments").await.1["count"], 1);
+        for (q, field) in [
+            ("isUploadedVideo=maybe", "isUploadedVideo"),
+            ("datetime_start=yesterday", "datetime_start"),
+            (
+                "datetime_start=2026-11-24&datetime_end=2026-11-01",
+                "datetime_end",
+            ),
+            ("ordering=name", "ordering"),
+            ("page=0", "page"),
+        ] {
+            let (s, v) = list(q).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{q}: {v}");
+            assert!(v[field][0].is_string(), "{q}: {v}");
+        }
+
+        // Another organisation sees and changes nothing of it; a role without video
+        // rights is refused.
+        let (s, _) = app
+            .get(&format!("organization/task_record/{id}/"), &w.boss_b)
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        let (s, _) = app
+            .get(&format!("organization/task/videos/{}", w.task), &w.boss_b)
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        let (s, _) = start(&app, &w.boss_b, w.task, "x.mp4", 10).await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        let (s, v) = app
+            .patch(
+                "organization/task_record/bulk_delete/",
+                json!({"ids": [id]}),
+                Some(&w.boss_b),
+            )
+            .await;
+        assert_eq!(
+            (s, v["msg"].as_str()),
+            (StatusCode::OK, Some("0 videos deleted."))
+        );
+        let (s, _) = app
+            .get(&format!("organization/task/videos/{}", w.task), &w.analyst)
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        let (s, _) = start(&app, &w.analyst, w.task, "x.mp4", 10).await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        assert_eq!(list("").await.1["count"], 1);
+
+        // Deleted: gone from the list, its URLs and the object folder.
+        let objects = app.data_dir().join("objects");
+        assert_eq!(
+            files_under(&objects).len(),
+            2,
+            "{:?}",
+            files_under(&objects)
+        );
+        let (s, v) = app
+            .patch(
+                "organization/task_record/bulk_delete/",
+                json!({"ids": [id, 999_999]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(
+            (s, v["msg"].as_str()),
+            (StatusCode::OK, Some("1 video deleted.")),
+            "{v}"
+        );
+        assert_eq!(list("").await.1["count"], 0);
+        assert_eq!(fetch(&app, &url, None).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(files_under(&objects), Vec::<std::path::PathBuf>::new());
+    }
+);
+
+both!(
+    bad_uploads_are_refused_and_leave_nothing_behind,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let tmp = tempfile::tempdir().unwrap();
+        let list_count = || async {
+            app.get(&format!("organization/task/videos/{}", w.task), &w.eng)
+                .await
+                .1["count"]
+                .as_i64()
+        };
+
+        // The upload's declaration.
+        let cases = [
+            (
+                json!({"file_name": "a.mp4", "size_bytes": 0}),
+                "size_bytes",
+                "The file is empty.",
+            ),
+            (
+                json!({"file_name": "  ", "size_bytes": 10}),
+                "file_name",
+                "This field may not be blank.",
+            ),
+            (
+                json!({"file_name": "a.mp4", "size_bytes": 5_i64 << 30}),
+                "size_bytes",
+                "The file is larger than the 4096 MiB a video may be.",
+            ),
+            (
+                json!({"file_name": "a".repeat(256), "size_bytes": 10}),
+                "file_name",
+                "Ensure this field has no more than 255 characters.",
+            ),
+        ];
+        for (body, field, msg) in cases {
+            let (s, v) = app
+                .post(
+                    &format!("organization/task/videos/{}", w.task),
+                    body.clone(),
+                    Some(&w.eng),
+                )
+                .await;
+            assert_eq!(
+                (s, v[field][0].as_str()),
+                (StatusCode::BAD_REQUEST, Some(msg)),
+                "{body}: {v}"
+            );
+        }
+        let (s, _) = app
+            .post(
+                &format!("organization/task/videos/{}", w.task),
+                json!({"file_name": "a.mp4"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        let (s, _) = start(&app, &w.eng, 999_999, "a.mp4", 10).await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+
+        // Bytes that are not a video, audio with no picture, and a clip cut short: each is
+        // refused when the last part arrives, and nothing of it stays.
+        let text = b"a plain text file, not a video at all".to_vec();
+        let audio = make_file(
+            "audiotestsrc num-buffers=20 ! wavenc",
+            &tmp.path().join("a.wav"),
+        );
+        let whole = clip(tmp.path(), 1);
+        let cut = whole[..whole.len() / 2].to_vec();
+        for (name, bytes, msg) in [
+            (
+                "notes.mp4",
+                &text,
+                "The file is not a video that can be read (corrupt, or of an unknown format).",
+            ),
+            ("tone.wav", &audio, "The file has no video stream."),
+            (
+                "cut.mp4",
+                &cut,
+                "The file is not a video that can be read (corrupt, or of an unknown format).",
+            ),
+        ] {
+            let (s, v) = upload(&app, &w.eng, w.task, name, bytes, 4096).await;
+            assert_eq!(
+                (s, v["file"][0].as_str()),
+                (StatusCode::BAD_REQUEST, Some(msg)),
+                "{name}: {v}"
+            );
+        }
+        assert_eq!(list_count().await, Some(0));
+        assert_eq!(
+            files_under(&app.data_dir().join("objects")),
+            Vec::<std::path::PathBuf>::new()
+        );
+        assert_eq!(
+            files_under(&app.data_dir().join("uploads")),
+            Vec::<std::path::PathBuf>::new()
+        );
+
+        // Parts that do not say what they are.
+        let (s, v) = start(&app, &w.eng, w.task, "clip.mp4", whole.len()).await;
+        assert_eq!(s, StatusCode::CREATED);
+        let id = v["id"].as_i64().unwrap();
+        let path = format!("organization/task_record/{id}/content/");
+        let n = whole.len();
+        for (range, body_len, field_msg) in [
+            (
+                None,
+                10,
+                format!("Send each part with Content-Range: bytes FIRST-LAST/{n}."),
+            ),
+            (
+                Some(format!("bytes 0-9/{}", n + 1)),
+                10,
+                format!("This video is {n} bytes, not {}.", n + 1),
+            ),
+            (
+                Some(format!("bytes 5-2/{n}")),
+                10,
+                format!("Send each part with Content-Range: bytes FIRST-LAST/{n}."),
+            ),
+            (
+                Some(format!("bytes 0-{n}/{n}")),
+                10,
+                format!("Send each part with Content-Range: bytes FIRST-LAST/{n}."),
+            ),
+            (
+                Some(format!("bytes 0-19/{n}")),
+                10,
+                "The part holds 10 bytes, but Content-Range says 20.".to_string(),
+            ),
+        ] {
+            let mut rb = app
+                .client
+                .put(format!("{}/{path}", app.base))
+                .bearer_auth(&w.eng)
+                .body(whole[..body_len].to_vec());
+            if let Some(r) = &range {
+                rb = rb.header("Content-Range", r);
+            }
+            let r = rb.send().await.unwrap();
+            let s = r.status();
+            let v: Value = r.json().await.unwrap();
+            assert_eq!(
+                (s, v["Content-Range"][0].as_str()),
+                (StatusCode::BAD_REQUEST, Some(field_msg.as_str())),
+                "{range:?}: {v}"
+            );
+        }
+        let (_, v) = app
+            .get(&format!("organization/task_record/{id}/"), &w.eng)
+            .await;
+        assert_eq!(v["received_bytes"], 0, "{v}");
+
+        // Without the subscription nothing is uploaded (checked before the task is looked up).
+        let admin = app.admin_token().await;
+        let c = app
+            .signed_in(
+                "c@c.test",
+                "org_admin",
+                app.create_org(&admin, "Plant C").await,
+            )
+            .await;
+        let (s, v) = start(&app, &c, w.task, "a.mp4", 10).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+        assert_eq!(
+            v["detail"],
+            "Record Training Set is not enabled for this organization."
+        );
+    }
+);
