@@ -66,7 +66,7 @@ export const routes: RouteObject[] = [
               todo(paths.labeler.setting),
               todo(paths.labeler.videos),
               ...[
-                u.temp, u.home, u.record, u.train, u.deploy, u.models, u.opc,
+                u.temp, u.home, u.train, u.deploy, u.models, u.opc,
                 u.cameras, u.remoteDevices, u.analytics, u.lineAnalytics, u.trace, u.setting, u.userManual,
                 u.fundamentals, u.labelData, u.issueCenter, u.line, u.lineVisibility,
               ].map(todo),
@@ -76,6 +76,7 @@ export const routes: RouteObject[] = [
               screen(u.devices, () => import('@/features/devices/components/devices-screen')),
               screen(u.device, () => import('@/features/devices/components/device-screen')),
               screen(u.addDevice, () => import('@/features/devices/components/add-device-screen')),
+              screen(u.record, () => import('@/features/media/components/record-screen')),
               // trace/{traceId} is the cycle-trace screen, keeping the query.
               {
                 path: u.traceItem,

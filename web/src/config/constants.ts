@@ -27,3 +27,12 @@ export const PAGE_SIZE = 10;
 
 /** Longest organisation display name and department name the server accepts. */
 export const MAX_NAME_CHARS = 100;
+
+/** Slow-upload warning (section 9): an upload expected to take longer than this (ms) is
+ * flagged as slow. */
+export const SLOW_UPLOAD_MS = 100_000;
+
+/** Upload parts: about 20 of them for progress, between 256 KiB and 4 MiB each (the
+ * server takes at most 8 MiB). */
+export const UPLOAD_PART_MIN = 256 * 1024;
+export const UPLOAD_PART_MAX = 4 * 1024 * 1024;

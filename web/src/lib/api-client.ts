@@ -46,6 +46,8 @@ export type RequestOptions = {
    */
   token?: string | null;
   signal?: AbortSignal;
+  /** Headers beside the client's own (an upload part's `Content-Range`). */
+  headers?: Record<string, string>;
 };
 
 /** Where the client sends the browser (the router's `navigate` once the app runs). */
@@ -76,14 +78,18 @@ async function body(res: Response): Promise<unknown> {
 async function send(method: Method, path: string, opts: RequestOptions, token: string | null) {
   const s = readSession();
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  // A Blob (an upload part) goes as it is; anything else as JSON.
+  const raw = opts.body instanceof Blob;
+  if (opts.body !== undefined) headers['Content-Type'] = raw ? 'application/octet-stream' : 'application/json';
+  Object.assign(headers, opts.headers);
   if (token) headers.Authorization = `Bearer ${token}`;
   if (token && s.organization !== null) headers.Organization = String(s.organization);
   if (token && s.sessionKey) headers.SessionKey = s.sessionKey;
   return fetch(url(path, opts.query), {
     method,
     headers,
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    // A part's bytes are read first (at most a few MiB): every fetch takes an ArrayBuffer.
+    body: opts.body === undefined ? undefined : raw ? await (opts.body as Blob).arrayBuffer() : JSON.stringify(opts.body),
     signal: opts.signal,
   });
 }

@@ -1,0 +1,82 @@
+/**
+ * Record Training Set against the real server: an org user of an organisation
+ * subscribed to 'Record Training Set' chooses an operation and uploads the demo footage
+ * (`target/models/demo.mp4`, 7.5 MB, about 20 parts) with its progress bar; the cloud
+ * reads it with GStreamer, the list shows it with its thumbnail, length and frame size,
+ * it plays in the browser, the type filter hides it as a training video under Trace,
+ * a text file named .mp4 is refused with the server's message, and the video is deleted.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { expect, test } from '@playwright/test';
+
+import { createOrganization, createTask, createUser, origin, subscribe, uiLogin, uniqueName } from './env';
+
+const PASSWORD = 'record-pass-1';
+const FOOTAGE = join(process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../target/models', import.meta.url)), 'demo.mp4');
+
+test('a video is uploaded with its progress bar, read, listed, played, filtered and deleted', async ({ page }) => {
+  test.setTimeout(120_000);
+  const size = statSync(FOOTAGE).size;
+  const run = uniqueName();
+  const org = await createOrganization(`Footage Works ${run}`);
+  await subscribe(org.id, 'Record Training Set');
+  await subscribe(org.id, 'Define Operation');
+  await createTask(org.id, 'Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n');
+  const email = `record-${run}@acme.example`;
+  await createUser(email, PASSWORD, 'org_user', org.id);
+  await uiLogin(page, email, PASSWORD);
+  const site = origin(`${org.name}.localhost`);
+  await expect(page).toHaveURL(`${site}/user/home`);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Record Training Set' }).click();
+  await expect(page).toHaveURL(`${site}/user/record`);
+  await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
+  await expect(page.getByText('No videos yet.')).toBeVisible();
+
+  // A file that is not a video: refused, with the server's message, nothing listed.
+  const form = page.getByRole('form', { name: 'Upload video' });
+  await form.getByLabel('Video file').setInputFiles({ name: 'notes.mp4', mimeType: 'video/mp4', buffer: Buffer.from('not frames at all') });
+  await form.getByRole('button', { name: 'Upload' }).click();
+  await expect(form.getByRole('alert')).toHaveText('The file is not a video that can be read (corrupt, or of an unknown format).');
+  await expect(form.getByRole('button', { name: 'Resume upload' })).toHaveCount(0);
+
+  // The demo footage: the progress bar moves part by part to 100%.
+  await form.getByLabel('Video file').setInputFiles(FOOTAGE);
+  await form.getByRole('button', { name: 'Upload' }).click();
+  const bar = form.getByRole('progressbar', { name: 'Upload progress' });
+  await expect(bar).toBeVisible();
+  await expect(form.getByText(/of 7\.\d MB \(\d+%\)/)).toBeVisible();
+  await expect(page.getByText('Data uploaded successfully!')).toBeVisible({ timeout: 60_000 });
+
+  const table = page.getByRole('table', { name: 'Videos' });
+  const row = table.getByRole('row').nth(1);
+  await expect(row).toContainText('demo.mp4');
+  await expect(row).toContainText('Training');
+  await expect(row).toContainText('640×480 @ 15 fps');
+  await expect(row).toContainText('2 min');
+  await expect(row).toContainText(`${(size / 1024 / 1024).toFixed(1)} MB`);
+  // Its thumbnail loaded (a JPEG the cloud made of the first frame).
+  const thumb = row.locator('img');
+  await expect.poll(() => thumb.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBe(320);
+
+  // Played: the browser reads its length from the signed URL (HTTP ranges).
+  await row.getByRole('button', { name: 'demo.mp4' }).click();
+  const video = page.getByLabel('Playing demo.mp4');
+  await expect.poll(() => video.evaluate((v: HTMLVideoElement) => Math.round(v.duration)), { timeout: 20_000 }).toBe(120);
+
+  // The type filter: a training video is not a trace.
+  await page.getByLabel('Video type').selectOption({ label: 'Trace' });
+  await expect(page.getByText('No videos yet.')).toBeVisible();
+  await page.getByLabel('Video type').selectOption({ label: 'Training' });
+  await expect(row).toContainText('demo.mp4');
+
+  // Deleted after asking.
+  await row.getByLabel('Select demo.mp4').check();
+  await page.getByRole('button', { name: 'Delete selected (1)' }).click();
+  await page.getByRole('dialog', { name: 'Delete videos' }).getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByText('1 video deleted.')).toBeVisible();
+  await expect(page.getByText('No videos yet.')).toBeVisible();
+});
