@@ -21,3 +21,16 @@ CREATE TABLE videos (
     ready_at BIGINT
 );
 CREATE INDEX videos_task ON videos (organization_id, task_id, created_at);
+
+-- A video's step labels: its segments as JSON (`[{step, start_ms, end_ms}]`, in time
+-- order), replaced whole by each save.
+CREATE TABLE video_labels (
+    video_id BIGINT PRIMARY KEY REFERENCES videos(id) ON DELETE CASCADE,
+    organization_id BIGINT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    task_id BIGINT NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    segments TEXT NOT NULL,
+    reviewed BIGINT NOT NULL DEFAULT 0,
+    updated_by BIGINT REFERENCES users(id) ON DELETE SET NULL,
+    updated_at BIGINT NOT NULL
+);
+CREATE INDEX video_labels_task ON video_labels (organization_id, task_id);

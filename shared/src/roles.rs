@@ -121,7 +121,7 @@ impl Role {
             // Videos (docs/decisions.md "Who records and sees training video"): those who
             // define operations record them; labelers reach only the tasks requested of
             // them, through the labeler area's own calls.
-            ViewVideos | ManageVideos => matches!(
+            ViewVideos | ManageVideos | LabelVideos => matches!(
                 self,
                 Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser
             ),
@@ -165,10 +165,12 @@ pub enum Permission {
     ViewVideos,
     /// Upload, record and delete a task's videos.
     ManageVideos,
+    /// Label a task's videos (step segments).
+    LabelVideos,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 23] = [
+    pub const ALL: [Permission; 24] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -192,6 +194,7 @@ impl Permission {
         Permission::ManageDevices,
         Permission::ViewVideos,
         Permission::ManageVideos,
+        Permission::LabelVideos,
     ];
 }
 

@@ -174,6 +174,8 @@ fn export_bindings() {
         v::Video,
         v::VideoStatus,
         v::VideoCreate,
+        v::VideoLabels,
+        v::LabelsPut,
         Page<v::Video>,
     );
     // Every file written, listed once: the types above and what they refer to

@@ -195,3 +195,62 @@ pub async fn page(
     .await?;
     Ok((rows, count))
 }
+
+/// A video's saved labels.
+#[derive(FromRow, Clone, Debug)]
+pub struct LabelsRow {
+    pub segments: String,
+    #[sqlx(try_from = "super::Flag")]
+    pub reviewed: bool,
+    pub updated_by: Option<i64>,
+    pub updated_at: i64,
+}
+
+pub async fn labels(db: &Db, video: i64) -> sqlx::Result<Option<LabelsRow>> {
+    sqlx::query_as(
+        "SELECT segments, reviewed, updated_by, updated_at FROM video_labels WHERE video_id = $1",
+    )
+    .bind(video)
+    .fetch_optional(&db.pool)
+    .await
+}
+
+/// Saves video `v`'s labels (replacing any), in one transaction with moving its task
+/// from `new_task` to `in_annotation` when they hold a segment.
+pub async fn save_labels(
+    db: &Db,
+    v: &VideoRow,
+    segments_json: &str,
+    any: bool,
+    reviewed: bool,
+    by: i64,
+) -> sqlx::Result<()> {
+    let mut tx = db.pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO video_labels (video_id, organization_id, task_id, segments, reviewed, \
+         updated_by, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+         ON CONFLICT (video_id) DO UPDATE SET segments = excluded.segments, \
+         reviewed = excluded.reviewed, updated_by = excluded.updated_by, \
+         updated_at = excluded.updated_at",
+    )
+    .bind(v.id)
+    .bind(v.organization_id)
+    .bind(v.task_id)
+    .bind(segments_json)
+    .bind(reviewed as i64)
+    .bind(by)
+    .bind(now_ms())
+    .execute(&mut *tx)
+    .await?;
+    if any {
+        sqlx::query(
+            "UPDATE tasks SET train_status = 'in_annotation', version = version + 1 \
+             WHERE id = $1 AND train_status = 'new_task'",
+        )
+        .bind(v.task_id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}

@@ -23,7 +23,8 @@ use axum::response::{IntoResponse, Response};
 use gemba_shared::Permission;
 use gemba_shared::api::v1::task::BulkDelete;
 use gemba_shared::api::v1::video::{
-    MAX_FILE_NAME, MAX_PART_BYTES, MEDIA_URL_TTL_SECS, Video, VideoCreate, VideoStatus,
+    LabelsPut, MAX_FILE_NAME, MAX_PART_BYTES, MEDIA_URL_TTL_SECS, Video, VideoCreate, VideoLabels,
+    VideoStatus, check_segments,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use object_store::{GetOptions, GetRange, ObjectStoreExt, WriteMultipart};
@@ -51,6 +52,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get))
         .routes(routes!(put_part))
         .routes(routes!(bulk_delete))
+        .routes(routes!(get_labels, put_labels))
         .routes(routes!(media))
 }
 
@@ -583,6 +585,91 @@ pub async fn bulk_delete(
         gone.len(),
         if gone.len() == 1 { "" } else { "s" }
     ))))
+}
+
+// ----- labels ----------------------------------------------------------------------------
+
+/// The task's step names, for a video's labels (404 when the task is gone).
+async fn step_names(state: &AppState, me: &AuthUser, v: &VideoRow) -> ApiResult<Vec<String>> {
+    let t = tasks::get(&state.db, me.user.id, Some(v.organization_id), v.task_id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(t.settings()
+        .operation()
+        .steps()
+        .map(|s| s.name.clone())
+        .collect())
+}
+
+async fn labels_of(state: &AppState, me: &AuthUser, v: VideoRow) -> ApiResult<VideoLabels> {
+    let steps = step_names(state, me, &v).await?;
+    let saved = videos::labels(&state.db, v.id).await?;
+    Ok(VideoLabels {
+        video: v.id,
+        task: v.task_id,
+        steps,
+        duration_ms: v.duration_ms.unwrap_or(0),
+        segments: match &saved {
+            Some(l) => serde_json::from_str(&l.segments)
+                .map_err(|e| ApiError::Internal(anyhow::anyhow!("stored labels: {e}")))?,
+            None => vec![],
+        },
+        reviewed: saved.as_ref().is_some_and(|l| l.reviewed),
+        updated_by: saved.as_ref().and_then(|l| l.updated_by),
+        updated_at: saved.as_ref().map(|l| l.updated_at),
+    })
+}
+
+/// A video's step labels (segments; background between them).
+#[utoipa::path(get, path = "/organization/task_record/{id}/labels/", tag = "videos",
+    params(("id" = i64, Path)),
+    responses((status = 200, body = VideoLabels), (status = 403), (status = 404)))]
+pub async fn get_labels(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<VideoLabels>> {
+    me.require(Permission::ViewVideos)?;
+    let org = org_of(&me)?;
+    let v = find(&state, org, id).await?;
+    Ok(axum::Json(labels_of(&state, &me, v).await?))
+}
+
+/// Saves a video's step labels, all of them at once (checked: known steps, inside the
+/// video, none overlapping). The first labels of a new task move it to `in_annotation`.
+#[utoipa::path(put, path = "/organization/task_record/{id}/labels/", tag = "videos",
+    params(("id" = i64, Path)), request_body = LabelsPut,
+    responses((status = 200, body = VideoLabels), (status = 400), (status = 403), (status = 404),
+        (status = 409, description = "The video is still uploading")))]
+pub async fn put_labels(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+    Json(body): Json<LabelsPut>,
+) -> ApiResult<axum::Json<VideoLabels>> {
+    let org = org_of(&me)?;
+    me.require(Permission::LabelVideos)?;
+    let v = find(&state, org, id).await?;
+    if v.status != videos::READY {
+        return Err(ApiError::Status(
+            StatusCode::CONFLICT,
+            "The video is still uploading; label it once it is ready.".into(),
+        ));
+    }
+    let steps = step_names(&state, &me, &v).await?;
+    let segments = check_segments(body.segments, steps.len(), v.duration_ms.unwrap_or(0))
+        .map_err(|m| ApiError::field("segments", m))?;
+    let json = serde_json::to_string(&segments).expect("segments serialise");
+    videos::save_labels(
+        &state.db,
+        &v,
+        &json,
+        !segments.is_empty(),
+        body.reviewed.unwrap_or(false),
+        me.user.id,
+    )
+    .await?;
+    Ok(axum::Json(labels_of(&state, &me, v).await?))
 }
 
 // ----- media -----------------------------------------------------------------------------

@@ -496,3 +496,139 @@ both!(
         );
     }
 );
+
+both!(
+    labels_are_checked_saved_in_order_and_move_a_new_task_to_annotation,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let tmp = tempfile::tempdir().unwrap();
+        let bytes = clip(tmp.path(), 2);
+        let (s, v) = upload(&app, &w.eng, w.task, "bench.mp4", &bytes, 1 << 20).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let id = v["id"].as_i64().unwrap();
+        let path = format!("organization/task_record/{id}/labels/");
+        let status = || async {
+            app.get(&format!("organization/task/{}/", w.task), &w.eng)
+                .await
+                .1["train_status"]
+                .clone()
+        };
+
+        let (s, l) = app.get(&path, &w.eng).await;
+        assert_eq!(s, StatusCode::OK, "{l}");
+        assert_eq!(l["steps"], json!(["Fit", "Check"]));
+        assert_eq!(l["segments"], json!([]));
+        assert!(
+            (1900..=2100).contains(&l["duration_ms"].as_i64().unwrap()),
+            "{l}"
+        );
+        assert_eq!(status().await, "new_task");
+
+        // Bad labels: each refused with its reason, nothing saved.
+        for (segments, says) in [
+            (
+                json!([{"step": 2, "start_ms": 0, "end_ms": 100}]),
+                "Step 2 is not one of the operation's 2 steps (0 to 1).",
+            ),
+            (
+                json!([{"step": 0, "start_ms": 0, "end_ms": 500}, {"step": 1, "start_ms": 400, "end_ms": 900}]),
+                "overlap",
+            ),
+            (
+                json!([{"step": 0, "start_ms": 1500, "end_ms": 5000}]),
+                "falls outside the video",
+            ),
+            (
+                json!([{"step": 0, "start_ms": 300, "end_ms": 300}]),
+                "end after it starts",
+            ),
+        ] {
+            let (s, v) = app
+                .call(
+                    reqwest::Method::PUT,
+                    &path,
+                    Some(json!({"segments": segments})),
+                    Some(&w.eng),
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{segments}: {v}");
+            assert!(
+                v["segments"][0].as_str().unwrap().contains(says),
+                "{segments}: {v}"
+            );
+        }
+        let (s, v) = app
+            .call(
+                reqwest::Method::PUT,
+                &path,
+                Some(json!({"segments": [{"step": -1, "start_ms": 0, "end_ms": 1}]})),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(app.get(&path, &w.eng).await.1["segments"], json!([]));
+        assert_eq!(status().await, "new_task");
+
+        // Good ones, sent out of order: saved in time order; the task is in annotation.
+        let (s, l) = app
+            .call(
+                reqwest::Method::PUT,
+                &path,
+                Some(json!({"segments": [{"step": 1, "start_ms": 1000, "end_ms": 1500}, {"step": 0, "start_ms": 100, "end_ms": 900}]})),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{l}");
+        assert_eq!(l["segments"][0]["step"], 0);
+        assert_eq!(l["segments"][1]["start_ms"], 1000);
+        assert_eq!(
+            (l["reviewed"].as_bool(), l["updated_by"].is_i64()),
+            (Some(false), true)
+        );
+        assert_eq!(status().await, "in_annotation");
+        assert_eq!(app.get(&path, &w.eng).await.1["segments"], l["segments"]);
+
+        // Another organisation, a role that does not label, a video still uploading.
+        let body = json!({"segments": []});
+        assert_eq!(app.get(&path, &w.boss_b).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(
+            app.call(
+                reqwest::Method::PUT,
+                &path,
+                Some(body.clone()),
+                Some(&w.boss_b)
+            )
+            .await
+            .0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            app.call(
+                reqwest::Method::PUT,
+                &path,
+                Some(body.clone()),
+                Some(&w.analyst)
+            )
+            .await
+            .0,
+            StatusCode::FORBIDDEN
+        );
+        let (_, up) = start(&app, &w.eng, w.task, "later.mp4", 10).await;
+        let (s, v) = app
+            .call(
+                reqwest::Method::PUT,
+                &format!("organization/task_record/{}/labels/", up["id"]),
+                Some(body),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CONFLICT, "{v}");
+        assert_eq!(
+            app.get(&path, &w.eng).await.1["segments"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+);

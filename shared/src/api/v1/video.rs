@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cycle::Segment;
+
 /// The largest part of an upload the cloud takes at once (8 MiB).
 pub const MAX_PART_BYTES: i64 = 8 * 1024 * 1024;
 /// The part size the portal uses (4 MiB): progress is shown after each.
@@ -72,4 +74,108 @@ pub struct VideoCreate {
     #[serde(rename = "isUploadedVideo", default)]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub is_uploaded_video: Option<bool>,
+}
+
+/// Most labelled segments a video may hold.
+pub const MAX_SEGMENTS: usize = 10_000;
+
+/// A video's step labels (`organization/task_record/{id}/labels/`): the segments where
+/// each step is performed; time outside every segment is background (no step).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct VideoLabels {
+    pub video: i64,
+    pub task: i64,
+    /// The operation's step names, by index.
+    pub steps: Vec<String>,
+    pub duration_ms: i64,
+    /// In time order, none overlapping.
+    pub segments: Vec<Segment>,
+    /// A person has checked them (verification mode).
+    pub reviewed: bool,
+    pub updated_by: Option<i64>,
+    pub updated_at: Option<i64>,
+}
+
+/// New labels for a video: all its segments (they replace the old ones).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct LabelsPut {
+    pub segments: Vec<Segment>,
+    /// Mark them checked (verification mode); unchecked when absent.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub reviewed: Option<bool>,
+}
+
+/// Checks `segments` for a video of `duration_ms` of an operation of `steps` steps;
+/// answers them in time order, or the message of the first problem.
+pub fn check_segments(
+    mut segments: Vec<Segment>,
+    steps: usize,
+    duration_ms: i64,
+) -> Result<Vec<Segment>, String> {
+    if segments.len() > MAX_SEGMENTS {
+        return Err(format!("A video may have at most {MAX_SEGMENTS} segments."));
+    }
+    for s in &segments {
+        if s.step as usize >= steps {
+            return Err(format!(
+                "Step {} is not one of the operation's {steps} steps (0 to {}).",
+                s.step,
+                steps.saturating_sub(1)
+            ));
+        }
+        if s.start_ms < 0 || s.end_ms <= s.start_ms {
+            return Err(format!(
+                "The segment {}–{} ms of step {} must start at 0 or later and end after it starts.",
+                s.start_ms, s.end_ms, s.step
+            ));
+        }
+        if s.end_ms > duration_ms {
+            return Err(format!(
+                "The segment {}–{} ms of step {} falls outside the video ({duration_ms} ms long).",
+                s.start_ms, s.end_ms, s.step
+            ));
+        }
+    }
+    segments.sort_by_key(|s| (s.start_ms, s.end_ms));
+    for w in segments.windows(2) {
+        if w[1].start_ms < w[0].end_ms {
+            return Err(format!(
+                "The segments {}–{} ms (step {}) and {}–{} ms (step {}) overlap.",
+                w[0].start_ms, w[0].end_ms, w[0].step, w[1].start_ms, w[1].end_ms, w[1].step
+            ));
+        }
+    }
+    Ok(segments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(step: u32, start_ms: i64, end_ms: i64) -> Segment {
+        Segment {
+            step,
+            start_ms,
+            end_ms,
+        }
+    }
+
+    #[test]
+    fn segments_are_sorted_and_checked() {
+        let ok = check_segments(vec![seg(1, 500, 900), seg(0, 0, 500)], 2, 1000).unwrap();
+        assert_eq!(ok, vec![seg(0, 0, 500), seg(1, 500, 900)]);
+        assert!(check_segments(vec![], 2, 1000).unwrap().is_empty());
+        let bad = |s: Vec<Segment>| check_segments(s, 2, 1000).unwrap_err();
+        assert!(bad(vec![seg(2, 0, 10)]).starts_with("Step 2 is not one of"));
+        assert!(bad(vec![seg(0, 10, 10)]).contains("end after it starts"));
+        assert!(bad(vec![seg(0, -5, 10)]).contains("start at 0 or later"));
+        assert!(bad(vec![seg(0, 900, 1001)]).contains("falls outside the video (1000 ms long)"));
+        assert!(bad(vec![seg(0, 0, 500), seg(1, 499, 600)]).contains("overlap"));
+        assert!(bad(vec![seg(0, 0, 1); MAX_SEGMENTS + 1]).contains("at most"));
+    }
 }
