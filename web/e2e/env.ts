@@ -20,6 +20,7 @@ import type {
   RoleRecord,
   StatusMessage,
   Task,
+  Video,
 } from '../src/api/generated';
 
 export const ADMIN = { email: 'admin@gemba.local', password: 'gemba-admin-1' } as const;
@@ -116,6 +117,28 @@ export async function subscribe(org: number, name: string): Promise<void> {
  * format of section 3: the name, then `Step:` and `Sub-step;` lines). */
 export async function createTask(org: number, taskDetail: string): Promise<Task> {
   return call<Task>('POST', 'organization/task/', await admin(), { task_detail: taskDetail }, { Organization: String(org) });
+}
+
+/** The super admin uploads the video file at `path` to `task` of `org` (in 4 MiB parts,
+ * as the portal does) and answers it, ready. */
+export async function uploadVideo(org: number, task: number, path: string): Promise<Video> {
+  const token = await admin();
+  const bytes = readFileSync(path);
+  const name = path.split('/').pop() ?? 'video.mp4';
+  const headers = { Organization: String(org) };
+  let v = await call<Video>('POST', `organization/task/videos/${task}`, token, { file_name: name, size_bytes: bytes.length }, headers);
+  const step = 4 * 1024 * 1024;
+  for (let at = 0; at < bytes.length; at += step) {
+    const end = Math.min(at + step, bytes.length);
+    const res = await fetch(api(`organization/task_record/${v.id}/content/`), {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Range': `bytes ${at}-${end - 1}/${bytes.length}`, ...headers },
+      body: bytes.subarray(at, end),
+    });
+    if (!res.ok) throw new Error(`uploading ${name}: ${res.status} ${await res.text()}`);
+    v = (await res.json()) as Video;
+  }
+  return v;
 }
 
 /** Enrols a device with its one-time code, as the agent does (`POST device/enroll/`, no user). */

@@ -68,7 +68,7 @@ export const routes: RouteObject[] = [
               ...[
                 u.temp, u.home, u.train, u.deploy, u.models, u.opc,
                 u.cameras, u.remoteDevices, u.analytics, u.lineAnalytics, u.trace, u.setting, u.userManual,
-                u.fundamentals, u.labelData, u.issueCenter, u.line, u.lineVisibility,
+                u.fundamentals, u.issueCenter, u.line, u.lineVisibility,
               ].map(todo),
               screen(u.orgUsers, () => import('@/features/org-users/components/org-users-screen')),
               screen(u.process, () => import('@/features/operations/components/define-operation-screen')),
@@ -77,6 +77,7 @@ export const routes: RouteObject[] = [
               screen(u.device, () => import('@/features/devices/components/device-screen')),
               screen(u.addDevice, () => import('@/features/devices/components/add-device-screen')),
               screen(u.record, () => import('@/features/media/components/record-screen')),
+              screen(u.labelData, () => import('@/features/media/components/label-screen')),
               // trace/{traceId} is the cycle-trace screen, keeping the query.
               {
                 path: u.traceItem,

@@ -36,3 +36,6 @@ export const SLOW_UPLOAD_MS = 100_000;
  * server takes at most 8 MiB). */
 export const UPLOAD_PART_MIN = 256 * 1024;
 export const UPLOAD_PART_MAX = 4 * 1024 * 1024;
+
+/** The annotation editor's default frame step (section 9). */
+export const FRAME_STEP = 10;

@@ -12,7 +12,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Msg, Page, Video } from '@/api/generated';
+import type { LabelsPut, Msg, Page, Video, VideoLabels } from '@/api/generated';
 import { SLOW_UPLOAD_MS, UPLOAD_PART_MAX, UPLOAD_PART_MIN } from '@/config/constants';
 import { ApiError, api } from '@/lib/api-client';
 
@@ -140,3 +140,14 @@ export async function resumeUpload(u: Upload, onProgress: (p: UploadProgress) =>
   if (v.status === 'ready') return v;
   return sendParts(u.id, u.file, v.received_bytes, onProgress, signal);
 }
+
+export const labelsKey = (video: number) => [...videosKey, 'labels', video] as const;
+
+export const labelsQuery = (video: number) =>
+  queryOptions({
+    queryKey: labelsKey(video),
+    queryFn: () => api.get<VideoLabels>(`organization/task_record/${video}/labels/`),
+    staleTime: 0,
+  });
+
+export const saveLabels = (video: number, body: LabelsPut) => api.put<VideoLabels>(`organization/task_record/${video}/labels/`, body);

@@ -1,0 +1,316 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
+
+import type { Segment, Task, Video } from '@/api/generated';
+import { DataTable } from '@/components/ui/data-table';
+import { EmptyState } from '@/components/ui/empty-state';
+import { Field, FormError, SelectField } from '@/components/ui/field';
+import { Pager } from '@/components/ui/pager';
+import { QueryStatus } from '@/components/ui/query-status';
+import { FRAME_STEP } from '@/config/constants';
+import { api } from '@/lib/api-client';
+import { errorMessage } from '@/lib/api-errors';
+import { can } from '@/lib/access/roles';
+import { useSession } from '@/lib/session';
+import { notify } from '@/lib/toast';
+
+import { NO_FILTER, labelsKey, labelsQuery, saveLabels, videoListQuery } from '../api/videos';
+import { addSegment, removeSegment, seconds, stepAt, stepColour } from '../labels';
+
+const tasksQuery = { queryKey: ['media', 'tasks'], queryFn: () => api.get<Task[]>('organization/task/'), staleTime: 0 };
+
+/** The keys of the editor, shown beside it. */
+const KEYS: readonly [string, string][] = [
+  ['Space', 'play / pause'],
+  ['← / →', 'back / forward by the frame step'],
+  ['1 … 9', 'choose the step'],
+  ['S', 'mark the start here'],
+  ['E', 'mark the end here: adds the segment'],
+  ['Backspace', 'remove the last segment'],
+];
+
+/**
+ * `/user/label-data` (Label Training Set): choose an operation and one of its videos,
+ * then mark where each step is performed on the video's timeline: play or step by
+ * frames (10 by default, section 9), choose a step, mark its start and end (keys or
+ * buttons), and save. Time outside every segment is background. In verification mode
+ * a save marks the labels as checked.
+ */
+export default function LabelScreen() {
+  const s = useSession();
+  const [params, setParams] = useSearchParams();
+  const task = Number(params.get('task')) || null;
+  const videoId = Number(params.get('video')) || null;
+  const tasks = useQuery(tasksQuery);
+  const [page, setPage] = useState(1);
+  const videos = useQuery({ ...videoListQuery(task ?? 0, page, NO_FILTER), enabled: task !== null });
+  const chosen = videos.data?.results.find((v) => v.id === videoId) ?? null;
+  const label = s.role !== null && can(s.role, 'LabelVideos');
+
+  return (
+    <section>
+      <div className="screen-header">
+        <h1>Label Training Set</h1>
+        {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
+      </div>
+      <SelectField label="Operation" value={task ?? ''} onChange={(e) => setParams(e.target.value ? { task: e.target.value } : {})}>
+        <option value="">Choose an operation…</option>
+        {(tasks.data ?? []).map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.taskName}
+          </option>
+        ))}
+      </SelectField>
+      {task !== null && chosen === null ? (
+        <>
+          <DataTable
+            label="Videos to label"
+            query={{ isPending: videos.isPending, error: videos.error, data: videos.data?.results }}
+            empty={<EmptyState title="No videos yet.">Upload them in Record Training Set.</EmptyState>}
+            columns={['Name', 'Type', 'Length', '']}
+            row={(v) => (
+              <tr key={v.id}>
+                <td>{v.file_name}</td>
+                <td>{v.isUploadedVideo ? 'Training' : 'Trace'}</td>
+                <td>{v.duration_ms !== null ? seconds(v.duration_ms) : 'uploading'}</td>
+                <td>
+                  {v.status === 'ready' ? (
+                    <button type="button" className="secondary" onClick={() => setParams({ task: String(task), video: String(v.id) })}>
+                      Label {v.file_name}
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            )}
+          />
+          {videos.data ? <Pager page={page} count={videos.data.count} onPage={setPage} label="Videos" /> : null}
+        </>
+      ) : null}
+      {chosen ? (
+        <>
+          <button type="button" className="link-button" onClick={() => setParams({ task: String(task) })}>
+            ← All videos
+          </button>
+          <Editor video={chosen} editable={label} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function Editor({ video, editable }: { video: Video; editable: boolean }) {
+  const qc = useQueryClient();
+  const q = useQuery(labelsQuery(video.id));
+  const player = useRef<HTMLVideoElement>(null);
+  const [segments, setSegments] = useState<Segment[] | null>(null);
+  const [step, setStep] = useState(0);
+  const [start, setStart] = useState<number | null>(null);
+  const [now, setNow] = useState(0);
+  const [frameStep, setFrameStep] = useState(FRAME_STEP);
+  const [mode, setMode] = useState<'annotation' | 'verification'>('annotation');
+  const [problem, setProblem] = useState<string | null>(null);
+  const fps = video.fps && video.fps > 0 ? video.fps : 15;
+  const duration = q.data?.duration_ms ?? video.duration_ms ?? 0;
+  const shown = segments ?? q.data?.segments ?? [];
+  const steps = q.data?.steps ?? [];
+  const dirty = segments !== null;
+
+  const save = useMutation({
+    mutationFn: () => saveLabels(video.id, { segments: shown, reviewed: mode === 'verification' }),
+    onSuccess: (l) => {
+      qc.setQueryData(labelsKey(video.id), l);
+      setSegments(null);
+      setProblem(null);
+      notify.successShort('Data updated successfully!');
+    },
+    onError: (err) => setProblem(errorMessage(err, 'post')),
+  });
+
+  // What the keys and buttons do.
+  const here = () => Math.round((player.current?.currentTime ?? 0) * 1000);
+  const act = {
+    toggle: () => {
+      const v = player.current;
+      if (!v) return;
+      if (v.paused) void v.play();
+      else v.pause();
+    },
+    move: (frames: number) => {
+      const v = player.current;
+      if (!v) return;
+      v.pause();
+      v.currentTime = Math.min(Math.max(0, v.currentTime + frames / fps), duration / 1000);
+      setNow(Math.round(v.currentTime * 1000));
+    },
+    choose: (k: number) => {
+      if (k < steps.length) setStep(k);
+    },
+    markStart: () => {
+      if (!editable) return;
+      setStart(here());
+      setProblem(null);
+    },
+    markEnd: () => {
+      if (!editable || start === null) return;
+      const r = addSegment(shown, step, start, here());
+      if ('error' in r) {
+        setProblem(r.error);
+        return;
+      }
+      setSegments(r.segments);
+      setStart(null);
+      setProblem(null);
+    },
+    undo: () => {
+      if (editable && shown.length > 0) setSegments(removeSegment(shown, shown.length - 1));
+    },
+  };
+
+  // The keys, listened to afresh after each render (so they see its state).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (t && ['INPUT', 'SELECT', 'TEXTAREA'].includes(t.tagName)) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const k = e.key;
+      if (k === ' ') act.toggle();
+      else if (k === 'ArrowLeft') act.move(-frameStep);
+      else if (k === 'ArrowRight') act.move(frameStep);
+      else if (/^[1-9]$/.test(k)) act.choose(Number(k) - 1);
+      else if (k === 's' || k === 'S') act.markStart();
+      else if (k === 'e' || k === 'E') act.markEnd();
+      else if (k === 'Backspace') act.undo();
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  if (q.isPending || q.error) return <QueryStatus pending={q.isPending} error={q.error} what="Labels" />;
+  const current = stepAt(shown, now);
+  const pct = (ms: number) => `${duration > 0 ? (ms / duration) * 100 : 0}%`;
+
+  return (
+    <div className="label-editor">
+      <h2>{video.file_name}</h2>
+      <video
+        ref={player}
+        src={video.url ?? undefined}
+        aria-label={`Labeling ${video.file_name}`}
+        width={640}
+        onTimeUpdate={(e) => setNow(Math.round(e.currentTarget.currentTime * 1000))}
+        onSeeked={(e) => setNow(Math.round(e.currentTarget.currentTime * 1000))}
+      />
+      <p aria-live="polite">
+        At {seconds(now)} (frame {Math.round((now / 1000) * fps)}):{' '}
+        <strong>{current === null ? 'background' : `${current + 1}. ${steps[current] ?? ''}`}</strong>
+        {start !== null ? ` · start marked at ${seconds(start)}` : ''}
+        {dirty ? ' · unsaved changes' : ''}
+      </p>
+      <div
+        className="timeline"
+        role="img"
+        aria-label={`Timeline: ${shown.length} segment${shown.length === 1 ? '' : 's'}`}
+        onClick={(e) => {
+          const r = e.currentTarget.getBoundingClientRect();
+          const v = player.current;
+          if (v && r.width > 0) v.currentTime = ((e.clientX - r.left) / r.width) * (duration / 1000);
+        }}
+      >
+        {shown.map((sg) => (
+          <span
+            key={`${sg.start_ms}-${sg.end_ms}`}
+            className="timeline-segment"
+            style={{ left: pct(sg.start_ms), width: pct(sg.end_ms - sg.start_ms), background: stepColour(sg.step) }}
+            title={`${sg.step + 1}. ${steps[sg.step] ?? ''}`}
+          />
+        ))}
+        {start !== null ? <span className="timeline-start" style={{ left: pct(start) }} /> : null}
+        <span className="timeline-head" style={{ left: pct(now) }} />
+      </div>
+      <div className="label-controls" role="group" aria-label="Player">
+        <button type="button" onClick={() => act.move(-frameStep)}>
+          Back {frameStep} frames
+        </button>
+        <button type="button" onClick={() => act.toggle()}>
+          Play / pause
+        </button>
+        <button type="button" onClick={() => act.move(frameStep)}>
+          Forward {frameStep} frames
+        </button>
+        <Field label="Frame step" type="number" min={1} max={1000} value={frameStep} onChange={(e) => setFrameStep(Math.max(1, Number(e.target.value) || 1))} />
+      </div>
+      {editable ? (
+        <div className="label-controls" role="group" aria-label="Steps">
+          {steps.map((name, k) => (
+            <button
+              key={name}
+              type="button"
+              aria-pressed={k === step}
+              style={{ borderColor: stepColour(k) }}
+              onClick={() => setStep(k)}
+            >
+              {k + 1}. {name}
+            </button>
+          ))}
+          <button type="button" className="secondary" onClick={() => act.markStart()}>
+            Mark start (S)
+          </button>
+          <button type="button" className="secondary" onClick={() => act.markEnd()} disabled={start === null}>
+            Mark end (E)
+          </button>
+        </div>
+      ) : null}
+      <FormError message={problem} />
+      <DataTable
+        label="Segments"
+        query={{ isPending: false, error: null, data: shown }}
+        empty={<EmptyState title="No segments yet: the whole video is background." />}
+        columns={['Step', 'Start', 'End', 'Length', editable && 'Remove']}
+        row={(sg) => (
+          <tr key={`${sg.start_ms}-${sg.end_ms}`}>
+            <td>
+              {sg.step + 1}. {steps[sg.step] ?? ''}
+            </td>
+            <td>{seconds(sg.start_ms)}</td>
+            <td>{seconds(sg.end_ms)}</td>
+            <td>{seconds(sg.end_ms - sg.start_ms)}</td>
+            {editable ? (
+              <td>
+                <button type="button" className="secondary" onClick={() => setSegments(removeSegment(shown, shown.indexOf(sg)))}>
+                  Remove
+                </button>
+              </td>
+            ) : null}
+          </tr>
+        )}
+      />
+      {editable ? (
+        <div className="label-controls">
+          <SelectField label="Mode" value={mode} onChange={(e) => setMode(e.target.value as 'annotation' | 'verification')}>
+            <option value="annotation">Annotation</option>
+            <option value="verification">Verification</option>
+          </SelectField>
+          <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : mode === 'verification' ? 'Save as checked' : 'Save labels'}
+          </button>
+          {q.data?.reviewed ? <span className="muted">Checked</span> : null}
+        </div>
+      ) : null}
+      <table className="keys" aria-label="Keys">
+        <tbody>
+          {KEYS.map(([k, what]) => (
+            <tr key={k}>
+              <th scope="row">
+                <kbd>{k}</kbd>
+              </th>
+              <td>{what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

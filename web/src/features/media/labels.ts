@@ -1,0 +1,34 @@
+/**
+ * The labeling screen's editing of a video's step segments, kept pure: a segment is
+ * marked from a start and an end (in either order), must not overlap another, and the
+ * list stays in time order, as the server stores it.
+ */
+import type { Segment } from '@/api/generated';
+
+export type Edit = { segments: Segment[] } | { error: string };
+
+/** Adds step `step` from `a` to `b` (ms, either order), refusing an empty or overlapping one. */
+export function addSegment(segments: readonly Segment[], step: number, a: number, b: number): Edit {
+  const start_ms = Math.round(Math.min(a, b));
+  const end_ms = Math.round(Math.max(a, b));
+  if (end_ms <= start_ms) return { error: 'Move the video before marking the end: the segment is empty.' };
+  const clash = segments.find((s) => s.start_ms < end_ms && start_ms < s.end_ms);
+  if (clash) {
+    return { error: `It overlaps the segment of step ${clash.step + 1} (${seconds(clash.start_ms)}–${seconds(clash.end_ms)}).` };
+  }
+  return { segments: [...segments, { step, start_ms, end_ms }].sort((x, y) => x.start_ms - y.start_ms) };
+}
+
+export const removeSegment = (segments: readonly Segment[], i: number): Segment[] => segments.filter((_, k) => k !== i);
+
+/** The step performed at `ms`, or null (background). */
+export function stepAt(segments: readonly Segment[], ms: number): number | null {
+  return segments.find((s) => s.start_ms <= ms && ms < s.end_ms)?.step ?? null;
+}
+
+/** `12.345 s`. */
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
+
+/** One colour per step, background none. */
+export const STEP_COLOURS = ['#2b8a3e', '#1971c2', '#e8590c', '#9c36b5', '#c2255c', '#0c8599', '#5c940d', '#d9480f', '#364fc7'];
+export const stepColour = (step: number) => STEP_COLOURS[step % STEP_COLOURS.length] ?? '#555';
