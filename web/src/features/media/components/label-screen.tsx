@@ -2,14 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
-import type { Segment, Task, Video } from '@/api/generated';
+import type { Segment, Video } from '@/api/generated';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError, SelectField } from '@/components/ui/field';
 import { Pager } from '@/components/ui/pager';
 import { QueryStatus } from '@/components/ui/query-status';
 import { FRAME_STEP } from '@/config/constants';
-import { api } from '@/lib/api-client';
 import { errorMessage } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
@@ -17,8 +16,7 @@ import { notify } from '@/lib/toast';
 
 import { NO_FILTER, labelsKey, labelsQuery, saveLabels, videoListQuery } from '../api/videos';
 import { addSegment, removeSegment, seconds, stepAt, stepColour } from '../labels';
-
-const tasksQuery = { queryKey: ['media', 'tasks'], queryFn: () => api.get<Task[]>('organization/task/'), staleTime: 0 };
+import { OperationPicker } from './operation-picker';
 
 /** The keys of the editor, shown beside it. */
 const KEYS: readonly [string, string][] = [
@@ -42,7 +40,6 @@ export default function LabelScreen() {
   const [params, setParams] = useSearchParams();
   const task = Number(params.get('task')) || null;
   const videoId = Number(params.get('video')) || null;
-  const tasks = useQuery(tasksQuery);
   const [page, setPage] = useState(1);
   const videos = useQuery({ ...videoListQuery(task ?? 0, page, NO_FILTER), enabled: task !== null });
   const chosen = videos.data?.results.find((v) => v.id === videoId) ?? null;
@@ -50,18 +47,12 @@ export default function LabelScreen() {
 
   return (
     <section>
-      <div className="screen-header">
-        <h1>Label Training Set</h1>
-        {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
-      </div>
-      <SelectField label="Operation" value={task ?? ''} onChange={(e) => setParams(e.target.value ? { task: e.target.value } : {})}>
-        <option value="">Choose an operation…</option>
-        {(tasks.data ?? []).map((t) => (
-          <option key={t.id} value={t.id}>
-            {t.taskName}
-          </option>
-        ))}
-      </SelectField>
+      <OperationPicker
+        title="Label Training Set"
+        organizationName={s.organizationName}
+        task={task}
+        onTask={(t) => setParams(t === null ? {} : { task: String(t) })}
+      />
       {task !== null && chosen === null ? (
         <>
           <DataTable

@@ -2,13 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
-import type { Task, Video } from '@/api/generated';
+import type { Video } from '@/api/generated';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError, SelectField } from '@/components/ui/field';
 import { Pager } from '@/components/ui/pager';
-import { ApiError, api } from '@/lib/api-client';
+import { ApiError } from '@/lib/api-client';
 import { errorMessage } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
 import { formatDateTime } from '@/lib/format';
@@ -26,11 +26,10 @@ import {
   videoListQuery,
   videosKey,
 } from '../api/videos';
+import { OperationPicker } from './operation-picker';
 
 /** The spec's message after an upload (section 8). */
 export const UPLOADED = 'Data uploaded successfully!';
-
-const tasksQuery = { queryKey: ['media', 'tasks'], queryFn: () => api.get<Task[]>('organization/task/'), staleTime: 0 };
 
 /**
  * `/user/record` (Record Training Set, gated by that subscription): choose an operation,
@@ -42,32 +41,16 @@ export default function RecordScreen() {
   const s = useSession();
   const [params, setParams] = useSearchParams();
   const task = Number(params.get('task')) || null;
-  const tasks = useQuery(tasksQuery);
   const manage = s.role !== null && can(s.role, 'ManageVideos');
 
   return (
     <section>
-      <div className="screen-header">
-        <h1>Record Training Set</h1>
-        {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
-      </div>
-      <SelectField
-        label="Operation"
-        value={task ?? ''}
-        onChange={(e) => setParams(e.target.value ? { task: e.target.value } : {})}
-      >
-        <option value="">Choose an operation…</option>
-        {(tasks.data ?? []).map((t) => (
-          <option key={t.id} value={t.id}>
-            {t.taskName}
-          </option>
-        ))}
-      </SelectField>
-      {tasks.data && tasks.data.length === 0 ? (
-        <EmptyState title="No operations yet.">
-          <p>Define an operation first; its training video is recorded here.</p>
-        </EmptyState>
-      ) : null}
+      <OperationPicker
+        title="Record Training Set"
+        organizationName={s.organizationName}
+        task={task}
+        onTask={(t) => setParams(t === null ? {} : { task: String(t) })}
+      />
       {task !== null ? (
         <>
           {manage ? <UploadPanel task={task} /> : null}
