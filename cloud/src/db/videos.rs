@@ -124,8 +124,10 @@ pub async fn make_ready(db: &Db, id: i64, r: Ready<'_>) -> sqlx::Result<()> {
     Ok(())
 }
 
-/// Deletes videos `ids` of `org`; answers the rows deleted (for their objects).
-pub async fn delete(db: &Db, org: i64, ids: &[i64]) -> sqlx::Result<Vec<VideoRow>> {
+/// Deletes videos `ids` of `org`, all or none: answers the rows deleted (for their
+/// objects), or `Err(id)` with the first id that is not a video of `org` (then nothing
+/// is deleted).
+pub async fn delete(db: &Db, org: i64, ids: &[i64]) -> sqlx::Result<Result<Vec<VideoRow>, i64>> {
     let mut tx = db.pool.begin().await?;
     let mut gone = Vec::new();
     for &id in ids {
@@ -136,10 +138,14 @@ pub async fn delete(db: &Db, org: i64, ids: &[i64]) -> sqlx::Result<Vec<VideoRow
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?;
-        gone.extend(row);
+        match row {
+            Some(r) => gone.push(r),
+            // Dropping the transaction rolls the deletes back.
+            None => return Ok(Err(id)),
+        }
     }
     tx.commit().await?;
-    Ok(gone)
+    Ok(Ok(gone))
 }
 
 /// The list's filters (spec section 7: page, isUploadedVideo, datetime_start,

@@ -261,6 +261,7 @@ pub async fn create(
     Path(task): Path<i64>,
     Json(body): Json<VideoCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Video>)> {
+    me.require(Permission::ManageVideos)?;
     let org = org_of(&me)?;
     may_change(&state, &me, org).await?;
     let name = body.file_name.trim();
@@ -396,6 +397,7 @@ pub async fn put_part(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
+    me.require(Permission::ManageVideos)?;
     let org = org_of(&me)?;
     may_change(&state, &me, org).await?;
     let row = find(&state, org, id).await?;
@@ -447,7 +449,7 @@ pub async fn put_part(
         }
         Err(Ok(why)) => {
             // Not a video: nothing of it stays.
-            videos::delete(&state.db, org, &[id]).await?;
+            let _ = videos::delete(&state.db, org, &[id]).await?;
             let _ = tokio::fs::remove_file(&path).await;
             Err(ApiError::field("file", why.to_string()))
         }
@@ -548,8 +550,9 @@ async fn copy_to_store(
 
 // ----- delete ----------------------------------------------------------------------------
 
-/// Deletes videos (`ids`) of the request's organisation, with their files; ids of
-/// other organisations' or unknown videos are skipped. Answers how many went.
+/// Deletes videos (`ids`) of the request's organisation, with their files, all or none:
+/// an id that is not one of the organisation's videos gets 400 and nothing is deleted.
+/// Answers how many went.
 #[utoipa::path(patch, path = "/organization/task_record/bulk_delete/", tag = "videos",
     request_body = BulkDelete,
     responses((status = 200, body = Msg), (status = 400), (status = 403)))]
@@ -558,6 +561,7 @@ pub async fn bulk_delete(
     me: AuthUser,
     Json(body): Json<BulkDelete>,
 ) -> ApiResult<axum::Json<Msg>> {
+    me.require(Permission::ManageVideos)?;
     let org = org_of(&me)?;
     may_change(&state, &me, org).await?;
     if body.ids.is_empty() {
@@ -569,7 +573,15 @@ pub async fn bulk_delete(
             "Delete at most 1000 videos at once.",
         ));
     }
-    let gone = videos::delete(&state.db, org, &body.ids).await?;
+    let mut ids = body.ids.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    let gone = videos::delete(&state.db, org, &ids).await?.map_err(|id| {
+        ApiError::field(
+            "ids",
+            format!("Video {id} is not one of this organisation's videos; nothing was deleted."),
+        )
+    })?;
     for r in &gone {
         let _ = tokio::fs::remove_file(staging(&state, r.id)).await;
         for k in std::iter::once(&r.object_key).chain(r.thumbnail_key.as_ref()) {
@@ -647,8 +659,8 @@ pub async fn put_labels(
     Path(id): Path<i64>,
     Json(body): Json<LabelsPut>,
 ) -> ApiResult<axum::Json<VideoLabels>> {
-    let org = org_of(&me)?;
     me.require(Permission::LabelVideos)?;
+    let org = org_of(&me)?;
     let v = find(&state, org, id).await?;
     if v.status != videos::READY {
         return Err(ApiError::Status(

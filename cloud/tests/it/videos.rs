@@ -287,9 +287,10 @@ both!(
                 Some(&w.boss_b),
             )
             .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
-            (s, v["msg"].as_str()),
-            (StatusCode::OK, Some("0 videos deleted."))
+            v["ids"][0],
+            format!("Video {id} is not one of this organisation's videos; nothing was deleted.")
         );
         let (s, _) = app
             .get(&format!("organization/task/videos/{}", w.task), &w.analyst)
@@ -311,6 +312,16 @@ both!(
             .patch(
                 "organization/task_record/bulk_delete/",
                 json!({"ids": [id, 999_999]}),
+                Some(&w.eng),
+            )
+            .await;
+        // One unknown id: nothing is deleted.
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(list("").await.1["count"], 1);
+        let (s, v) = app
+            .patch(
+                "organization/task_record/bulk_delete/",
+                json!({"ids": [id, id]}),
                 Some(&w.eng),
             )
             .await;

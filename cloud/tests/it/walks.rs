@@ -395,6 +395,8 @@ struct World {
     /// A's device, one the super admin deletes, and a department of A (A is subscribed
     /// to Devices).
     devices: Devices,
+    /// A video of the task, still uploading (A is subscribed to Record Training Set).
+    video: i64,
 }
 
 #[derive(Clone, Copy)]
@@ -951,6 +953,51 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             .at("device/devicelistadminview?page=1&query=walk"),
         call("GET /device/{id}/device_details/", None, Perm(ViewDevices))
             .at(format!("device/{}/device_details/", w.devices.device)),
+        // Videos.
+        call(
+            "GET /organization/task/videos/{task_id}",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!("organization/task/videos/{}", w.task)),
+        call(
+            "POST /organization/task/videos/{task_id}",
+            Some(json!({"file_name": format!("{r}.mp4"), "size_bytes": 100})),
+            Perm(ManageVideos),
+        )
+        .at(format!("organization/task/videos/{}", w.task)),
+        call(
+            "GET /organization/task_record/{id}/",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!("organization/task_record/{}/", w.video)),
+        // A JSON body and no Content-Range: a 400 for those who may upload.
+        call(
+            "PUT /organization/task_record/{id}/content/",
+            Some(json!({})),
+            Perm(ManageVideos),
+        )
+        .at(format!("organization/task_record/{}/content/", w.video)),
+        call(
+            "GET /organization/task_record/{id}/labels/",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!("organization/task_record/{}/labels/", w.video)),
+        // Still uploading: a 409 for those who may label.
+        call(
+            "PUT /organization/task_record/{id}/labels/",
+            Some(json!({"segments": []})),
+            Perm(LabelVideos),
+        )
+        .at(format!("organization/task_record/{}/labels/", w.video)),
+        call(
+            "PATCH /organization/task_record/bulk_delete/",
+            Some(json!({"ids": [UNKNOWN_ID]})),
+            Perm(ManageVideos),
+        ),
+        call("GET /media/{token}", None, Public).at("media/not-a-token"),
         call("GET /device/device_setting/", None, Perm(ViewDevices)),
         call(
             "GET /device/multi_device_settings/",
@@ -1124,6 +1171,23 @@ async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64
     (task, h[0]["id"].as_i64().unwrap())
 }
 
+/// Subscribes `org` to Record Training Set and starts an upload of a video of `task`
+/// there as the super admin (the video stays uploading).
+async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -> i64 {
+    app.subscribe(admin, org, "Record Training Set").await;
+    let (s, v) = app
+        .call_with(
+            Method::POST,
+            &format!("organization/task/videos/{task}"),
+            Some(json!({"file_name": "walk.mp4", "size_bytes": 1000})),
+            Some(admin),
+            &[("Organization", &org.to_string())],
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    v["id"].as_i64().unwrap()
+}
+
 /// Subscribes `org` to Devices and adds two devices and a department there as the super
 /// admin.
 async fn new_devices(app: &TestApp, admin: &str, org: i64) -> Devices {
@@ -1248,6 +1312,7 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
         task_history,
         detector: new_detector(app, &admin, task).await,
         devices: new_devices(app, &admin, org_a).await,
+        video: new_video(app, &admin, org_a, task).await,
     };
     let mut users = vec![];
     for role in Role::ALL {
@@ -1377,7 +1442,7 @@ both!(
             .filter(|s| {
                 !matches!(
                     s["feature_name"].as_str(),
-                    Some("Define Operation" | "Devices")
+                    Some("Define Operation" | "Devices" | "Record Training Set")
                 )
             })
             .map(|s| {
@@ -1549,6 +1614,8 @@ struct TenantB {
     task_history: i64,
     detector: Detector,
     devices: Devices,
+    /// A video of B's task.
+    video: i64,
 }
 
 /// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
@@ -1729,6 +1796,42 @@ fn cross_tenant(
             format!("device/{bd}/device_details/"),
             None,
         ),
+        cross(
+            "GET /organization/task/videos/{task_id}",
+            format!("organization/task/videos/{bt}"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/videos/{task_id}",
+            format!("organization/task/videos/{bt}"),
+            Some(json!({"file_name": "intruder.mp4", "size_bytes": 10})),
+        ),
+        cross(
+            "GET /organization/task_record/{id}/",
+            format!("organization/task_record/{}/", b.video),
+            None,
+        ),
+        cross(
+            "PUT /organization/task_record/{id}/content/",
+            format!("organization/task_record/{}/content/", b.video),
+            Some(json!({})),
+        ),
+        cross(
+            "GET /organization/task_record/{id}/labels/",
+            format!("organization/task_record/{}/labels/", b.video),
+            None,
+        ),
+        cross(
+            "PUT /organization/task_record/{id}/labels/",
+            format!("organization/task_record/{}/labels/", b.video),
+            Some(json!({"segments": []})),
+        ),
+        cross(
+            "PATCH /organization/task_record/bulk_delete/",
+            "organization/task_record/bulk_delete/",
+            Some(json!({"ids": [b.video]})),
+        )
+        .or_unknown("ids"),
         cross(
             "PATCH /device/{id}/",
             format!("device/{bd}/"),
@@ -2091,6 +2194,31 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
         st.insert(format!("history of task {id}"), h.to_string());
     }
     st.insert("tasks".into(), tasks.to_string());
+    for id in ids(&tasks["results"], "id") {
+        let (s, v) = app
+            .call_with(
+                Method::GET,
+                &format!("organization/task/videos/{id}"),
+                None,
+                Some(admin),
+                &[("Organization", &b.to_string())],
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        // What a change would move; not the signed URLs, which are new on every call.
+        let kept: Vec<String> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                format!(
+                    "{} {} {} {}",
+                    x["id"], x["file_name"], x["status"], x["received_bytes"]
+                )
+            })
+            .collect();
+        st.insert(format!("videos of task {id}"), kept.join("; "));
+    }
     for archived in [false, true] {
         let (s, d) = app
             .get(
@@ -2210,6 +2338,7 @@ both!(
             task_history: b_task_history,
             detector: new_detector(&app, &admin, b_task).await,
             devices: new_devices(&app, &admin, b).await,
+            video: new_video(&app, &admin, b, b_task).await,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,
             notification: new_notification(&app, &admin, b, "lead@b.test").await,
@@ -2249,6 +2378,7 @@ both!(
             task_history: a_task_history,
             detector: new_detector(&app, &admin, a_task).await,
             devices: new_devices(&app, &admin, a).await,
+            video: new_video(&app, &admin, a, a_task).await,
         };
 
         // Every call that takes an id is in the table.
