@@ -176,6 +176,11 @@ fn export_bindings() {
         v::VideoCreate,
         v::VideoLabels,
         v::LabelsPut,
+        v::OrgTag,
+        v::OrgTagCreate,
+        v::VideoPatch,
+        v::Comment,
+        v::CommentCreate,
         Page<v::Video>,
     );
     // Every file written, listed once: the types above and what they refer to

@@ -42,6 +42,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "videos",
         include_str!("../../migrations/20261127000001_videos.sql"),
     ),
+    (
+        20261128000001,
+        "video_tags_comments",
+        include_str!("../../migrations/20261128000001_video_tags_comments.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

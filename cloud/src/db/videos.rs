@@ -260,3 +260,182 @@ pub async fn save_labels(
     tx.commit().await?;
     Ok(())
 }
+
+// ----- tags and comments -----------------------------------------------------------------
+
+/// The organisation's tags, by name.
+pub async fn org_tags(db: &Db, org: i64) -> sqlx::Result<Vec<(i64, String)>> {
+    sqlx::query_as(
+        "SELECT id, tag_name FROM org_tags WHERE organization_id = $1 ORDER BY tag_name, id",
+    )
+    .bind(org)
+    .fetch_all(&db.pool)
+    .await
+}
+
+/// A new tag; `None` when the organisation has one of that name.
+pub async fn create_tag(db: &Db, org: i64, name: &str) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar(
+        "INSERT INTO org_tags (organization_id, tag_name, created_at) VALUES ($1, $2, $3) \
+         ON CONFLICT (organization_id, tag_name) DO NOTHING RETURNING id",
+    )
+    .bind(org)
+    .bind(name)
+    .bind(now_ms())
+    .fetch_optional(&db.pool)
+    .await
+}
+
+pub async fn delete_tag(db: &Db, org: i64, id: i64) -> sqlx::Result<bool> {
+    let r = sqlx::query("DELETE FROM org_tags WHERE organization_id = $1 AND id = $2")
+        .bind(org)
+        .bind(id)
+        .execute(&db.pool)
+        .await?;
+    Ok(r.rows_affected() > 0)
+}
+
+/// The tag names of each of `videos`.
+pub async fn tags_of(db: &Db, videos: &[i64]) -> sqlx::Result<Vec<(i64, String)>> {
+    if videos.is_empty() {
+        return Ok(vec![]);
+    }
+    let list = videos
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    // Ids the server read from its own rows, written into the statement.
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT vt.video_id, t.tag_name FROM video_tags vt JOIN org_tags t ON t.id = vt.tag_id \
+         WHERE vt.video_id IN ({list}) ORDER BY t.tag_name"
+    )))
+    .fetch_all(&db.pool)
+    .await
+}
+
+/// Changes video `v`: name, type, and its tags (all of the organisation's, else
+/// `Err(id)` with the first that is not, and nothing changes).
+pub async fn patch(
+    db: &Db,
+    v: &VideoRow,
+    file_name: Option<&str>,
+    uploaded: Option<bool>,
+    tags: Option<&[i64]>,
+) -> sqlx::Result<Result<(), i64>> {
+    let mut tx = db.pool.begin().await?;
+    sqlx::query(
+        "UPDATE videos SET file_name = COALESCE($1, file_name), \
+         is_uploaded_video = COALESCE($2, is_uploaded_video) WHERE id = $3",
+    )
+    .bind(file_name)
+    .bind(uploaded.map(i64::from))
+    .bind(v.id)
+    .execute(&mut *tx)
+    .await?;
+    if let Some(tags) = tags {
+        sqlx::query("DELETE FROM video_tags WHERE video_id = $1")
+            .bind(v.id)
+            .execute(&mut *tx)
+            .await?;
+        for &t in tags {
+            let n = sqlx::query(
+                "INSERT INTO video_tags (video_id, tag_id) SELECT $1, id FROM org_tags \
+                 WHERE id = $2 AND organization_id = $3 ON CONFLICT DO NOTHING",
+            )
+            .bind(v.id)
+            .bind(t)
+            .bind(v.organization_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            // Nothing inserted: not one of the organisation's tags (callers pass each id
+            // once), and dropping the transaction undoes the rest.
+            if n == 0 {
+                return Ok(Err(t));
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(Ok(()))
+}
+
+#[derive(FromRow, Clone, Debug)]
+pub struct CommentRow {
+    pub id: i64,
+    pub video_id: i64,
+    pub user_id: Option<i64>,
+    pub user_name: String,
+    pub text: String,
+    pub created_at: i64,
+}
+
+pub async fn comments(db: &Db, org: i64, video: i64) -> sqlx::Result<Vec<CommentRow>> {
+    sqlx::query_as(
+        "SELECT id, video_id, user_id, user_name, text, created_at FROM video_comments \
+         WHERE organization_id = $1 AND video_id = $2 ORDER BY created_at, id",
+    )
+    .bind(org)
+    .bind(video)
+    .fetch_all(&db.pool)
+    .await
+}
+
+/// Adds a comment and counts it on the video, in one transaction.
+pub async fn add_comment(
+    db: &Db,
+    v: &VideoRow,
+    user: i64,
+    user_name: &str,
+    text: &str,
+) -> sqlx::Result<CommentRow> {
+    let mut tx = db.pool.begin().await?;
+    let row: CommentRow = sqlx::query_as(
+        "INSERT INTO video_comments (organization_id, video_id, user_id, user_name, text, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6) \
+         RETURNING id, video_id, user_id, user_name, text, created_at",
+    )
+    .bind(v.organization_id)
+    .bind(v.id)
+    .bind(user)
+    .bind(user_name)
+    .bind(text)
+    .bind(now_ms())
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE videos SET no_of_comments = no_of_comments + 1 WHERE id = $1")
+        .bind(v.id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(row)
+}
+
+pub async fn comment(db: &Db, org: i64, id: i64) -> sqlx::Result<Option<CommentRow>> {
+    sqlx::query_as(
+        "SELECT id, video_id, user_id, user_name, text, created_at FROM video_comments \
+         WHERE organization_id = $1 AND id = $2",
+    )
+    .bind(org)
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await
+}
+
+/// Deletes a comment and uncounts it, in one transaction.
+pub async fn delete_comment(db: &Db, c: &CommentRow) -> sqlx::Result<()> {
+    let mut tx = db.pool.begin().await?;
+    let n = sqlx::query("DELETE FROM video_comments WHERE id = $1")
+        .bind(c.id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    if n > 0 {
+        sqlx::query("UPDATE videos SET no_of_comments = no_of_comments - 1 WHERE id = $1")
+            .bind(c.video_id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}

@@ -23,7 +23,8 @@ use axum::response::{IntoResponse, Response};
 use gemba_shared::Permission;
 use gemba_shared::api::v1::task::BulkDelete;
 use gemba_shared::api::v1::video::{
-    LabelsPut, MAX_FILE_NAME, MAX_PART_BYTES, MEDIA_URL_TTL_SECS, Video, VideoCreate, VideoLabels,
+    Comment, CommentCreate, LabelsPut, MAX_COMMENT, MAX_FILE_NAME, MAX_PART_BYTES, MAX_TAG_NAME,
+    MEDIA_URL_TTL_SECS, OrgTag, OrgTagCreate, Video, VideoCreate, VideoLabels, VideoPatch,
     VideoStatus, check_segments,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
@@ -53,6 +54,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(put_part))
         .routes(routes!(bulk_delete))
         .routes(routes!(get_labels, put_labels))
+        .routes(routes!(patch))
+        .routes(routes!(list_tags, create_tag))
+        .routes(routes!(delete_tag))
+        .routes(routes!(list_comments, create_comment))
+        .routes(routes!(delete_comment))
         .routes(routes!(media))
 }
 
@@ -95,6 +101,27 @@ fn media_url(state: &AppState, org: i64, key: &str) -> ApiResult<String> {
         "/api/media/{}",
         state.keys.sign_media(org, key, exp)?
     ))
+}
+
+/// The API's videos of `rows`, with their tags.
+async fn with_tags(state: &AppState, rows: Vec<VideoRow>) -> ApiResult<Vec<Video>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let tags = videos::tags_of(&state.db, &ids).await?;
+    rows.into_iter()
+        .map(|r| {
+            let mut v = to_api(state, r)?;
+            v.tags = tags
+                .iter()
+                .filter(|(id, _)| *id == v.id)
+                .map(|(_, t)| t.clone())
+                .collect();
+            Ok(v)
+        })
+        .collect()
+}
+
+async fn one_with_tags(state: &AppState, r: VideoRow) -> ApiResult<Video> {
+    Ok(with_tags(state, vec![r]).await?.remove(0))
 }
 
 fn to_api(state: &AppState, r: VideoRow) -> ApiResult<Video> {
@@ -244,10 +271,7 @@ pub async fn list(
     let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
     task_of(&state, &me, org, task).await?;
     let (rows, count) = videos::page(&state.db, org, task, &filter, offset, PAGE_SIZE).await?;
-    let results = rows
-        .into_iter()
-        .map(|r| to_api(&state, r))
-        .collect::<ApiResult<_>>()?;
+    let results = with_tags(&state, rows).await?;
     Ok(axum::Json(Page { results, count }))
 }
 
@@ -314,7 +338,9 @@ pub async fn get(
 ) -> ApiResult<axum::Json<Video>> {
     me.require(Permission::ViewVideos)?;
     let org = org_of(&me)?;
-    Ok(axum::Json(to_api(&state, find(&state, org, id).await?)?))
+    Ok(axum::Json(
+        one_with_tags(&state, find(&state, org, id).await?).await?,
+    ))
 }
 
 // ----- parts -----------------------------------------------------------------------------
@@ -440,12 +466,12 @@ pub async fn put_part(
     }
     if last + 1 < row.size_bytes {
         let row = find(&state, org, id).await?;
-        return Ok(axum::Json(to_api(&state, row)?).into_response());
+        return Ok(axum::Json(one_with_tags(&state, row).await?).into_response());
     }
     match finish(&state, &row, &path).await {
         Ok(()) => {
             let row = find(&state, org, id).await?;
-            Ok(axum::Json(to_api(&state, row)?).into_response())
+            Ok(axum::Json(one_with_tags(&state, row).await?).into_response())
         }
         Err(Ok(why)) => {
             // Not a video: nothing of it stays.
@@ -682,6 +708,195 @@ pub async fn put_labels(
     )
     .await?;
     Ok(axum::Json(labels_of(&state, &me, v).await?))
+}
+
+// ----- change, tags, comments -------------------------------------------------------------
+
+/// A trimmed name, not blank, at most `max` characters.
+fn name_of(field: &str, s: &str, max: usize) -> ApiResult<String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(ApiError::field(field, "This field may not be blank."));
+    }
+    if t.chars().count() > max {
+        return Err(ApiError::field(
+            field,
+            format!("Ensure this field has no more than {max} characters."),
+        ));
+    }
+    Ok(t.to_string())
+}
+
+/// Changes a video's name, type (training or trace) or tags.
+#[utoipa::path(patch, path = "/organization/task_record/{id}/", tag = "videos",
+    params(("id" = i64, Path)), request_body = VideoPatch,
+    responses((status = 200, body = Video), (status = 400), (status = 403), (status = 404)))]
+pub async fn patch(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+    Json(body): Json<VideoPatch>,
+) -> ApiResult<axum::Json<Video>> {
+    me.require(Permission::ManageVideos)?;
+    let org = org_of(&me)?;
+    may_change(&state, &me, org).await?;
+    let name = match &body.file_name {
+        Some(n) => Some(name_of("file_name", n, MAX_FILE_NAME)?),
+        None => None,
+    };
+    let tags = body.tags.map(|mut t| {
+        t.sort_unstable();
+        t.dedup();
+        t
+    });
+    let v = find(&state, org, id).await?;
+    videos::patch(
+        &state.db,
+        &v,
+        name.as_deref(),
+        body.is_uploaded_video,
+        tags.as_deref(),
+    )
+    .await?
+    .map_err(|t| {
+        ApiError::field(
+            "tags",
+            format!("Tag {t} is not one of this organisation's tags."),
+        )
+    })?;
+    Ok(axum::Json(
+        one_with_tags(&state, find(&state, org, id).await?).await?,
+    ))
+}
+
+/// The organisation's tags (spec section 3 "Organisation tag").
+#[utoipa::path(get, path = "/organization/task_record/tags", tag = "videos",
+    responses((status = 200, body = Vec<OrgTag>), (status = 403)))]
+pub async fn list_tags(
+    State(state): State<AppState>,
+    me: AuthUser,
+) -> ApiResult<axum::Json<Vec<OrgTag>>> {
+    me.require(Permission::ViewVideos)?;
+    let org = org_of(&me)?;
+    let tags = videos::org_tags(&state.db, org).await?;
+    Ok(axum::Json(
+        tags.into_iter()
+            .map(|(id, tag_name)| OrgTag { id, tag_name })
+            .collect(),
+    ))
+}
+
+/// A new tag of the organisation.
+#[utoipa::path(post, path = "/organization/task_record/tags", tag = "videos",
+    request_body = OrgTagCreate,
+    responses((status = 201, body = OrgTag), (status = 400), (status = 403)))]
+pub async fn create_tag(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Json(body): Json<OrgTagCreate>,
+) -> ApiResult<(StatusCode, axum::Json<OrgTag>)> {
+    me.require(Permission::ManageVideos)?;
+    let org = org_of(&me)?;
+    may_change(&state, &me, org).await?;
+    let name = name_of("tag_name", &body.tag_name, MAX_TAG_NAME)?;
+    let id = videos::create_tag(&state.db, org, &name)
+        .await?
+        .ok_or_else(|| ApiError::field("tag_name", "A tag with this name already exists."))?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(OrgTag { id, tag_name: name }),
+    ))
+}
+
+/// Deletes one of the organisation's tags (and takes it off its videos).
+#[utoipa::path(delete, path = "/organization/task_record/tags/{id}", tag = "videos",
+    params(("id" = i64, Path)),
+    responses((status = 204), (status = 403), (status = 404)))]
+pub async fn delete_tag(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    me.require(Permission::ManageVideos)?;
+    let org = org_of(&me)?;
+    may_change(&state, &me, org).await?;
+    if !videos::delete_tag(&state.db, org, id).await? {
+        return Err(ApiError::NotFound);
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+fn comment_of(c: videos::CommentRow) -> Comment {
+    Comment {
+        id: c.id,
+        entity_id: c.video_id,
+        text: c.text,
+        user: c.user_id,
+        user_name: c.user_name,
+        created_at: c.created_at,
+    }
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CommentQuery {
+    /// The video.
+    pub entity_id: i64,
+}
+
+/// A video's comments, oldest first.
+#[utoipa::path(get, path = "/organization/task_record/comments", tag = "videos",
+    params(CommentQuery),
+    responses((status = 200, body = Vec<Comment>), (status = 403), (status = 404)))]
+pub async fn list_comments(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Query(q): Query<CommentQuery>,
+) -> ApiResult<axum::Json<Vec<Comment>>> {
+    me.require(Permission::ViewVideos)?;
+    let org = org_of(&me)?;
+    let v = find(&state, org, q.entity_id).await?;
+    let rows = videos::comments(&state.db, org, v.id).await?;
+    Ok(axum::Json(rows.into_iter().map(comment_of).collect()))
+}
+
+/// A comment on a video; the video's `no_of_comments` counts it.
+#[utoipa::path(post, path = "/organization/task_record/comments", tag = "videos",
+    request_body = CommentCreate,
+    responses((status = 201, body = Comment), (status = 400), (status = 403), (status = 404)))]
+pub async fn create_comment(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Json(body): Json<CommentCreate>,
+) -> ApiResult<(StatusCode, axum::Json<Comment>)> {
+    me.require(Permission::ViewVideos)?;
+    let org = org_of(&me)?;
+    let text = name_of("text", &body.text, MAX_COMMENT)?;
+    let v = find(&state, org, body.entity_id).await?;
+    let who = format!("{} {}", me.user.name, me.user.lastname);
+    let c = videos::add_comment(&state.db, &v, me.user.id, who.trim(), &text).await?;
+    Ok((StatusCode::CREATED, axum::Json(comment_of(c))))
+}
+
+/// Deletes a comment: its writer may, and those who manage videos.
+#[utoipa::path(delete, path = "/organization/task_record/comments/{id}", tag = "videos",
+    params(("id" = i64, Path)),
+    responses((status = 204), (status = 403), (status = 404)))]
+pub async fn delete_comment(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    me.require(Permission::ViewVideos)?;
+    let org = org_of(&me)?;
+    let c = videos::comment(&state.db, org, id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    if c.user_id != Some(me.user.id) {
+        me.require(Permission::ManageVideos)?;
+    }
+    videos::delete_comment(&state.db, &c).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 // ----- media -----------------------------------------------------------------------------

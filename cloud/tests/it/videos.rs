@@ -643,3 +643,225 @@ both!(
         );
     }
 );
+
+both!(
+    tags_and_comments_are_the_organisations_and_counted_on_the_video,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let (_, v) = start(&app, &w.eng, w.task, "bench.mp4", 100).await;
+        let id = v["id"].as_i64().unwrap();
+        let video = format!("organization/task_record/{id}/");
+
+        // Tags: the organisation's vocabulary, one of each name.
+        let (s, t) = app
+            .post(
+                "organization/task_record/tags",
+                json!({"tag_name": " Night shift "}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(
+            (s, t["tag_name"].as_str()),
+            (StatusCode::CREATED, Some("Night shift")),
+            "{t}"
+        );
+        let night = t["id"].as_i64().unwrap();
+        let (s, v) = app
+            .post(
+                "organization/task_record/tags",
+                json!({"tag_name": "Night shift"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(
+            (s, v["tag_name"][0].as_str()),
+            (
+                StatusCode::BAD_REQUEST,
+                Some("A tag with this name already exists.")
+            )
+        );
+        let (s, v) = app
+            .post(
+                "organization/task_record/tags",
+                json!({"tag_name": "  "}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        let (_, t) = app
+            .post(
+                "organization/task_record/tags",
+                json!({"tag_name": "Left hand"}),
+                Some(&w.eng),
+            )
+            .await;
+        let left = t["id"].as_i64().unwrap();
+        let (_, b_tag) = app
+            .post(
+                "organization/task_record/tags",
+                json!({"tag_name": "Night shift"}),
+                Some(&w.boss_b),
+            )
+            .await;
+        let b_tag = b_tag["id"].as_i64().unwrap();
+        let (_, tags) = app.get("organization/task_record/tags", &w.eng).await;
+        assert_eq!(
+            tags,
+            json!([{"id": left, "tag_name": "Left hand"}, {"id": night, "tag_name": "Night shift"}])
+        );
+
+        // A video's tags and name; another organisation's tag changes nothing.
+        let (s, v) = app.patch(&video, json!({"tags": [night, left, night], "file_name": "Bench A.mp4", "isUploadedVideo": false}), Some(&w.eng)).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(
+            (
+                v["tags"].clone(),
+                v["file_name"].clone(),
+                v["isUploadedVideo"].clone()
+            ),
+            (
+                json!(["Left hand", "Night shift"]),
+                json!("Bench A.mp4"),
+                json!(false)
+            )
+        );
+        let (s, v) = app
+            .patch(
+                &video,
+                json!({"tags": [b_tag], "file_name": "Other"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(
+            (s, v["tags"][0].as_str()),
+            (
+                StatusCode::BAD_REQUEST,
+                Some(format!("Tag {b_tag} is not one of this organisation's tags.").as_str())
+            ),
+            "{v}"
+        );
+        let (_, v) = app.get(&video, &w.eng).await;
+        assert_eq!(
+            (v["tags"].clone(), v["file_name"].clone()),
+            (json!(["Left hand", "Night shift"]), json!("Bench A.mp4"))
+        );
+        let (_, l) = app
+            .get(
+                &format!("organization/task/videos/{}?isUploadedVideo=false", w.task),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(l["results"][0]["tags"], json!(["Left hand", "Night shift"]));
+        assert_eq!(
+            app.patch(&video, json!({"file_name": "x"}), Some(&w.boss_b))
+                .await
+                .0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            app.delete(&format!("organization/task_record/tags/{night}"), &w.boss_b)
+                .await
+                .0,
+            StatusCode::NOT_FOUND
+        );
+        let (s, _) = app
+            .delete(&format!("organization/task_record/tags/{night}"), &w.eng)
+            .await;
+        assert_eq!(s, StatusCode::NO_CONTENT);
+        assert_eq!(
+            app.get(&video, &w.eng).await.1["tags"],
+            json!(["Left hand"])
+        );
+
+        // Comments count on the video; the writer or a manager deletes one.
+        let c = |text: &str| json!({"entity_id": id, "text": text});
+        let (s, first) = app
+            .post(
+                "organization/task_record/comments",
+                c("Step 2 is cut short"),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(
+            (s, first["user_name"].as_str()),
+            (StatusCode::CREATED, Some("Eng User")),
+            "{first}"
+        );
+        let (s, second) = app
+            .post(
+                "organization/task_record/comments",
+                c("Relabel this one"),
+                Some(&w.boss),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{second}");
+        assert_eq!(
+            app.post("organization/task_record/comments", c(" "), Some(&w.eng))
+                .await
+                .0,
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            app.post("organization/task_record/comments", c("x"), Some(&w.boss_b))
+                .await
+                .0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            app.post(
+                "organization/task_record/comments",
+                c("x"),
+                Some(&w.analyst)
+            )
+            .await
+            .0,
+            StatusCode::FORBIDDEN
+        );
+        let (_, list) = app
+            .get(
+                &format!("organization/task_record/comments?entity_id={id}"),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(list.as_array().unwrap().len(), 2, "{list}");
+        assert_eq!(list[0]["text"], "Step 2 is cut short");
+        assert_eq!(app.get(&video, &w.eng).await.1["no_of_comments"], 2);
+        assert_eq!(
+            app.get(
+                &format!("organization/task_record/comments?entity_id={id}"),
+                &w.boss_b
+            )
+            .await
+            .0,
+            StatusCode::NOT_FOUND
+        );
+        let (_, l) = app
+            .get(
+                &format!(
+                    "organization/task/videos/{}?ordering=-no_of_comments",
+                    w.task
+                ),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(l["results"][0]["no_of_comments"], 2);
+        // The writer deletes their own; another organisation cannot delete one.
+        let (s, _) = app
+            .delete(
+                &format!("organization/task_record/comments/{}", first["id"]),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(s, StatusCode::NO_CONTENT);
+        assert_eq!(
+            app.delete(
+                &format!("organization/task_record/comments/{}", second["id"]),
+                &w.boss_b
+            )
+            .await
+            .0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(app.get(&video, &w.eng).await.1["no_of_comments"], 1);
+    }
+);

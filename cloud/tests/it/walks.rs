@@ -395,8 +395,9 @@ struct World {
     /// A's device, one the super admin deletes, and a department of A (A is subscribed
     /// to Devices).
     devices: Devices,
-    /// A video of the task, still uploading (A is subscribed to Record Training Set).
-    video: i64,
+    /// A video of the task, still uploading (A is subscribed to Record Training Set),
+    /// with a tag of A and a comment.
+    video: Media,
 }
 
 #[derive(Clone, Copy)]
@@ -971,33 +972,80 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             None,
             Perm(ViewVideos),
         )
-        .at(format!("organization/task_record/{}/", w.video)),
+        .at(format!("organization/task_record/{}/", w.video.video)),
         // A JSON body and no Content-Range: a 400 for those who may upload.
         call(
             "PUT /organization/task_record/{id}/content/",
             Some(json!({})),
             Perm(ManageVideos),
         )
-        .at(format!("organization/task_record/{}/content/", w.video)),
+        .at(format!(
+            "organization/task_record/{}/content/",
+            w.video.video
+        )),
         call(
             "GET /organization/task_record/{id}/labels/",
             None,
             Perm(ViewVideos),
         )
-        .at(format!("organization/task_record/{}/labels/", w.video)),
+        .at(format!(
+            "organization/task_record/{}/labels/",
+            w.video.video
+        )),
         // Still uploading: a 409 for those who may label.
         call(
             "PUT /organization/task_record/{id}/labels/",
             Some(json!({"segments": []})),
             Perm(LabelVideos),
         )
-        .at(format!("organization/task_record/{}/labels/", w.video)),
+        .at(format!(
+            "organization/task_record/{}/labels/",
+            w.video.video
+        )),
         call(
             "PATCH /organization/task_record/bulk_delete/",
             Some(json!({"ids": [UNKNOWN_ID]})),
             Perm(ManageVideos),
         ),
         call("GET /media/{token}", None, Public).at("media/not-a-token"),
+        call(
+            "PATCH /organization/task_record/{id}/",
+            Some(json!({"file_name": format!("{r}.mp4")})),
+            Perm(ManageVideos),
+        )
+        .at(format!("organization/task_record/{}/", w.video.video)),
+        call("GET /organization/task_record/tags", None, Perm(ViewVideos)),
+        call(
+            "POST /organization/task_record/tags",
+            Some(json!({"tag_name": format!("Tag of {r}")})),
+            Perm(ManageVideos),
+        ),
+        call(
+            "DELETE /organization/task_record/tags/{id}",
+            None,
+            Perm(ManageVideos),
+        )
+        .at(format!("organization/task_record/tags/{UNKNOWN_ID}")),
+        call(
+            "GET /organization/task_record/comments",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!(
+            "organization/task_record/comments?entity_id={}",
+            w.video.video
+        )),
+        call(
+            "POST /organization/task_record/comments",
+            Some(json!({"entity_id": w.video.video, "text": format!("Seen by {r}")})),
+            Perm(ViewVideos),
+        ),
+        call(
+            "DELETE /organization/task_record/comments/{id}",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!("organization/task_record/comments/{UNKNOWN_ID}")),
         call("GET /device/device_setting/", None, Perm(ViewDevices)),
         call(
             "GET /device/multi_device_settings/",
@@ -1172,20 +1220,39 @@ async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64
 }
 
 /// Subscribes `org` to Record Training Set and starts an upload of a video of `task`
-/// there as the super admin (the video stays uploading).
-async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -> i64 {
+/// there as the super admin (the video stays uploading); a tag and a comment on it.
+async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -> Media {
     app.subscribe(admin, org, "Record Training Set").await;
-    let (s, v) = app
-        .call_with(
-            Method::POST,
-            &format!("organization/task/videos/{task}"),
-            Some(json!({"file_name": "walk.mp4", "size_bytes": 1000})),
-            Some(admin),
-            &[("Organization", &org.to_string())],
+    let h = [("Organization", org.to_string())];
+    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let made = |path: String, body: Value| {
+        let h = h.clone();
+        async move {
+            let (s, v) = app
+                .call_with(Method::POST, &path, Some(body), Some(admin), &h)
+                .await;
+            assert_eq!(s, StatusCode::CREATED, "{path}: {v}");
+            v["id"].as_i64().unwrap()
+        }
+    };
+    let video = made(
+        format!("organization/task/videos/{task}"),
+        json!({"file_name": "walk.mp4", "size_bytes": 1000}),
+    )
+    .await;
+    Media {
+        video,
+        tag: made(
+            "organization/task_record/tags".into(),
+            json!({"tag_name": "Walk"}),
         )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    v["id"].as_i64().unwrap()
+        .await,
+        comment: made(
+            "organization/task_record/comments".into(),
+            json!({"entity_id": video, "text": "Walked"}),
+        )
+        .await,
+    }
 }
 
 /// Subscribes `org` to Devices and adds two devices and a department there as the super
@@ -1614,8 +1681,15 @@ struct TenantB {
     task_history: i64,
     detector: Detector,
     devices: Devices,
-    /// A video of B's task.
+    /// A video of B's task, a tag of B and a comment.
+    video: Media,
+}
+
+#[derive(Clone, Copy)]
+struct Media {
     video: i64,
+    tag: i64,
+    comment: i64,
 }
 
 /// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
@@ -1640,15 +1714,9 @@ impl Cross {
 }
 
 /// Every call that takes an id, with B's ids, as `me` (a user of A) makes it.
-fn cross_tenant(
-    b: &TenantB,
-    a: i64,
-    a_task: i64,
-    a_rule: i64,
-    a_device: i64,
-    org_admin_role: i64,
-    me: &Me,
-) -> Vec<Cross> {
+fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -> Vec<Cross> {
+    let (a_task, a_rule, a_device, a_video) =
+        (wa.task, wa.detector.rule, wa.devices.device, wa.video.video);
     let bo = b.org;
     let bu = &b.user;
     let mut v = vec![
@@ -1808,30 +1876,64 @@ fn cross_tenant(
         ),
         cross(
             "GET /organization/task_record/{id}/",
-            format!("organization/task_record/{}/", b.video),
+            format!("organization/task_record/{}/", b.video.video),
             None,
         ),
         cross(
             "PUT /organization/task_record/{id}/content/",
-            format!("organization/task_record/{}/content/", b.video),
+            format!("organization/task_record/{}/content/", b.video.video),
             Some(json!({})),
         ),
         cross(
             "GET /organization/task_record/{id}/labels/",
-            format!("organization/task_record/{}/labels/", b.video),
+            format!("organization/task_record/{}/labels/", b.video.video),
             None,
         ),
         cross(
             "PUT /organization/task_record/{id}/labels/",
-            format!("organization/task_record/{}/labels/", b.video),
+            format!("organization/task_record/{}/labels/", b.video.video),
             Some(json!({"segments": []})),
         ),
         cross(
             "PATCH /organization/task_record/bulk_delete/",
             "organization/task_record/bulk_delete/",
-            Some(json!({"ids": [b.video]})),
+            Some(json!({"ids": [b.video.video]})),
         )
         .or_unknown("ids"),
+        cross(
+            "PATCH /organization/task_record/{id}/",
+            format!("organization/task_record/{}/", b.video.video),
+            Some(json!({"file_name": "Taken over"})),
+        ),
+        cross(
+            "PATCH /organization/task_record/{id}/",
+            format!("organization/task_record/{}/", a_video),
+            Some(json!({"tags": [b.video.tag]})),
+        )
+        .or_unknown("tags"),
+        cross(
+            "DELETE /organization/task_record/tags/{id}",
+            format!("organization/task_record/tags/{}", b.video.tag),
+            None,
+        ),
+        cross(
+            "GET /organization/task_record/comments",
+            format!(
+                "organization/task_record/comments?entity_id={}",
+                b.video.video
+            ),
+            None,
+        ),
+        cross(
+            "POST /organization/task_record/comments",
+            "organization/task_record/comments",
+            Some(json!({"entity_id": b.video.video, "text": "Intruding"})),
+        ),
+        cross(
+            "DELETE /organization/task_record/comments/{id}",
+            format!("organization/task_record/comments/{}", b.video.comment),
+            None,
+        ),
         cross(
             "PATCH /device/{id}/",
             format!("device/{bd}/"),
@@ -2218,7 +2320,31 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
             })
             .collect();
         st.insert(format!("videos of task {id}"), kept.join("; "));
+        for video in ids(&v["results"], "id") {
+            let (s, c) = app
+                .call_with(
+                    Method::GET,
+                    &format!("organization/task_record/comments?entity_id={video}"),
+                    None,
+                    Some(admin),
+                    &[("Organization", &b.to_string())],
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{c}");
+            st.insert(format!("comments of video {video}"), c.to_string());
+        }
     }
+    let (s, tags) = app
+        .call_with(
+            Method::GET,
+            "organization/task_record/tags",
+            None,
+            Some(admin),
+            &[("Organization", &b.to_string())],
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{tags}");
+    st.insert("video tags".into(), tags.to_string());
     for archived in [false, true] {
         let (s, d) = app
             .get(
@@ -2382,15 +2508,7 @@ both!(
         };
 
         // Every call that takes an id is in the table.
-        let table = cross_tenant(
-            &tenant_b,
-            a,
-            a_task,
-            world_a.detector.rule,
-            world_a.devices.device,
-            org_admin_role,
-            &callers[0],
-        );
+        let table = cross_tenant(&tenant_b, a, &world_a, org_admin_role, &callers[0]);
         let covered: BTreeSet<&str> = table.iter().map(|c| c.call.op).collect();
         let unlisted: Vec<String> = ops(&doc)
             .iter()
@@ -2420,15 +2538,7 @@ both!(
         let mut wrong = vec![];
         for me in &callers {
             // B's ids, in the path, query and body.
-            for c in cross_tenant(
-                &tenant_b,
-                a,
-                a_task,
-                world_a.detector.rule,
-                world_a.devices.device,
-                org_admin_role,
-                me,
-            ) {
+            for c in cross_tenant(&tenant_b, a, &world_a, org_admin_role, me) {
                 let (s, v) = c.call.send(&app, &me.token, &[]).await;
                 let refused = matches!(s, StatusCode::FORBIDDEN | StatusCode::NOT_FOUND)
                     || (s == StatusCode::BAD_REQUEST

@@ -153,6 +153,65 @@ pub fn check_segments(
     Ok(segments)
 }
 
+/// Longest tag name and comment.
+pub const MAX_TAG_NAME: usize = 50;
+pub const MAX_COMMENT: usize = 2000;
+
+/// One of the organisation's tags (spec section 3 "Organisation tag").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct OrgTag {
+    pub id: i64,
+    pub tag_name: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct OrgTagCreate {
+    pub tag_name: String,
+}
+
+/// A change to a video (`PATCH organization/task_record/{id}/`): its name, its type,
+/// its tags (the organisation's tag ids; they replace the old ones). `no_of_comments`
+/// is kept by the comment calls.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct VideoPatch {
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub file_name: Option<String>,
+    #[serde(default, rename = "isUploadedVideo")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub is_uploaded_video: Option<bool>,
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub tags: Option<Vec<i64>>,
+}
+
+/// A comment on a video (spec section 3 "Comment"; `entity_id` is the video).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Comment {
+    pub id: i64,
+    pub entity_id: i64,
+    pub text: String,
+    pub user: Option<i64>,
+    pub user_name: String,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CommentCreate {
+    pub entity_id: i64,
+    pub text: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
