@@ -288,16 +288,8 @@ pub async fn create(
     me.require(Permission::ManageVideos)?;
     let org = org_of(&me)?;
     may_change(&state, &me, org).await?;
-    let name = body.file_name.trim();
-    if name.is_empty() {
-        return Err(ApiError::field("file_name", "This field may not be blank."));
-    }
-    if name.chars().count() > MAX_FILE_NAME {
-        return Err(ApiError::field(
-            "file_name",
-            format!("Ensure this field has no more than {MAX_FILE_NAME} characters."),
-        ));
-    }
+    let name = name_of("file_name", &body.file_name, MAX_FILE_NAME)?;
+    let name = name.as_str();
     if body.size_bytes <= 0 {
         return Err(ApiError::field("size_bytes", "The file is empty."));
     }
