@@ -3,7 +3,7 @@
  * subscribed to 'Record Training Set' chooses an operation and uploads the demo footage
  * (`target/models/demo.mp4`, 7.5 MB, about 20 parts) with its progress bar; the cloud
  * reads it with GStreamer, the list shows it with its thumbnail, length and frame size,
- * it plays in the browser, the type filter hides it as a training video under Trace,
+ * it plays in the browser, a comment on it is shown and counted, the type filter hides it as a training video under Trace,
  * a text file named .mp4 is refused with the server's message, and the video is deleted.
  */
 import { statSync } from 'node:fs';
@@ -66,6 +66,17 @@ test('a video is uploaded with its progress bar, read, listed, played, filtered 
   await row.getByRole('button', { name: 'demo.mp4' }).click();
   const video = page.getByLabel('Playing demo.mp4');
   await expect.poll(() => video.evaluate((v: HTMLVideoElement) => Math.round(v.duration)), { timeout: 20_000 }).toBe(120);
+
+  // A comment on it: shown under the player and counted in the list.
+  const comments = page.getByRole('region', { name: 'Comments' });
+  await expect(comments.getByText('No comments yet.')).toBeVisible();
+  const add = page.getByRole('form', { name: 'Add a comment' });
+  await add.getByRole('button', { name: 'Add comment' }).click();
+  await expect(add.getByRole('alert')).toHaveText('Write a comment first.');
+  await add.getByLabel('Comment').fill('Step 2 is cut short at 0:41');
+  await add.getByRole('button', { name: 'Add comment' }).click();
+  await expect(comments.getByText('Step 2 is cut short at 0:41')).toBeVisible();
+  await expect(row.getByRole('cell').nth(5)).toHaveText('1');
 
   // The type filter: a training video is not a trace.
   await page.getByLabel('Video type').selectOption({ label: 'Trace' });

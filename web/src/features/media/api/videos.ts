@@ -12,7 +12,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { LabelsPut, Msg, Page, Video, VideoLabels } from '@/api/generated';
+import type { Comment, CommentCreate, LabelsPut, Msg, Page, Video, VideoLabels } from '@/api/generated';
 import { SLOW_UPLOAD_MS, UPLOAD_PART_MAX, UPLOAD_PART_MIN } from '@/config/constants';
 import { ApiError, api } from '@/lib/api-client';
 
@@ -151,3 +151,14 @@ export const labelsQuery = (video: number) =>
   });
 
 export const saveLabels = (video: number, body: LabelsPut) => api.put<VideoLabels>(`organization/task_record/${video}/labels/`, body);
+
+export const commentsKey = (video: number) => [...videosKey, 'comments', video] as const;
+
+export const commentsQuery = (video: number) =>
+  queryOptions({
+    queryKey: commentsKey(video),
+    queryFn: () => api.get<Comment[]>('organization/task_record/comments', { query: { entity_id: video } }),
+    staleTime: 0,
+  });
+
+export const addComment = (body: CommentCreate) => api.post<Comment>('organization/task_record/comments', body);

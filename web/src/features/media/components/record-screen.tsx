@@ -26,6 +26,7 @@ import {
   videoListQuery,
   videosKey,
 } from '../api/videos';
+import { CommentsPanel } from './comments-panel';
 import { OperationPicker } from './operation-picker';
 
 /** The spec's message after an upload (section 8). */
@@ -216,7 +217,7 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
         label="Videos"
         query={{ isPending: q.isPending, error: q.error, data: q.data?.results }}
         empty={<EmptyState title="No videos yet." />}
-        columns={[manage && 'Select', 'Thumbnail', 'Name', 'Type', 'Length', 'Frames', 'Size', 'Uploaded']}
+        columns={[manage && 'Select', 'Thumbnail', 'Name', 'Type', 'Tags', 'Comments', 'Length', 'Frames', 'Size', 'Uploaded']}
         row={(v) => (
           <tr key={v.id}>
             {manage ? (
@@ -235,6 +236,8 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
               )}
             </td>
             <td>{v.isUploadedVideo ? 'Training' : 'Trace'}</td>
+            <td>{v.tags.length > 0 ? v.tags.join(', ') : '—'}</td>
+            <td>{v.no_of_comments}</td>
             <td>{v.duration_ms !== null ? secs(v.duration_ms) : '—'}</td>
             <td>{v.width !== null && v.height !== null ? `${v.width}×${v.height} @ ${v.fps ?? '?'} fps` : '—'}</td>
             <td>{mb(v.size_bytes)}</td>
@@ -247,6 +250,7 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
         <figure className="player">
           <video controls src={playing.url} aria-label={`Playing ${playing.file_name}`} width={640} />
           <figcaption>{playing.file_name}</figcaption>
+          <CommentsPanel video={playing.id} />
         </figure>
       ) : null}
       {asking ? (
