@@ -181,6 +181,8 @@ fn export_bindings() {
         v::VideoPatch,
         v::Comment,
         v::CommentCreate,
+        v::TimeTag,
+        v::TimeTagCreate,
         Page<v::Video>,
     );
     // Every file written, listed once: the types above and what they refer to

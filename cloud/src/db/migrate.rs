@@ -47,6 +47,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "video_tags_comments",
         include_str!("../../migrations/20261128000001_video_tags_comments.sql"),
     ),
+    (
+        20261129000001,
+        "video_time_tags",
+        include_str!("../../migrations/20261129000001_video_time_tags.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

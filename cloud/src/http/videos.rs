@@ -24,8 +24,8 @@ use gemba_shared::Permission;
 use gemba_shared::api::v1::task::BulkDelete;
 use gemba_shared::api::v1::video::{
     Comment, CommentCreate, LabelsPut, MAX_COMMENT, MAX_FILE_NAME, MAX_PART_BYTES, MAX_TAG_NAME,
-    MEDIA_URL_TTL_SECS, OrgTag, OrgTagCreate, Video, VideoCreate, VideoLabels, VideoPatch,
-    VideoStatus, check_segments,
+    MEDIA_URL_TTL_SECS, OrgTag, OrgTagCreate, TimeTag, TimeTagCreate, Video, VideoCreate,
+    VideoLabels, VideoPatch, VideoStatus, check_segments,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use object_store::{GetOptions, GetRange, ObjectStoreExt, WriteMultipart};
@@ -59,6 +59,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(delete_tag))
         .routes(routes!(list_comments, create_comment))
         .routes(routes!(delete_comment))
+        .routes(routes!(list_time_tags, create_time_tag))
+        .routes(routes!(delete_time_tag))
         .routes(routes!(media))
 }
 
@@ -888,6 +890,96 @@ pub async fn delete_comment(
         me.require(Permission::ManageVideos)?;
     }
     videos::delete_comment(&state.db, &c).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+// ----- time-stamp tags --------------------------------------------------------------------
+
+fn time_tag_of(t: videos::TimeTagRow) -> TimeTag {
+    TimeTag {
+        id: t.id,
+        task_record: t.video_id,
+        tag: t.tag_id,
+        tag_name: t.tag_name,
+        time_ms: t.time_ms,
+        created_by: t.created_by,
+        created_at: t.created_at,
+    }
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TimeTagQuery {
+    /// The video.
+    pub task_record: i64,
+}
+
+/// A video's time-stamp tags, in time order.
+#[utoipa::path(get, path = "/organization/tag_time_stamp_videos_view", tag = "videos",
+    params(TimeTagQuery),
+    responses((status = 200, body = Vec<TimeTag>), (status = 403), (status = 404)))]
+pub async fn list_time_tags(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Query(q): Query<TimeTagQuery>,
+) -> ApiResult<axum::Json<Vec<TimeTag>>> {
+    me.require(Permission::ViewVideos)?;
+    let org = org_of(&me)?;
+    let v = find(&state, org, q.task_record).await?;
+    let rows = videos::time_tags(&state.db, org, v.id).await?;
+    Ok(axum::Json(rows.into_iter().map(time_tag_of).collect()))
+}
+
+/// Tags a moment of a video with one of the organisation's tags.
+#[utoipa::path(post, path = "/organization/tag_time_stamp_videos_view", tag = "videos",
+    request_body = TimeTagCreate,
+    responses((status = 201, body = TimeTag), (status = 400), (status = 403), (status = 404),
+        (status = 409, description = "The video is still uploading")))]
+pub async fn create_time_tag(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Json(body): Json<TimeTagCreate>,
+) -> ApiResult<(StatusCode, axum::Json<TimeTag>)> {
+    me.require(Permission::LabelVideos)?;
+    let org = org_of(&me)?;
+    let v = find(&state, org, body.task_record).await?;
+    let Some(duration) = v.duration_ms.filter(|_| v.status == videos::READY) else {
+        return Err(ApiError::Status(
+            StatusCode::CONFLICT,
+            "The video is still uploading; tag it once it is ready.".into(),
+        ));
+    };
+    if body.time_ms < 0 || body.time_ms > duration {
+        return Err(ApiError::field(
+            "time_ms",
+            format!("The time falls outside the video (0 to {duration} ms)."),
+        ));
+    }
+    let t = videos::add_time_tag(&state.db, &v, body.tag, body.time_ms, me.user.id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::field(
+                "tag",
+                format!("Tag {} is not one of this organisation's tags.", body.tag),
+            )
+        })?;
+    Ok((StatusCode::CREATED, axum::Json(time_tag_of(t))))
+}
+
+/// Deletes a time-stamp tag.
+#[utoipa::path(delete, path = "/organization/tag_time_stamp_video/{id}", tag = "videos",
+    params(("id" = i64, Path)),
+    responses((status = 204), (status = 403), (status = 404)))]
+pub async fn delete_time_tag(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    me.require(Permission::LabelVideos)?;
+    let org = org_of(&me)?;
+    if !videos::delete_time_tag(&state.db, org, id).await? {
+        return Err(ApiError::NotFound);
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

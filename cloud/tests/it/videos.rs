@@ -865,3 +865,100 @@ both!(
         assert_eq!(app.get(&video, &w.eng).await.1["no_of_comments"], 1);
     }
 );
+
+both!(
+    time_stamp_tags_mark_moments_inside_the_video_with_the_organisations_tags,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let tmp = tempfile::tempdir().unwrap();
+        let (_, v) = upload(
+            &app,
+            &w.eng,
+            w.task,
+            "bench.mp4",
+            &clip(tmp.path(), 2),
+            1 << 20,
+        )
+        .await;
+        let id = v["id"].as_i64().unwrap();
+        let d = v["duration_ms"].as_i64().unwrap();
+        let (_, t) = app
+            .post(
+                "organization/task_record/tags",
+                json!({"tag_name": "Fumble"}),
+                Some(&w.eng),
+            )
+            .await;
+        let tag = t["id"].as_i64().unwrap();
+        let (_, b_tag) = app
+            .post(
+                "organization/task_record/tags",
+                json!({"tag_name": "Fumble"}),
+                Some(&w.boss_b),
+            )
+            .await;
+        let at =
+            |time_ms: i64, tag: i64| json!({"task_record": id, "tag": tag, "time_ms": time_ms});
+        let path = "organization/tag_time_stamp_videos_view";
+
+        let (s, late) = app.post(path, at(1500, tag), Some(&w.eng)).await;
+        assert_eq!(
+            (s, late["tag_name"].as_str()),
+            (StatusCode::CREATED, Some("Fumble")),
+            "{late}"
+        );
+        let (s, early) = app.post(path, at(200, tag), Some(&w.eng)).await;
+        assert_eq!(s, StatusCode::CREATED, "{early}");
+        for (body, field) in [
+            (at(d + 1, tag), "time_ms"),
+            (at(-1, tag), "time_ms"),
+            (at(10, b_tag["id"].as_i64().unwrap()), "tag"),
+        ] {
+            let (s, v) = app.post(path, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+            assert!(v[field][0].is_string(), "{body}: {v}");
+        }
+        let (s, v) = app
+            .post(path, json!({"task_record": id, "tag": tag}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            app.post(path, at(10, tag), Some(&w.boss_b)).await.0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            app.post(path, at(10, tag), Some(&w.analyst)).await.0,
+            StatusCode::FORBIDDEN
+        );
+        let (_, pending) = start(&app, &w.eng, w.task, "later.mp4", 10).await;
+        let (s, _) = app
+            .post(
+                path,
+                json!({"task_record": pending["id"], "tag": tag, "time_ms": 0}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CONFLICT);
+
+        let (_, list) = app.get(&format!("{path}?task_record={id}"), &w.eng).await;
+        let times: Vec<i64> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["time_ms"].as_i64().unwrap())
+            .collect();
+        assert_eq!(times, [200, 1500], "{list}");
+        assert_eq!(
+            app.get(&format!("{path}?task_record={id}"), &w.boss_b)
+                .await
+                .0,
+            StatusCode::NOT_FOUND
+        );
+        let gone = format!("organization/tag_time_stamp_video/{}", early["id"]);
+        assert_eq!(app.delete(&gone, &w.boss_b).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(app.delete(&gone, &w.eng).await.0, StatusCode::NO_CONTENT);
+        assert_eq!(app.delete(&gone, &w.eng).await.0, StatusCode::NOT_FOUND);
+        let (_, list) = app.get(&format!("{path}?task_record={id}"), &w.eng).await;
+        assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    }
+);

@@ -992,7 +992,6 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             "organization/task_record/{}/labels/",
             w.video.video
         )),
-        // Still uploading: a 409 for those who may label.
         call(
             "PUT /organization/task_record/{id}/labels/",
             Some(json!({"segments": []})),
@@ -1046,6 +1045,26 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ViewVideos),
         )
         .at(format!("organization/task_record/comments/{UNKNOWN_ID}")),
+        call(
+            "GET /organization/tag_time_stamp_videos_view",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!(
+            "organization/tag_time_stamp_videos_view?task_record={}",
+            w.video.video
+        )),
+        call(
+            "POST /organization/tag_time_stamp_videos_view",
+            Some(json!({"task_record": w.video.video, "tag": w.video.tag, "time_ms": 100})),
+            Perm(LabelVideos),
+        ),
+        call(
+            "DELETE /organization/tag_time_stamp_video/{id}",
+            None,
+            Perm(LabelVideos),
+        )
+        .at(format!("organization/tag_time_stamp_video/{UNKNOWN_ID}")),
         call("GET /device/device_setting/", None, Perm(ViewDevices)),
         call(
             "GET /device/multi_device_settings/",
@@ -1219,37 +1238,59 @@ async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64
     (task, h[0]["id"].as_i64().unwrap())
 }
 
-/// Subscribes `org` to Record Training Set and starts an upload of a video of `task`
-/// there as the super admin (the video stays uploading); a tag and a comment on it.
+/// Subscribes `org` to Record Training Set and uploads a video of `task` there as the
+/// super admin (a one-second clip, ready); a tag, a comment and a time-stamp tag on it.
 async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -> Media {
     app.subscribe(admin, org, "Record Training Set").await;
-    let h = [("Organization", org.to_string())];
-    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let made = |path: String, body: Value| {
-        let h = h.clone();
-        async move {
-            let (s, v) = app
-                .call_with(Method::POST, &path, Some(body), Some(admin), &h)
-                .await;
-            assert_eq!(s, StatusCode::CREATED, "{path}: {v}");
-            v["id"].as_i64().unwrap()
-        }
+    let o = org.to_string();
+    let h = [("Organization", o.as_str())];
+    let made = |path: String, body: Value| async move {
+        let (s, v) = app
+            .call_with(Method::POST, &path, Some(body), Some(admin), &h)
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{path}: {v}");
+        v["id"].as_i64().unwrap()
     };
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = crate::videos::clip(dir.path(), 1);
     let video = made(
         format!("organization/task/videos/{task}"),
-        json!({"file_name": "walk.mp4", "size_bytes": 1000}),
+        json!({"file_name": "walk.mp4", "size_bytes": bytes.len()}),
+    )
+    .await;
+    let r = app
+        .client
+        .put(format!(
+            "{}/organization/task_record/{video}/content/",
+            app.base
+        ))
+        .bearer_auth(admin)
+        .header("Organization", &o)
+        .header(
+            "Content-Range",
+            format!("bytes 0-{}/{}", bytes.len() - 1, bytes.len()),
+        )
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "{}", r.text().await.unwrap());
+    let tag = made(
+        "organization/task_record/tags".into(),
+        json!({"tag_name": "Walk"}),
     )
     .await;
     Media {
         video,
-        tag: made(
-            "organization/task_record/tags".into(),
-            json!({"tag_name": "Walk"}),
-        )
-        .await,
+        tag,
         comment: made(
             "organization/task_record/comments".into(),
             json!({"entity_id": video, "text": "Walked"}),
+        )
+        .await,
+        time_tag: made(
+            "organization/tag_time_stamp_videos_view".into(),
+            json!({"task_record": video, "tag": tag, "time_ms": 500}),
         )
         .await,
     }
@@ -1690,6 +1731,7 @@ struct Media {
     video: i64,
     tag: i64,
     comment: i64,
+    time_tag: i64,
 }
 
 /// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
@@ -1932,6 +1974,30 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
         cross(
             "DELETE /organization/task_record/comments/{id}",
             format!("organization/task_record/comments/{}", b.video.comment),
+            None,
+        ),
+        cross(
+            "GET /organization/tag_time_stamp_videos_view",
+            format!(
+                "organization/tag_time_stamp_videos_view?task_record={}",
+                b.video.video
+            ),
+            None,
+        ),
+        cross(
+            "POST /organization/tag_time_stamp_videos_view",
+            "organization/tag_time_stamp_videos_view",
+            Some(json!({"task_record": b.video.video, "tag": b.video.tag, "time_ms": 100})),
+        ),
+        cross(
+            "POST /organization/tag_time_stamp_videos_view",
+            "organization/tag_time_stamp_videos_view",
+            Some(json!({"task_record": a_video, "tag": b.video.tag, "time_ms": 100})),
+        )
+        .or_unknown("tag"),
+        cross(
+            "DELETE /organization/tag_time_stamp_video/{id}",
+            format!("organization/tag_time_stamp_video/{}", b.video.time_tag),
             None,
         ),
         cross(
@@ -2332,6 +2398,17 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
                 .await;
             assert_eq!(s, StatusCode::OK, "{c}");
             st.insert(format!("comments of video {video}"), c.to_string());
+            let (s, t) = app
+                .call_with(
+                    Method::GET,
+                    &format!("organization/tag_time_stamp_videos_view?task_record={video}"),
+                    None,
+                    Some(admin),
+                    &[("Organization", &b.to_string())],
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{t}");
+            st.insert(format!("time tags of video {video}"), t.to_string());
         }
     }
     let (s, tags) = app

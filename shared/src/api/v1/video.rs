@@ -212,6 +212,30 @@ pub struct CommentCreate {
     pub text: String,
 }
 
+/// One of the organisation's tags at a moment of a video (a time-stamp tag).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TimeTag {
+    pub id: i64,
+    /// The video.
+    pub task_record: i64,
+    pub tag: i64,
+    pub tag_name: String,
+    pub time_ms: i64,
+    pub created_by: Option<i64>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TimeTagCreate {
+    pub task_record: i64,
+    pub tag: i64,
+    pub time_ms: i64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -110,6 +110,8 @@ export type * from './TaskPatch';
 export type * from './TaskSettings';
 export type * from './TelemetryParams';
 export type * from './TermsRequest';
+export type * from './TimeTag';
+export type * from './TimeTagCreate';
 export type * from './TokenPair';
 export type * from './TokenRequest';
 export type * from './TrainStatus';
