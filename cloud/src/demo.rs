@@ -157,7 +157,11 @@ async fn seed(state: &AppState, dir: &Path, footage: &Path) -> anyhow::Result<Se
         crate::seed::organization_with_settings(state, ORG, &truth.task_settings(), user).await?;
     users::link(&state.db, user, org).await?;
     let all = features::list(&state.db).await?;
-    for name in [crate::http::tasks::FEATURE, crate::http::devices::FEATURE] {
+    for name in [
+        crate::http::tasks::FEATURE,
+        crate::http::devices::FEATURE,
+        crate::http::videos::FEATURE,
+    ] {
         let f = all
             .iter()
             .find(|f| f.name == name)

@@ -62,6 +62,19 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
             .unwrap()
     };
 
+    // The demo organisation has the screens a newcomer tries: operations, devices, and
+    // recording training video.
+    let subs = get("feature_control/subscribed_feature/".into()).await;
+    for name in ["Define Operation", "Devices", "Record Training Set"] {
+        assert!(
+            subs.as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["feature_name"] == name),
+            "{name} is not among {subs}"
+        );
+    }
+
     // The devices list shows the demo station; it comes online and its cycles arrive.
     let list = get(format!("device/device_org/{org}/")).await;
     let station = list
