@@ -30,6 +30,16 @@ pub enum NotVideo {
     Empty,
 }
 
+/// Why a file could not be read: it is no usable video (the user's message), or
+/// GStreamer, the disk or the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    NotVideo(#[from] NotVideo),
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
+}
+
 /// How long the discoverer may take over one file.
 const DISCOVER_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -44,23 +54,22 @@ fn file_uri(p: &Path) -> anyhow::Result<String> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
 }
 
-/// The metadata of the video file at `path`: `Err(Ok(why))` when it is not a usable
-/// video, `Err(Err(e))` when GStreamer itself failed.
-pub fn probe(path: &Path) -> Result<VideoInfo, Result<NotVideo, anyhow::Error>> {
-    init().map_err(Err)?;
-    let uri = file_uri(path).map_err(Err)?;
+/// The metadata of the video file at `path`.
+pub fn probe(path: &Path) -> Result<VideoInfo, ReadError> {
+    init()?;
+    let uri = file_uri(path)?;
     let discoverer = gst_pbutils::Discoverer::new(gst::ClockTime::from_nseconds(
         DISCOVER_TIMEOUT.as_nanos() as u64,
     ))
-    .map_err(|e| Err(anyhow::anyhow!("the discoverer could not start: {e}")))?;
+    .map_err(|e| anyhow::anyhow!("the discoverer could not start: {e}"))?;
     let info = discoverer
         .discover_uri(&uri)
-        .map_err(|_| Ok(NotVideo::Unreadable))?;
+        .map_err(|_| NotVideo::Unreadable)?;
     if info.result() != gst_pbutils::DiscovererResult::Ok {
-        return Err(Ok(NotVideo::Unreadable));
+        return Err(NotVideo::Unreadable.into());
     }
     let Some(video) = info.video_streams().into_iter().next() else {
-        return Err(Ok(NotVideo::NoVideo));
+        return Err(NotVideo::NoVideo.into());
     };
     let duration_ms = info.duration().map(|d| d.mseconds() as i64).unwrap_or(0);
     let rate = video.framerate();
@@ -70,7 +79,7 @@ pub fn probe(path: &Path) -> Result<VideoInfo, Result<NotVideo, anyhow::Error>> 
         0.0
     };
     if duration_ms <= 0 || video.width() == 0 {
-        return Err(Ok(NotVideo::Empty));
+        return Err(NotVideo::Empty.into());
     }
     Ok(VideoInfo {
         duration_ms,
@@ -123,7 +132,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("notes.mp4");
         std::fs::write(&p, b"these are not frames").unwrap();
-        assert_eq!(probe(&p).unwrap_err().unwrap(), NotVideo::Unreadable);
+        assert!(matches!(
+            probe(&p),
+            Err(ReadError::NotVideo(NotVideo::Unreadable))
+        ));
         assert!(thumbnail(&p, 160).is_err());
     }
 }

@@ -64,13 +64,15 @@ pub async fn create(db: &Db, v: NewVideo<'_>) -> sqlx::Result<VideoRow> {
     .bind(now_ms())
     .fetch_one(&mut *tx)
     .await?;
-    sqlx::query("UPDATE videos SET object_key = $1 WHERE id = $2")
-        .bind(format!("videos/{id}/video.{}", v.extension))
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
+    let row: VideoRow = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "UPDATE videos SET object_key = $1 WHERE id = $2 RETURNING {COLS}"
+    )))
+    .bind(format!("videos/{id}/video.{}", v.extension))
+    .bind(id)
+    .fetch_one(&mut *tx)
+    .await?;
     tx.commit().await?;
-    Ok(get(db, v.org, id).await?.expect("just made"))
+    Ok(row)
 }
 
 pub async fn get(db: &Db, org: i64, id: i64) -> sqlx::Result<Option<VideoRow>> {
@@ -128,21 +130,21 @@ pub async fn make_ready(db: &Db, id: i64, r: Ready<'_>) -> sqlx::Result<()> {
 /// objects), or `Err(id)` with the first id that is not a video of `org` (then nothing
 /// is deleted).
 pub async fn delete(db: &Db, org: i64, ids: &[i64]) -> sqlx::Result<Result<Vec<VideoRow>, i64>> {
+    if ids.is_empty() {
+        return Ok(Ok(vec![]));
+    }
+    // Numbers the server parsed, written into the statement.
+    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
     let mut tx = db.pool.begin().await?;
-    let mut gone = Vec::new();
-    for &id in ids {
-        let row: Option<VideoRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "DELETE FROM videos WHERE organization_id = $1 AND id = $2 RETURNING {COLS}"
-        )))
-        .bind(org)
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        match row {
-            Some(r) => gone.push(r),
-            // Dropping the transaction rolls the deletes back.
-            None => return Ok(Err(id)),
-        }
+    let gone: Vec<VideoRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "DELETE FROM videos WHERE organization_id = $1 AND id IN ({list}) RETURNING {COLS}"
+    )))
+    .bind(org)
+    .fetch_all(&mut *tx)
+    .await?;
+    if let Some(&missing) = ids.iter().find(|&&id| !gone.iter().any(|r| r.id == id)) {
+        // Dropping the transaction rolls the delete back.
+        return Ok(Err(missing));
     }
     tx.commit().await?;
     Ok(Ok(gone))
@@ -222,7 +224,7 @@ pub async fn labels(db: &Db, video: i64) -> sqlx::Result<Option<LabelsRow>> {
 }
 
 /// Saves video `v`'s labels (replacing any), in one transaction with moving its task
-/// from `new_task` to `in_annotation` when they hold a segment.
+/// from `new_task` to `in_annotation` when they hold a segment; answers when.
 pub async fn save_labels(
     db: &Db,
     v: &VideoRow,
@@ -230,7 +232,8 @@ pub async fn save_labels(
     any: bool,
     reviewed: bool,
     by: i64,
-) -> sqlx::Result<()> {
+) -> sqlx::Result<i64> {
+    let at = now_ms();
     let mut tx = db.pool.begin().await?;
     sqlx::query(
         "INSERT INTO video_labels (video_id, organization_id, task_id, segments, reviewed, \
@@ -245,7 +248,7 @@ pub async fn save_labels(
     .bind(segments_json)
     .bind(reviewed as i64)
     .bind(by)
-    .bind(now_ms())
+    .bind(at)
     .execute(&mut *tx)
     .await?;
     if any {
@@ -258,7 +261,7 @@ pub async fn save_labels(
         .await?;
     }
     tx.commit().await?;
-    Ok(())
+    Ok(at)
 }
 
 // ----- tags and comments -----------------------------------------------------------------

@@ -16,6 +16,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -66,9 +67,20 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 // ----- helpers ---------------------------------------------------------------------------
 
-/// The organisation a call acts in.
-fn org_of(me: &AuthUser) -> ApiResult<i64> {
+/// The organisation `me`'s call acts in, once `me` holds `p` (checked first, so that a
+/// role without it gets 403 whatever its organisation).
+fn org_for(me: &AuthUser, p: Permission) -> ApiResult<i64> {
+    me.require(p)?;
     me.org()
+}
+
+/// The organisation of a call that changes videos: `ManageVideos`, then the
+/// organisation's subscription.
+async fn org_to_change(state: &AppState, me: &AuthUser) -> ApiResult<i64> {
+    let org = org_for(me, Permission::ManageVideos)?;
+    me.require_subscribed(state, org, Permission::ManageVideos, FEATURE)
+        .await?;
+    Ok(org)
 }
 
 /// Task `id` of the request's organisation (404 otherwise, or when deleted).
@@ -77,11 +89,6 @@ async fn task_of(state: &AppState, me: &AuthUser, org: i64, id: i64) -> ApiResul
         Some(t) if !t.settings().is_deleted => Ok(()),
         _ => Err(ApiError::NotFound),
     }
-}
-
-async fn may_change(state: &AppState, me: &AuthUser, org: i64) -> ApiResult<()> {
-    me.require_subscribed(state, org, Permission::ManageVideos, FEATURE)
-        .await
 }
 
 fn staging(state: &AppState, id: i64) -> PathBuf {
@@ -267,8 +274,7 @@ pub async fn list(
     Path(task): Path<i64>,
     Query(q): Query<VideoQuery>,
 ) -> ApiResult<axum::Json<Page<Video>>> {
-    me.require(Permission::ViewVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::ViewVideos)?;
     let filter = filter_of(&q)?;
     let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
     task_of(&state, &me, org, task).await?;
@@ -287,9 +293,7 @@ pub async fn create(
     Path(task): Path<i64>,
     Json(body): Json<VideoCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Video>)> {
-    me.require(Permission::ManageVideos)?;
-    let org = org_of(&me)?;
-    may_change(&state, &me, org).await?;
+    let org = org_to_change(&state, &me).await?;
     let name = name_of("file_name", &body.file_name, MAX_FILE_NAME)?;
     let name = name.as_str();
     if body.size_bytes <= 0 {
@@ -330,8 +334,7 @@ pub async fn get(
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<axum::Json<Video>> {
-    me.require(Permission::ViewVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::ViewVideos)?;
     Ok(axum::Json(
         one_with_tags(&state, find(&state, org, id).await?).await?,
     ))
@@ -417,10 +420,10 @@ pub async fn put_part(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
-    me.require(Permission::ManageVideos)?;
-    let org = org_of(&me)?;
-    may_change(&state, &me, org).await?;
-    let row = find(&state, org, id).await?;
+    let org = org_to_change(&state, &me).await?;
+    // One part at a time per video, from reading where it is to recording the part.
+    let _lock = lock_part(&state, id)?;
+    let mut row = find(&state, org, id).await?;
     if row.status != videos::UPLOADING {
         return Err(ApiError::Status(
             StatusCode::CONFLICT,
@@ -434,9 +437,6 @@ pub async fn put_part(
             format!("A part may be at most {MAX_PART_BYTES} bytes."),
         ));
     }
-    let _lock = lock_part(&state, id)?;
-    // Read again under the lock: the part before may just have finished.
-    let row = find(&state, org, id).await?;
     if first != row.received_bytes {
         return Ok(wrong_offset(row.received_bytes));
     }
@@ -459,7 +459,7 @@ pub async fn put_part(
         return Ok(wrong_offset(find(&state, org, id).await?.received_bytes));
     }
     if last + 1 < row.size_bytes {
-        let row = find(&state, org, id).await?;
+        row.received_bytes = last + 1;
         return Ok(axum::Json(one_with_tags(&state, row).await?).into_response());
     }
     match finish(&state, &row, &path).await {
@@ -467,13 +467,13 @@ pub async fn put_part(
             let row = find(&state, org, id).await?;
             Ok(axum::Json(one_with_tags(&state, row).await?).into_response())
         }
-        Err(Ok(why)) => {
+        Err(media::ReadError::NotVideo(why)) => {
             // Not a video: nothing of it stays.
             let _ = videos::delete(&state.db, org, &[id]).await?;
             let _ = tokio::fs::remove_file(&path).await;
             Err(ApiError::field("file", why.to_string()))
         }
-        Err(Err(e)) => {
+        Err(media::ReadError::Failed(e)) => {
             // The last part can be sent again.
             videos::advance(&state.db, id, last + 1, first).await?;
             Err(ApiError::Internal(e))
@@ -505,30 +505,27 @@ async fn finish(
     state: &AppState,
     row: &VideoRow,
     path: &std::path::Path,
-) -> Result<(), Result<NotVideo, anyhow::Error>> {
+) -> Result<(), media::ReadError> {
     let p = path.to_path_buf();
-    let (info, thumb) =
-        tokio::task::spawn_blocking(move || -> Result<_, Result<NotVideo, anyhow::Error>> {
-            let info = media::probe(&p)?;
-            // A file whose first frame cannot be decoded is no use for training.
-            let thumb = media::thumbnail(&p, THUMBNAIL_WIDTH).map_err(|e| {
-                tracing::info!(error = %e, "an uploaded video's first frame could not be decoded");
-                Ok(NotVideo::Unreadable)
-            })?;
-            Ok((info, thumb))
-        })
-        .await
-        .map_err(|e| Err(anyhow::anyhow!("reading the video: {e}")))??;
+    let (info, thumb) = tokio::task::spawn_blocking(move || -> Result<_, media::ReadError> {
+        let info = media::probe(&p)?;
+        // A file whose first frame cannot be decoded is no use for training.
+        let thumb = media::thumbnail(&p, THUMBNAIL_WIDTH).map_err(|e| {
+            tracing::info!(error = %e, "an uploaded video's first frame could not be decoded");
+            NotVideo::Unreadable
+        })?;
+        Ok((info, thumb))
+    })
+    .await
+    .context("reading the video")??;
     let org = row.organization_id;
-    copy_to_store(state, path, &objects::key(org, &row.object_key))
-        .await
-        .map_err(Err)?;
+    copy_to_store(state, path, &objects::key(org, &row.object_key)).await?;
     let tkey = thumbnail_key(row.id);
     state
         .objects
         .put(&objects::key(org, &tkey), thumb.into())
         .await
-        .map_err(|e| Err(e.into()))?;
+        .context("storing the thumbnail")?;
     videos::make_ready(
         &state.db,
         row.id,
@@ -541,7 +538,7 @@ async fn finish(
         },
     )
     .await
-    .map_err(|e| Err(e.into()))?;
+    .context("making the video ready")?;
     let _ = tokio::fs::remove_file(path).await;
     Ok(())
 }
@@ -581,9 +578,7 @@ pub async fn bulk_delete(
     me: AuthUser,
     Json(body): Json<BulkDelete>,
 ) -> ApiResult<axum::Json<Msg>> {
-    me.require(Permission::ManageVideos)?;
-    let org = org_of(&me)?;
-    may_change(&state, &me, org).await?;
+    let org = org_to_change(&state, &me).await?;
     if body.ids.is_empty() {
         return Err(ApiError::field("ids", "Choose at least one video."));
     }
@@ -661,8 +656,7 @@ pub async fn get_labels(
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<axum::Json<VideoLabels>> {
-    me.require(Permission::ViewVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::ViewVideos)?;
     let v = find(&state, org, id).await?;
     Ok(axum::Json(labels_of(&state, &me, v).await?))
 }
@@ -679,8 +673,7 @@ pub async fn put_labels(
     Path(id): Path<i64>,
     Json(body): Json<LabelsPut>,
 ) -> ApiResult<axum::Json<VideoLabels>> {
-    me.require(Permission::LabelVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::LabelVideos)?;
     let v = find(&state, org, id).await?;
     if v.status != videos::READY {
         return Err(ApiError::Status(
@@ -692,16 +685,26 @@ pub async fn put_labels(
     let segments = check_segments(body.segments, steps.len(), v.duration_ms.unwrap_or(0))
         .map_err(|m| ApiError::field("segments", m))?;
     let json = serde_json::to_string(&segments).expect("segments serialise");
-    videos::save_labels(
+    let reviewed = body.reviewed.unwrap_or(false);
+    let at = videos::save_labels(
         &state.db,
         &v,
         &json,
         !segments.is_empty(),
-        body.reviewed.unwrap_or(false),
+        reviewed,
         me.user.id,
     )
     .await?;
-    Ok(axum::Json(labels_of(&state, &me, v).await?))
+    Ok(axum::Json(VideoLabels {
+        video: v.id,
+        task: v.task_id,
+        steps,
+        duration_ms: v.duration_ms.unwrap_or(0),
+        segments,
+        reviewed,
+        updated_by: Some(me.user.id),
+        updated_at: Some(at),
+    }))
 }
 
 // ----- change, tags, comments -------------------------------------------------------------
@@ -731,9 +734,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     Json(body): Json<VideoPatch>,
 ) -> ApiResult<axum::Json<Video>> {
-    me.require(Permission::ManageVideos)?;
-    let org = org_of(&me)?;
-    may_change(&state, &me, org).await?;
+    let org = org_to_change(&state, &me).await?;
     let name = match &body.file_name {
         Some(n) => Some(name_of("file_name", n, MAX_FILE_NAME)?),
         None => None,
@@ -770,8 +771,7 @@ pub async fn list_tags(
     State(state): State<AppState>,
     me: AuthUser,
 ) -> ApiResult<axum::Json<Vec<OrgTag>>> {
-    me.require(Permission::ViewVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::ViewVideos)?;
     let tags = videos::org_tags(&state.db, org).await?;
     Ok(axum::Json(
         tags.into_iter()
@@ -789,9 +789,7 @@ pub async fn create_tag(
     me: AuthUser,
     Json(body): Json<OrgTagCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<OrgTag>)> {
-    me.require(Permission::ManageVideos)?;
-    let org = org_of(&me)?;
-    may_change(&state, &me, org).await?;
+    let org = org_to_change(&state, &me).await?;
     let name = name_of("tag_name", &body.tag_name, MAX_TAG_NAME)?;
     let id = videos::create_tag(&state.db, org, &name)
         .await?
@@ -811,9 +809,7 @@ pub async fn delete_tag(
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
-    me.require(Permission::ManageVideos)?;
-    let org = org_of(&me)?;
-    may_change(&state, &me, org).await?;
+    let org = org_to_change(&state, &me).await?;
     if !videos::delete_tag(&state.db, org, id).await? {
         return Err(ApiError::NotFound);
     }
@@ -847,8 +843,7 @@ pub async fn list_comments(
     me: AuthUser,
     Query(q): Query<CommentQuery>,
 ) -> ApiResult<axum::Json<Vec<Comment>>> {
-    me.require(Permission::ViewVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::ViewVideos)?;
     let v = find(&state, org, q.entity_id).await?;
     let rows = videos::comments(&state.db, org, v.id).await?;
     Ok(axum::Json(rows.into_iter().map(comment_of).collect()))
@@ -863,8 +858,7 @@ pub async fn create_comment(
     me: AuthUser,
     Json(body): Json<CommentCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Comment>)> {
-    me.require(Permission::ViewVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::ViewVideos)?;
     let text = name_of("text", &body.text, MAX_COMMENT)?;
     let v = find(&state, org, body.entity_id).await?;
     let who = format!("{} {}", me.user.name, me.user.lastname);
@@ -881,8 +875,7 @@ pub async fn delete_comment(
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
-    me.require(Permission::ViewVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::ViewVideos)?;
     let c = videos::comment(&state.db, org, id)
         .await?
         .ok_or(ApiError::NotFound)?;
@@ -923,8 +916,7 @@ pub async fn list_time_tags(
     me: AuthUser,
     Query(q): Query<TimeTagQuery>,
 ) -> ApiResult<axum::Json<Vec<TimeTag>>> {
-    me.require(Permission::ViewVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::ViewVideos)?;
     let v = find(&state, org, q.task_record).await?;
     let rows = videos::time_tags(&state.db, org, v.id).await?;
     Ok(axum::Json(rows.into_iter().map(time_tag_of).collect()))
@@ -940,8 +932,7 @@ pub async fn create_time_tag(
     me: AuthUser,
     Json(body): Json<TimeTagCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<TimeTag>)> {
-    me.require(Permission::LabelVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::LabelVideos)?;
     let v = find(&state, org, body.task_record).await?;
     let Some(duration) = v.duration_ms.filter(|_| v.status == videos::READY) else {
         return Err(ApiError::Status(
@@ -975,8 +966,7 @@ pub async fn delete_time_tag(
     me: AuthUser,
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
-    me.require(Permission::LabelVideos)?;
-    let org = org_of(&me)?;
+    let org = org_for(&me, Permission::LabelVideos)?;
     if !videos::delete_time_tag(&state.db, org, id).await? {
         return Err(ApiError::NotFound);
     }
