@@ -189,6 +189,7 @@ function Editor({ video, editable }: { video: Video; editable: boolean }) {
       <video
         ref={player}
         src={video.url ?? undefined}
+        poster={video.thumbnail_url ?? undefined}
         aria-label={`Labeling ${video.file_name}`}
         width={640}
         onTimeUpdate={(e) => setNow(Math.round(e.currentTarget.currentTime * 1000))}

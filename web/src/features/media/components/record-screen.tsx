@@ -248,7 +248,7 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
       {q.data ? <Pager page={page} count={q.data.count} onPage={setPage} label="Videos" /> : null}
       {playing?.url ? (
         <figure className="player">
-          <video controls src={playing.url} aria-label={`Playing ${playing.file_name}`} width={640} />
+          <video controls src={playing.url} poster={playing.thumbnail_url ?? undefined} aria-label={`Playing ${playing.file_name}`} width={640} />
           <figcaption>{playing.file_name}</figcaption>
           <CommentsPanel video={playing.id} />
         </figure>
