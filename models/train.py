@@ -14,6 +14,12 @@ labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what
 trained on and its frame accuracy on the held-out video, when one is given).
 
     python3 models/train.py --train a.mp4:a.truth.json --holdout b.mp4:b.truth.json --out DIR
+
+For the cloud's trainer: `--progress` prints one JSON line per stage on stdout
+(`{"stage": "decode"|"train"|"export", "done": i, "of": n, ...}`); `--predictions FILE`
+writes the model's output on every held-out frame (`{"fps", "videos": [{"start_frame",
+"probs"}]}`), which the cloud scores with the cycle engine; `--holdout-tail SHARE` holds
+out the last SHARE of each training video when there is no held-out video.
 """
 
 import argparse
@@ -56,9 +62,10 @@ def labels_for(truth, n, fps):
     return y
 
 
-def load(pairs, fps):
-    xs, ys, steps = [], [], None
-    for pair in pairs:
+def load_each(pairs, fps, progress=lambda i, n: None):
+    """Each video's frames and labels, and the steps they share."""
+    out, steps = [], None
+    for i, pair in enumerate(pairs):
         video, labels = pair.rsplit(":", 1)
         with open(labels) as fh:
             truth = json.load(fh)
@@ -66,9 +73,9 @@ def load(pairs, fps):
             sys.exit(f"{labels}: its steps differ from the other videos'")
         steps = truth["steps"]
         x = frames(video, fps)
-        xs.append(x)
-        ys.append(labels_for(truth, len(x), fps))
-    return np.concatenate(xs), np.concatenate(ys), steps
+        out.append((x, labels_for(truth, len(x), fps)))
+        progress(i + 1, len(pairs))
+    return out, steps
 
 
 def softmax(z):
@@ -127,9 +134,13 @@ def train(x, y, classes, seed, epochs, progress):
     return p, mean, std
 
 
-def predict(p, mean, std, x):
+def probabilities(p, mean, std, x):
     xf = (x.reshape(len(x), -1).astype(np.float32) / 255.0 - mean) / std
-    return np.argmax(np.maximum(xf @ p["w1"] + p["b1"], 0) @ p["w2"] + p["b2"], axis=1)
+    return softmax(np.maximum(xf @ p["w1"] + p["b1"], 0) @ p["w2"] + p["b2"])
+
+
+def predict(p, mean, std, x):
+    return np.argmax(probabilities(p, mean, std, x), axis=1)
 
 
 def export(p, mean, std, labels, version, path):
@@ -181,19 +192,45 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", action="append", required=True, metavar="VIDEO:LABELS")
     ap.add_argument("--holdout", action="append", default=[], metavar="VIDEO:LABELS")
+    ap.add_argument("--holdout-tail", type=float, default=0.0, metavar="SHARE")
     ap.add_argument("--fps", type=int, default=15)
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--version", default="demo-1")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--predictions", metavar="FILE")
     a = ap.parse_args()
+    if not 0.0 <= a.holdout_tail < 1.0:
+        sys.exit("--holdout-tail: a share from 0 to below 1")
     t0 = time.time()
-    x, y, steps = load(a.train, a.fps)
+
+    def report_progress(stage, done, of, **more):
+        if a.progress:
+            print(json.dumps({"stage": stage, "done": done, "of": of, **more}), flush=True)
+
+    pairs = a.train + a.holdout
+    decoded, steps = load_each(pairs, a.fps, lambda i, n: report_progress("decode", i, n))
+    train_part, holdout = [], []  # holdout: (start_frame, frames, labels)
+    for i, (x, y) in enumerate(decoded):
+        if i >= len(a.train):
+            holdout.append((0, x, y))
+        elif a.holdout_tail > 0 and not a.holdout:
+            cut = int(len(x) * (1 - a.holdout_tail))
+            train_part.append((x[:cut], y[:cut]))
+            holdout.append((cut, x[cut:], y[cut:]))
+        else:
+            train_part.append((x, y))
+    x = np.concatenate([p[0] for p in train_part])
+    y = np.concatenate([p[1] for p in train_part])
+    if len(x) == 0:
+        sys.exit("no frames to train on")
     labels = steps + ["background"]
     print(f"training on {len(x)} frames, {len(labels)} classes", file=sys.stderr)
 
     def progress(e, n, loss):
         print(f"  epoch {e}/{n}  loss {loss:.4f}", file=sys.stderr)
+        report_progress("train", e, n, loss=round(loss, 5))
 
     p, mean, std = train(x, y, len(labels), a.seed, a.epochs, progress)
     os.makedirs(a.out, exist_ok=True)
@@ -204,16 +241,27 @@ def main():
         "train_frames": int(len(x)),
         "train_accuracy": float((predict(p, mean, std, x) == y).mean()),
     }
-    if a.holdout:
-        hx, hy, hsteps = load(a.holdout, a.fps)
-        if hsteps != steps:
-            sys.exit("the held-out video's steps differ from the training videos'")
+    if holdout:
+        hx = np.concatenate([h[1] for h in holdout])
+        hy = np.concatenate([h[2] for h in holdout])
         report["holdout_frames"] = int(len(hx))
         report["holdout_accuracy"] = float((predict(p, mean, std, hx) == hy).mean())
+    if a.predictions:
+        videos = [
+            {
+                "start_frame": start,
+                "probs": np.round(probabilities(p, mean, std, hx), 4).tolist(),
+            }
+            for start, hx, _ in holdout
+        ]
+        with open(a.predictions, "w") as fh:
+            json.dump({"fps": a.fps, "labels": labels, "videos": videos}, fh)
+    report_progress("export", 0, 1)
     export(p, mean, std, labels, a.version, os.path.join(a.out, "model.onnx"))
     report["seconds"] = round(time.time() - t0, 1)
     with open(os.path.join(a.out, "train.json"), "w") as fh:
         json.dump(report, fh, indent=1)
+    report_progress("export", 1, 1)
     print(json.dumps(report), file=sys.stderr)
 
 

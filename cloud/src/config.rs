@@ -83,6 +83,14 @@ pub struct Settings {
     /// The built portal (`web/dist` of `npm run build`), served at `/`; relative to
     /// the working folder.
     pub web_dir: PathBuf,
+    /// The Python that runs the training code (with numpy, onnx and onnxruntime;
+    /// `GEMBA_MODELS_PYTHON`, as the scripts set it up).
+    pub models_python: String,
+    /// The training code (`models/train.py`), relative to the working folder.
+    pub trainer_script: PathBuf,
+    /// Run training jobs inside `serve` (one at a time); off when `gemba-cloud worker`
+    /// processes take them.
+    pub train_in_process: bool,
     /// First-start super admin (also `GEMBA_ADMIN_EMAIL` / `GEMBA_ADMIN_PASSWORD`).
     pub admin_email: Option<String>,
     pub admin_password: Option<Secret>,
@@ -159,6 +167,9 @@ impl Default for Settings {
             reconcile_retry_ms: 30_000,
             stream_recheck_ms: 30_000,
             web_dir: PathBuf::from("web/dist"),
+            models_python: "python3".into(),
+            trainer_script: PathBuf::from("models/train.py"),
+            train_in_process: true,
             admin_email: None,
             admin_password: None,
         }

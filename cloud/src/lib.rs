@@ -8,12 +8,14 @@ pub mod db;
 pub mod demo;
 pub mod events;
 pub mod http;
+pub mod jobs;
 pub mod mail;
 pub mod media;
 pub mod mqtt;
 pub mod objects;
 pub mod seed;
 pub mod state;
+pub mod training;
 
 use std::future::Future;
 
@@ -41,6 +43,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let passwords = Passwords::new(&settings.kdf)?;
     let mailer = Mailer::new(db.clone(), &settings)?;
     let objects = objects::open(&settings)?;
+    let jobs = jobs::Queue::open(&db).await?;
     let state = AppState::new(Inner {
         db,
         settings,
@@ -51,6 +54,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         events,
         objects,
         uploads: Default::default(),
+        jobs,
     });
     if let (Some(email), Some(password)) =
         (&state.settings.admin_email, &state.settings.admin_password)
@@ -123,6 +127,15 @@ pub async fn launch(
     }
     // Replicas share an external broker's messages; the embedded one serves one cloud.
     mqtt::spawn_link(state.clone(), host, port, embedded.is_none());
+    if state.settings.train_in_process {
+        let s = state.clone();
+        tokio::spawn(async move {
+            let name = jobs::worker_name("serve");
+            if let Err(e) = s.jobs.work(s.clone(), name, std::future::pending()).await {
+                tracing::error!(error = %e, "the in-process training worker stopped");
+            }
+        });
+    }
     let app = http::app(state);
     tracing::info!(addr = %listener.local_addr()?, "gemba-cloud listening");
     axum::serve(listener, app)

@@ -61,6 +61,13 @@ enum Command {
         #[command(flatten)]
         demo: DemoArgs,
     },
+    /// Take training jobs from the queue in the database (for scale: run `serve` with
+    /// `train_in_process = false` and any number of these, on the same database and
+    /// object store).
+    Worker {
+        #[command(flatten)]
+        overrides: Overrides,
+    },
     /// Administration.
     Admin {
         #[command(subcommand)]
@@ -154,6 +161,13 @@ async fn main() -> anyhow::Result<()> {
             if let Some(d) = demo_agent {
                 d.abort();
             }
+        }
+        Command::Worker { overrides } => {
+            let s = settings(cli.config.as_deref(), &overrides)?;
+            let state = gemba_cloud::build_state(s).await?;
+            let name = gemba_cloud::jobs::worker_name("worker");
+            tracing::info!(%name, "training worker waiting for jobs");
+            state.jobs.work(state.clone(), name, stopped()).await?;
         }
         Command::Admin {
             command:

@@ -25,6 +25,8 @@ pub struct Inner {
     pub objects: crate::objects::Objects,
     /// Videos a part is being written to right now (one part at a time per video).
     pub uploads: std::sync::Mutex<std::collections::HashSet<i64>>,
+    /// The job queue (training runs).
+    pub jobs: crate::jobs::Queue,
 }
 
 impl AppState {

@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod cycle;
+pub mod eval;
 pub mod footage;
 pub mod mqtt;
 pub mod operation;

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
     Msg, Page, account as a, device as d, feature_control as f, organization as o, stream as s,
-    task as t, video as v,
+    task as t, training as tr, video as v,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -184,6 +184,13 @@ fn export_bindings() {
         v::TimeTag,
         v::TimeTagCreate,
         Page<v::Video>,
+        tr::RunStatus,
+        tr::TrainingRun,
+        tr::Metrics,
+        tr::LabelScore,
+        tr::ModelVersion,
+        tr::TrainedTask,
+        tr::TrainedTaskPatch,
     );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

@@ -52,6 +52,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "video_time_tags",
         include_str!("../../migrations/20261129000001_video_time_tags.sql"),
     ),
+    (
+        20261130000001,
+        "training",
+        include_str!("../../migrations/20261130000001_training.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

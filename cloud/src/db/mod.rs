@@ -15,6 +15,7 @@ pub mod outbox;
 pub mod task_objects;
 pub mod tasks;
 pub mod tokens;
+pub mod training;
 pub mod users;
 pub mod videos;
 
@@ -37,6 +38,8 @@ pub enum Backend {
 pub struct Db {
     pub pool: AnyPool,
     pub backend: Backend,
+    /// The URL it was opened with (the job queue opens its own pool on it).
+    pub url: String,
     /// SQLite's cycle writer (`cycles`); none on PostgreSQL.
     pub cycles: Option<std::sync::Arc<cycles::SqliteWriter>>,
 }
@@ -127,6 +130,7 @@ impl Db {
         let mut db = Db {
             pool,
             backend,
+            url: url.clone(),
             cycles: None,
         };
         migrate::run(&db).await.context("applying migrations")?;

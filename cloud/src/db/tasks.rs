@@ -246,25 +246,6 @@ pub async fn write(
     Ok(true)
 }
 
-/// Sets the training status of task `id` from `from` to `to`; false when it was not
-/// at `from`.
-pub async fn set_train_status(
-    db: &Db,
-    id: i64,
-    from: TrainStatus,
-    to: TrainStatus,
-) -> sqlx::Result<bool> {
-    let r = sqlx::query(
-        "UPDATE tasks SET train_status = $1, version = version + 1 WHERE id = $2 AND train_status = $3",
-    )
-    .bind(to.as_str())
-    .bind(id)
-    .bind(from.as_str())
-    .execute(&db.pool)
-    .await?;
-    Ok(r.rows_affected() > 0)
-}
-
 pub async fn star(db: &Db, task: i64, user: i64, on: bool) -> sqlx::Result<()> {
     let sql = if on {
         "INSERT INTO task_stars (task_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"

@@ -117,6 +117,13 @@ impl TestApp {
                 iterations: 2,
                 parallelism: 1,
             },
+            // The training code and the Python that runs it (scripts/test sets it up).
+            models_python: std::env::var("GEMBA_MODELS_PYTHON")
+                .unwrap_or_else(|_| "python3".into()),
+            trainer_script: PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../models/train.py"
+            )),
             ..Settings::default()
         };
         tweak(&mut settings);

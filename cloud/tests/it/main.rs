@@ -14,5 +14,6 @@ mod service;
 mod stream;
 mod tasks;
 mod tenancy;
+mod training;
 mod videos;
 mod walks;

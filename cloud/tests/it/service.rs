@@ -77,6 +77,8 @@ const SPEC_PATHS: &[(&str, &str)] = &[
     ("patch", "/organization/task/{id}/"),
     ("post", "/organization/task/"),
     ("put", "/organization/train/stop/"),
+    ("get", "/organization/trained_task/{id}"),
+    ("patch", "/organization/trained_task/{id}"),
     ("patch", "/organization/task/last_update/{id}"),
     ("get", "/organization/task/{id}/history/"),
     ("patch", "/organization/task/{id}/revert/"),

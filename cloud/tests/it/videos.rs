@@ -49,7 +49,7 @@ pub(crate) fn clip(dir: &Path, seconds: u32) -> Vec<u8> {
     )
 }
 
-async fn subscribed_world(app: &TestApp) -> World {
+pub(crate) async fn subscribed_world(app: &TestApp) -> World {
     let w = world(app).await;
     for org in [w.a, w.b] {
         app.subscribe(&w.admin, org, "Record Training Set").await;
@@ -102,7 +102,7 @@ async fn part(
 }
 
 /// Uploads `bytes` whole in parts of `step`; answers the last answer.
-async fn upload(
+pub(crate) async fn upload(
     app: &TestApp,
     tok: &str,
     task: i64,

@@ -810,6 +810,15 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Some(json!({"task": w.task})),
             Perm(ManageTasks),
         ),
+        call("GET /organization/trained_task/{id}", None, Perm(ViewTasks))
+            .at(format!("organization/trained_task/{}", w.task)),
+        // A refused value (400): the role's permission is what is walked, not training.
+        call(
+            "PATCH /organization/trained_task/{id}",
+            Some(json!({"train_status": "trained"})),
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/trained_task/{}", w.task)),
         call(
             "PATCH /organization/task/last_update/{id}",
             Some(json!({})),
@@ -2140,6 +2149,16 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
             "PUT /organization/train/stop/",
             "organization/train/stop/",
             Some(json!({"task": bt})),
+        ),
+        cross(
+            "GET /organization/trained_task/{id}",
+            format!("organization/trained_task/{bt}"),
+            None,
+        ),
+        cross(
+            "PATCH /organization/trained_task/{id}",
+            format!("organization/trained_task/{bt}"),
+            Some(json!({"train_status": "training"})),
         ),
         cross(
             "PATCH /organization/task/last_update/{id}",

@@ -1,4 +1,4 @@
-//! A task's history and revert; training stop and the devices' last update.
+//! A task's history and revert; the devices' last update.
 
 use super::edit::change;
 use super::*;
@@ -77,30 +77,7 @@ pub async fn revert(
     }))
 }
 
-// ----- training and devices --------------------------------------------------------------
-
-/// Stop a task's training: it goes back to `in_annotation`, its labels kept.
-#[utoipa::path(put, path = "/organization/train/stop/", tag = "tasks", request_body = StopTraining,
-    responses((status = 200, body = Task), (status = 400), (status = 403), (status = 404)))]
-pub async fn stop_training(
-    State(state): State<AppState>,
-    me: AuthUser,
-    Json(req): Json<StopTraining>,
-) -> ApiResult<axum::Json<Task>> {
-    me.require(Permission::ManageTasks)?;
-    let row = find(&state, &me, req.task).await?;
-    if !tasks::set_train_status(
-        &state.db,
-        row.id,
-        TrainStatus::Training,
-        TrainStatus::InAnnotation,
-    )
-    .await?
-    {
-        return Err(ApiError::field("task", "This task is not being trained."));
-    }
-    Ok(axum::Json(find(&state, &me, row.id).await?.into_task()))
-}
+// ----- devices --------------------------------------------------------------
 
 /// Mark that the task's latest settings were taken (by a device): answers the time.
 #[utoipa::path(patch, path = "/organization/task/last_update/{id}", tag = "tasks", params(("id" = i64, Path)),

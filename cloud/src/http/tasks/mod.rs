@@ -43,12 +43,14 @@ mod history;
 mod lists;
 mod objects;
 mod rules;
+mod training;
 
 pub fn router() -> OpenApiRouter<AppState> {
     use edit::*;
     use history::*;
     use lists::*;
     use objects::*;
+    use training::*;
     OpenApiRouter::new()
         .routes(routes!(list, create))
         .routes(routes!(taskpage))
@@ -60,6 +62,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(task_history))
         .routes(routes!(revert))
         .routes(routes!(stop_training))
+        .routes(routes!(get_trained_task, start_training))
         .routes(routes!(last_update))
         .routes(routes!(model_choices))
         .routes(routes!(list_task_objects))

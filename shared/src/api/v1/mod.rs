@@ -6,6 +6,7 @@ pub mod feature_control;
 pub mod organization;
 pub mod stream;
 pub mod task;
+pub mod training;
 pub mod video;
 
 use serde::{Deserialize, Serialize};

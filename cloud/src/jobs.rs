@@ -1,0 +1,137 @@
+//! The job queue: training runs wait in the database the cloud already uses (apalis:
+//! its SQLite or PostgreSQL storage) and are taken by workers: one inside `gemba-cloud
+//! serve` by default (`train_in_process`), and any number of `gemba-cloud worker`
+//! processes for scale. A worker takes one job at a time (training fills the cores);
+//! a worker that dies is noticed by its missed heartbeats and its job is queued again,
+//! and the trainer resumes a run a dead worker left `running`.
+//!
+//! apalis keeps its own tables (`Jobs`/`Workers` in SQLite, schema `apalis` in
+//! PostgreSQL), migrated at start with their record in `_apalis_migrations`, apart from
+//! the cloud's `_sqlx_migrations`.
+
+use std::future::Future;
+use std::time::Duration;
+
+use anyhow::Context;
+use apalis::prelude::*;
+use apalis_postgres::PostgresStorage;
+use apalis_sqlite::SqliteStorage;
+use serde::{Deserialize, Serialize};
+
+use crate::db::{Backend, Db};
+use crate::state::AppState;
+
+/// Train: run training run `run`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainJob {
+    pub run: i64,
+}
+
+/// How often an idle worker looks for a job.
+const POLL: Duration = Duration::from_millis(500);
+
+#[derive(Clone)]
+pub enum Queue {
+    Sqlite(sqlx::SqlitePool),
+    Postgres(sqlx::PgPool),
+}
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Queue::Sqlite(_) => "Queue::Sqlite",
+            Queue::Postgres(_) => "Queue::Postgres",
+        })
+    }
+}
+
+const MIGRATIONS_TABLE: &str = "_apalis_migrations";
+
+impl Queue {
+    /// Opens the queue on the cloud's database and applies apalis's migrations.
+    pub async fn open(db: &Db) -> anyhow::Result<Queue> {
+        Ok(match db.backend {
+            Backend::Sqlite => {
+                let pool = sqlx::sqlite::SqlitePoolOptions::new()
+                    .max_connections(2)
+                    .connect(&db.url)
+                    .await
+                    .context("opening the job queue (SQLite)")?;
+                let mut m = SqliteStorage::<()>::migrations();
+                m.dangerous_set_table_name(MIGRATIONS_TABLE);
+                m.run(&pool).await.context("migrating the job queue")?;
+                Queue::Sqlite(pool)
+            }
+            Backend::Postgres => {
+                let pool = sqlx::postgres::PgPoolOptions::new()
+                    .max_connections(3)
+                    .connect(&db.url)
+                    .await
+                    .context("opening the job queue (PostgreSQL)")?;
+                let mut m = PostgresStorage::<()>::migrations();
+                m.dangerous_set_table_name(MIGRATIONS_TABLE);
+                m.run(&pool).await.context("migrating the job queue")?;
+                Queue::Postgres(pool)
+            }
+        })
+    }
+
+    /// Queues `job`.
+    pub async fn push(&self, job: TrainJob) -> anyhow::Result<()> {
+        match self {
+            Queue::Sqlite(p) => SqliteStorage::new(p).push(job).await?,
+            Queue::Postgres(p) => PostgresStorage::new(p).push(job).await?,
+        }
+        Ok(())
+    }
+
+    /// Runs a worker named `name` until `shutdown` resolves.
+    pub async fn work(
+        &self,
+        state: AppState,
+        name: String,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let signal = async move {
+            shutdown.await;
+            Ok::<(), std::io::Error>(())
+        };
+        match self {
+            Queue::Sqlite(p) => {
+                WorkerBuilder::new(name)
+                    .backend(SqliteStorage::new(p).poll_with_interval(POLL))
+                    .concurrency(1)
+                    .data(state)
+                    .build(train)
+                    .run_until(signal)
+                    .await?
+            }
+            Queue::Postgres(p) => {
+                WorkerBuilder::new(name)
+                    .backend(PostgresStorage::new(p).poll_with_interval(POLL))
+                    .concurrency(1)
+                    .data(state)
+                    .build(train)
+                    .run_until(signal)
+                    .await?
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The job's handler: the run, to its end. Its failures end the run `failed` (with the
+/// reason); only a failure to record that is the job's (and it is tried again).
+async fn train(job: TrainJob, state: Data<AppState>) -> Result<(), BoxDynError> {
+    crate::training::run(&state, job.run).await?;
+    Ok(())
+}
+
+/// A worker's name: host, process and a random part.
+pub fn worker_name(kind: &str) -> String {
+    format!(
+        "{kind}-{}-{}",
+        std::process::id(),
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    )
+}

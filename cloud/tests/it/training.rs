@@ -1,0 +1,382 @@
+//! Training (issue 6): a task's labelled video trained by the real training code
+//! (`models/train.py`) from the job queue, on both backends; progress, the model
+//! version with its held-out metrics, stop, a failing trainer, and bad requests.
+
+use std::time::Duration;
+
+use object_store::ObjectStoreExt;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::common::*;
+use crate::devices::World;
+use crate::videos::{clip, subscribed_world, upload};
+use crate::{both, both_with};
+
+/// Uploads a `seconds`-long clip to the world's task and labels both steps in it.
+async fn labelled_video(app: &TestApp, w: &World, seconds: u32) -> i64 {
+    let tmp = tempfile::tempdir().unwrap();
+    let bytes = clip(tmp.path(), seconds);
+    let (s, v) = upload(app, &w.eng, w.task, "bench.mp4", &bytes, 1 << 20).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = v["id"].as_i64().unwrap();
+    let ms = i64::from(seconds) * 1000;
+    let (s, v) = app
+        .call(
+            Method::PUT,
+            &format!("organization/task_record/{id}/labels/"),
+            Some(json!({"segments": [
+                {"step": 0, "start_ms": 0, "end_ms": ms * 2 / 5},
+                {"step": 1, "start_ms": ms / 2, "end_ms": ms * 9 / 10},
+            ]})),
+            Some(&w.eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    id
+}
+
+fn path(task: i64) -> String {
+    format!("organization/trained_task/{task}")
+}
+
+/// Polls the task's training until `done` says so (at most two minutes).
+async fn wait_for(
+    app: &TestApp,
+    tok: &str,
+    task: i64,
+    mut done: impl FnMut(&Value) -> bool,
+) -> Value {
+    for _ in 0..1200 {
+        let (s, v) = app.get(&path(task), tok).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        if done(&v) {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("training did not get there");
+}
+
+both!(
+    a_labelled_video_trains_into_a_model_version_with_metrics,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let video = labelled_video(&app, &w, 4).await;
+
+        let (s, t) = app.get(&path(w.task), &w.eng).await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        assert_eq!(t["train_status"], "in_annotation");
+        assert_eq!(t["labelled_videos"], 1);
+        assert_eq!(t["run"], Value::Null);
+
+        let (s, t) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training", "epochs": 3}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        assert_eq!(t["train_status"], "training");
+        assert_eq!(t["run"]["train_videos"], json!([video]));
+        assert_eq!(t["run"]["holdout_videos"], json!([]));
+        // A task in training refuses changes (spec section 4).
+        let (s, v) = app
+            .patch(
+                &format!("organization/task/{}/", w.task),
+                json!({"taskName": "Other"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+
+        // Progress moves up while it runs, and it ends trained.
+        let mut seen = vec![];
+        let t = wait_for(&app, &w.eng, w.task, |v| {
+            if let Some(p) = v["run"]["progress"].as_f64() {
+                seen.push(p);
+            }
+            v["train_status"] != "training"
+        })
+        .await;
+        assert_eq!(t["train_status"], "trained", "{t}");
+        let run = &t["run"];
+        assert_eq!(run["status"], "succeeded", "{t}");
+        assert_eq!(run["progress"], 1.0);
+        assert!(seen.windows(2).all(|p| p[0] <= p[1]), "{seen:?}");
+        assert!(run["finished_at"].as_i64() >= run["started_at"].as_i64());
+
+        let m = &t["model_version"];
+        assert_eq!(m["id"], run["model_version"]);
+        assert_eq!(m["task"], w.task);
+        assert_eq!(m["is_deleted"], false);
+        let metrics = &m["metrics"];
+        assert_eq!(metrics["labels"], json!(["Fit", "Check", "background"]));
+        // The held-out fifth of a 4 s clip at 15 fps: 12 frames.
+        assert_eq!(metrics["frames"], 12, "{metrics}");
+        let acc = metrics["frame_accuracy"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&acc), "{metrics}");
+        let confusion = metrics["confusion"].as_array().unwrap();
+        assert_eq!(confusion.len(), 3);
+        let total: u64 = confusion
+            .iter()
+            .flat_map(|r| r.as_array().unwrap())
+            .map(|c| c.as_u64().unwrap())
+            .sum();
+        assert_eq!(total, 12);
+        assert_eq!(metrics["per_label"].as_array().unwrap().len(), 3);
+
+        // The bundle in the object store is what the checksum says.
+        let key = format!(
+            "org/{}/models/{}/model.onnx",
+            w.a,
+            m["version"].as_str().unwrap()
+        );
+        let bytes = app
+            .state
+            .objects
+            .get(&object_store::path::Path::from(key))
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        assert_eq!(m["size_bytes"], bytes.len());
+        let sha: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(m["sha256"], sha);
+        // The work folder is gone.
+        assert!(
+            !app.data_dir()
+                .join("training")
+                .join(run["id"].to_string())
+                .exists()
+        );
+
+        // Another organisation's user sees nothing of it; an analytics user may look
+        // but not start.
+        assert_eq!(
+            app.get(&path(w.task), &w.boss_b).await.0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(app.get(&path(w.task), &w.analyst).await.0, StatusCode::OK);
+        let (s, _) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training"}),
+                Some(&w.analyst),
+            )
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        let (s, _) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training"}),
+                Some(&w.boss_b),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+    }
+);
+
+both!(
+    bad_training_requests_are_refused_and_change_nothing,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        // No labels at all: the clear message.
+        let (s, v) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            v["non_field_errors"][0],
+            "This task has no labelled video: label the steps of at least one video before training."
+        );
+        let video = labelled_video(&app, &w, 2).await;
+        for (body, field, says) in [
+            (
+                json!({"train_status": "trained"}),
+                "train_status",
+                "Only 'training'",
+            ),
+            (
+                json!({"train_status": "training", "epochs": 0}),
+                "epochs",
+                "between 1 and 200",
+            ),
+            (
+                json!({"train_status": "training", "epochs": 201}),
+                "epochs",
+                "between 1 and 200",
+            ),
+        ] {
+            let (s, v) = app.patch(&path(w.task), body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+            assert!(v[field][0].as_str().unwrap().contains(says), "{body}: {v}");
+        }
+        for body in [
+            json!({}),
+            json!({"train_status": 5}),
+            json!({"train_status": "training", "epochs": -1}),
+        ] {
+            let (s, v) = app.patch(&path(w.task), body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        }
+        // Unknown task, and stopping a task that is not training.
+        let (s, _) = app
+            .patch(
+                &path(999_999),
+                json!({"train_status": "training"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        let (s, v) = app
+            .put("organization/train/stop/", json!({"task": w.task}), &w.eng)
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+
+        // Nothing moved: still in annotation, no run; its labels kept.
+        let (_, t) = app.get(&path(w.task), &w.eng).await;
+        assert_eq!(t["train_status"], "in_annotation");
+        assert_eq!(t["run"], Value::Null);
+        let (_, l) = app
+            .get(&format!("organization/task_record/{video}/labels/"), &w.eng)
+            .await;
+        assert_eq!(l["segments"].as_array().unwrap().len(), 2);
+    }
+);
+
+both!(
+    stopping_ends_the_run_and_keeps_no_model,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        labelled_video(&app, &w, 4).await;
+        let (s, t) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training", "epochs": 200}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        // Stopped once it is in its epochs.
+        wait_for(&app, &w.eng, w.task, |v| {
+            v["run"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("Epoch")
+        })
+        .await;
+        let (s, task) = app
+            .put("organization/train/stop/", json!({"task": w.task}), &w.eng)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{task}");
+        assert_eq!(task["train_status"], "in_annotation");
+        let (_, t) = app.get(&path(w.task), &w.eng).await;
+        assert_eq!(t["run"]["status"], "stopped");
+        let frozen = t["run"]["progress"].clone();
+        // The training code was killed: the run stays as it was and no model comes.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let (_, t) = app.get(&path(w.task), &w.eng).await;
+        assert_eq!(t["run"]["status"], "stopped");
+        assert_eq!(t["run"]["progress"], frozen);
+        assert_eq!(t["model_version"], Value::Null);
+        assert_eq!(t["train_status"], "in_annotation");
+        assert!(
+            !app.data_dir()
+                .join("training")
+                .join(t["run"]["id"].to_string())
+                .exists()
+        );
+        // It can be trained again.
+        let (s, t) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training", "epochs": 1}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
+        assert_eq!(t["train_status"], "trained", "{t}");
+    }
+);
+
+both_with!(
+    a_failing_training_says_why,
+    |s: &mut gemba_cloud::config::Settings| {
+        s.trainer_script = "/nonexistent/train.py".into();
+    },
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        labelled_video(&app, &w, 2).await;
+        let (s, t) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
+        assert_eq!(t["train_status"], "failed", "{t}");
+        assert_eq!(t["run"]["status"], "failed");
+        let why = t["run"]["message"].as_str().unwrap();
+        assert!(
+            why.starts_with("the training code failed") && why.contains("train.py"),
+            "{why}"
+        );
+        assert_eq!(t["model_version"], Value::Null);
+    }
+);
+
+both_with!(
+    a_separate_worker_process_takes_the_queued_training,
+    |s: &mut gemba_cloud::config::Settings| {
+        s.train_in_process = false;
+    },
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        labelled_video(&app, &w, 2).await;
+        let (s, t) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training", "epochs": 2}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        // No worker in the service: it waits in the queue.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let (_, t) = app.get(&path(w.task), &w.eng).await;
+        assert_eq!(t["run"]["status"], "queued", "{t}");
+        assert_eq!(t["run"]["message"], "Waiting for a worker");
+
+        // `gemba-cloud worker` on the same database and data folder takes it.
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_gemba-cloud"));
+        cmd.arg("worker")
+            .arg("--data")
+            .arg(app.data_dir())
+            .env("GEMBA_TRAINER_SCRIPT", &app.state.settings.trainer_script)
+            .env("GEMBA_MODELS_PYTHON", &app.state.settings.models_python)
+            .env("RUST_LOG", "warn")
+            .kill_on_drop(true);
+        if let Some(u) = app.pg_url() {
+            cmd.arg("--database-url").arg(u);
+        }
+        let mut worker = cmd.spawn().unwrap();
+        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
+        assert_eq!(t["train_status"], "trained", "{t}");
+        assert_eq!(t["run"]["status"], "succeeded");
+        worker.kill().await.unwrap();
+    }
+);

@@ -1,0 +1,175 @@
+//! Training a task's step model (spec section 2 `train`, section 4 training-task status,
+//! section 7 `organization/trained_task/{id}` and `organization/train/stop/`) and the
+//! model versions training makes (section 3 "Model version").
+//!
+//! `PATCH organization/trained_task/{id}` with `{"train_status": "training"}` queues a
+//! training run of the task's labelled videos; `GET` on the same path answers the task's
+//! training: its status, the latest run with its progress, and the model version it
+//! made with its held-out metrics.
+
+use serde::{Deserialize, Serialize};
+
+use super::task::TrainStatus;
+
+/// Where a training run is.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Waiting for a worker.
+    Queued,
+    Running,
+    Succeeded,
+    Failed,
+    /// Stopped by a user (`PUT organization/train/stop/`).
+    Stopped,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Queued => "queued",
+            RunStatus::Running => "running",
+            RunStatus::Succeeded => "succeeded",
+            RunStatus::Failed => "failed",
+            RunStatus::Stopped => "stopped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RunStatus> {
+        [
+            RunStatus::Queued,
+            RunStatus::Running,
+            RunStatus::Succeeded,
+            RunStatus::Failed,
+            RunStatus::Stopped,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == s)
+    }
+
+    /// Still to finish.
+    pub fn is_active(self) -> bool {
+        matches!(self, RunStatus::Queued | RunStatus::Running)
+    }
+}
+
+/// One training of a task.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TrainingRun {
+    pub id: i64,
+    pub task: i64,
+    pub status: RunStatus,
+    /// 0–1, over the whole run (fetching and decoding video, the epochs, evaluating).
+    pub progress: f64,
+    /// What it is doing now, or why it failed.
+    pub message: String,
+    /// Labelled videos trained on and held out.
+    pub train_videos: Vec<i64>,
+    pub holdout_videos: Vec<i64>,
+    /// The user who started it.
+    pub started_by: Option<i64>,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    /// The model version it made (once succeeded).
+    pub model_version: Option<i64>,
+}
+
+/// How well a model does on held-out footage.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Metrics {
+    /// The model's labels: the steps in order, then `background`.
+    pub labels: Vec<String>,
+    pub frames: u64,
+    /// Share of frames whose most likely label is the true one.
+    pub frame_accuracy: f64,
+    /// Per label (as `labels`): precision, recall and F1 of the frames.
+    pub per_label: Vec<LabelScore>,
+    /// `confusion[true][predicted]` frame counts, indexed as `labels`.
+    pub confusion: Vec<Vec<u64>>,
+    /// Cycles the cycle engine finds in the true labels, in the model's output, and
+    /// true cycles with a found cycle overlapping them.
+    pub true_cycles: usize,
+    pub found_cycles: usize,
+    pub matched_cycles: usize,
+    /// Mean |found − true| cycle time over matched cycles, in seconds and as a share of
+    /// the true cycle time.
+    pub cycle_time_error_s: f64,
+    pub cycle_time_error_share: f64,
+    /// Matched cycles judged good/bad as the reference judges them.
+    pub verdict_agreement: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct LabelScore {
+    pub label: String,
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+    /// True frames of this label.
+    pub support: u64,
+}
+
+/// A trained model (spec section 3 "Model version").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ModelVersion {
+    pub id: i64,
+    /// The version name the agent reports (`{task}-{n}`).
+    pub version: String,
+    pub task: Option<i64>,
+    pub model_type: Option<i64>,
+    pub is_deleted: bool,
+    /// SHA-256 (hex) and size of the bundle (`model.onnx`) the agent downloads.
+    pub sha256: String,
+    pub size_bytes: i64,
+    /// On the held-out footage; `None` for a model made elsewhere.
+    pub metrics: Option<Metrics>,
+    /// The training run that made it.
+    pub training_run: Option<i64>,
+    pub created_at: i64,
+}
+
+/// `GET organization/trained_task/{id}`: a task's training.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TrainedTask {
+    pub id: i64,
+    #[serde(rename = "taskName")]
+    pub task_name: String,
+    pub train_status: TrainStatus,
+    /// Labelled videos (with at least one segment) and ready videos of the task.
+    pub labelled_videos: i64,
+    pub ready_videos: i64,
+    /// The latest run, if any.
+    pub run: Option<TrainingRun>,
+    /// The model version the latest successful run made.
+    pub model_version: Option<ModelVersion>,
+}
+
+/// `PATCH organization/trained_task/{id}`: `{"train_status": "training"}` starts
+/// training; other values are refused (the status moves by itself from there).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TrainedTaskPatch {
+    pub train_status: String,
+    /// Passes over the training frames (default [`DEFAULT_EPOCHS`]).
+    #[serde(default)]
+    pub epochs: Option<u32>,
+}
+
+/// Training's default number of epochs.
+pub const DEFAULT_EPOCHS: u32 = 12;
+/// The most epochs a run may ask for.
+pub const MAX_EPOCHS: u32 = 200;
