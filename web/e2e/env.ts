@@ -19,6 +19,7 @@ import type {
   Organization,
   RoleRecord,
   StatusMessage,
+  Segment,
   Task,
   Video,
 } from '../src/api/generated';
@@ -139,6 +140,11 @@ export async function uploadVideo(org: number, task: number, path: string): Prom
     v = (await res.json()) as Video;
   }
   return v;
+}
+
+/** Saves a video's step labels as the labeling screen does (`PUT organization/task_record/{id}/labels/`). */
+export async function labelVideo(org: number, video: number, segments: Segment[]): Promise<void> {
+  await call('PUT', `organization/task_record/${video}/labels/`, await admin(), { segments }, { Organization: String(org) });
 }
 
 /** Enrols a device with its one-time code, as the agent does (`POST device/enroll/`, no user). */

@@ -64,6 +64,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         GEMBA_ADMIN_PASSWORD: ADMIN.password,
         GEMBA_BASE_DOMAIN: 'localhost',
         GEMBA_ADMIN_HOST: 'admin.localhost',
+        // The training code (the Python that runs it comes from scripts/lib.sh).
+        GEMBA_TRAINER_SCRIPT: join(root, 'models/train.py'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

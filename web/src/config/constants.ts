@@ -39,3 +39,9 @@ export const UPLOAD_PART_MAX = 4 * 1024 * 1024;
 
 /** The annotation editor's default frame step (section 9). */
 export const FRAME_STEP = 10;
+
+/** Training (`gemba_shared::api::v1::training`): the default and largest number of epochs,
+ * and how often a screen following a training run asks for its progress (ms). */
+export const DEFAULT_EPOCHS = 12;
+export const MAX_EPOCHS = 200;
+export const TRAINING_POLL_MS = 1000;

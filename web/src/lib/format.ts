@@ -1,4 +1,5 @@
 /** Display formats of spec section 9. */
+import type { TrainStatus } from '@/api/generated';
 
 const two = (n: number) => String(n).padStart(2, '0');
 
@@ -7,3 +8,12 @@ export function formatDateTime(ms: number): string {
   const d = new Date(ms);
   return `${two(d.getMonth() + 1)}/${two(d.getDate())}/${two(d.getFullYear() % 100)}, ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
+
+/** The training status labels (spec section 4, `TrainStatus::label`). */
+export const TRAIN_STATUS_LABEL: Record<TrainStatus, string> = {
+  new_task: 'NEW TASK',
+  in_annotation: 'IN ANNOTATION',
+  training: 'TRAINING',
+  failed: 'FAILED',
+  trained: 'TRAINED',
+};

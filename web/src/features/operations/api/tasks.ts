@@ -17,7 +17,6 @@ import type {
   TaskCreate,
   TaskHistoryEntry,
   TaskPatch,
-  TrainStatus,
 } from '@/api/generated';
 import { api } from '@/lib/api-client';
 
@@ -95,11 +94,3 @@ export async function putTask(qc: QueryClient, task: Task): Promise<void> {
   await qc.invalidateQueries({ queryKey: tasksKey });
 }
 
-/** The training status labels (spec section 4, `TrainStatus::label`). */
-export const TRAIN_STATUS_LABEL: Record<TrainStatus, string> = {
-  new_task: 'NEW TASK',
-  in_annotation: 'IN ANNOTATION',
-  training: 'TRAINING',
-  failed: 'FAILED',
-  trained: 'TRAINED',
-};

@@ -5,7 +5,9 @@ import { SelectField } from '@/components/ui/field';
 import { QueryStatus } from '@/components/ui/query-status';
 import { formatDateTime } from '@/lib/format';
 
-import { TRAIN_STATUS_LABEL, taskQuery } from '../api/tasks';
+import { TRAIN_STATUS_LABEL } from '@/lib/format';
+
+import { taskQuery } from '../api/tasks';
 import { HistorySection } from './history-section';
 import { ModelSection } from './model-section';
 import { OperationSection } from './operation-section';

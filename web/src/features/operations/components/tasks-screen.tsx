@@ -9,7 +9,9 @@ import { paths } from '@/config/paths';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
 
-import { TRAIN_STATUS_LABEL, taskPageQuery } from '../api/tasks';
+import { TRAIN_STATUS_LABEL } from '@/lib/format';
+
+import { taskPageQuery } from '../api/tasks';
 
 /**
  * `/user/tasks` (Tasks): the organisation's operations, 10 a page, starred first, with a
