@@ -189,6 +189,13 @@ impl Agent {
                 }
             }
             Command::Settings { .. } => Ok("settings noted".into()),
+            Command::Deploy {
+                task,
+                version,
+                url,
+                sha256,
+                size_bytes,
+            } => self.deploy(task, &version, &url, &sha256, size_bytes).await,
         };
         let (ok, message) = match r {
             Ok(m) => (true, m),
@@ -218,7 +225,7 @@ impl Agent {
         let Some(cam) = self.cfg.cameras.iter().find(|c| c.name == camera) else {
             bail!("this device has no camera {camera}");
         };
-        let model = Model::load(&self.cfg.model)?;
+        let model = Model::load(&self.model_for(task))?;
         camera::fits(&model, &engine)?;
         let job = Job {
             camera: camera.into(),
@@ -236,6 +243,83 @@ impl Agent {
             device: self.device.clone(),
         };
         Ok((job, model))
+    }
+
+    /// The model bundle `task` runs with: the one deployed for it, else the default.
+    fn model_for(&self, task: i64) -> PathBuf {
+        match load_deployed(&self.cfg.data).tasks.get(&task) {
+            Some(v) => models_dir(&self.cfg.data).join(v),
+            None => self.cfg.model.clone(),
+        }
+    }
+
+    /// Installs model `version` for `task` (downloaded, checked, loaded) and swaps it
+    /// into the cameras running `task`; a model that does not fit a camera's task, or
+    /// a download that fails its checks, changes nothing.
+    async fn deploy(
+        &mut self,
+        task: i64,
+        version: &str,
+        url: &str,
+        sha256: &str,
+        size_bytes: i64,
+    ) -> anyhow::Result<String> {
+        if version.is_empty()
+            || !version
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            || version.starts_with('.')
+        {
+            bail!("{version:?} is not a model version name");
+        }
+        let dir = models_dir(&self.cfg.data).join(version);
+        if !dir.join("model.onnx").exists() {
+            download(url, &dir, sha256, size_bytes)
+                .await
+                .with_context(|| format!("downloading model {version}"))?;
+        }
+        let cameras: Vec<String> = self
+            .workers
+            .iter()
+            .filter(|(_, w)| w.task == task && !w.ended())
+            .map(|(c, _)| c.clone())
+            .collect();
+        // Every camera's model first, so that a model that fits none is refused whole.
+        let mut models = vec![];
+        for c in &cameras {
+            let m = Model::load(&dir)?;
+            let (_, engine) = &self.running.cameras[c];
+            camera::fits(&m, engine)?;
+            models.push(m);
+        }
+        if cameras.is_empty() {
+            Model::load(&dir)?;
+        }
+        let mut deployed = load_deployed(&self.cfg.data);
+        deployed.tasks.insert(task, version.to_string());
+        save_json(&models_dir(&self.cfg.data).join("deployed.json"), &deployed)?;
+        for (c, m) in cameras.iter().zip(models) {
+            let w = &self.workers[c];
+            if w.input_size() == (m.width, m.height) {
+                w.swap_model(m);
+            } else {
+                // Another input size needs the capture made anew: the camera restarts.
+                let (_, engine) = self.running.cameras[c].clone();
+                if let Some(w) = self.workers.remove(c) {
+                    let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                }
+                self.start(c, task, engine)?;
+            }
+        }
+        tracing::info!(task, version, ?cameras, "model deployed");
+        Ok(if cameras.is_empty() {
+            format!("model {version} installed for task {task}")
+        } else {
+            format!(
+                "model {version} installed for task {task}, running on {}",
+                cameras.join(", ")
+            )
+        })
     }
 
     /// Starts the camera's worker on `job`.
@@ -318,6 +402,90 @@ impl Agent {
             temperature_c: None,
         }
     }
+}
+
+/// Which model each task runs with (`{data}/models/deployed.json`).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Deployed {
+    tasks: BTreeMap<i64, String>,
+}
+
+fn models_dir(data: &Path) -> PathBuf {
+    data.join("models")
+}
+
+fn load_deployed(data: &Path) -> Deployed {
+    std::fs::read(models_dir(data).join("deployed.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Writes `value` to `path` whole (a temporary file renamed over it).
+fn save_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, serde_json::to_vec(value)?)?;
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
+/// Downloads a model bundle into `dir` (`model.onnx`), checking its size and SHA-256
+/// before it is put in place: a failed check leaves nothing.
+async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Result<()> {
+    use futures_util::StreamExt;
+    use sha2::{Digest, Sha256};
+    use tokio::io::AsyncWriteExt;
+
+    let parent = dir.parent().context("no models folder")?;
+    tokio::fs::create_dir_all(parent).await?;
+    let part = parent.join(format!(
+        ".{}.part",
+        dir.file_name().and_then(|n| n.to_str()).unwrap_or("model")
+    ));
+    let res = reqwest::Client::new()
+        .get(url)
+        .timeout(Duration::from_secs(600))
+        .send()
+        .await
+        .with_context(|| format!("reaching {url}"))?;
+    if !res.status().is_success() {
+        bail!("the cloud answered {}", res.status());
+    }
+    let mut hash = Sha256::new();
+    let mut got: i64 = 0;
+    let mut file = tokio::fs::File::create(&part).await?;
+    let mut body = res.bytes_stream();
+    let r: anyhow::Result<()> = async {
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk?;
+            got += chunk.len() as i64;
+            if got > size {
+                bail!("the model is larger than the {size} bytes announced");
+            }
+            hash.update(&chunk);
+            file.write_all(&chunk).await?;
+        }
+        file.flush().await?;
+        if got != size {
+            bail!("the model has {got} bytes, not the {size} announced");
+        }
+        let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        if !hex.eq_ignore_ascii_case(sha256) {
+            bail!("the model's SHA-256 is {hex}, not {sha256}");
+        }
+        Ok(())
+    }
+    .await;
+    if let Err(e) = r {
+        let _ = tokio::fs::remove_file(&part).await;
+        return Err(e);
+    }
+    tokio::fs::create_dir_all(dir).await?;
+    tokio::fs::rename(&part, dir.join("model.onnx")).await?;
+    Ok(())
 }
 
 /// The data folder's credentials file.

@@ -49,6 +49,8 @@ pub struct Job {
 
 pub struct Worker {
     pub task: i64,
+    /// The frame size its capture delivers (the model's input at start).
+    input: (u32, u32),
     control: Sender<Control>,
     pub stats: Arc<Mutex<Stats>>,
     thread: Option<JoinHandle<()>>,
@@ -81,6 +83,7 @@ impl Worker {
         }));
         let s = stats.clone();
         let task = job.task;
+        let input = (job.capture.width, job.capture.height);
         let thread = std::thread::Builder::new()
             .name(format!("camera {}", job.camera))
             .spawn(move || {
@@ -93,11 +96,17 @@ impl Worker {
                 }
             })?;
         Ok(Worker {
+            input,
             task,
             control: tx,
             stats,
             thread: Some(thread),
         })
+    }
+
+    /// The frame size its capture delivers: a model for another size needs a restart.
+    pub fn input_size(&self) -> (u32, u32) {
+        self.input
     }
 
     pub fn swap_model(&self, model: Model) {

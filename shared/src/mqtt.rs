@@ -233,6 +233,16 @@ pub mod v1 {
         StopTask { camera: String },
         /// The device's settings changed (the whole object).
         Settings { settings: serde_json::Value },
+        /// Install model `version` for `task`: download the bundle (`model.onnx`) from
+        /// `url` (signed, good for hours), check its size and SHA-256, and swap it into
+        /// the cameras running `task` without a restart; later starts of `task` use it.
+        Deploy {
+            task: i64,
+            version: String,
+            url: String,
+            sha256: String,
+            size_bytes: i64,
+        },
     }
 
     /// `cmd` (cloud → agent, QoS 1).

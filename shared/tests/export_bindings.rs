@@ -191,6 +191,10 @@ fn export_bindings() {
         tr::ModelVersion,
         tr::TrainedTask,
         tr::TrainedTaskPatch,
+        tr::ModelVersionPatch,
+        tr::DeployRequest,
+        tr::DeploymentStatus,
+        tr::Deployment,
     );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

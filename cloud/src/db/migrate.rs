@@ -57,6 +57,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "training",
         include_str!("../../migrations/20261130000001_training.sql"),
     ),
+    (
+        20261201000001,
+        "deployments",
+        include_str!("../../migrations/20261201000001_deployments.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -365,3 +365,96 @@ pub async fn ready_videos(db: &Db, org: i64, task: i64) -> sqlx::Result<i64> {
     .fetch_one(&db.pool)
     .await
 }
+
+/// The organisation's model versions (of one task, when given), newest first.
+pub async fn models(db: &Db, org: i64, task: Option<i64>) -> sqlx::Result<Vec<ModelRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {MODEL_COLS} FROM model_versions WHERE organization_id = $1 \
+         AND ($2 IS NULL OR task_id = $2) ORDER BY id DESC"
+    )))
+    .bind(org)
+    .bind(task)
+    .fetch_all(&db.pool)
+    .await
+}
+
+/// Sets a model version's soft delete; false when it is not the organisation's.
+pub async fn set_model_deleted(db: &Db, org: i64, id: i64, deleted: bool) -> sqlx::Result<bool> {
+    Ok(sqlx::query(
+        "UPDATE model_versions SET is_deleted = $3 WHERE organization_id = $1 AND id = $2",
+    )
+    .bind(org)
+    .bind(id)
+    .bind(deleted as i64)
+    .execute(&db.pool)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+// ----- deployments -----------------------------------------------------------------------
+
+pub struct NewDeployment<'a> {
+    pub org: i64,
+    pub model: i64,
+    pub task: i64,
+    pub device: i64,
+    pub command: &'a str,
+    pub by: i64,
+}
+
+pub async fn add_deployment(db: &Db, d: NewDeployment<'_>) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "INSERT INTO deployments (organization_id, model_version_id, task_id, device_id, \
+         command_id, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+    )
+    .bind(d.org)
+    .bind(d.model)
+    .bind(d.task)
+    .bind(d.device)
+    .bind(d.command)
+    .bind(d.by)
+    .bind(now_ms())
+    .fetch_one(&db.pool)
+    .await
+}
+
+/// A deployment with its model version, device and the command's answer.
+#[derive(FromRow, Clone, Debug)]
+pub struct DeploymentRow {
+    pub id: i64,
+    pub model_version_id: i64,
+    pub version: String,
+    pub task_id: i64,
+    pub device_id: i64,
+    pub display_name: String,
+    pub device_status: Option<String>,
+    pub created_at: i64,
+    pub acked_at: Option<i64>,
+    pub ok: Option<i64>,
+    pub message: Option<String>,
+}
+
+/// The organisation's deployments, newest first, of one model version or task when
+/// given (at most 200).
+pub async fn deployments(
+    db: &Db,
+    org: i64,
+    model: Option<i64>,
+    task: Option<i64>,
+) -> sqlx::Result<Vec<DeploymentRow>> {
+    sqlx::query_as(
+        "SELECT d.id, d.model_version_id, m.version, d.task_id, d.device_id, v.display_name, \
+         v.status AS device_status, d.created_at, c.acked_at, c.ok, c.message \
+         FROM deployments d JOIN model_versions m ON m.id = d.model_version_id \
+         JOIN devices v ON v.id = d.device_id \
+         LEFT JOIN device_commands c ON c.id = d.command_id \
+         WHERE d.organization_id = $1 AND ($2 IS NULL OR d.model_version_id = $2) \
+         AND ($3 IS NULL OR d.task_id = $3) ORDER BY d.id DESC LIMIT 200",
+    )
+    .bind(org)
+    .bind(model)
+    .bind(task)
+    .fetch_all(&db.pool)
+    .await
+}

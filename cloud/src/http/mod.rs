@@ -8,6 +8,7 @@ pub mod devices;
 pub mod error;
 pub mod extract;
 pub mod feature_control;
+pub mod models;
 pub mod organization;
 pub mod portal;
 pub mod stream;
@@ -120,6 +121,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(tasks::router())
         .merge(devices::router())
         .merge(videos::router())
+        .merge(models::router())
         .split_for_parts()
 }
 

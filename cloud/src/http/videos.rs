@@ -104,7 +104,7 @@ fn thumbnail_key(id: i64) -> String {
 }
 
 /// A signed URL of object `key` of `org`, good for [`MEDIA_URL_TTL_SECS`].
-fn media_url(state: &AppState, org: i64, key: &str) -> ApiResult<String> {
+pub(crate) fn media_url(state: &AppState, org: i64, key: &str) -> ApiResult<String> {
     let exp = now_ms() / 1000 + MEDIA_URL_TTL_SECS;
     Ok(format!(
         "/api/media/{}",

@@ -380,3 +380,120 @@ both_with!(
         worker.kill().await.unwrap();
     }
 );
+
+both!(
+    model_versions_are_listed_soft_deleted_and_refuse_bad_deploys,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        labelled_video(&app, &w, 2).await;
+        let (s, _) = app
+            .patch(
+                &path(w.task),
+                json!({"train_status": "training", "epochs": 1}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
+        assert_eq!(t["train_status"], "trained", "{t}");
+        let id = t["model_version"]["id"].as_i64().unwrap();
+
+        let (s, list) = app
+            .get(
+                &format!("organization/model_version?task={}", w.task),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{list}");
+        assert_eq!(list.as_array().unwrap().len(), 1);
+        assert_eq!(list[0], t["model_version"]);
+        let one = format!("organization/model_version/{id}");
+        assert_eq!(app.get(&one, &w.eng).await.1, t["model_version"]);
+        assert_eq!(app.get(&one, &w.boss_b).await.0, StatusCode::NOT_FOUND);
+
+        // The soft delete toggles; bad bodies and forbidden roles change nothing.
+        for body in [
+            json!({"is_deleted": "yes"}),
+            json!({}),
+            json!({"is_deleted": true, "x": 1}),
+        ] {
+            let (s, v) = app.patch(&one, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        }
+        let (s, _) = app
+            .patch(&one, json!({"is_deleted": true}), Some(&w.analyst))
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        assert_eq!(app.get(&one, &w.eng).await.1["is_deleted"], false);
+        let (s, v) = app
+            .patch(&one, json!({"is_deleted": true}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["is_deleted"], true);
+
+        // Deploying: the subscription first, then a deleted version, then the devices.
+        let deploy = format!("organization/model_version/{id}/deploy/");
+        let bench = crate::devices::add(&app, &w.boss, "Bench").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        let (s, v) = app
+            .post(&deploy, json!({"devices": [bench]}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+        assert_eq!(
+            v["detail"],
+            "Deploy Model is not enabled for this organization."
+        );
+        app.subscribe(&w.admin, w.a, "Deploy Model").await;
+        let (s, v) = app
+            .post(&deploy, json!({"devices": [bench]}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            v["non_field_errors"][0],
+            "This model version is deleted: restore it to deploy it."
+        );
+        let (s, _) = app
+            .patch(&one, json!({"is_deleted": false}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let other = crate::devices::add(&app, &w.boss_b, "Theirs").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        for (body, says) in [
+            (
+                json!({"devices": [bench]}),
+                "Bench is offline: deploy to it once it is online.",
+            ),
+            (
+                json!({"devices": [other]}),
+                &*format!("Device {other} is not one of the organisation's devices."),
+            ),
+            (json!({"devices": []}), "Choose at least one device."),
+        ] {
+            let (s, v) = app.post(&deploy, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+            assert_eq!(v["devices"][0], says, "{body}");
+        }
+        for body in [
+            json!({"devices": "all"}),
+            json!({"devices": [1.5]}),
+            json!({}),
+        ] {
+            let (s, v) = app.post(&deploy, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        }
+        let (s, _) = app
+            .post(&deploy, json!({"devices": [bench]}), Some(&w.analyst))
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        // Nothing was sent.
+        let (s, d) = app.get("organization/deployments/", &w.eng).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(d, json!([]));
+        let (_, details) = app
+            .get(&format!("device/{bench}/device_details/"), &w.boss)
+            .await;
+        assert_eq!(details["commands"], json!([]), "{details}");
+    }
+);

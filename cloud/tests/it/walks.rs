@@ -812,6 +812,34 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
         ),
         call("GET /organization/trained_task/{id}", None, Perm(ViewTasks))
             .at(format!("organization/trained_task/{}", w.task)),
+        call("GET /organization/model_version", None, Perm(ViewTasks))
+            .at(format!("organization/model_version?task={}", w.task)),
+        call(
+            "GET /organization/model_version/{id}",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/model_version/{}", w.video.model)),
+        call(
+            "PATCH /organization/model_version/{id}",
+            Some(json!({"is_deleted": false})),
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/model_version/{}", w.video.model)),
+        // No device chosen (400): the permission is what is walked, not a deploy.
+        call(
+            "POST /organization/model_version/{id}/deploy/",
+            Some(json!({"devices": []})),
+            Perm(OperateDevices),
+        )
+        .at(format!(
+            "organization/model_version/{}/deploy/",
+            w.video.model
+        )),
+        call("GET /organization/deployments/", None, Perm(ViewDevices)).at(format!(
+            "organization/deployments/?model_version={}&task={}",
+            w.video.model, w.task
+        )),
         // A refused value (400): the role's permission is what is walked, not training.
         call(
             "PATCH /organization/trained_task/{id}",
@@ -1251,6 +1279,7 @@ async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64
 /// super admin (a one-second clip, ready); a tag, a comment and a time-stamp tag on it.
 async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -> Media {
     app.subscribe(admin, org, "Record Training Set").await;
+    app.subscribe(admin, org, "Deploy Model").await;
     let o = org.to_string();
     let h = [("Organization", o.as_str())];
     let made = |path: String, body: Value| async move {
@@ -1290,6 +1319,7 @@ async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -> Media {
     )
     .await;
     Media {
+        model: fixture_model(app, org, task).await,
         video,
         tag,
         comment: made(
@@ -1559,7 +1589,7 @@ both!(
             .filter(|s| {
                 !matches!(
                     s["feature_name"].as_str(),
-                    Some("Define Operation" | "Devices" | "Record Training Set")
+                    Some("Define Operation" | "Devices" | "Record Training Set" | "Deploy Model")
                 )
             })
             .map(|s| {
@@ -1741,6 +1771,51 @@ struct Media {
     tag: i64,
     comment: i64,
     time_tag: i64,
+    /// A model version of the task (the org is subscribed to Deploy Model).
+    model: i64,
+}
+
+/// A model version of `task`, registered as a finished training run registers one (its
+/// bundle is not stored: the walks never download it).
+async fn fixture_model(app: &TestApp, org: i64, task: i64) -> i64 {
+    use gemba_cloud::db::training;
+    let db = &app.state.db;
+    let t = gemba_cloud::db::tasks::get(db, 0, Some(org), task)
+        .await
+        .unwrap()
+        .unwrap();
+    let run = training::start(
+        db,
+        training::NewRun {
+            org,
+            task,
+            task_version: t.version,
+            epochs: 1,
+            train_videos: &[],
+            holdout_videos: &[],
+            by: 1,
+        },
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(training::begin(db, run.id).await.unwrap());
+    let metrics = gemba_shared::api::v1::training::Metrics::default();
+    let m = training::succeed(
+        db,
+        &run,
+        training::NewModel {
+            version: &format!("walk-{task}"),
+            object_key: "models/walk/model.onnx",
+            sha256: "00",
+            size_bytes: 1,
+            metrics: &metrics,
+        },
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    m.id
 }
 
 /// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
@@ -2153,6 +2228,31 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
         cross(
             "GET /organization/trained_task/{id}",
             format!("organization/trained_task/{bt}"),
+            None,
+        ),
+        cross(
+            "GET /organization/model_version",
+            format!("organization/model_version?task={bt}"),
+            None,
+        ),
+        cross(
+            "GET /organization/model_version/{id}",
+            format!("organization/model_version/{}", b.video.model),
+            None,
+        ),
+        cross(
+            "PATCH /organization/model_version/{id}",
+            format!("organization/model_version/{}", b.video.model),
+            Some(json!({"is_deleted": true})),
+        ),
+        cross(
+            "POST /organization/model_version/{id}/deploy/",
+            format!("organization/model_version/{}/deploy/", b.video.model),
+            Some(json!({"devices": [b.devices.device]})),
+        ),
+        cross(
+            "GET /organization/deployments/",
+            format!("organization/deployments/?model_version={}", b.video.model),
             None,
         ),
         cross(

@@ -173,3 +173,60 @@ pub struct TrainedTaskPatch {
 pub const DEFAULT_EPOCHS: u32 = 12;
 /// The most epochs a run may ask for.
 pub const MAX_EPOCHS: u32 = 200;
+
+/// `PATCH organization/model_version/{id}`: the soft delete (spec section 9: toggled
+/// optimistically by the portal).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct ModelVersionPatch {
+    pub is_deleted: bool,
+}
+
+/// `POST organization/model_version/{id}/deploy/`: send the model version to these
+/// devices (all of the organisation's and online, or none is sent).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct DeployRequest {
+    pub devices: Vec<i64>,
+}
+
+/// How a deployment to one device goes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum DeploymentStatus {
+    /// Sent; the device downloads, checks and swaps it in.
+    Installing,
+    /// The device installed it (and runs it on the cameras running the task).
+    Installed,
+    /// The device could not: `message` says why.
+    Failed,
+}
+
+/// A model version sent to one device (`GET organization/deployments/`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Deployment {
+    pub id: i64,
+    pub model_version: i64,
+    pub version: String,
+    pub task: i64,
+    pub device: i64,
+    pub device_name: String,
+    pub status: DeploymentStatus,
+    /// The device's answer.
+    pub message: String,
+    pub created_at: i64,
+    pub finished_at: Option<i64>,
+    /// The model versions the device's cameras run now, from its last status.
+    pub running_versions: Vec<String>,
+}
+
+/// Most devices one deploy call sends to.
+pub const MAX_DEPLOY_DEVICES: usize = 100;

@@ -1,0 +1,279 @@
+//! The learning loop end to end (issue 6), through the API as the portal calls it and
+//! the real agent binary: an operation, the demo footage uploaded and labelled (with its
+//! ground truth, as the labeling screen saves labels), training by the real training
+//! code, the metrics on held-out footage against the model card's targets, a deploy to
+//! a running agent (downloaded, checked, swapped in on the running camera), and cycles
+//! from the new model. SQLite only: every call here is tested on both backends apart.
+//!
+//! Needs the demo footage (`GEMBA_MODELS`, made by `models/build.sh`), the agent binary
+//! beside this test's (`target/debug/gemba-agent`), ORT_DYLIB_PATH and the models venv.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use gemba_shared::footage::Truth;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::common::*;
+use crate::devices::add;
+
+fn models_dir() -> PathBuf {
+    std::env::var_os("GEMBA_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/models")))
+}
+
+/// The agent binary built beside this test binary (target/debug/deps/it-… → target/debug).
+fn agent_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("gemba-agent");
+    assert!(
+        bin.is_file(),
+        "{} is missing: build the workspace",
+        bin.display()
+    );
+    bin
+}
+
+struct Agent(Child);
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Uploads `file` to `task` and saves its ground truth as its labels (cut at its end).
+async fn upload_labelled(app: &TestApp, tok: &str, task: i64, file: &Path, truth: &Truth) -> i64 {
+    let bytes = std::fs::read(file).unwrap();
+    let name = file.file_name().unwrap().to_str().unwrap();
+    let (s, v) = crate::videos::upload(app, tok, task, name, &bytes, 4 << 20).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let id = v["id"].as_i64().unwrap();
+    let end = v["duration_ms"].as_i64().unwrap();
+    let segments: Vec<Value> = truth
+        .segments
+        .iter()
+        .filter(|g| g.start_ms < end)
+        .map(|g| json!({"step": g.step, "start_ms": g.start_ms, "end_ms": g.end_ms.min(end)}))
+        .collect();
+    let (s, v) = app
+        .call(
+            Method::PUT,
+            &format!("organization/task_record/{id}/labels/"),
+            Some(json!({ "segments": segments })),
+            Some(tok),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    id
+}
+
+async fn until(what: &str, secs: u64, mut ok: impl AsyncFnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    while !ok().await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "waited {secs} s for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let dir = models_dir();
+    let truth: Truth =
+        serde_json::from_slice(&std::fs::read(dir.join("demo.truth.json")).unwrap()).unwrap();
+    let admin = app.admin_token().await;
+    let org = app.create_org(&admin, "Loop Works").await;
+    for f in [
+        "Define Operation",
+        "Record Training Set",
+        "Devices",
+        "Deploy Model",
+    ] {
+        app.subscribe(&admin, org, f).await;
+    }
+    let eng = app.signed_in("eng@loop.test", "org_user", org).await;
+    // The organisation's admin adds workstations.
+    let boss = app.signed_in("boss@loop.test", "org_admin", org).await;
+
+    // 1. The operation, its footage, its labels.
+    let detail = "Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n\
+                  Fasten screws:\nDrive;\nInspect:\nLook;\n";
+    let (s, t) = app
+        .post(
+            "organization/task/",
+            json!({ "task_detail": detail }),
+            Some(&eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{t}");
+    let task = t["id"].as_i64().unwrap();
+    let train_truth: Truth =
+        serde_json::from_slice(&std::fs::read(dir.join("demo-train.truth.json")).unwrap()).unwrap();
+    upload_labelled(&app, &eng, task, &dir.join("demo-train.mp4"), &train_truth).await;
+    let held_out = upload_labelled(&app, &eng, task, &dir.join("demo.mp4"), &truth).await;
+
+    // 2. Training: the newer video is held out; the model meets the card's targets.
+    let path = format!("organization/trained_task/{task}");
+    let (s, t) = app
+        .patch(&path, json!({"train_status": "training"}), Some(&eng))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!(t["run"]["holdout_videos"], json!([held_out]));
+    let mut t = Value::Null;
+    until("training", 300, async || {
+        t = app.get(&path, &eng).await.1;
+        t["train_status"] != "training"
+    })
+    .await;
+    assert_eq!(t["train_status"], "trained", "{t}");
+    let model = t["model_version"].clone();
+    let m = &model["metrics"];
+    let accuracy = m["frame_accuracy"].as_f64().unwrap();
+    let ct_error = m["cycle_time_error_share"].as_f64().unwrap();
+    assert!(accuracy >= 0.95, "frame accuracy {accuracy}: {m}");
+    assert!(ct_error <= 0.02, "cycle-time error {ct_error}: {m}");
+    assert_eq!(m["matched_cycles"], m["true_cycles"], "{m}");
+    let version = model["version"].as_str().unwrap().to_string();
+    let model_id = model["id"].as_i64().unwrap();
+
+    // 3. A workstation: added, enrolled by the agent, running the task on its camera
+    //    with the default model, on the held-out footage in a loop at its real pace.
+    let added = add(&app, &boss, "Bench 1").await;
+    let device = added["device"]["id"].as_i64().unwrap();
+    let code = added["code"].as_str().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let cloud = app.base.trim_end_matches("/api").to_string();
+    let enrolled = Command::new(agent_bin())
+        .arg("--data")
+        .arg(data.path())
+        .args(["enroll", "--cloud", &cloud, "--code", code])
+        .output()
+        .unwrap();
+    assert!(enrolled.status.success(), "{enrolled:?}");
+    let _agent = Agent(
+        Command::new(agent_bin())
+            .arg("--data")
+            .arg(data.path())
+            .arg("run")
+            .arg("--camera")
+            .arg(format!("cam0={}", dir.join("demo.mp4").display()))
+            .arg("--model")
+            .arg(dir.join("default"))
+            .args(["--loop", "--heartbeat", "1"])
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let details = |app: &TestApp| {
+        let eng = eng.clone();
+        let app_base = app.base.clone();
+        let client = app.client.clone();
+        async move {
+            let r = client
+                .get(format!("{app_base}/device/{device}/device_details/"))
+                .bearer_auth(&eng)
+                .send()
+                .await
+                .unwrap();
+            r.json::<Value>().await.unwrap()
+        }
+    };
+    until("the device online", 60, async || {
+        details(&app).await["online"] == true
+    })
+    .await;
+
+    // Bad deploys change nothing: an unknown device, a device that is not online.
+    let offline = add(&app, &boss, "Bench 2").await["device"]["id"]
+        .as_i64()
+        .unwrap();
+    let deploy = format!("organization/model_version/{model_id}/deploy/");
+    for (devices, says) in [
+        (
+            json!([999_999]),
+            "Device 999999 is not one of the organisation's devices.",
+        ),
+        (
+            json!([device, offline]),
+            "Bench 2 is offline: deploy to it once it is online.",
+        ),
+        (json!([]), "Choose at least one device."),
+    ] {
+        let (s, v) = app
+            .post(&deploy, json!({ "devices": devices }), Some(&eng))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(v["devices"][0], says);
+    }
+    let (_, none) = app.get("organization/deployments/", &eng).await;
+    assert_eq!(none, json!([]));
+
+    let (s, v) = app
+        .post(
+            &format!("device/{device}/start_task/"),
+            json!({"camera": "cam0", "task": task}),
+            Some(&eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let versions = |d: &Value| -> Vec<String> {
+        d["status"]["cameras"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["model_version"].as_str().map(String::from))
+            .collect()
+    };
+    until("the default model on cam0", 60, async || {
+        versions(&details(&app).await) == ["demo-1"]
+    })
+    .await;
+
+    // 4. Deploy: downloaded, checked and swapped in on the running camera.
+    let (s, v) = app
+        .post(&deploy, json!({ "devices": [device] }), Some(&eng))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(v[0]["status"], "installing");
+    let mut d = Value::Null;
+    until("the deployment", 120, async || {
+        d = app.get("organization/deployments/", &eng).await.1[0].clone();
+        d["status"] != "installing"
+    })
+    .await;
+    assert_eq!(d["status"], "installed", "{d}");
+    assert!(
+        d["message"].as_str().unwrap().contains("running on cam0"),
+        "{d}"
+    );
+    until("the new model on cam0", 30, async || {
+        versions(&details(&app).await) == [version.clone()]
+    })
+    .await;
+    let (_, d) = app.get("organization/deployments/", &eng).await;
+    assert_eq!(d[0]["running_versions"], json!([version]));
+
+    // 5. Cycles from the new model: counted from after the swap.
+    let since = gemba_cloud::db::now_ms();
+    until("a cycle from the new model", 90, async || {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM cycles WHERE task_id = $1 AND received_at > $2",
+        )
+        .bind(task)
+        .bind(since)
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+        n >= 1
+    })
+    .await;
+}
