@@ -4,9 +4,11 @@
  * about (creating organisations and users with a role), and signing in through the
  * portal's own screens.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 import { type Page, expect } from '@playwright/test';
 import { connectAsync } from 'mqtt';
@@ -14,6 +16,7 @@ import { connectAsync } from 'mqtt';
 import type {
   Credentials,
   EnrolRequest,
+  EnrolmentCode,
   Feature,
   LoginUser,
   Organization,
@@ -145,6 +148,34 @@ export async function uploadVideo(org: number, task: number, path: string): Prom
 /** Saves a video's step labels as the labeling screen does (`PUT organization/task_record/{id}/labels/`). */
 export async function labelVideo(org: number, video: number, segments: Segment[]): Promise<void> {
   await call('PUT', `organization/task_record/${video}/labels/`, await admin(), { segments }, { Organization: String(org) });
+}
+
+/** Adds a device to `org` as the super admin; answers it with its one-time code. */
+export async function addDevice(org: number, name: string): Promise<EnrolmentCode> {
+  return call<EnrolmentCode>('POST', 'device/', await admin(), { display_name: name }, { Organization: String(org) });
+}
+
+/**
+ * The real agent (`target/debug/gemba-agent`, or GEMBA_AGENT) enrolled with `code` and
+ * running with the demo's default model, its camera `cam0` on the demo footage; answers
+ * what stops it.
+ */
+export function runAgent(code: string): () => void {
+  const root = resolve(import.meta.dirname, '../..');
+  const bin = process.env.GEMBA_AGENT ?? join(root, 'target/debug/gemba-agent');
+  const models = process.env.GEMBA_MODELS ?? join(root, 'target/models');
+  const data = mkdtempSync(join(tmpdir(), 'gemba-e2e-agent-'));
+  const enrol = spawnSync(bin, ['--data', data, 'enroll', '--cloud', `http://127.0.0.1:${port()}`, '--code', code], { encoding: 'utf8' });
+  if (enrol.status !== 0) throw new Error(`gemba-agent enroll: ${enrol.stderr}`);
+  const agent = spawn(
+    bin,
+    ['--data', data, 'run', '--camera', `cam0=${join(models, 'demo.mp4')}`, '--model', join(models, 'default'), '--loop', '--heartbeat', '1'],
+    { stdio: 'ignore', env: { ...process.env, RUST_LOG: 'warn' } },
+  );
+  return () => {
+    agent.kill('SIGKILL');
+    rmSync(data, { recursive: true, force: true });
+  };
 }
 
 /** Enrols a device with its one-time code, as the agent does (`POST device/enroll/`, no user). */

@@ -3,7 +3,9 @@
  * an operation is uploaded and labelled (with its ground truth, through the API as the
  * labeling screen saves it); an org user starts training from the screen, watches the
  * progress bar, and reads the model it made: its held-out metrics, the F1 chart and the
- * confusion matrix.
+ * confusion matrix. It then deploys the model from Deploy Model to a running agent (the
+ * real binary, enrolled with its code) and follows the device's progress to Installed;
+ * the model versions screen lists it and soft-deletes it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,17 +14,29 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 
 import type { Segment } from '../src/api/generated';
-import { createOrganization, createTask, createUser, labelVideo, origin, subscribe, uiLogin, uniqueName, uploadVideo } from './env';
+import {
+  addDevice,
+  createOrganization,
+  createTask,
+  createUser,
+  labelVideo,
+  origin,
+  runAgent,
+  subscribe,
+  uiLogin,
+  uniqueName,
+  uploadVideo,
+} from './env';
 
 const PASSWORD = 'train-pass-1';
 const MODELS = process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../target/models', import.meta.url));
 
-test('training starts from the screen, shows progress, and shows the model it made', async ({ page }) => {
-  test.setTimeout(180_000);
+test('training starts from the screen, shows the model it made, and deploys it to a running agent', async ({ page }) => {
+  test.setTimeout(240_000);
   const truth = JSON.parse(readFileSync(join(MODELS, 'demo.truth.json'), 'utf8')) as { segments: Segment[] };
   const run = uniqueName();
   const org = await createOrganization(`Train Works ${run}`);
-  await subscribe(org.id, 'Define Operation');
+  for (const f of ['Define Operation', 'Devices', 'Deploy Model']) await subscribe(org.id, f);
   // The demo operation's steps, in its order, each with a sub-step.
   const task = await createTask(org.id, 'Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\nFasten screws:\nDrive;\nInspect:\nLook;\n');
   const video = await uploadVideo(org.id, task.id, join(MODELS, 'demo.mp4'));
@@ -67,4 +81,34 @@ test('training starts from the screen, shows progress, and shows the model it ma
   const rows = card.getByRole('table', { name: 'Confusion matrix' }).getByRole('row');
   await expect(rows).toHaveCount(6);
   await expect(rows.nth(1)).toContainText('Pick base');
+
+  // Deploy it to a workstation whose agent runs: offline devices cannot be chosen.
+  const bench = await addDevice(org.id, 'Bench 1');
+  await addDevice(org.id, 'Bench 2');
+  const stopAgent = runAgent(bench.code);
+  try {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deploy Model' }).click();
+    await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
+    const version = (await page.getByLabel('Model version').locator('option').first().textContent())?.split(' · ')[0] ?? '';
+    expect(version).toMatch(/^t\d+-r\d+$/);
+    await expect(page.getByLabel('Deploy to Bench 2')).toBeDisabled();
+    await expect(page.getByLabel('Deploy to Bench 1')).toBeEnabled({ timeout: 60_000 });
+    await page.getByLabel('Deploy to Bench 1').check();
+    await page.getByRole('button', { name: `Deploy ${version} to 1 device` }).click();
+    const row = page.getByRole('table', { name: 'Deployments' }).getByRole('row', { name: /Bench 1/ });
+    await expect(row).toContainText(/Installing…|Installed/);
+    await expect(row).toContainText('Installed', { timeout: 60_000 });
+    await expect(row).toContainText(`model ${version} installed for task ${task.id}`);
+  } finally {
+    stopAgent();
+  }
+
+  // The model versions screen lists it; the soft delete toggles it.
+  await page.goto(`${origin(`${org.name}.localhost`)}/user/models`);
+  const deleted = page.getByRole('checkbox', { name: /^t\d+-r\d+ deleted$/ });
+  await expect(deleted).not.toBeChecked();
+  await deleted.check();
+  await expect(deleted).toBeChecked();
+  await page.reload();
+  await expect(page.getByRole('checkbox', { name: /^t\d+-r\d+ deleted$/ })).toBeChecked();
 });

@@ -66,7 +66,7 @@ export const routes: RouteObject[] = [
               todo(paths.labeler.setting),
               todo(paths.labeler.videos),
               ...[
-                u.temp, u.home, u.deploy, u.models, u.opc,
+                u.temp, u.home, u.opc,
                 u.cameras, u.remoteDevices, u.analytics, u.lineAnalytics, u.trace, u.setting, u.userManual,
                 u.fundamentals, u.issueCenter, u.line, u.lineVisibility,
               ].map(todo),
@@ -79,6 +79,8 @@ export const routes: RouteObject[] = [
               screen(u.record, () => import('@/features/media/components/record-screen')),
               screen(u.labelData, () => import('@/features/media/components/label-screen')),
               screen(u.train, () => import('@/features/media/components/train-screen')),
+              screen(u.deploy, () => import('@/features/media/components/deploy-screen')),
+              screen(u.models, () => import('@/features/media/components/models-screen')),
               // trace/{traceId} is the cycle-trace screen, keeping the query.
               {
                 path: u.traceItem,

@@ -6,7 +6,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Task, TrainedTask } from '@/api/generated';
+import type { Deployment, Device, ModelVersion, Task, TrainedTask } from '@/api/generated';
 import { TRAINING_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
 
@@ -28,3 +28,35 @@ export const startTraining = (task: number, epochs: number) =>
   api.patch<TrainedTask>(`organization/trained_task/${task}`, { train_status: 'training', epochs });
 
 export const stopTraining = (task: number) => api.put<Task>('organization/train/stop/', { task });
+
+/** The organisation's model versions (of one task), newest first. */
+export const modelVersionsQuery = (task: number | null) =>
+  queryOptions({
+    queryKey: [...trainingKey, 'models', task],
+    queryFn: () => api.get<ModelVersion[]>('organization/model_version', { query: { task: task ?? undefined } }),
+    staleTime: 0,
+  });
+
+export const setModelDeleted = (id: number, is_deleted: boolean) =>
+  api.patch<ModelVersion>(`organization/model_version/${id}`, { is_deleted });
+
+/** The organisation's devices, to deploy to (online ones can take a model). */
+export const deployDevicesQuery = (org: number) =>
+  queryOptions({
+    queryKey: [...trainingKey, 'devices', org],
+    queryFn: () => api.get<Device[]>(`device/device_org/${org}/`),
+    staleTime: 0,
+    refetchInterval: TRAINING_POLL_MS * 5,
+  });
+
+export const deploy = (model: number, devices: number[]) =>
+  api.post<Deployment[]>(`organization/model_version/${model}/deploy/`, { devices });
+
+/** A model version's deployments, asked every second while one is still installing. */
+export const deploymentsQuery = (model: number) =>
+  queryOptions({
+    queryKey: [...trainingKey, 'deployments', model],
+    queryFn: () => api.get<Deployment[]>('organization/deployments/', { query: { model_version: model } }),
+    staleTime: 0,
+    refetchInterval: (q) => (q.state.data?.some((d) => d.status === 'installing') ? TRAINING_POLL_MS : false),
+  });
