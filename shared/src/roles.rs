@@ -125,6 +125,8 @@ impl Role {
                 self,
                 Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser
             ),
+            // The labeler area: labelers only (docs/decisions.md "The labeler area").
+            LabelRequested => matches!(self, Labeler),
         }
     }
 }
@@ -167,10 +169,12 @@ pub enum Permission {
     ManageVideos,
     /// Label a task's videos (step segments).
     LabelVideos,
+    /// The labeler area: the tasks requested of the labeler, their videos and labels.
+    LabelRequested,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 24] = [
+    pub const ALL: [Permission; 25] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -195,6 +199,7 @@ impl Permission {
         Permission::ViewVideos,
         Permission::ManageVideos,
         Permission::LabelVideos,
+        Permission::LabelRequested,
     ];
 }
 

@@ -11,8 +11,8 @@
 use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
-    Msg, Page, account as a, device as d, feature_control as f, organization as o, stream as s,
-    task as t, training as tr, video as v,
+    Msg, Page, account as a, device as d, feature_control as f, labeler as lb, organization as o,
+    stream as s, task as t, training as tr, video as v,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -195,6 +195,9 @@ fn export_bindings() {
         tr::DeployRequest,
         tr::DeploymentStatus,
         tr::Deployment,
+        lb::LabelRequest,
+        lb::LabelRequestCreate,
+        lb::RequestedTask,
     );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

@@ -62,6 +62,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "deployments",
         include_str!("../../migrations/20261201000001_deployments.sql"),
     ),
+    (
+        20261202000001,
+        "label_requests",
+        include_str!("../../migrations/20261202000001_label_requests.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -9,6 +9,7 @@
 pub mod cycles;
 pub mod devices;
 pub mod features;
+pub mod labelers;
 pub mod migrate;
 pub mod orgs;
 pub mod outbox;

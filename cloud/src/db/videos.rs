@@ -75,6 +75,16 @@ pub async fn create(db: &Db, v: NewVideo<'_>) -> sqlx::Result<VideoRow> {
     Ok(row)
 }
 
+/// A video by id alone (the labeler area checks its task's request itself).
+pub async fn by_id(db: &Db, id: i64) -> sqlx::Result<Option<VideoRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLS} FROM videos WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await
+}
+
 pub async fn get(db: &Db, org: i64, id: i64) -> sqlx::Result<Option<VideoRow>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {COLS} FROM videos WHERE organization_id = $1 AND id = $2"
@@ -161,6 +171,8 @@ pub struct Filter {
     pub end: Option<i64>,
     /// `Some(true)`: most comments first; `Some(false)`: fewest first; else newest first.
     pub by_comments: Option<bool>,
+    /// Only videos that are whole and read (the labeler area).
+    pub ready_only: bool,
 }
 
 /// A page of `task`'s videos and how many match.
@@ -175,7 +187,8 @@ pub async fn page(
     // Every filter is a parameter; an absent one is NULL and matches everything.
     let cond = "organization_id = $1 AND task_id = $2 \
         AND ($3 IS NULL OR is_uploaded_video = $3) \
-        AND ($4 IS NULL OR created_at >= $4) AND ($5 IS NULL OR created_at < $5)";
+        AND ($4 IS NULL OR created_at >= $4) AND ($5 IS NULL OR created_at < $5) \
+        AND ($6 = 0 OR status = 'ready')";
     let order = match f.by_comments {
         Some(true) => "no_of_comments DESC, id DESC",
         Some(false) => "no_of_comments ASC, id DESC",
@@ -189,6 +202,7 @@ pub async fn page(
     .bind(f.uploaded.map(i64::from))
     .bind(f.start)
     .bind(f.end)
+    .bind(i64::from(f.ready_only))
     .fetch_all(&db.pool)
     .await?;
     let count: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
@@ -199,6 +213,7 @@ pub async fn page(
     .bind(f.uploaded.map(i64::from))
     .bind(f.start)
     .bind(f.end)
+    .bind(i64::from(f.ready_only))
     .fetch_one(&db.pool)
     .await?;
     Ok((rows, count))

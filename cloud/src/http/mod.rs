@@ -8,6 +8,7 @@ pub mod devices;
 pub mod error;
 pub mod extract;
 pub mod feature_control;
+pub mod labeler;
 pub mod models;
 pub mod organization;
 pub mod portal;
@@ -122,6 +123,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(devices::router())
         .merge(videos::router())
         .merge(models::router())
+        .merge(labeler::router())
         .split_for_parts()
 }
 

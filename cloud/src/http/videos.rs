@@ -113,7 +113,7 @@ pub(crate) fn media_url(state: &AppState, org: i64, key: &str) -> ApiResult<Stri
 }
 
 /// The API's videos of `rows`, with their tags.
-async fn with_tags(state: &AppState, rows: Vec<VideoRow>) -> ApiResult<Vec<Video>> {
+pub(crate) async fn with_tags(state: &AppState, rows: Vec<VideoRow>) -> ApiResult<Vec<Video>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let tags = videos::tags_of(&state.db, &ids).await?;
     rows.into_iter()
@@ -261,6 +261,7 @@ fn filter_of(q: &VideoQuery) -> ApiResult<Filter> {
         start,
         end,
         by_comments,
+        ready_only: false,
     })
 }
 
@@ -628,7 +629,11 @@ async fn step_names(state: &AppState, me: &AuthUser, v: &VideoRow) -> ApiResult<
         .collect())
 }
 
-async fn labels_of(state: &AppState, me: &AuthUser, v: VideoRow) -> ApiResult<VideoLabels> {
+pub(crate) async fn labels_of(
+    state: &AppState,
+    me: &AuthUser,
+    v: VideoRow,
+) -> ApiResult<VideoLabels> {
     let steps = step_names(state, me, &v).await?;
     let saved = videos::labels(&state.db, v.id).await?;
     Ok(VideoLabels {
@@ -675,13 +680,23 @@ pub async fn put_labels(
 ) -> ApiResult<axum::Json<VideoLabels>> {
     let org = org_for(&me, Permission::LabelVideos)?;
     let v = find(&state, org, id).await?;
+    Ok(axum::Json(save_labels(&state, &me, v, body).await?))
+}
+
+/// Checks and saves labels of video `v` (whoever may label it).
+pub(crate) async fn save_labels(
+    state: &AppState,
+    me: &AuthUser,
+    v: VideoRow,
+    body: LabelsPut,
+) -> ApiResult<VideoLabels> {
     if v.status != videos::READY {
         return Err(ApiError::Status(
             StatusCode::CONFLICT,
             "The video is still uploading; label it once it is ready.".into(),
         ));
     }
-    let steps = step_names(&state, &me, &v).await?;
+    let steps = step_names(state, me, &v).await?;
     let segments = check_segments(body.segments, steps.len(), v.duration_ms.unwrap_or(0))
         .map_err(|m| ApiError::field("segments", m))?;
     let json = serde_json::to_string(&segments).expect("segments serialise");
@@ -695,7 +710,7 @@ pub async fn put_labels(
         me.user.id,
     )
     .await?;
-    Ok(axum::Json(VideoLabels {
+    Ok(VideoLabels {
         video: v.id,
         task: v.task_id,
         steps,
@@ -704,7 +719,7 @@ pub async fn put_labels(
         reviewed,
         updated_by: Some(me.user.id),
         updated_at: Some(at),
-    }))
+    })
 }
 
 // ----- change, tags, comments -------------------------------------------------------------

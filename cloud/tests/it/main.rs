@@ -9,6 +9,7 @@ mod devices;
 mod features;
 mod flows;
 mod fuzz_found;
+mod labeler;
 mod learning_loop;
 mod portal;
 mod service;

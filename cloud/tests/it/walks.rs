@@ -812,6 +812,41 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
         ),
         call("GET /organization/trained_task/{id}", None, Perm(ViewTasks))
             .at(format!("organization/trained_task/{}", w.task)),
+        call(
+            "GET /organization/task/{id}/labelers/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/task/{}/labelers/", w.task)),
+        // Not a labeler's address (400), and a labeler never requested (404): the
+        // permission is what is walked.
+        call(
+            "POST /organization/task/{id}/labelers/",
+            Some(json!({"email": "nobody@walk.test"})),
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/task/{}/labelers/", w.task)),
+        call(
+            "DELETE /organization/task/{id}/labelers/{labeler}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/task/{}/labelers/999999/", w.task)),
+        call("GET /labeler/tasks/", None, Perm(LabelRequested)),
+        call("GET /labeler/videos/{taskId}", None, Perm(LabelRequested))
+            .at(format!("labeler/videos/{}", w.task)),
+        call(
+            "GET /labeler/task_record/{id}/labels/",
+            None,
+            Perm(LabelRequested),
+        )
+        .at(format!("labeler/task_record/{}/labels/", w.video.video)),
+        call(
+            "PUT /labeler/task_record/{id}/labels/",
+            Some(json!({"segments": []})),
+            Perm(LabelRequested),
+        )
+        .at(format!("labeler/task_record/{}/labels/", w.video.video)),
         call("GET /organization/model_version", None, Perm(ViewTasks))
             .at(format!("organization/model_version?task={}", w.task)),
         call(
@@ -2229,6 +2264,36 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
             "GET /organization/trained_task/{id}",
             format!("organization/trained_task/{bt}"),
             None,
+        ),
+        cross(
+            "GET /organization/task/{id}/labelers/",
+            format!("organization/task/{bt}/labelers/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/{id}/labelers/",
+            format!("organization/task/{bt}/labelers/"),
+            Some(json!({"email": "nobody@walk.test"})),
+        ),
+        cross(
+            "DELETE /organization/task/{id}/labelers/{labeler}/",
+            format!("organization/task/{bt}/labelers/1/"),
+            None,
+        ),
+        cross(
+            "GET /labeler/videos/{taskId}",
+            format!("labeler/videos/{bt}"),
+            None,
+        ),
+        cross(
+            "GET /labeler/task_record/{id}/labels/",
+            format!("labeler/task_record/{}/labels/", b.video.video),
+            None,
+        ),
+        cross(
+            "PUT /labeler/task_record/{id}/labels/",
+            format!("labeler/task_record/{}/labels/", b.video.video),
+            Some(json!({"segments": []})),
         ),
         cross(
             "GET /organization/model_version",

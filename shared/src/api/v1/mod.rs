@@ -3,6 +3,7 @@
 pub mod account;
 pub mod device;
 pub mod feature_control;
+pub mod labeler;
 pub mod organization;
 pub mod stream;
 pub mod task;

@@ -1,0 +1,189 @@
+//! The labeler area (issue 6): an organisation requests labeling of a task from a
+//! labeler (a user of no organisation), who then lists exactly the tasks requested of
+//! them, their ready videos, and reads and saves their labels; on both backends.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::both;
+use crate::common::*;
+use crate::videos::{clip, subscribed_world, upload};
+
+/// A ready 2 s video of `task`, uploaded by `tok`.
+async fn video(app: &TestApp, tok: &str, task: i64) -> i64 {
+    let tmp = tempfile::tempdir().unwrap();
+    let (s, v) = upload(app, tok, task, "bench.mp4", &clip(tmp.path(), 2), 1 << 20).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    v["id"].as_i64().unwrap()
+}
+
+both!(
+    a_labeler_reaches_exactly_the_tasks_requested_of_them,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let mine = video(&app, &w.eng, w.task).await;
+        // B's task and video, never requested.
+        let eng_b = app.signed_in("eng@b.test", "org_user", w.b).await;
+        let (_, tb) = app
+            .post(
+                "organization/task/",
+                json!({"task_detail": "Other\nA:\na;\n"}),
+                Some(&eng_b),
+            )
+            .await;
+        let task_b = tb["id"].as_i64().unwrap();
+        let theirs = video(&app, &eng_b, task_b).await;
+        let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
+        app.quick_user("notlab@a.test", "Eng", "org_user", &[w.a])
+            .await;
+
+        // Nothing requested yet.
+        assert_eq!(app.get("labeler/tasks/", &lab).await.1, json!([]));
+        let requests = format!("organization/task/{}/labelers/", w.task);
+        assert_eq!(app.get(&requests, &w.eng).await.1, json!([]));
+
+        // Bad requests change nothing.
+        for (body, says) in [
+            (
+                json!({"email": "nobody@x.test"}),
+                "No labeler has this e-mail address.",
+            ),
+            (
+                json!({"email": "notlab@a.test"}),
+                "No labeler has this e-mail address.",
+            ),
+            (json!({"email": "  "}), "This field may not be blank."),
+        ] {
+            let (s, v) = app.post(&requests, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+            assert_eq!(v["email"][0], says, "{body}");
+        }
+        for body in [
+            json!({}),
+            json!({"email": 5}),
+            json!({"email": "lab@x.test", "x": 1}),
+        ] {
+            let (s, _) = app.post(&requests, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+        }
+        let (s, _) = app
+            .post(&requests, json!({"email": "lab@x.test"}), Some(&w.analyst))
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        let (s, _) = app
+            .post(&requests, json!({"email": "lab@x.test"}), Some(&w.boss_b))
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        assert_eq!(app.get("labeler/tasks/", &lab).await.1, json!([]));
+
+        // Requested: the labeler sees the task, its ready video, and labels it.
+        let (s, v) = app
+            .post(&requests, json!({"email": "LAB@x.test"}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        assert_eq!(v[0]["email"], "lab@x.test");
+        let (s, v) = app
+            .post(&requests, json!({"email": "lab@x.test"}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        let (s, tasks) = app.get("labeler/tasks/", &lab).await;
+        assert_eq!(s, StatusCode::OK, "{tasks}");
+        assert_eq!(tasks.as_array().unwrap().len(), 1);
+        assert_eq!(tasks[0]["id"], w.task);
+        assert_eq!(tasks[0]["steps"], json!(["Fit", "Check"]));
+        assert_eq!(tasks[0]["organization"], w.a);
+        assert_eq!(tasks[0]["ready_videos"], 1);
+        assert_eq!(tasks[0]["labelled_videos"], 0);
+        let (s, page) = app.get(&format!("labeler/videos/{}", w.task), &lab).await;
+        assert_eq!(s, StatusCode::OK, "{page}");
+        assert_eq!(page["count"], 1);
+        assert_eq!(page["results"][0]["id"], mine);
+        assert!(
+            page["results"][0]["url"]
+                .as_str()
+                .unwrap()
+                .starts_with("/api/media/")
+        );
+        let labels = format!("labeler/task_record/{mine}/labels/");
+        let put = |body: Value| {
+            let app = &app;
+            let lab = lab.clone();
+            let labels = labels.clone();
+            async move { app.call(Method::PUT, &labels, Some(body), Some(&lab)).await }
+        };
+        let (s, v) = put(
+            json!({"segments": [{"step": 0, "start_ms": 0, "end_ms": 900},
+                                             {"step": 1, "start_ms": 800, "end_ms": 1500}]}),
+        )
+        .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(
+            v["segments"][0].as_str().unwrap().contains("overlap"),
+            "{v}"
+        );
+        let (s, v) = put(
+            json!({"segments": [{"step": 0, "start_ms": 0, "end_ms": 900},
+                                             {"step": 1, "start_ms": 1000, "end_ms": 1500}]}),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let lab_id = gemba_cloud::db::users::by_email(&app.state.db, "lab@x.test")
+            .await
+            .unwrap()
+            .unwrap()
+            .id;
+        assert_eq!(v["updated_by"], lab_id);
+        // The organisation sees the labeler's labels; the task is in annotation.
+        let (_, l) = app
+            .get(&format!("organization/task_record/{mine}/labels/"), &w.eng)
+            .await;
+        assert_eq!(l["segments"].as_array().unwrap().len(), 2);
+        let (_, t) = app
+            .get(&format!("organization/task/{}/", w.task), &w.eng)
+            .await;
+        assert_eq!(t["train_status"], "in_annotation");
+        assert_eq!(
+            app.get("labeler/tasks/", &lab).await.1[0]["labelled_videos"],
+            1
+        );
+
+        // What is not requested answers 404: B's task, its video, its labels.
+        for p in [
+            format!("labeler/videos/{task_b}"),
+            format!("labeler/task_record/{theirs}/labels/"),
+        ] {
+            assert_eq!(app.get(&p, &lab).await.0, StatusCode::NOT_FOUND, "{p}");
+        }
+        let (s, _) = app
+            .call(
+                Method::PUT,
+                &format!("labeler/task_record/{theirs}/labels/"),
+                Some(json!({"segments": []})),
+                Some(&lab),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        // The labeler calls are the labeler's only; a labeler reaches no org's calls.
+        assert_eq!(
+            app.get("labeler/tasks/", &w.eng).await.0,
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            app.get(&format!("organization/task_record/{mine}/labels/"), &lab)
+                .await
+                .0,
+            StatusCode::FORBIDDEN
+        );
+
+        // Withdrawn: gone from the labeler's list and reach.
+        let labeler = app.get(&requests, &w.eng).await.1[0]["labeler"]
+            .as_i64()
+            .unwrap();
+        let gone = format!("organization/task/{}/labelers/{labeler}/", w.task);
+        assert_eq!(app.delete(&gone, &w.analyst).await.0, StatusCode::FORBIDDEN);
+        assert_eq!(app.delete(&gone, &w.eng).await.0, StatusCode::NO_CONTENT);
+        assert_eq!(app.delete(&gone, &w.eng).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(app.get("labeler/tasks/", &lab).await.1, json!([]));
+        assert_eq!(app.get(&labels, &lab).await.0, StatusCode::NOT_FOUND);
+    }
+);
