@@ -62,9 +62,9 @@ export const routes: RouteObject[] = [
             element: <AppLayout />,
             children: [
               todo(paths.cycleTrace),
-              todo(paths.labeler.tasks),
+              screen(paths.labeler.tasks, () => import('@/features/media/components/labeler-tasks-screen')),
               todo(paths.labeler.setting),
-              todo(paths.labeler.videos),
+              screen(paths.labeler.videos, () => import('@/features/media/components/labeler-videos-screen')),
               ...[
                 u.temp, u.home, u.opc,
                 u.cameras, u.remoteDevices, u.analytics, u.lineAnalytics, u.trace, u.setting, u.userManual,

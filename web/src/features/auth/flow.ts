@@ -3,9 +3,10 @@
  * organisation → landing. Each step stores what the session needs and answers where
  * the portal goes next.
  */
-import type { LoginUser, Msg, PendingApproval } from '@/api/generated';
+import type { LoginUser, Msg, PendingApproval, Role } from '@/api/generated';
 import { homeOf } from '@/lib/access/guard';
 import { needsOrganization, parseRole } from '@/lib/access/roles';
+import { canOpen } from '@/lib/access/routes';
 import { clearSessionState, getRedirectUrl, readSession, sessionFromLogin, setRedirectUrl, writeSession } from '@/lib/session';
 import { paths } from '@/config/paths';
 
@@ -57,14 +58,24 @@ export function completeSignIn(user: LoginUser): string {
   writeSession(sessionFromLogin(user));
   const role = parseRole(user.role);
   if (role && needsOrganization(role)) return paths.organizations;
-  return takeRedirect(role ? homeOf(role) : paths.root);
+  return takeRedirect(role ? homeOf(role) : paths.root, role);
 }
 
-/** Where to go after the organisation step (or sign-in): the remembered address, once. */
-export function takeRedirect(fallback: string): string {
+/**
+ * Where to go after the organisation step (or sign-in): the remembered address, once,
+ * when `role` (if given) may open it; an address remembered before someone else signed
+ * in on this browser (another role's screen, or the organisation step for a role that
+ * skips it) gives way to `fallback`.
+ */
+export function takeRedirect(fallback: string, role?: Role | null): string {
   const r = getRedirectUrl();
   setRedirectUrl(null);
-  return r && r.startsWith('/') && !r.startsWith('//') ? r : fallback;
+  if (!r || !r.startsWith('/') || r.startsWith('//')) return fallback;
+  if (role) {
+    const path = r.split(/[?#]/)[0] ?? r;
+    if (!canOpen(role, path) || (path === paths.organizations && !needsOrganization(role))) return fallback;
+  }
+  return r;
 }
 
 /** The landing of the signed-in user. */

@@ -39,7 +39,7 @@ export default function OrganizationsScreen() {
         switchOrganization({ organization: org.id, organizationDisplayName: org.org_name_to_display, local_storage }),
       );
       writeSession({ organization: res.organization, organizationName: res.organization_name_to_display });
-      const to = takeRedirect(landingOfSession());
+      const to = takeRedirect(landingOfSession(), readSession().role);
       const elsewhere = site.kind === 'base' || (site.kind === 'org' && site.org !== org.name);
       if (elsewhere) {
         const url = withSession(res.url, to);

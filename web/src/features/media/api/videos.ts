@@ -141,16 +141,21 @@ export async function resumeUpload(u: Upload, onProgress: (p: UploadProgress) =>
   return sendParts(u.id, u.file, v.received_bytes, onProgress, signal);
 }
 
-export const labelsKey = (video: number) => [...videosKey, 'labels', video] as const;
+/** Whose calls reach a video's labels: the organisation's (Label Training Set) or the
+ * labeler area's (a task requested of the labeler). */
+export type LabelsVia = 'organization' | 'labeler';
 
-export const labelsQuery = (video: number) =>
+export const labelsKey = (video: number, via: LabelsVia = 'organization') => [...videosKey, 'labels', via, video] as const;
+
+export const labelsQuery = (video: number, via: LabelsVia = 'organization') =>
   queryOptions({
-    queryKey: labelsKey(video),
-    queryFn: () => api.get<VideoLabels>(`organization/task_record/${video}/labels/`),
+    queryKey: labelsKey(video, via),
+    queryFn: () => api.get<VideoLabels>(`${via}/task_record/${video}/labels/`),
     staleTime: 0,
   });
 
-export const saveLabels = (video: number, body: LabelsPut) => api.put<VideoLabels>(`organization/task_record/${video}/labels/`, body);
+export const saveLabels = (video: number, body: LabelsPut, via: LabelsVia = 'organization') =>
+  api.put<VideoLabels>(`${via}/task_record/${video}/labels/`, body);
 
 export const commentsKey = (video: number) => [...videosKey, 'comments', video] as const;
 

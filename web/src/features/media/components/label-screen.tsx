@@ -14,8 +14,9 @@ import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
-import { NO_FILTER, labelsKey, labelsQuery, saveLabels, videoListQuery } from '../api/videos';
+import { type LabelsVia, NO_FILTER, labelsKey, labelsQuery, saveLabels, videoListQuery } from '../api/videos';
 import { addSegment, removeSegment, seconds, stepAt, stepColour } from '../labels';
+import { LabelersPanel } from './labelers-panel';
 import { OperationPicker } from './operation-picker';
 
 /** The keys of the editor, shown beside it. */
@@ -44,6 +45,7 @@ export default function LabelScreen() {
   const videos = useQuery({ ...videoListQuery(task ?? 0, page, NO_FILTER), enabled: task !== null });
   const chosen = videos.data?.results.find((v) => v.id === videoId) ?? null;
   const label = s.role !== null && can(s.role, 'LabelVideos');
+  const manage = s.role !== null && can(s.role, 'ManageTasks');
 
   return (
     <section>
@@ -55,6 +57,7 @@ export default function LabelScreen() {
       />
       {task !== null && chosen === null ? (
         <>
+          {manage ? <LabelersPanel task={task} /> : null}
           <DataTable
             label="Videos to label"
             query={{ isPending: videos.isPending, error: videos.error, data: videos.data?.results }}
@@ -90,9 +93,10 @@ export default function LabelScreen() {
   );
 }
 
-function Editor({ video, editable }: { video: Video; editable: boolean }) {
+/** The labeling editor of one video (Label Training Set, and the labeler area's). */
+export function Editor({ video, editable, via = 'organization' }: { video: Video; editable: boolean; via?: LabelsVia }) {
   const qc = useQueryClient();
-  const q = useQuery(labelsQuery(video.id));
+  const q = useQuery(labelsQuery(video.id, via));
   const player = useRef<HTMLVideoElement>(null);
   const [segments, setSegments] = useState<Segment[] | null>(null);
   const [step, setStep] = useState(0);
@@ -108,9 +112,9 @@ function Editor({ video, editable }: { video: Video; editable: boolean }) {
   const dirty = segments !== null;
 
   const save = useMutation({
-    mutationFn: () => saveLabels(video.id, { segments: shown, reviewed: mode === 'verification' }),
+    mutationFn: () => saveLabels(video.id, { segments: shown, reviewed: mode === 'verification' }, via),
     onSuccess: (l) => {
-      qc.setQueryData(labelsKey(video.id), l);
+      qc.setQueryData(labelsKey(video.id, via), l);
       setSegments(null);
       setProblem(null);
       notify.successShort('Data updated successfully!');
