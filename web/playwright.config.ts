@@ -29,6 +29,10 @@ export default defineConfig({
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
+        // A camera for Record Training Set's recording: Chromium's test pattern, allowed
+        // without asking.
+        '--use-fake-device-for-media-stream',
+        '--use-fake-ui-for-media-stream',
       ],
     },
     trace: 'retain-on-failure',

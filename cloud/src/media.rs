@@ -43,8 +43,24 @@ pub enum ReadError {
 /// How long the discoverer may take over one file.
 const DISCOVER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// GStreamer's features turned off for reading video, as `GST_PLUGIN_FEATURE_RANK`
+/// says it to a GStreamer process (the training code): Chromium's recordings
+/// (MediaRecorder, WebM) mark VP8/VP9 as carrying alpha without sending any, and the
+/// alpha decoders decodebin then picks fail on them; the plain decoders read them.
+pub const FEATURE_RANKS: &str = "vp8alphadecodebin:NONE,vp9alphadecodebin:NONE";
+
 fn init() -> anyhow::Result<()> {
-    gst::init().map_err(|e| anyhow::anyhow!("GStreamer could not start: {e}"))
+    gst::init().map_err(|e| anyhow::anyhow!("GStreamer could not start: {e}"))?;
+    static RANKS: std::sync::Once = std::sync::Once::new();
+    RANKS.call_once(|| {
+        for f in FEATURE_RANKS.split(',') {
+            let name = f.split(':').next().unwrap_or(f);
+            if let Some(factory) = gst::ElementFactory::find(name) {
+                factory.set_rank(gst::Rank::NONE);
+            }
+        }
+    });
+    Ok(())
 }
 
 fn file_uri(p: &Path) -> anyhow::Result<String> {
@@ -87,6 +103,55 @@ pub fn probe(path: &Path) -> Result<VideoInfo, ReadError> {
         width: video.width() as i64,
         height: video.height() as i64,
     })
+}
+
+/// Rewrites a Matroska/WebM file at `path` with its duration and index: a browser's
+/// MediaRecorder writes WebM as a live stream (neither), which the discoverer misreads
+/// (it guesses the length from the first frames) and a `<video>` element cannot seek
+/// in. The streams are copied, not decoded, by the muxer, which writes both; the new
+/// file replaces the original. Answers whether the file was Matroska (and rewritten).
+pub fn remux_matroska(path: &Path) -> anyhow::Result<bool> {
+    init()?;
+    let matroska = {
+        let mut head = [0u8; 4];
+        use std::io::Read;
+        std::fs::File::open(path)?.read_exact(&mut head).is_ok() && head == [0x1a, 0x45, 0xdf, 0xa3]
+    };
+    if !matroska {
+        return Ok(false);
+    }
+    let tmp = path.with_extension("remux");
+    let pipeline = gst::parse::launch(
+        "filesrc name=src ! matroskademux ! queue ! matroskamux name=mux ! filesink name=sink",
+    )?
+    .downcast::<gst::Pipeline>()
+    .map_err(|_| anyhow::anyhow!("the remux pipeline is not a pipeline"))?;
+    let by = |n: &str| pipeline.by_name(n).expect("named");
+    by("src").set_property("location", path);
+    by("sink").set_property("location", &tmp);
+    let ran = (|| {
+        pipeline.set_state(gst::State::Playing)?;
+        let bus = pipeline.bus().expect("a pipeline has a bus");
+        for msg in bus.iter_timed(gst::ClockTime::from_seconds(600)) {
+            match msg.view() {
+                gst::MessageView::Eos(..) => return anyhow::Ok(()),
+                gst::MessageView::Error(e) => anyhow::bail!("remuxing: {}", e.error()),
+                _ => {}
+            }
+        }
+        anyhow::bail!("remuxing took over 10 minutes")
+    })();
+    let _ = pipeline.set_state(gst::State::Null);
+    match ran {
+        Ok(()) => {
+            std::fs::rename(&tmp, path)?;
+            Ok(true)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
 }
 
 /// The first frame of the video at `path`, `width` pixels wide, as a JPEG.
@@ -137,5 +202,31 @@ mod tests {
             Err(ReadError::NotVideo(NotVideo::Unreadable))
         ));
         assert!(thumbnail(&p, 160).is_err());
+    }
+
+    /// A 3 s recording of Chromium's test camera by its MediaRecorder (WebM, VP8
+    /// marked as carrying alpha), as Record Training Set's camera makes them.
+    #[test]
+    fn chromium_recordings_are_read() {
+        let p = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/chromium-recording.webm"
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("recording.webm");
+        std::fs::copy(p, &copy).unwrap();
+        // As recorded it has no duration (the discoverer waits out its time and then
+        // guesses from the first frames); rewritten, it has.
+        assert!(remux_matroska(&copy).unwrap());
+        let p = copy.as_path();
+        let info = probe(p).unwrap();
+        assert_eq!((info.width, info.height), (640, 480));
+        assert!(
+            (2500..=3500).contains(&info.duration_ms),
+            "{}",
+            info.duration_ms
+        );
+        let jpeg = thumbnail(p, 160).unwrap();
+        assert_eq!(&jpeg[..2], &[0xff, 0xd8]);
     }
 }

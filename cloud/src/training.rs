@@ -176,7 +176,8 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
     if holdout_ids.is_empty() {
         cmd.args(["--holdout-tail", &HOLDOUT_TAIL.to_string()]);
     }
-    cmd.stdin(Stdio::null())
+    cmd.env("GST_PLUGIN_FEATURE_RANK", crate::media::FEATURE_RANKS)
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);

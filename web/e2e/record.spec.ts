@@ -91,3 +91,38 @@ test('a video is uploaded with its progress bar, read, listed, played, filtered 
   await expect(page.getByText('1 video deleted.')).toBeVisible();
   await expect(page.getByText('No videos yet.')).toBeVisible();
 });
+
+test('a recording from the camera is uploaded and read like a file', async ({ page }) => {
+  test.setTimeout(120_000);
+  const run = uniqueName();
+  const org = await createOrganization(`Camera Works ${run}`);
+  await subscribe(org.id, 'Record Training Set');
+  await subscribe(org.id, 'Define Operation');
+  await createTask(org.id, 'Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n');
+  const email = `camera-${run}@acme.example`;
+  await createUser(email, PASSWORD, 'org_user', org.id);
+  await uiLogin(page, email, PASSWORD);
+  const site = origin(`${org.name}.localhost`);
+  await expect(page).toHaveURL(`${site}/user/home`);
+  await page.goto(`${site}/user/record`);
+  await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
+
+  // Chromium's test camera: a live preview, then about three seconds recorded.
+  const camera = page.getByRole('group', { name: 'Record from camera' });
+  await camera.getByRole('button', { name: 'Open camera' }).click();
+  const preview = camera.getByLabel('Camera preview');
+  await expect.poll(() => preview.evaluate((v: HTMLVideoElement) => v.videoWidth)).toBeGreaterThan(0);
+  await camera.getByRole('button', { name: 'Start recording' }).click();
+  await expect(camera.getByRole('status')).toHaveText('Recording 0:03', { timeout: 10_000 });
+  await camera.getByRole('button', { name: 'Stop recording' }).click();
+  await expect(page.getByText('Data uploaded successfully!')).toBeVisible({ timeout: 60_000 });
+
+  const row = page.getByRole('table', { name: 'Videos' }).getByRole('row').nth(1);
+  await expect(row).toContainText(/recording-\d{8}-\d{6}\.webm/);
+  await expect(row).toContainText('Training');
+  await expect(row).toContainText(/\d+×\d+/);
+  // About three seconds long (the rewritten file has its duration).
+  await expect(row.getByRole('cell', { name: /^[2-4] s$/ })).toBeVisible();
+  await camera.getByRole('button', { name: 'Close camera' }).click();
+  await expect(preview).toHaveCount(0);
+});

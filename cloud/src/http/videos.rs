@@ -509,6 +509,11 @@ async fn finish(
 ) -> Result<(), media::ReadError> {
     let p = path.to_path_buf();
     let (info, thumb) = tokio::task::spawn_blocking(move || -> Result<_, media::ReadError> {
+        // A browser's recording (WebM without duration or index) is rewritten first.
+        media::remux_matroska(&p).map_err(|e| {
+            tracing::info!(error = %e, "an uploaded Matroska file could not be rewritten");
+            NotVideo::Unreadable
+        })?;
         let info = media::probe(&p)?;
         // A file whose first frame cannot be decoded is no use for training.
         let thumb = media::thumbnail(&p, THUMBNAIL_WIDTH).map_err(|e| {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 
 import type { Deployment, ModelVersion } from '@/api/generated';
 import { DataTable } from '@/components/ui/data-table';
@@ -11,9 +11,10 @@ import { errorMessage, fieldErrors } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
+import { useIdSet } from '@/lib/use-id-set';
 
 import { deploy, deployDevicesQuery, deploymentsQuery, modelVersionsQuery, trainingKey } from '../api/training';
-import { OperationPicker } from './operation-picker';
+import { OperationPicker, useTaskParam } from './operation-picker';
 
 const STATUS: Record<Deployment['status'], string> = {
   installing: 'Installing…',
@@ -34,16 +35,10 @@ const modelLabel = (m: ModelVersion) =>
  */
 export default function DeployScreen() {
   const s = useSession();
-  const [params, setParams] = useSearchParams();
-  const task = Number(params.get('task')) || null;
+  const [task] = useTaskParam();
   return (
     <section>
-      <OperationPicker
-        title="Deploy Model"
-        organizationName={s.organizationName}
-        task={task}
-        onTask={(t) => setParams(t === null ? {} : { task: String(t) })}
-      />
+      <OperationPicker title="Deploy Model" />
       {task !== null && s.organization !== null ? <Deploy key={task} task={task} org={s.organization} /> : null}
     </section>
   );
@@ -84,7 +79,7 @@ function Deploy({ task, org }: { task: number; org: number }) {
 function DevicePicker({ model, org }: { model: ModelVersion; org: number }) {
   const qc = useQueryClient();
   const devices = useQuery(deployDevicesQuery(org));
-  const [chosen, setChosen] = useState<Set<number>>(new Set());
+  const [chosen, toggle, setChosen] = useIdSet();
   const [error, setError] = useState<string | null>(null);
   const send = useMutation({
     mutationFn: () => deploy(model.id, [...chosen]),
@@ -99,13 +94,6 @@ function DevicePicker({ model, org }: { model: ModelVersion; org: number }) {
       setError(f.devices ?? f.non_field_errors ?? errorMessage(err, 'post'));
     },
   });
-  const toggle = (id: number) =>
-    setChosen((c) => {
-      const n = new Set(c);
-      if (n.has(id)) n.delete(id);
-      else n.add(id);
-      return n;
-    });
   return (
     <div className="deploy-devices">
       <DataTable

@@ -17,7 +17,7 @@ import { notify } from '@/lib/toast';
 import { type LabelsVia, NO_FILTER, labelsKey, labelsQuery, saveLabels, videoListQuery } from '../api/videos';
 import { addSegment, removeSegment, seconds, stepAt, stepColour } from '../labels';
 import { LabelersPanel } from './labelers-panel';
-import { OperationPicker } from './operation-picker';
+import { OperationPicker, useTaskParam } from './operation-picker';
 
 /** The keys of the editor, shown beside it. */
 const KEYS: readonly [string, string][] = [
@@ -39,7 +39,7 @@ const KEYS: readonly [string, string][] = [
 export default function LabelScreen() {
   const s = useSession();
   const [params, setParams] = useSearchParams();
-  const task = Number(params.get('task')) || null;
+  const [task] = useTaskParam();
   const videoId = Number(params.get('video')) || null;
   const [page, setPage] = useState(1);
   const videos = useQuery({ ...videoListQuery(task ?? 0, page, NO_FILTER), enabled: task !== null });
@@ -49,12 +49,7 @@ export default function LabelScreen() {
 
   return (
     <section>
-      <OperationPicker
-        title="Label Training Set"
-        organizationName={s.organizationName}
-        task={task}
-        onTask={(t) => setParams(t === null ? {} : { task: String(t) })}
-      />
+      <OperationPicker title="Label Training Set" />
       {task !== null && chosen === null ? (
         <>
           {manage ? <LabelersPanel task={task} /> : null}

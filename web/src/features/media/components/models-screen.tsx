@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 
 import type { ModelVersion } from '@/api/generated';
 import { DataTable } from '@/components/ui/data-table';
@@ -23,20 +24,29 @@ export default function ModelsScreen() {
   const qc = useQueryClient();
   const q = modelVersionsQuery(null);
   const models = useQuery(q);
+  // The new state shows at once (kept here until the list is fetched again), and is put
+  // back when the server refuses.
+  const [shown, setShown] = useState<Record<number, boolean>>({});
+  const forget = (id: number) =>
+    setShown((o) => {
+      const n = { ...o };
+      delete n[id];
+      return n;
+    });
   const toggle = useMutation({
-    mutationFn: (m: ModelVersion) => setModelDeleted(m.id, !m.is_deleted),
-    onMutate: async (m) => {
-      await qc.cancelQueries({ queryKey: q.queryKey });
-      const before = qc.getQueryData(q.queryKey);
-      qc.setQueryData(q.queryKey, (list) => list?.map((x) => (x.id === m.id ? { ...x, is_deleted: !m.is_deleted } : x)));
-      return { before };
+    mutationFn: ({ id, to }: { id: number; to: boolean }) => setModelDeleted(id, to),
+    onError: () => notify.errorShort(DELETE_FAILED),
+    onSettled: async (_m, _err, { id }) => {
+      await qc.invalidateQueries({ queryKey: q.queryKey });
+      forget(id);
     },
-    onError: (_err, _m, ctx) => {
-      qc.setQueryData(q.queryKey, ctx?.before);
-      notify.errorShort(DELETE_FAILED);
-    },
-    onSettled: () => qc.invalidateQueries({ queryKey: q.queryKey }),
   });
+  const deleted = (m: ModelVersion) => shown[m.id] ?? m.is_deleted;
+  const flip = (m: ModelVersion) => {
+    const to = !deleted(m);
+    setShown((o) => ({ ...o, [m.id]: to }));
+    toggle.mutate({ id: m.id, to });
+  };
   return (
     <section>
       <div className="screen-header">
@@ -49,7 +59,7 @@ export default function ModelsScreen() {
         empty={<EmptyState title="No model versions yet.">Train one in Train Model.</EmptyState>}
         columns={['Version', 'Operation', 'Made', 'Frame accuracy', 'Cycle-time error', 'Size', manage && 'Deleted']}
         row={(m) => (
-          <tr key={m.id} className={m.is_deleted ? 'muted' : undefined}>
+          <tr key={m.id} className={deleted(m) ? 'muted' : undefined}>
             <td>{m.version}</td>
             <td>{m.task ?? '—'}</td>
             <td>{new Date(m.created_at).toLocaleString()}</td>
@@ -61,8 +71,8 @@ export default function ModelsScreen() {
                 <input
                   type="checkbox"
                   aria-label={`${m.version} deleted`}
-                  checked={m.is_deleted}
-                  onChange={() => toggle.mutate(m)}
+                  checked={deleted(m)}
+                  onChange={() => flip(m)}
                 />
               </td>
             ) : null}

@@ -1,24 +1,26 @@
 import { useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
 
 import type { Task } from '@/api/generated';
 import { EmptyState } from '@/components/ui/empty-state';
 import { SelectField } from '@/components/ui/field';
 import { api } from '@/lib/api-client';
+import { useSession } from '@/lib/session';
 
 const tasksQuery = { queryKey: ['media', 'tasks'], queryFn: () => api.get<Task[]>('organization/task/'), staleTime: 0 };
 
-/** The media screens' heading and their choice of operation (kept in the URL by the caller). */
-export function OperationPicker({
-  title,
-  organizationName,
-  task,
-  onTask,
-}: {
-  title: string;
-  organizationName: string | null;
-  task: number | null;
-  onTask: (task: number | null) => void;
-}) {
+/** The operation the media screens work on: `?task=` in the address (choosing another
+ * drops the rest of the query, such as the chosen video). */
+export function useTaskParam(): [number | null, (task: number | null) => void] {
+  const [params, setParams] = useSearchParams();
+  const task = Number(params.get('task')) || null;
+  return [task, (t) => setParams(t === null ? {} : { task: String(t) })];
+}
+
+/** The media screens' heading, with the organisation, and their choice of operation. */
+export function OperationPicker({ title }: { title: string }) {
+  const { organizationName } = useSession();
+  const [task, onTask] = useTaskParam();
   const tasks = useQuery(tasksQuery);
   return (
     <>

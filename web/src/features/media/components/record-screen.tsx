@@ -1,6 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
 
 import type { Video } from '@/api/generated';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
@@ -14,6 +13,7 @@ import { can } from '@/lib/access/roles';
 import { formatDateTime } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
+import { useIdSet } from '@/lib/use-id-set';
 
 import {
   NO_FILTER,
@@ -27,7 +27,8 @@ import {
   videosKey,
 } from '../api/videos';
 import { CommentsPanel } from './comments-panel';
-import { OperationPicker } from './operation-picker';
+import { CameraRecorder } from './camera-recorder';
+import { OperationPicker, useTaskParam } from './operation-picker';
 
 /** The spec's message after an upload (section 8). */
 export const UPLOADED = 'Data uploaded successfully!';
@@ -40,18 +41,12 @@ export const UPLOADED = 'Data uploaded successfully!';
  */
 export default function RecordScreen() {
   const s = useSession();
-  const [params, setParams] = useSearchParams();
-  const task = Number(params.get('task')) || null;
+  const [task] = useTaskParam();
   const manage = s.role !== null && can(s.role, 'ManageVideos');
 
   return (
     <section>
-      <OperationPicker
-        title="Record Training Set"
-        organizationName={s.organizationName}
-        task={task}
-        onTask={(t) => setParams(t === null ? {} : { task: String(t) })}
-      />
+      <OperationPicker title="Record Training Set" />
       {task !== null ? (
         <>
           {manage ? <UploadPanel task={task} /> : null}
@@ -92,13 +87,7 @@ function UploadPanel({ task }: { task: number }) {
     }
   };
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const file = fileRef.current?.files?.[0];
-    if (!file) {
-      setError('Choose a video file.');
-      return;
-    }
+  const send = (file: File) => {
     setStopped(null);
     void run(() =>
       uploadVideo(task, file, training === 'true', setStopped, setProgress).catch((err: unknown) => {
@@ -107,6 +96,16 @@ function UploadPanel({ task }: { task: number }) {
         throw err;
       }),
     );
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const file = fileRef.current?.files?.[0];
+    if (!file) {
+      setError('Choose a video file.');
+      return;
+    }
+    send(file);
   };
 
   const pct = progress && progress.total > 0 ? Math.floor((progress.sent / progress.total) * 100) : 0;
@@ -125,6 +124,7 @@ function UploadPanel({ task }: { task: number }) {
       <button type="submit" disabled={busy}>
         {busy ? 'Uploading…' : 'Upload'}
       </button>
+      <CameraRecorder disabled={busy} onRecorded={send} />
       {stopped && !busy && error ? (
         <button type="button" className="secondary" onClick={() => void run(() => resumeUpload(stopped, setProgress))}>
           Resume upload
@@ -153,7 +153,7 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
   const [filter, setFilter] = useState<VideoFilter>(NO_FILTER);
-  const [chosen, setChosen] = useState<Set<number>>(new Set());
+  const [chosen, toggle, setChosen] = useIdSet();
   const [asking, setAsking] = useState(false);
   const [playing, setPlaying] = useState<Video | null>(null);
   const q = useQuery(videoListQuery(task, page, filter));
@@ -175,13 +175,6 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
     setFilter((f) => ({ ...f, ...change }));
     setPage(1);
   };
-  const toggle = (id: number) =>
-    setChosen((c) => {
-      const n = new Set(c);
-      if (n.has(id)) n.delete(id);
-      else n.add(id);
-      return n;
-    });
 
   return (
     <div>

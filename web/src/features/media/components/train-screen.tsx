@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 import type { Metrics, ModelVersion, TrainedTask } from '@/api/generated';
@@ -17,7 +17,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { isActive, startTraining, stopTraining, trainedTaskQuery, trainingKey } from '../api/training';
-import { OperationPicker } from './operation-picker';
+import { OperationPicker, useTaskParam } from './operation-picker';
 
 const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
 
@@ -28,17 +28,10 @@ const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
  * confusion matrix on the held-out footage.
  */
 export default function TrainScreen() {
-  const s = useSession();
-  const [params, setParams] = useSearchParams();
-  const task = Number(params.get('task')) || null;
+  const [task] = useTaskParam();
   return (
     <section>
-      <OperationPicker
-        title="Train Model"
-        organizationName={s.organizationName}
-        task={task}
-        onTask={(t) => setParams(t === null ? {} : { task: String(t) })}
-      />
+      <OperationPicker title="Train Model" />
       {task !== null ? <Training key={task} task={task} /> : null}
     </section>
   );
