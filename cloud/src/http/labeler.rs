@@ -8,10 +8,10 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::Permission;
+use gemba_shared::api::v1::Page;
 use gemba_shared::api::v1::labeler::{LabelRequest, LabelRequestCreate, RequestedTask};
 use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::api::v1::video::{LabelsPut, Video, VideoLabels};
-use gemba_shared::api::v1::{PAGE_SIZE, Page, page_offset};
 use gemba_shared::roles::Role;
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
@@ -174,23 +174,13 @@ pub async fn task_videos(
     Query(q): Query<PageQuery>,
 ) -> ApiResult<axum::Json<Page<Video>>> {
     let org = requested_org(&state, &me, task).await?;
-    let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
-    let (rows, count) = videos::page(
-        &state.db,
-        org,
-        task,
-        &Filter {
-            ready_only: true,
-            ..Filter::default()
-        },
-        offset,
-        PAGE_SIZE,
-    )
-    .await?;
-    Ok(axum::Json(Page {
-        results: crate::http::videos::with_tags(&state, rows).await?,
-        count,
-    }))
+    let ready = Filter {
+        ready_only: true,
+        ..Filter::default()
+    };
+    Ok(axum::Json(
+        crate::http::videos::page_of(&state, org, task, &ready, q.page).await?,
+    ))
 }
 
 /// Video `id` when its task is requested of the labeler (404 otherwise).

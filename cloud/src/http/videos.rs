@@ -277,11 +277,26 @@ pub async fn list(
 ) -> ApiResult<axum::Json<Page<Video>>> {
     let org = org_for(&me, Permission::ViewVideos)?;
     let filter = filter_of(&q)?;
-    let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
     task_of(&state, &me, org, task).await?;
-    let (rows, count) = videos::page(&state.db, org, task, &filter, offset, PAGE_SIZE).await?;
-    let results = with_tags(&state, rows).await?;
-    Ok(axum::Json(Page { results, count }))
+    Ok(axum::Json(
+        page_of(&state, org, task, &filter, q.page).await?,
+    ))
+}
+
+/// Page `page` (1-based) of `task`'s videos that pass `filter`, with their tags.
+pub(crate) async fn page_of(
+    state: &AppState,
+    org: i64,
+    task: i64,
+    filter: &Filter,
+    page: Option<i64>,
+) -> ApiResult<Page<Video>> {
+    let offset = page_offset(page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
+    let (rows, count) = videos::page(&state.db, org, task, filter, offset, PAGE_SIZE).await?;
+    Ok(Page {
+        results: with_tags(state, rows).await?,
+        count,
+    })
 }
 
 /// Starts an upload: the video is made with its name and size, waiting for its bytes.

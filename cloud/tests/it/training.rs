@@ -41,6 +41,27 @@ fn path(task: i64) -> String {
     format!("organization/trained_task/{task}")
 }
 
+/// Starts training the world's task as its engineer with `epochs`; the answer.
+async fn start_training(app: &TestApp, w: &World, epochs: u32) -> Value {
+    let (s, t) = app
+        .patch(
+            &path(w.task),
+            json!({"train_status": "training", "epochs": epochs}),
+            Some(&w.eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    t
+}
+
+/// Trains the world's task with `epochs` and waits until it is done; its training.
+async fn trained(app: &TestApp, w: &World, epochs: u32) -> Value {
+    start_training(app, w, epochs).await;
+    let t = wait_for(app, &w.eng, w.task, |v| v["train_status"] != "training").await;
+    assert_eq!(t["train_status"], "trained", "{t}");
+    t
+}
+
 /// Polls the task's training until `done` says so (at most two minutes).
 async fn wait_for(
     app: &TestApp,
@@ -71,14 +92,7 @@ both!(
         assert_eq!(t["labelled_videos"], 1);
         assert_eq!(t["run"], Value::Null);
 
-        let (s, t) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training", "epochs": 3}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{t}");
+        let t = start_training(&app, &w, 3).await;
         assert_eq!(t["train_status"], "training");
         assert_eq!(t["run"]["train_videos"], json!([video]));
         assert_eq!(t["run"]["holdout_videos"], json!([]));
@@ -260,14 +274,7 @@ both!(
     |app: TestApp| async move {
         let w = subscribed_world(&app).await;
         labelled_video(&app, &w, 4).await;
-        let (s, t) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training", "epochs": 200}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{t}");
+        start_training(&app, &w, 200).await;
         // Stopped once it is in its epochs.
         wait_for(&app, &w.eng, w.task, |v| {
             v["run"]["message"]
@@ -298,16 +305,7 @@ both!(
                 .exists()
         );
         // It can be trained again.
-        let (s, t) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training", "epochs": 1}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{t}");
-        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
-        assert_eq!(t["train_status"], "trained", "{t}");
+        trained(&app, &w, 1).await;
     }
 );
 
@@ -347,14 +345,7 @@ both_with!(
     |app: TestApp| async move {
         let w = subscribed_world(&app).await;
         labelled_video(&app, &w, 2).await;
-        let (s, t) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training", "epochs": 2}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{t}");
+        start_training(&app, &w, 2).await;
         // No worker in the service: it waits in the queue.
         tokio::time::sleep(Duration::from_secs(2)).await;
         let (_, t) = app.get(&path(w.task), &w.eng).await;
@@ -386,16 +377,7 @@ both!(
     |app: TestApp| async move {
         let w = subscribed_world(&app).await;
         labelled_video(&app, &w, 2).await;
-        let (s, _) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training", "epochs": 1}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK);
-        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
-        assert_eq!(t["train_status"], "trained", "{t}");
+        let t = trained(&app, &w, 1).await;
         let id = t["model_version"]["id"].as_i64().unwrap();
 
         let (s, list) = app
