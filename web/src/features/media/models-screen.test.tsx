@@ -25,7 +25,10 @@ let stored: ModelVersion[];
 beforeEach(() => {
   signInAs('org_user');
   stored = [model(2, false), model(1, true)];
-  server.use(http.get(apiUrl('organization/model_version'), () => ok(stored)));
+  server.use(
+    http.get(apiUrl('organization/model_version'), () => ok(stored)),
+    http.get(apiUrl('organization/task/'), () => ok([{ id: 1, taskName: 'Assemble sensor' }])),
+  );
 });
 
 test('the soft delete shows at once and stays when the server agrees', async () => {
@@ -43,6 +46,7 @@ test('the soft delete shows at once and stays when the server agrees', async () 
   const box = await screen.findByRole('checkbox', { name: 't1-r2 deleted' });
   expect(box).not.toBeChecked();
   expect(screen.getByRole('checkbox', { name: 't1-r1 deleted' })).toBeChecked();
+  expect(await screen.findAllByRole('cell', { name: 'Assemble sensor' })).toHaveLength(2);
   await user.click(box);
   expect(screen.getByRole('checkbox', { name: 't1-r2 deleted' })).toBeChecked();
   await waitFor(() => expect(patches).toEqual([{ is_deleted: true }]));

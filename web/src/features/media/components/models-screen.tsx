@@ -9,6 +9,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { modelVersionsQuery, setModelDeleted } from '../api/training';
+import { tasksQuery } from './operation-picker';
 
 /** The spec's message when the soft delete fails (section 8). */
 export const DELETE_FAILED = 'Unable to delete Model Version';
@@ -24,6 +25,8 @@ export default function ModelsScreen() {
   const qc = useQueryClient();
   const q = modelVersionsQuery(null);
   const models = useQuery(q);
+  const tasks = useQuery(tasksQuery);
+  const taskName = (id: number | null) => tasks.data?.find((t) => t.id === id)?.taskName ?? (id === null ? '—' : `#${id}`);
   // The new state shows at once (kept here until the list is fetched again), and is put
   // back when the server refuses.
   const [shown, setShown] = useState<Record<number, boolean>>({});
@@ -61,7 +64,7 @@ export default function ModelsScreen() {
         row={(m) => (
           <tr key={m.id} className={deleted(m) ? 'muted' : undefined}>
             <td>{m.version}</td>
-            <td>{m.task ?? '—'}</td>
+            <td>{taskName(m.task)}</td>
             <td>{new Date(m.created_at).toLocaleString()}</td>
             <td>{m.metrics ? `${(m.metrics.frame_accuracy * 100).toFixed(1)}%` : '—'}</td>
             <td>{m.metrics ? `${(m.metrics.cycle_time_error_share * 100).toFixed(2)}%` : '—'}</td>

@@ -7,7 +7,8 @@ import { SelectField } from '@/components/ui/field';
 import { api } from '@/lib/api-client';
 import { useSession } from '@/lib/session';
 
-const tasksQuery = { queryKey: ['media', 'tasks'], queryFn: () => api.get<Task[]>('organization/task/'), staleTime: 0 };
+/** The organisation's operations (the picker's choices; names for other lists). */
+export const tasksQuery = { queryKey: ['media', 'tasks'], queryFn: () => api.get<Task[]>('organization/task/'), staleTime: 0 };
 
 /** The operation the media screens work on: `?task=` in the address (choosing another
  * drops the rest of the query, such as the chosen video). */
