@@ -49,6 +49,14 @@ test('two segments are labelled with the keyboard, saved, and found again', asyn
   await page.keyboard.press('e');
   await expect(page.getByRole('img', { name: 'Timeline: 2 segments' })).toBeVisible();
   await expect(at).toContainText('unsaved changes');
+  // The chosen step's button shows it; the timeline zooms in around the playhead.
+  await expect(page.getByRole('button', { name: '2. Pick cover' })).toHaveAttribute('aria-pressed', 'true');
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  await expect(page.getByText('Timeline 4×')).toBeVisible();
+  await expect(page.getByRole('img', { name: 'Timeline: 2 segments, 0.000 s to 30.000 s' })).toBeVisible();
+  await page.keyboard.press('-');
+  await expect(page.getByText('Timeline 2×')).toBeVisible();
   // Back 10 frames: inside step 2.
   await page.keyboard.press('ArrowLeft');
   await expect(at).toContainText('Pick cover');

@@ -1,4 +1,4 @@
-import { addSegment, removeSegment, seconds, stepAt } from './labels';
+import { addSegment, removeSegment, seconds, stepAt, timelineWindow } from './labels';
 
 test('segments are added in time order from a start and an end in either order', () => {
   let r = addSegment([], 1, 2000, 1000);
@@ -25,4 +25,13 @@ test('an empty or overlapping segment is refused with its reason', () => {
   expect(addSegment(one, 1, 0, 1001)).toHaveProperty('error');
   expect(addSegment(one, 1, 2000, 2500)).toHaveProperty('segments');
   expect(seconds(1234)).toBe('1.234 s');
+});
+
+test('a zoomed timeline shows a window around the playhead, inside the video', () => {
+  expect(timelineWindow(120_000, 30_000, 1)).toEqual({ from: 0, to: 120_000 });
+  expect(timelineWindow(120_000, 30_000, 4)).toEqual({ from: 15_000, to: 45_000 });
+  // Near either end the window stops at the end.
+  expect(timelineWindow(120_000, 1_000, 4)).toEqual({ from: 0, to: 30_000 });
+  expect(timelineWindow(120_000, 119_000, 4)).toEqual({ from: 90_000, to: 120_000 });
+  expect(timelineWindow(0, 0, 8)).toEqual({ from: 0, to: 0 });
 });

@@ -32,3 +32,16 @@ export const seconds = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
 /** One colour per step, background none. */
 export const STEP_COLOURS = ['#2b8a3e', '#1971c2', '#e8590c', '#9c36b5', '#c2255c', '#0c8599', '#5c940d', '#d9480f', '#364fc7'];
 export const stepColour = (step: number) => STEP_COLOURS[step % STEP_COLOURS.length] ?? '#555';
+
+/** The timeline's zoom levels: how many times the whole video the timeline's width is. */
+export const ZOOMS = [1, 2, 4, 8, 16, 32] as const;
+
+/**
+ * The part of a `duration`-ms video a timeline zoomed `zoom` times shows: `duration /
+ * zoom` long, centred on `now` where it can be, never past either end.
+ */
+export function timelineWindow(duration: number, now: number, zoom: number): { from: number; to: number } {
+  const width = duration / Math.max(1, zoom);
+  const from = Math.min(Math.max(0, now - width / 2), Math.max(0, duration - width));
+  return { from, to: from + width };
+}

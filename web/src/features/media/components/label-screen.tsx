@@ -15,9 +15,11 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { type LabelsVia, NO_FILTER, labelsKey, labelsQuery, saveLabels, videoListQuery } from '../api/videos';
-import { addSegment, removeSegment, seconds, stepAt, stepColour } from '../labels';
+import { ZOOMS, addSegment, removeSegment, seconds, stepAt, stepColour, timelineWindow } from '../labels';
 import { LabelersPanel } from './labelers-panel';
 import { OperationPicker, useTaskParam } from './operation-picker';
+
+const MAX_ZOOM = Math.max(...ZOOMS);
 
 /** The keys of the editor, shown beside it. */
 const KEYS: readonly [string, string][] = [
@@ -27,6 +29,7 @@ const KEYS: readonly [string, string][] = [
   ['S', 'mark the start here'],
   ['E', 'mark the end here: adds the segment'],
   ['Backspace', 'remove the last segment'],
+  ['+ / −', 'zoom the timeline in / out (around the playhead)'],
 ];
 
 /**
@@ -98,6 +101,7 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
   const [start, setStart] = useState<number | null>(null);
   const [now, setNow] = useState(0);
   const [frameStep, setFrameStep] = useState(FRAME_STEP);
+  const [zoom, setZoom] = useState<number>(1);
   const [mode, setMode] = useState<'annotation' | 'verification'>('annotation');
   const [problem, setProblem] = useState<string | null>(null);
   const fps = video.fps && video.fps > 0 ? video.fps : 15;
@@ -155,6 +159,10 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
     undo: () => {
       if (editable && shown.length > 0) setSegments(removeSegment(shown, shown.length - 1));
     },
+    zoom: (by: 1 | -1) => {
+      const i = ZOOMS.indexOf(zoom as (typeof ZOOMS)[number]);
+      setZoom(ZOOMS[Math.min(Math.max(0, i + by), ZOOMS.length - 1)] ?? 1);
+    },
   };
 
   // The keys, listened to afresh after each render (so they see its state).
@@ -171,6 +179,8 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
       else if (k === 's' || k === 'S') act.markStart();
       else if (k === 'e' || k === 'E') act.markEnd();
       else if (k === 'Backspace') act.undo();
+      else if (k === '+' || k === '=') act.zoom(1);
+      else if (k === '-') act.zoom(-1);
       else return;
       e.preventDefault();
     };
@@ -180,7 +190,9 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
 
   if (q.isPending || q.error) return <QueryStatus pending={q.isPending} error={q.error} what="Labels" />;
   const current = stepAt(shown, now);
-  const pct = (ms: number) => `${duration > 0 ? (ms / duration) * 100 : 0}%`;
+  const view = timelineWindow(duration, now, zoom);
+  const span = view.to - view.from;
+  const pct = (ms: number) => `${span > 0 ? ((ms - view.from) / span) * 100 : 0}%`;
 
   return (
     <div className="label-editor">
@@ -203,11 +215,13 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
       <div
         className="timeline"
         role="img"
-        aria-label={`Timeline: ${shown.length} segment${shown.length === 1 ? '' : 's'}`}
+        aria-label={`Timeline: ${shown.length} segment${shown.length === 1 ? '' : 's'}${
+          zoom > 1 ? `, ${seconds(Math.round(view.from))} to ${seconds(Math.round(view.to))}` : ''
+        }`}
         onClick={(e) => {
           const r = e.currentTarget.getBoundingClientRect();
           const v = player.current;
-          if (v && r.width > 0) v.currentTime = ((e.clientX - r.left) / r.width) * (duration / 1000);
+          if (v && r.width > 0) v.currentTime = (view.from + ((e.clientX - r.left) / r.width) * span) / 1000;
         }}
       >
         {shown.map((sg) => (
@@ -232,6 +246,13 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
           Forward {frameStep} frames
         </button>
         <Field label="Frame step" type="number" min={1} max={1000} value={frameStep} onChange={(e) => setFrameStep(Math.max(1, Number(e.target.value) || 1))} />
+        <button type="button" className="secondary" onClick={() => act.zoom(-1)} disabled={zoom <= 1}>
+          Zoom out
+        </button>
+        <span aria-live="polite">Timeline {zoom}×</span>
+        <button type="button" className="secondary" onClick={() => act.zoom(1)} disabled={zoom >= MAX_ZOOM}>
+          Zoom in
+        </button>
       </div>
       {editable ? (
         <div className="label-controls" role="group" aria-label="Steps">
@@ -240,7 +261,8 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
               key={name}
               type="button"
               aria-pressed={k === step}
-              style={{ borderColor: stepColour(k) }}
+              className="step-choice"
+              style={k === step ? { borderColor: stepColour(k), background: stepColour(k), color: '#fff' } : { borderColor: stepColour(k) }}
               onClick={() => setStep(k)}
             >
               {k + 1}. {name}
