@@ -3,8 +3,11 @@
 //! a user to sign in as and a demo device set to run the operation on its camera
 //! `cam0`; then it starts a real `gemba-agent` process that enrols itself with a one-time
 //! code and replays the demo footage with the default model, so cycles arrive over MQTT
-//! like any device's. What was seeded is kept in `<data>/demo/demo.json`; a restart
-//! reuses it (and the agent its credentials and outbox).
+//! like any device's. The demo footage is also the operation's training video, uploaded
+//! and labelled with its ground truth (the 240 s training clip beside it when there is
+//! one, and the replayed 120 s), so a newcomer can press Start training and then deploy
+//! the model to the station. What was seeded is kept in `<data>/demo/demo.json`; a
+//! restart reuses it (and the agent its credentials and outbox).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -101,6 +104,68 @@ pub async fn start(state: &AppState, o: &Options) -> anyhow::Result<tokio::proce
     Ok(child)
 }
 
+/// `clip` as a ready training video of `task`, labelled with its ground truth
+/// (`<clip>.truth.json`, cut at the video's end).
+async fn labelled_video(
+    state: &AppState,
+    org: i64,
+    task: i64,
+    user: i64,
+    clip: &Path,
+) -> anyhow::Result<()> {
+    use crate::db::videos;
+    let truth: Truth = serde_json::from_slice(&std::fs::read(clip.with_extension("truth.json"))?)?;
+    let row = videos::create(
+        &state.db,
+        videos::NewVideo {
+            org,
+            task,
+            file_name: &clip
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "demo.mp4".into()),
+            extension: "mp4",
+            is_uploaded_video: true,
+            size_bytes: std::fs::metadata(clip)?.len() as i64,
+            created_by: user,
+        },
+    )
+    .await?;
+    // Read from a copy where uploads are staged: reading may rewrite the file.
+    let staged = crate::http::videos::staging(state, row.id);
+    if let Some(d) = staged.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    std::fs::copy(clip, &staged)?;
+    let read = crate::http::videos::finish(state, &row, &staged).await;
+    let _ = std::fs::remove_file(&staged);
+    read.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let row = videos::get(&state.db, org, row.id)
+        .await?
+        .context("the video vanished")?;
+    let end = row.duration_ms.unwrap_or(0);
+    let segments: Vec<gemba_shared::cycle::Segment> = truth
+        .segments
+        .iter()
+        .filter(|g| g.start_ms < end)
+        .map(|g| gemba_shared::cycle::Segment {
+            step: g.step,
+            start_ms: g.start_ms,
+            end_ms: g.end_ms.min(end),
+        })
+        .collect();
+    videos::save_labels(
+        &state.db,
+        &row,
+        &serde_json::to_string(&segments)?,
+        !segments.is_empty(),
+        true,
+        user,
+    )
+    .await?;
+    Ok(())
+}
+
 fn local_url(addr: std::net::SocketAddr) -> String {
     let ip = if addr.ip().is_unspecified() {
         "127.0.0.1".parse().expect("an address")
@@ -161,12 +226,25 @@ async fn seed(state: &AppState, dir: &Path, footage: &Path) -> anyhow::Result<Se
         crate::http::tasks::FEATURE,
         crate::http::devices::FEATURE,
         crate::http::videos::FEATURE,
+        crate::http::models::FEATURE,
     ] {
         let f = all
             .iter()
             .find(|f| f.name == name)
             .with_context(|| format!("the feature {name:?} is not seeded"))?;
         features::subscribe(&state.db, f.id, org, false).await?;
+    }
+    // The training clip first, so that training holds the replayed footage out.
+    let mut clips = vec![];
+    let train = footage.with_file_name("demo-train.mp4");
+    if train.exists() {
+        clips.push(train);
+    }
+    clips.push(footage.to_path_buf());
+    for clip in &clips {
+        labelled_video(state, org, task, user, clip)
+            .await
+            .with_context(|| format!("adding {} as a training video", clip.display()))?;
     }
     let device =
         crate::seed::device_with_code(state, org, DEVICE, &crate::auth::enrolment_code()).await?;

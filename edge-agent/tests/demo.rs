@@ -62,10 +62,15 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
             .unwrap()
     };
 
-    // The demo organisation has the screens a newcomer tries: operations, devices, and
-    // recording training video.
+    // The demo organisation has the screens a newcomer tries: operations, devices,
+    // recording training video and deploying models.
     let subs = get("feature_control/subscribed_feature/".into()).await;
-    for name in ["Define Operation", "Devices", "Record Training Set"] {
+    for name in [
+        "Define Operation",
+        "Devices",
+        "Record Training Set",
+        "Deploy Model",
+    ] {
         assert!(
             subs.as_array()
                 .unwrap()
@@ -74,6 +79,22 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
             "{name} is not among {subs}"
         );
     }
+
+    // Its operation has the demo footage as labelled training video, ready to train on.
+    let tasks = get("organization/task/".into()).await;
+    let task = tasks[0]["id"].as_i64().expect("the demo operation");
+    // (Seeded beside the server's start: the videos are read while it already answers.)
+    let mut training = Value::Null;
+    for _ in 0..300 {
+        training = get(format!("organization/trained_task/{task}")).await;
+        if training["labelled_videos"] == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(training["train_status"], "in_annotation", "{training}");
+    assert_eq!(training["labelled_videos"], 2, "{training}");
+    assert_eq!(training["ready_videos"], 2, "{training}");
 
     // The devices list shows the demo station; it comes online and its cycles arrive.
     let list = get(format!("device/device_org/{org}/")).await;

@@ -91,7 +91,7 @@ async fn task_of(state: &AppState, me: &AuthUser, org: i64, id: i64) -> ApiResul
     }
 }
 
-fn staging(state: &AppState, id: i64) -> PathBuf {
+pub(crate) fn staging(state: &AppState, id: i64) -> PathBuf {
     state
         .settings
         .data
@@ -480,6 +480,7 @@ pub async fn put_part(
     }
     match finish(&state, &row, &path).await {
         Ok(()) => {
+            let _ = tokio::fs::remove_file(&path).await;
             let row = find(&state, org, id).await?;
             Ok(axum::Json(one_with_tags(&state, row).await?).into_response())
         }
@@ -516,8 +517,9 @@ async fn write_part(path: &std::path::Path, offset: i64, bytes: &[u8]) -> anyhow
     Ok(())
 }
 
-/// The whole file is there: read it, make its thumbnail, move both into the object store.
-async fn finish(
+/// The whole file is there: read it (rewriting a Matroska file in place), make its
+/// thumbnail, copy both into the object store. The file stays for the caller to remove.
+pub(crate) async fn finish(
     state: &AppState,
     row: &VideoRow,
     path: &std::path::Path,
@@ -560,7 +562,6 @@ async fn finish(
     )
     .await
     .context("making the video ready")?;
-    let _ = tokio::fs::remove_file(path).await;
     Ok(())
 }
 
