@@ -232,7 +232,11 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
             <td>{v.tags.length > 0 ? v.tags.join(', ') : '—'}</td>
             <td>{v.no_of_comments}</td>
             <td>{v.duration_ms !== null ? secs(v.duration_ms) : '—'}</td>
-            <td>{v.width !== null && v.height !== null ? `${v.width}×${v.height} @ ${v.fps ?? '?'} fps` : '—'}</td>
+            <td>
+              {v.width !== null && v.height !== null
+                ? `${v.width}×${v.height} @ ${v.fps !== null && v.fps > 0 ? `${v.fps} fps` : 'variable frame rate'}`
+                : '—'}
+            </td>
             <td>{mb(v.size_bytes)}</td>
             <td>{formatDateTime(v.created_at)}</td>
           </tr>
