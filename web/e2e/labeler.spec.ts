@@ -40,7 +40,9 @@ test('a labeler labels the operation requested of them in the labeler area', asy
   await form.getByRole('button', { name: 'Request labeling' }).click();
   await expect(page.getByRole('list', { name: 'Labelers asked' })).toContainText(labeler);
   await page.getByRole('button', { name: 'Log out' }).click();
-  await expect(page).toHaveURL(/\/login$/);
+  // Signed out, the portal goes back to the base domain's login (from the sub-domain).
+  await expect(page).toHaveURL(`${origin()}/login`);
+  await expect(page.getByRole('heading', { name: 'Login' })).toBeVisible();
 
   // The labeler: Operations Requested, the operation's videos, the editor.
   await uiLogin(page, labeler, PASSWORD);
