@@ -159,7 +159,7 @@ pub fn random_token() -> String {
 /// SHA-256 of a token, hex; only this is stored.
 pub fn token_hash(token: &str) -> String {
     let d = Sha256::digest(token.as_bytes());
-    d.iter().map(|b| format!("{b:02x}")).collect()
+    gemba_shared::hex(&d)
 }
 
 /// A one-time enrolment code for a device: 12 characters of an alphabet without

@@ -60,10 +60,7 @@ impl Events {
         h.update(b"gemba-cloud device stream events\0");
         h.update(secret);
         let key = h.finalize().to_vec();
-        let id: String = Sha256::digest(&key)[..8]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let id = gemba_shared::hex(&Sha256::digest(&key)[..8]);
         Events {
             tx: broadcast::channel(BACKLOG).0,
             key,

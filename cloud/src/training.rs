@@ -248,7 +248,7 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
     let bytes = tokio::fs::read(out.join("model.onnx"))
         .await
         .context("the training code wrote no model")?;
-    let sha256 = hex(&Sha256::digest(&bytes));
+    let sha256 = gemba_shared::hex(&Sha256::digest(&bytes));
     let size = bytes.len() as i64;
     let name = format!("models/{version}/model.onnx");
     let key = crate::objects::key(r.organization_id, &name);
@@ -348,10 +348,6 @@ async fn fetch(
     }
     file.flush().await?;
     Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

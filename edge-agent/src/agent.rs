@@ -347,11 +347,7 @@ impl Agent {
     }
 
     fn save(&self) {
-        let path = self.cfg.data.join("running.json");
-        let tmp = path.with_extension("tmp");
-        let r = std::fs::write(&tmp, serde_json::to_vec(&self.running).expect("serialises"))
-            .and_then(|()| std::fs::rename(&tmp, &path));
-        if let Err(e) = r {
+        if let Err(e) = save_json(&self.cfg.data.join("running.json"), &self.running) {
             tracing::error!(error = %e, "keeping what runs where");
         }
     }
@@ -472,7 +468,7 @@ async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Res
         if got != size {
             bail!("the model has {got} bytes, not the {size} announced");
         }
-        let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let hex = gemba_shared::hex(&hash.finalize());
         if !hex.eq_ignore_ascii_case(sha256) {
             bail!("the model's SHA-256 is {hex}, not {sha256}");
         }

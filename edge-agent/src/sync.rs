@@ -45,7 +45,7 @@ impl Link {
     pub fn client_id(&self) -> String {
         use sha2::{Digest, Sha256};
         let d = Sha256::digest([b"gemba-agent client id\0".as_slice(), &self.key].concat());
-        let tag: String = d[..6].iter().map(|b| format!("{b:02x}")).collect();
+        let tag = gemba_shared::hex(&d[..6]);
         format!("gemba-agent-{}-{tag}", self.device)
     }
 

@@ -341,10 +341,10 @@ pub async fn succeed(db: &Db, r: &RunRow, m: NewModel<'_>) -> sqlx::Result<Optio
     Ok(Some(row))
 }
 
-/// The labelled videos of a task: ready, with at least one segment; oldest first.
-pub async fn labelled_videos(db: &Db, org: i64, task: i64) -> sqlx::Result<Vec<(i64, String)>> {
-    sqlx::query_as(
-        "SELECT v.id, l.segments FROM videos v JOIN video_labels l ON l.video_id = v.id \
+/// The labelled videos of a task (ready, with at least one segment), oldest first.
+pub async fn labelled_videos(db: &Db, org: i64, task: i64) -> sqlx::Result<Vec<i64>> {
+    sqlx::query_scalar(
+        "SELECT v.id FROM videos v JOIN video_labels l ON l.video_id = v.id \
          WHERE v.organization_id = $1 AND v.task_id = $2 AND v.status = 'ready' \
          AND l.segments <> '[]' ORDER BY v.id",
     )

@@ -18,7 +18,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::db::videos::{self, Filter, VideoRow};
-use crate::db::{labelers, tasks, users};
+use crate::db::{labelers, users};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
@@ -34,13 +34,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 // ----- the organisation's side -----------------------------------------------------------
 
-/// Task `id` of the request's organisation (404 otherwise, or when deleted).
+/// The request's organisation, when task `id` is one of its tasks (404 otherwise).
 async fn org_task(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<i64> {
     let org = me.org()?;
-    match tasks::get(&state.db, me.user.id, Some(org), id).await? {
-        Some(t) if !t.settings().is_deleted => Ok(org),
-        _ => Err(ApiError::NotFound),
-    }
+    crate::http::videos::task_of(state, me, org, id).await?;
+    Ok(org)
 }
 
 async fn requests(state: &AppState, org: i64, task: i64) -> ApiResult<Vec<LabelRequest>> {

@@ -84,7 +84,7 @@ async fn org_to_change(state: &AppState, me: &AuthUser) -> ApiResult<i64> {
 }
 
 /// Task `id` of the request's organisation (404 otherwise, or when deleted).
-async fn task_of(state: &AppState, me: &AuthUser, org: i64, id: i64) -> ApiResult<()> {
+pub(crate) async fn task_of(state: &AppState, me: &AuthUser, org: i64, id: i64) -> ApiResult<()> {
     match tasks::get(&state.db, me.user.id, Some(org), id).await? {
         Some(t) if !t.settings().is_deleted => Ok(()),
         _ => Err(ApiError::NotFound),

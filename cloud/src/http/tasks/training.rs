@@ -81,11 +81,7 @@ pub async fn start_training(
         )));
     }
     let org = row.organization_id;
-    let labelled: Vec<i64> = training::labelled_videos(&state.db, org, row.id)
-        .await?
-        .into_iter()
-        .map(|(v, _)| v)
-        .collect();
+    let labelled = training::labelled_videos(&state.db, org, row.id).await?;
     if labelled.is_empty() {
         return Err(ApiError::non_field(
             "This task has no labelled video: label the steps of at least one video before training.",
