@@ -3,51 +3,9 @@
  * reads it (decoding the PNG the server drew, as the phone's camera would), derives the
  * code from the `otpauth://` secret (RFC 6238) and signs in with it.
  */
-import { createHmac } from 'node:crypto';
+import { expect, test } from '@playwright/test';
 
-import { type Page, expect, test } from '@playwright/test';
-import jsQR from 'jsqr';
-import { PNG } from 'pngjs';
-
-import { createOrganization, createUser, origin, uniqueName } from './env';
-
-/** The `otpauth://` address in the QR code the page shows. */
-async function scanQr(page: Page): Promise<URL> {
-  const img = page.getByRole('img', { name: 'QR code for the authenticator app' });
-  await expect(img).toBeVisible();
-  const b64 = await img.evaluate(async (el: HTMLImageElement) => {
-    const bytes = new Uint8Array(await (await fetch(el.src)).arrayBuffer());
-    let bin = '';
-    for (const b of bytes) bin += String.fromCharCode(b);
-    return btoa(bin);
-  });
-  const png = PNG.sync.read(Buffer.from(b64, 'base64'));
-  const qr = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
-  if (!qr) throw new Error('no QR code in the image');
-  return new URL(qr.data);
-}
-
-function base32(s: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of s.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
-  const bytes = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  return Buffer.from(bytes);
-}
-
-/** The RFC 6238 code of `uri` at `now` (ms). */
-function totp(uri: URL, now: number): string {
-  const digits = Number(uri.searchParams.get('digits') ?? 6);
-  const period = Number(uri.searchParams.get('period') ?? 30);
-  const algorithm = (uri.searchParams.get('algorithm') ?? 'SHA1').toLowerCase();
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(now / 1000 / period)));
-  const mac = createHmac(algorithm, base32(uri.searchParams.get('secret') ?? '')).update(counter).digest();
-  const at = (mac[mac.length - 1] ?? 0) & 0x0f;
-  const n = (mac.readUInt32BE(at) & 0x7fffffff) % 10 ** digits;
-  return String(n).padStart(digits, '0');
-}
+import { createOrganization, createUser, origin, scanQr, totp, uniqueName } from './env';
 
 test('an authenticator app scans the QR code and its codes sign the user in', async ({ page }) => {
   const run = uniqueName();

@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { type Page, expect } from '@playwright/test';
+import jsQR from 'jsqr';
 import { connectAsync } from 'mqtt';
+import { PNG } from 'pngjs';
 
 import type {
   Credentials,
@@ -266,4 +268,43 @@ export async function sidebarEntries(page: Page): Promise<string[]> {
 export async function expectNoSidebar(page: Page): Promise<void> {
   await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
+}
+
+/** The `otpauth://` address in the QR code the page shows (decoding the PNG the server
+ * drew, as a phone's camera would). */
+export async function scanQr(page: Page): Promise<URL> {
+  const img = page.getByRole('img', { name: 'QR code for the authenticator app' });
+  await expect(img).toBeVisible();
+  const b64 = await img.evaluate(async (el: HTMLImageElement) => {
+    const bytes = new Uint8Array(await (await fetch(el.src)).arrayBuffer());
+    let bin = '';
+    for (const b of bytes) bin += String.fromCharCode(b);
+    return btoa(bin);
+  });
+  const png = PNG.sync.read(Buffer.from(b64, 'base64'));
+  const qr = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+  if (!qr) throw new Error('no QR code in the image');
+  return new URL(qr.data);
+}
+
+function base32(s: string): Buffer {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of s.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
+  const bytes = [];
+  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
+  return Buffer.from(bytes);
+}
+
+/** The RFC 6238 code of `uri` at `now` (ms). */
+export function totp(uri: URL, now: number): string {
+  const digits = Number(uri.searchParams.get('digits') ?? 6);
+  const period = Number(uri.searchParams.get('period') ?? 30);
+  const algorithm = (uri.searchParams.get('algorithm') ?? 'SHA1').toLowerCase();
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(now / 1000 / period)));
+  const mac = createHmac(algorithm, base32(uri.searchParams.get('secret') ?? '')).update(counter).digest();
+  const at = (mac[mac.length - 1] ?? 0) & 0x0f;
+  const n = (mac.readUInt32BE(at) & 0x7fffffff) % 10 ** digits;
+  return String(n).padStart(digits, '0');
 }

@@ -63,14 +63,15 @@ export const routes: RouteObject[] = [
             children: [
               todo(paths.cycleTrace),
               screen(paths.labeler.tasks, () => import('@/features/media/components/labeler-tasks-screen')),
-              todo(paths.labeler.setting),
+              screen(paths.labeler.setting, () => import('@/features/account/components/profile-screen')),
               screen(paths.labeler.videos, () => import('@/features/media/components/labeler-videos-screen')),
               ...[
                 u.temp, u.home, u.opc,
-                u.cameras, u.remoteDevices, u.analytics, u.lineAnalytics, u.trace, u.setting, u.userManual,
+                u.cameras, u.remoteDevices, u.analytics, u.lineAnalytics, u.trace, u.userManual,
                 u.fundamentals, u.issueCenter, u.line, u.lineVisibility,
               ].map(todo),
               screen(u.orgUsers, () => import('@/features/org-users/components/org-users-screen')),
+              screen(u.setting, () => import('@/features/account/components/profile-screen')),
               screen(u.process, () => import('@/features/operations/components/define-operation-screen')),
               screen(u.tasks, () => import('@/features/operations/components/tasks-screen')),
               screen(u.devices, () => import('@/features/devices/components/devices-screen')),

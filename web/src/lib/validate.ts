@@ -80,6 +80,14 @@ export function password(field: string, value: string): string | null {
   return null;
 }
 
+export const OTP_MESSAGE = 'Please enter the 6-digit OTP';
+
+/** A one-time code: exactly six digits, spaces around them dropped (section 5 OTP rule,
+ * `validate::otp`). */
+export function otp(value: string): string | null {
+  return /^[0-9]{6}$/.test(trimWs(value)) ? null : OTP_MESSAGE;
+}
+
 export const MOBILE_NUMBER_MESSAGE = 'Enter a valid mobile number, e.g. +4915112345678.';
 
 /** A mobile number for SMS codes: 8 to 15 digits, optionally after a `+`; spaces, dashes

@@ -19,3 +19,6 @@ export function isBadToken(err: unknown): boolean {
   if (err.status === 404) return true;
   return err.status === 400 && typeof err.data === 'object' && err.data !== null && 'token' in err.data;
 }
+
+/** Profile Setting: the new address is the one the account already has. */
+export const SAME_EMAIL = 'This is already your e-mail address.';

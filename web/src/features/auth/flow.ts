@@ -8,13 +8,14 @@ import { homeOf } from '@/lib/access/guard';
 import { needsOrganization, parseRole } from '@/lib/access/roles';
 import { canOpen } from '@/lib/access/routes';
 import { clearSessionState, getRedirectUrl, readSession, sessionFromLogin, setRedirectUrl, writeSession } from '@/lib/session';
+import { OTP_MESSAGE, otp } from '@/lib/validate';
 import { paths } from '@/config/paths';
 
 import { isPendingApproval, sendOtpCode } from './api/auth';
 
 export const LOGGED_IN = 'Logged in successfully!';
 export const OTP_SENT = 'OTP Sent!';
-export const OTP_INVALID_INPUT = 'Please enter the 6-digit OTP';
+export const OTP_INVALID_INPUT = OTP_MESSAGE;
 export const ADMIN_NOTIFIED = 'Admin has been notified. Your account will be approved within 24 Hours.';
 
 export type MfaMethod = 'email' | 'authenticator_app' | 'sms';
@@ -86,5 +87,5 @@ export function landingOfSession(): string {
 
 /** Exactly six digits. */
 export function validOtp(code: string): boolean {
-  return /^\d{6}$/.test(code.trim());
+  return otp(code) === null;
 }

@@ -28,9 +28,10 @@ type Options<F extends string> = {
    * shown above the button and as the toast; `null`: the usual `errorMessage`.
    */
   failure?: (err: unknown) => string | null;
-  /** What a success does; by default its message shows as a toast and becomes `done`
-   * (the screen then shows it in place of the form). */
-  onSuccess?: (answer: Msg) => void | Promise<void>;
+  /** What a success does (`reset` empties the form for another use); by default its
+   * message shows as a toast and becomes `done` (the screen then shows it in place of
+   * the form). */
+  onSuccess?: (answer: Msg, form: { reset: () => void }) => void | Promise<void>;
 };
 
 export function useAccountForm<F extends string>(opts: Options<F>) {
@@ -51,7 +52,7 @@ export function useAccountForm<F extends string>(opts: Options<F>) {
     setBusy(true);
     try {
       const answer = await withSpinner(opts.send(values));
-      if (opts.onSuccess) await opts.onSuccess(answer);
+      if (opts.onSuccess) await opts.onSuccess(answer, { reset });
       else {
         notify.success(answer.msg);
         setDone(answer.msg);
@@ -86,5 +87,12 @@ export function useAccountForm<F extends string>(opts: Options<F>) {
     };
   }
 
-  return { values, errors, busy, done, submit, field };
+  /** Back to the initial values, with no messages (a form used again after a success). */
+  function reset() {
+    setValues(opts.initial);
+    setErrors({});
+    setDone(null);
+  }
+
+  return { values, errors, busy, done, submit, field, reset };
 }

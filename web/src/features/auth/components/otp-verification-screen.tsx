@@ -1,5 +1,6 @@
 import { useLocation, useNavigate } from 'react-router';
 
+import { OtpInput } from '@/components/mfa/otp-input';
 import { paths } from '@/config/paths';
 import { errorMessage } from '@/lib/api-errors';
 import { useSession } from '@/lib/session';
@@ -7,7 +8,6 @@ import { withSpinner } from '@/lib/spinner';
 import { notify } from '@/lib/toast';
 
 import { resendOtp, verifyOtpCode } from '../api/auth';
-import { OtpInput } from './otp-selection-screen';
 import { useOtpSubmit } from './use-otp-submit';
 
 /** `/otp-verification`: enter the 6-digit code. */
