@@ -93,6 +93,7 @@ pub struct MediaClaims {
 }
 
 const MEDIA_AUDIENCE: &str = "media";
+const UPLOAD_AUDIENCE: &str = "upload";
 
 #[derive(Clone)]
 pub struct Keys {
@@ -124,11 +125,31 @@ impl Keys {
 
     /// A token for object `key` of `org`, good until `exp` (unix seconds).
     pub fn sign_media(&self, org: i64, key: &str, exp: i64) -> anyhow::Result<String> {
+        self.sign_for(MEDIA_AUDIENCE, org, key, exp)
+    }
+
+    pub fn verify_media(&self, token: &str) -> Option<MediaClaims> {
+        self.verify_for(MEDIA_AUDIENCE, token)
+    }
+
+    /// A token letting a device upload its recording of video `video` of `org`, good
+    /// until `exp` (unix seconds); a media token is not one, nor the other way round.
+    pub fn sign_upload(&self, org: i64, video: i64, exp: i64) -> anyhow::Result<String> {
+        self.sign_for(UPLOAD_AUDIENCE, org, &video.to_string(), exp)
+    }
+
+    /// The organisation and video of an upload token.
+    pub fn verify_upload(&self, token: &str) -> Option<(i64, i64)> {
+        let c = self.verify_for(UPLOAD_AUDIENCE, token)?;
+        Some((c.org, c.key.parse().ok()?))
+    }
+
+    fn sign_for(&self, aud: &str, org: i64, key: &str, exp: i64) -> anyhow::Result<String> {
         let claims = MediaClaims {
             key: key.to_string(),
             org,
             exp,
-            aud: MEDIA_AUDIENCE.into(),
+            aud: aud.into(),
         };
         Ok(jsonwebtoken::encode(
             &Header::default(),
@@ -137,19 +158,18 @@ impl Keys {
         )?)
     }
 
-    pub fn verify_media(&self, token: &str) -> Option<MediaClaims> {
+    fn verify_for(&self, aud: &str, token: &str) -> Option<MediaClaims> {
         let mut v = Validation {
             leeway: 5,
             ..Validation::default()
         };
-        v.set_audience(&[MEDIA_AUDIENCE]);
+        v.set_audience(&[aud]);
         jsonwebtoken::decode::<MediaClaims>(token, &self.dec, &v)
             .ok()
             .map(|d| d.claims)
     }
 }
 
-/// 32 random bytes, URL-safe base64.
 pub fn random_token() -> String {
     let mut b = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut b);
@@ -271,6 +291,16 @@ mod tests {
         assert!(k.verify_media(&old).is_none());
         let other = Keys::new(b"another secret, 32 bytes long!!!");
         assert!(other.verify_media(&m).is_none());
+        // An upload token is good for its video only, and is not a media token.
+        let u = k.sign_upload(3, 41, now + 60).unwrap();
+        assert_eq!(k.verify_upload(&u), Some((3, 41)));
+        assert!(k.verify_media(&u).is_none());
+        assert!(k.verify_upload(&m).is_none());
+        assert!(other.verify_upload(&u).is_none());
+        assert!(
+            k.verify_upload(&k.sign_upload(3, 41, now - 60).unwrap())
+                .is_none()
+        );
     }
 
     #[test]

@@ -128,6 +128,7 @@ async fn labelled_video(
             is_uploaded_video: true,
             size_bytes: std::fs::metadata(clip)?.len() as i64,
             created_by: user,
+            recording: None,
         },
     )
     .await?;

@@ -279,7 +279,22 @@ impl Link {
         device: i64,
         command: v1::Command,
     ) -> sqlx::Result<String> {
-        let id = uuid::Uuid::new_v4().to_string();
+        let id = new_command_id();
+        self.command_with_id(db, org, device, &id, command).await?;
+        Ok(id)
+    }
+
+    /// [`Self::command`] with an id made beforehand by [`new_command_id`] (for a
+    /// command whose acknowledgement something recorded first waits for).
+    pub async fn command_with_id(
+        &self,
+        db: &Db,
+        org: i64,
+        device: i64,
+        id: &str,
+        command: v1::Command,
+    ) -> sqlx::Result<()> {
+        let id = id.to_string();
         let json = serde_json::to_string(&command).expect("commands serialise");
         devices::insert_command(db, &id, device, &json).await?;
         let msg = v1::CommandMessage {
@@ -290,13 +305,18 @@ impl Link {
         if let Err(e) = self.send(db, org, device, Channel::Cmd, &msg).await {
             tracing::warn!(device, error = %e, "sending a command");
         }
-        Ok(id)
+        Ok(())
     }
 
     fn reject(&self, topic: &str, why: &str) {
         self.stats.rejected.fetch_add(1, Ordering::Relaxed);
         tracing::warn!(topic, why, "MQTT message rejected");
     }
+}
+
+/// A new command's id.
+pub fn new_command_id() -> String {
+    uuid::Uuid::new_v4().to_string()
 }
 
 /// The topics the cloud reads; with a `group`, as members of that shared subscription
@@ -715,6 +735,10 @@ async fn read(
             let a: v1::CommandAck = key.open(payload).map_err(Refused::Bad)?;
             if !devices::ack_command(&state.db, device, &a.id, a.ok, &a.message).await? {
                 return Err(bad("no such command waiting"));
+            }
+            if !a.ok {
+                // A recording the device could not make or upload says why.
+                crate::db::videos::fail_recording(&state.db, None, Some(&a.id), &a.message).await?;
             }
             Ok(None)
         }

@@ -123,8 +123,9 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         tokio::select! {
             _ = stop.changed() => if *stop.borrow() { break },
             Some(c) = cmd_rx.recv() => {
-                let ack = agent.command(c).await;
-                agent.ack(ack)?;
+                if let Some(ack) = agent.command(c).await {
+                    agent.ack(ack)?;
+                }
                 let _ = status_tx.send(agent.status());
             }
             _ = beat.tick() => {
@@ -143,7 +144,9 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
 }
 
 impl Agent {
-    async fn command(&mut self, c: CommandMessage) -> CommandAck {
+    /// Carries out command `c`: its acknowledgement, or `None` when it comes later (a
+    /// recording acknowledges once uploaded).
+    async fn command(&mut self, c: CommandMessage) -> Option<CommandAck> {
         let r = match c.command {
             Command::StartTask {
                 camera,
@@ -196,18 +199,83 @@ impl Agent {
                 sha256,
                 size_bytes,
             } => self.deploy(task, &version, &url, &sha256, size_bytes).await,
+            Command::Record {
+                camera,
+                seconds,
+                url,
+            } => match self.record(&camera, seconds) {
+                Ok(done) => {
+                    tracing::info!(id = c.id, camera, seconds, "recording");
+                    let (outbox, org, device) =
+                        (self.outbox.clone(), self.org.clone(), self.device.clone());
+                    tokio::spawn(async move {
+                        let r = finish_recording(done, &url).await;
+                        let ack = make_ack(c.id, r);
+                        if let Err(e) = push_ack(&outbox, &org, &device, &ack) {
+                            tracing::error!(error = %format!("{e:#}"), "acknowledging a recording");
+                        }
+                    });
+                    return None;
+                }
+                Err(e) => Err(e),
+            },
         };
-        let (ok, message) = match r {
-            Ok(m) => (true, m),
-            Err(e) => (false, format!("{e:#}")),
+        Some(make_ack(c.id, r))
+    }
+
+    /// Starts recording `seconds` of `camera`: through the task it runs, or on its own
+    /// while it runs none.
+    fn record(&self, camera: &str, seconds: u32) -> anyhow::Result<capture::RecordingDone> {
+        let Some(cam) = self.cfg.cameras.iter().find(|c| c.name == camera) else {
+            bail!("this device has no camera {camera}");
         };
-        tracing::info!(id = c.id, ok, message, "command");
-        CommandAck {
-            v: v1::VERSION,
-            id: c.id,
-            ok,
-            message: message.chars().take(1000).collect(),
+        let dir = self.cfg.data.join("recordings");
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(format!(
+            "{}.{}",
+            uuid::Uuid::new_v4(),
+            capture::recording_format()
+        ));
+        if let Some(w) = self.workers.get(camera).filter(|w| !w.ended()) {
+            return w.record(&path, seconds);
         }
+        // Nothing runs on it: a capture of its own (its small frames go unused) lives
+        // as long as the recording.
+        let cap = capture::Capture::open(
+            &cam.source,
+            capture::Options {
+                width: 64,
+                height: 64,
+                fps: self.cfg.fps,
+                looped: self.cfg.looped,
+                fast: false,
+            },
+        )?;
+        let done = cap.record(&path, seconds)?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name(format!("recording {camera}"))
+            .spawn(move || {
+                let mut cap = cap;
+                // Frames are pulled (and let go) so that the source keeps going.
+                let r = loop {
+                    match done.try_recv() {
+                        Ok(r) => break r,
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                            break Err(anyhow::anyhow!("the recording stopped"));
+                        }
+                        Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                    }
+                    match cap.next_frame() {
+                        Ok(Some(_)) => {}
+                        Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+                        Err(e) => break Err(e),
+                    }
+                };
+                drop(cap);
+                let _ = tx.send(r);
+            })?;
+        Ok(rx)
     }
 
     fn start(&mut self, camera: &str, task: i64, engine: EngineConfig) -> anyhow::Result<()> {
@@ -353,16 +421,7 @@ impl Agent {
     }
 
     fn ack(&self, ack: CommandAck) -> anyhow::Result<()> {
-        let t = topic(&self.org, &self.device, Channel::CmdAck);
-        let payload = serde_json::to_vec(&ack)?;
-        self.outbox.lock().expect("outbox lock").push(
-            Kind::Droppable,
-            None,
-            &t,
-            &payload,
-            capture::now_ms(),
-        )?;
-        Ok(())
+        push_ack(&self.outbox, &self.org, &self.device, &ack)
     }
 
     fn status(&self) -> StatusMessage {
@@ -398,6 +457,89 @@ impl Agent {
             temperature_c: None,
         }
     }
+}
+
+/// The acknowledgement of command `id` from how it went.
+fn make_ack(id: String, r: anyhow::Result<String>) -> CommandAck {
+    let (ok, message) = match r {
+        Ok(m) => (true, m),
+        Err(e) => (false, format!("{e:#}")),
+    };
+    tracing::info!(id, ok, message, "command");
+    CommandAck {
+        v: v1::VERSION,
+        id,
+        ok,
+        message: message.chars().take(1000).collect(),
+    }
+}
+
+/// Queues `ack` in the outbox (sent with the rest, in order).
+fn push_ack(
+    outbox: &Mutex<Outbox>,
+    org: &str,
+    device: &str,
+    ack: &CommandAck,
+) -> anyhow::Result<()> {
+    let t = topic(org, device, Channel::CmdAck);
+    let payload = serde_json::to_vec(ack)?;
+    outbox.lock().expect("outbox lock").push(
+        Kind::Droppable,
+        None,
+        &t,
+        &payload,
+        capture::now_ms(),
+    )?;
+    Ok(())
+}
+
+/// Waits for a recording to end, uploads it to `url` and removes it: what to say.
+async fn finish_recording(done: capture::RecordingDone, url: &str) -> anyhow::Result<String> {
+    let rec = tokio::task::spawn_blocking(move || {
+        done.recv()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the recording stopped")))
+    })
+    .await??;
+    let r = upload(&rec.path, url).await;
+    let _ = tokio::fs::remove_file(&rec.path).await;
+    let bytes = r?;
+    Ok(format!(
+        "recorded {:.1} s ({} frames, {:.1} MB) and uploaded it",
+        rec.duration_ms as f64 / 1000.0,
+        rec.frames,
+        bytes as f64 / 1e6
+    ))
+}
+
+/// Sends file `path` whole in one `PUT` to `url`, streamed; answers its size.
+async fn upload(path: &Path, url: &str) -> anyhow::Result<u64> {
+    let file = tokio::fs::File::open(path).await?;
+    let size = file.metadata().await?.len();
+    let stream = futures_util::stream::try_unfold(file, |mut f| async move {
+        use tokio::io::AsyncReadExt;
+        let mut buf = vec![0u8; 256 * 1024];
+        let n = f.read(&mut buf).await?;
+        buf.truncate(n);
+        Ok::<_, std::io::Error>((n > 0).then_some((buf, f)))
+    });
+    let res = reqwest::Client::new()
+        .put(url)
+        .header(reqwest::header::CONTENT_LENGTH, size)
+        .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+        .body(reqwest::Body::wrap_stream(stream))
+        .timeout(Duration::from_secs(3600))
+        .send()
+        .await
+        .context("uploading the recording")?;
+    if !res.status().is_success() {
+        let status = res.status();
+        let body = res.text().await.unwrap_or_default();
+        bail!(
+            "the cloud refused the recording ({status}): {}",
+            body.chars().take(300).collect::<String>()
+        );
+    }
+    Ok(size)
 }
 
 /// Which model each task runs with (`{data}/models/deployed.json`).

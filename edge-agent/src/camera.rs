@@ -20,6 +20,12 @@ use crate::recorder::Recorder;
 pub enum Control {
     /// Use this model from the next frame on.
     Model(Box<Model>),
+    /// Record the next `seconds` into `path`; the answer says whether it started.
+    Record {
+        path: std::path::PathBuf,
+        seconds: u32,
+        reply: Sender<anyhow::Result<capture::RecordingDone>>,
+    },
     Stop,
 }
 
@@ -109,6 +115,25 @@ impl Worker {
         self.input
     }
 
+    /// Records the next `seconds` of this camera into `path` while its task runs.
+    pub fn record(
+        &self,
+        path: &std::path::Path,
+        seconds: u32,
+    ) -> anyhow::Result<capture::RecordingDone> {
+        let (reply, answer) = mpsc::channel();
+        self.control
+            .send(Control::Record {
+                path: path.to_path_buf(),
+                seconds,
+                reply,
+            })
+            .map_err(|_| anyhow::anyhow!("the camera has stopped"))?;
+        answer
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .map_err(|_| anyhow::anyhow!("the camera did not answer"))?
+    }
+
     pub fn swap_model(&self, model: Model) {
         let _ = self.control.send(Control::Model(Box::new(model)));
     }
@@ -153,6 +178,13 @@ fn work(
                 } else {
                     tracing::error!(version = m.version, "a model with other labels was refused");
                 }
+            }
+            Ok(Control::Record {
+                path,
+                seconds,
+                reply,
+            }) => {
+                let _ = reply.send(cap.record(&path, seconds));
             }
             Ok(Control::Stop) | Err(TryRecvError::Disconnected) => break,
             Err(TryRecvError::Empty) => {}

@@ -5,8 +5,16 @@
 //! Sources: a video file (once or looped; at real time or as fast as possible), an
 //! RTSP or HTTP stream, a V4L2 device and GStreamer's test source. What a user names is
 //! set as an element property, never pasted into a pipeline description.
+//!
+//! Recording: the decoded frames also go, through a `tee`, to a second branch closed by
+//! a `valve`; [`Capture::record`] opens it for some seconds and feeds the full-size
+//! frames to an encoding pipeline (`appsrc ! x264enc ! mp4mux ! filesink`, or VP8 in
+//! WebM where x264 is missing), so a camera that runs a task records without being
+//! opened twice (a V4L2 camera cannot be) and without dropping a frame of its task.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use gstreamer as gst;
@@ -73,6 +81,10 @@ pub struct Frame {
 pub struct Capture {
     pipeline: gst::Pipeline,
     sink: gst_app::AppSink,
+    /// The recording branch: its valve and sink, and the recording under way.
+    valve: gst::Element,
+    rec_sink: gst_app::AppSink,
+    recording: Arc<Mutex<Option<gst_app::AppSrc>>>,
     opts: Options,
     /// Time added to a looped file's frames: the length of the loops before.
     offset_ms: i64,
@@ -103,9 +115,13 @@ impl Capture {
             Source::Test => ("videotestsrc name=src is-live=true pattern=ball", None),
         };
         let desc = format!(
-            "{head} ! videoconvert ! videoscale ! videorate drop-only=true max-rate={fps} \
+            "{head} ! tee name=t \
+             t. ! queue ! videoconvert ! videoscale ! videorate drop-only=true max-rate={fps} \
              ! video/x-raw,format=RGB,width={w},height={h},pixel-aspect-ratio=1/1 \
-             ! appsink name=sink",
+             ! appsink name=sink \
+             t. ! queue leaky=downstream max-size-buffers=30 max-size-bytes=0 max-size-time=0 \
+             ! valve name=rec drop=true ! videoconvert ! video/x-raw,format=I420 \
+             ! appsink name=recsink sync=false async=false max-buffers=30",
             fps = opts.fps.max(1),
             w = opts.width,
             h = opts.height,
@@ -123,6 +139,12 @@ impl Capture {
             .expect("the sink is named")
             .downcast::<gst_app::AppSink>()
             .map_err(|_| anyhow!("the sink is not an appsink"))?;
+        let valve = pipeline.by_name("rec").expect("the valve is named");
+        let rec_sink = pipeline
+            .by_name("recsink")
+            .expect("the recording sink is named")
+            .downcast::<gst_app::AppSink>()
+            .map_err(|_| anyhow!("the recording sink is not an appsink"))?;
         let live = !opts.fast;
         sink.set_sync(live);
         sink.set_max_buffers(if live { 2 } else { 8 });
@@ -133,6 +155,9 @@ impl Capture {
         Ok(Capture {
             pipeline,
             sink,
+            valve,
+            rec_sink,
+            recording: Arc::new(Mutex::new(None)),
             opts,
             offset_ms: 0,
             first_pts: None,
@@ -198,8 +223,182 @@ impl Capture {
     }
 }
 
+/// How a recording ended: the file, its length and frames.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub path: PathBuf,
+    pub duration_ms: i64,
+    pub frames: u64,
+}
+
+/// Where a recording's outcome arrives (once, from a thread of its own).
+pub type RecordingDone = std::sync::mpsc::Receiver<anyhow::Result<Recorded>>;
+
+impl Capture {
+    /// Records the next `seconds` of this camera, full size, into `path` (an MP4 with
+    /// H.264, or WebM with VP8 where x264 is missing: see [`recording_format`]). Frames
+    /// keep flowing to [`Capture::next_frame`] meanwhile. Stopping the camera before
+    /// the end ends the recording there. One recording at a time.
+    pub fn record(&self, path: &Path, seconds: u32) -> anyhow::Result<RecordingDone> {
+        let mut active = self.recording.lock().expect("recording lock");
+        if active.is_some() {
+            bail!("this camera is already recording");
+        }
+        let (encoder, src) = encoder(path)?;
+        let until = gst::ClockTime::from_seconds(u64::from(seconds.max(1)));
+        let state = Arc::new(Mutex::new(Feed::default()));
+        let (valve, feed, src2) = (self.valve.clone(), state.clone(), src.clone());
+        self.rec_sink.set_callbacks(
+            gst_app::AppSinkCallbacks::builder()
+                .new_sample(move |sink| {
+                    let sample = sink.pull_sample().map_err(|_| gst::FlowError::Eos)?;
+                    let mut f = feed.lock().expect("feed lock");
+                    if f.ended {
+                        return Ok(gst::FlowSuccess::Ok);
+                    }
+                    let buffer = sample.buffer().ok_or(gst::FlowError::Error)?;
+                    let pts = buffer.pts().unwrap_or(gst::ClockTime::ZERO);
+                    let first = *f.first.get_or_insert_with(|| {
+                        if let Some(caps) = sample.caps() {
+                            src2.set_caps(Some(&caps.to_owned()));
+                        }
+                        pts
+                    });
+                    let at = pts.saturating_sub(first);
+                    if at >= until {
+                        f.ended = true;
+                        valve.set_property("drop", true);
+                        let _ = src2.end_of_stream();
+                        return Ok(gst::FlowSuccess::Ok);
+                    }
+                    let mut out = buffer.copy();
+                    {
+                        let b = out.make_mut();
+                        b.set_pts(at);
+                        b.set_dts(gst::ClockTime::NONE);
+                    }
+                    f.frames += 1;
+                    f.last = at;
+                    // A full encoder (`Flushing` once it ends) is no reason to stop the
+                    // camera's frames.
+                    let _ = src2.push_buffer(out);
+                    Ok(gst::FlowSuccess::Ok)
+                })
+                .build(),
+        );
+        encoder
+            .set_state(gst::State::Playing)
+            .map_err(|_| anyhow!("the recording could not start"))?;
+        *active = Some(src);
+        self.valve.set_property("drop", false);
+        drop(active);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (valve, active, path) = (
+            self.valve.clone(),
+            self.recording.clone(),
+            path.to_path_buf(),
+        );
+        // The camera may give no frame (gone): give up a while after the end.
+        let limit = Duration::from_secs(u64::from(seconds) + 60);
+        std::thread::Builder::new()
+            .name("recording".into())
+            .spawn(move || {
+                let r = wait_encoded(&encoder, limit);
+                valve.set_property("drop", true);
+                let _ = encoder.set_state(gst::State::Null);
+                active.lock().expect("recording lock").take();
+                let f = state.lock().expect("feed lock");
+                let r = r.and_then(|()| {
+                    if f.frames == 0 {
+                        bail!("the camera gave no frame to record");
+                    }
+                    Ok(Recorded {
+                        path,
+                        duration_ms: f.last.mseconds() as i64,
+                        frames: f.frames,
+                    })
+                });
+                let _ = tx.send(r);
+            })?;
+        Ok(rx)
+    }
+}
+
+/// What a recording's feed has seen.
+#[derive(Default)]
+struct Feed {
+    first: Option<gst::ClockTime>,
+    last: gst::ClockTime,
+    frames: u64,
+    ended: bool,
+}
+
+/// The file extension recordings get here: `mp4` (H.264) where GStreamer has x264,
+/// else `webm` (VP8).
+pub fn recording_format() -> &'static str {
+    if init().is_ok() && gst::ElementFactory::find("x264enc").is_some() {
+        "mp4"
+    } else {
+        "webm"
+    }
+}
+
+/// The encoding pipeline of a recording into `path`, and its source.
+fn encoder(path: &Path) -> anyhow::Result<(gst::Pipeline, gst_app::AppSrc)> {
+    init()?;
+    let tail = if recording_format() == "mp4" {
+        "x264enc speed-preset=ultrafast tune=zerolatency key-int-max=60 ! h264parse ! mp4mux"
+    } else {
+        "vp8enc deadline=1 cpu-used=8 ! webmmux"
+    };
+    let desc = format!(
+        "appsrc name=src format=time ! queue max-size-buffers=60 ! videoconvert ! {tail} \
+         ! filesink name=file"
+    );
+    let pipeline = gst::parse::launch(&desc)
+        .context("building the recording pipeline")?
+        .downcast::<gst::Pipeline>()
+        .map_err(|_| anyhow!("the recording pipeline is not a pipeline"))?;
+    pipeline
+        .by_name("file")
+        .expect("the file sink is named")
+        .set_property("location", path.to_string_lossy().as_ref());
+    let src = pipeline
+        .by_name("src")
+        .expect("the source is named")
+        .downcast::<gst_app::AppSrc>()
+        .map_err(|_| anyhow!("the recording source is not an appsrc"))?;
+    // At most 64 MiB of frames wait for a slow encoder; past that the oldest go (where
+    // GStreamer can: 1.20 on), so a recording never holds the camera up.
+    src.set_max_bytes(64 * 1024 * 1024);
+    src.set_block(false);
+    if src.find_property("leaky-type").is_some() {
+        src.set_property_from_str("leaky-type", "downstream");
+    }
+    Ok((pipeline, src))
+}
+
+/// Waits for the encoder to write its file to the end (EOS), an error, or `limit`.
+fn wait_encoded(encoder: &gst::Pipeline, limit: Duration) -> anyhow::Result<()> {
+    let bus = encoder.bus().expect("a pipeline has a bus");
+    let msg = bus.timed_pop_filtered(
+        gst::ClockTime::from_mseconds(limit.as_millis() as u64),
+        &[gst::MessageType::Eos, gst::MessageType::Error],
+    );
+    match msg.as_ref().map(|m| m.view()) {
+        Some(gst::MessageView::Eos(_)) => Ok(()),
+        Some(gst::MessageView::Error(e)) => bail!("recording: {}", e.error()),
+        _ => bail!("the recording did not end in time (the camera gave no more frames)"),
+    }
+}
+
 impl Drop for Capture {
     fn drop(&mut self) {
+        // A recording under way ends here, with what it has.
+        if let Some(src) = self.recording.lock().expect("recording lock").take() {
+            self.valve.set_property("drop", true);
+            let _ = src.end_of_stream();
+        }
         let _ = self.pipeline.set_state(gst::State::Null);
     }
 }
@@ -216,4 +415,93 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(fast: bool) -> Options {
+        Options {
+            width: 32,
+            height: 24,
+            fps: 15,
+            looped: false,
+            fast,
+        }
+    }
+
+    /// Frames of a video file, read as fast as possible to its end.
+    fn frames_in(path: &Path) -> u64 {
+        let mut cap = Capture::open(&Source::File(path.into()), opts(true)).unwrap();
+        let mut n = 0;
+        while cap.next_frame().unwrap().is_some() {
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn a_running_camera_records_without_stopping_its_frames() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(format!("a.{}", recording_format()));
+        let mut cap = Capture::open(&Source::Test, opts(false)).unwrap();
+        assert!(cap.next_frame().unwrap().is_some());
+        let done = cap.record(&path, 2).unwrap();
+        // One recording at a time.
+        let again = cap.record(&dir.path().join("b.mp4"), 2).err().unwrap();
+        assert_eq!(again.to_string(), "this camera is already recording");
+        let mut during = 0;
+        let r = loop {
+            if let Ok(r) = done.try_recv() {
+                break r.unwrap();
+            }
+            assert!(cap.next_frame().unwrap().is_some());
+            during += 1;
+            assert!(during < 15 * 30, "the recording did not end");
+        };
+        // The task's frames went on at its rate (15 fps) meanwhile.
+        assert!(during >= 20, "{during} frames while recording");
+        // Two seconds of the source's frames (15 or 30 a second), every one in the file.
+        assert!((1800..=2100).contains(&r.duration_ms), "{r:?}");
+        assert!((28..=62).contains(&r.frames), "{r:?}");
+        assert_eq!(r.path, path);
+        assert_eq!(frames_in(&path), r.frames);
+        // Once done, the camera records again.
+        let next = cap.record(&dir.path().join(format!("c.{}", recording_format())), 1);
+        assert!(next.is_ok());
+    }
+
+    #[test]
+    fn a_camera_stopped_mid_recording_keeps_what_it_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(format!("a.{}", recording_format()));
+        let mut cap = Capture::open(&Source::Test, opts(false)).unwrap();
+        let done = cap.record(&path, 60).unwrap();
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_millis(1500) {
+            cap.next_frame().unwrap();
+        }
+        drop(cap);
+        let r = done.recv_timeout(Duration::from_secs(30)).unwrap().unwrap();
+        assert!(r.duration_ms > 500 && r.duration_ms < 3000, "{r:?}");
+        assert!(frames_in(&path) >= 15);
+    }
+
+    #[test]
+    fn a_camera_that_gives_nothing_records_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let not_video = dir.path().join("x.mp4");
+        std::fs::write(&not_video, b"not a video").unwrap();
+        // A file that is not video fails once read (on the bus); a recording asked
+        // meanwhile ends without a frame, and says so.
+        let cap = Capture::open(&Source::File(not_video), opts(false)).unwrap();
+        let done = cap.record(&dir.path().join("r.mp4"), 1).unwrap();
+        drop(cap);
+        let r = done.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert_eq!(
+            r.unwrap_err().to_string(),
+            "the camera gave no frame to record"
+        );
+    }
 }

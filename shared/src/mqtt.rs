@@ -243,6 +243,14 @@ pub mod v1 {
             sha256: String,
             size_bytes: i64,
         },
+        /// Record `seconds` of `camera` as a training video and upload it with one
+        /// `PUT` of the whole file to `url` (signed, good for hours). The
+        /// acknowledgement comes when the upload is done (or failed), not at once.
+        Record {
+            camera: String,
+            seconds: u32,
+            url: String,
+        },
     }
 
     /// `cmd` (cloud → agent, QoS 1).

@@ -174,6 +174,7 @@ fn export_bindings() {
         v::Video,
         v::VideoStatus,
         v::VideoCreate,
+        v::RecordRequest,
         v::VideoLabels,
         v::LabelsPut,
         v::OrgTag,

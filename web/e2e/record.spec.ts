@@ -5,6 +5,8 @@
  * reads it with GStreamer, the list shows it with its thumbnail, length and frame size,
  * it plays in the browser, a comment on it is shown and counted, the type filter hides it as a training video under Trace,
  * a text file named .mp4 is refused with the server's message, and the video is deleted.
+ * A video is recorded in the browser with Chromium's test camera, and on a device: the
+ * real agent binary records its camera and uploads the file, which arrives in the list.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect, test } from '@playwright/test';
 
-import { createOrganization, createTask, createUser, origin, subscribe, uiLogin, uniqueName } from './env';
+import { addDevice, createOrganization, createTask, createUser, origin, runAgent, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'record-pass-1';
 const FOOTAGE = join(process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../target/models', import.meta.url)), 'demo.mp4');
@@ -126,4 +128,51 @@ test('a recording from the camera is uploaded and read like a file', async ({ pa
   await expect(row.getByRole('cell', { name: /^[2-4] s$/ })).toBeVisible();
   await camera.getByRole('button', { name: 'Close camera' }).click();
   await expect(preview).toHaveCount(0);
+});
+
+test('a device records training video from its camera and it arrives in the list', async ({ page }) => {
+  test.setTimeout(120_000);
+  const run = uniqueName();
+  const org = await createOrganization(`Station Works ${run}`);
+  for (const f of ['Record Training Set', 'Define Operation', 'Devices']) await subscribe(org.id, f);
+  await createTask(org.id, 'Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n');
+  const bench = await addDevice(org.id, 'Bench 1');
+  await addDevice(org.id, 'Bench 2');
+  const stopAgent = runAgent(bench.code);
+  try {
+    const email = `station-${run}@acme.example`;
+    await createUser(email, PASSWORD, 'org_user', org.id);
+    await uiLogin(page, email, PASSWORD);
+    const site = origin(`${org.name}.localhost`);
+    await expect(page).toHaveURL(`${site}/user/home`);
+    await page.goto(`${site}/user/record`);
+    await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
+
+    const form = page.getByRole('form', { name: 'Record on a device' });
+    // Nothing chosen, too few seconds: said, nothing asked of a device.
+    await form.getByLabel('Seconds').fill('2');
+    await form.getByRole('button', { name: 'Record on device' }).click();
+    await expect(form.getByText('Choose a device.')).toBeVisible();
+    await expect(form.getByText('Record between 5 and 600 seconds.')).toBeVisible();
+    // An offline device cannot be chosen; the online one offers its camera.
+    const device = form.getByLabel('Device');
+    await expect(device.locator('option', { hasText: 'Bench 2 (offline)' })).toBeDisabled();
+    await expect(device.locator('option', { hasText: /^Bench 1$/ })).toBeEnabled({ timeout: 60_000 });
+    await device.selectOption({ label: 'Bench 1' });
+    await expect(form.getByLabel('Camera')).toHaveValue('cam0');
+    await form.getByLabel('Seconds').fill('5');
+    await form.getByRole('button', { name: 'Record on device' }).click();
+
+    const row = page.getByRole('table', { name: 'Videos' }).getByRole('row').nth(1);
+    await expect(row).toContainText(/Bench 1 cam0 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.mp4/);
+    await expect(row).toContainText('(recording on the device…)');
+    // It arrives by itself: five seconds of the camera's 640×480 frames, playable.
+    await expect(row.getByRole('cell', { name: '5 s' })).toBeVisible({ timeout: 60_000 });
+    await expect(row).toContainText('640×480');
+    await row.getByRole('button', { name: /^Bench 1 cam0 / }).click();
+    const player = page.getByLabel(/^Playing Bench 1 cam0 /);
+    await expect.poll(() => player.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(1);
+  } finally {
+    stopAgent();
+  }
 });

@@ -67,6 +67,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "label_requests",
         include_str!("../../migrations/20261202000001_label_requests.sql"),
     ),
+    (
+        20261203000001,
+        "device_recordings",
+        include_str!("../../migrations/20261203000001_device_recordings.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -25,14 +25,28 @@ pub struct VideoRow {
     pub no_of_comments: i64,
     pub created_by: Option<i64>,
     pub created_at: i64,
+    pub device_id: Option<i64>,
+    pub camera: Option<String>,
+    pub message: String,
 }
 
 const COLS: &str = "id, organization_id, task_id, file_name, is_uploaded_video, status, \
     size_bytes, received_bytes, object_key, thumbnail_key, duration_ms, fps, width, height, \
-    no_of_comments, created_by, created_at";
+    no_of_comments, created_by, created_at, device_id, camera, message";
 
 pub const UPLOADING: &str = "uploading";
 pub const READY: &str = "ready";
+/// A device records it; its upload makes it ready.
+pub const RECORDING: &str = "recording";
+/// The device could not record or upload it (`message` says why).
+pub const FAILED: &str = "failed";
+
+/// A video a device is to record: its device, camera and the command asking for it.
+pub struct Recording<'a> {
+    pub device: i64,
+    pub camera: &'a str,
+    pub command: &'a str,
+}
 
 pub struct NewVideo<'a> {
     pub org: i64,
@@ -43,25 +57,34 @@ pub struct NewVideo<'a> {
     pub is_uploaded_video: bool,
     pub size_bytes: i64,
     pub created_by: i64,
+    /// Recorded on a device (then `recording`, else `uploading`).
+    pub recording: Option<Recording<'a>>,
 }
 
-/// Creates a video in `uploading`; its object key is `videos/{id}/video.{extension}` of
-/// the organisation (set once the id is known).
+/// Creates a video in `uploading` (or `recording`); its object key is
+/// `videos/{id}/video.{extension}` of the organisation (set once the id is known).
 pub async fn create(db: &Db, v: NewVideo<'_>) -> sqlx::Result<VideoRow> {
     let mut tx = db.pool.begin().await?;
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO videos (organization_id, task_id, file_name, is_uploaded_video, status, \
-         size_bytes, object_key, created_by, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, '', $7, $8) RETURNING id",
+         size_bytes, object_key, created_by, created_at, device_id, camera, command_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, '', $7, $8, $9, $10, $11) RETURNING id",
     )
     .bind(v.org)
     .bind(v.task)
     .bind(v.file_name)
     .bind(v.is_uploaded_video as i64)
-    .bind(UPLOADING)
+    .bind(if v.recording.is_some() {
+        RECORDING
+    } else {
+        UPLOADING
+    })
     .bind(v.size_bytes)
     .bind(v.created_by)
     .bind(now_ms())
+    .bind(v.recording.as_ref().map(|r| r.device))
+    .bind(v.recording.as_ref().map(|r| r.camera))
+    .bind(v.recording.as_ref().map(|r| r.command))
     .fetch_one(&mut *tx)
     .await?;
     let row: VideoRow = sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -134,6 +157,42 @@ pub async fn make_ready(db: &Db, id: i64, r: Ready<'_>) -> sqlx::Result<()> {
     .execute(&db.pool)
     .await?;
     Ok(())
+}
+
+/// A recording arrived whole (`size` bytes, in the staging file): it is read next.
+/// False when the video is not (or no longer) `recording`.
+pub async fn recording_arrived(db: &Db, id: i64, size: i64) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "UPDATE videos SET size_bytes = $1, received_bytes = $1 WHERE id = $2 AND status = $3",
+    )
+    .bind(size)
+    .bind(id)
+    .bind(RECORDING)
+    .execute(&db.pool)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// A recording failed: by video, or by the command that asked for it (its
+/// acknowledgement said so). Only a video still `recording` changes.
+pub async fn fail_recording(
+    db: &Db,
+    video: Option<i64>,
+    command: Option<&str>,
+    message: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "UPDATE videos SET status = $1, message = $2 \
+         WHERE status = $3 AND (id = $4 OR command_id = $5)",
+    )
+    .bind(FAILED)
+    .bind(message)
+    .bind(RECORDING)
+    .bind(video)
+    .bind(command)
+    .execute(&db.pool)
+    .await?;
+    Ok(r.rows_affected() > 0)
 }
 
 /// Deletes videos `ids` of `org`, all or none: answers the rows deleted (for their

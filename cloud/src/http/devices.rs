@@ -85,6 +85,36 @@ async fn find(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<DeviceRow> 
         .ok_or(ApiError::NotFound)
 }
 
+/// Device `id` of `org`, not archived, enrolled and online: one that can be sent work
+/// now. Otherwise a clear error on `field`.
+pub(crate) async fn online_device(
+    state: &AppState,
+    me: &AuthUser,
+    org: i64,
+    id: i64,
+    field: &str,
+) -> ApiResult<DeviceRow> {
+    let row = devices::get(&state.db, me.user.id, Some(org), id)
+        .await?
+        .filter(|r| !r.archived)
+        .ok_or_else(|| {
+            ApiError::field(
+                field,
+                format!("Device {id} is not one of the organisation's devices."),
+            )
+        })?;
+    if !row.enrolled || !row.online {
+        return Err(ApiError::field(
+            field,
+            format!(
+                "{} is offline: try again once it is online.",
+                row.display_name
+            ),
+        ));
+    }
+    Ok(row)
+}
+
 /// The organisation `id` names, if it exists and `me` may reach it (404 otherwise).
 async fn own_org(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<i64> {
     let reachable = if me.is_admin() {

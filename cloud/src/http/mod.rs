@@ -12,6 +12,7 @@ pub mod labeler;
 pub mod models;
 pub mod organization;
 pub mod portal;
+pub mod recording;
 pub mod stream;
 pub mod tasks;
 pub mod videos;
@@ -122,6 +123,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(tasks::router())
         .merge(devices::router())
         .merge(videos::router())
+        .merge(recording::router())
         .merge(models::router())
         .merge(labeler::router())
         .split_for_parts()

@@ -19,8 +19,8 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::db::tasks;
 use crate::db::training::{self, DeploymentRow, ModelRow, NewDeployment};
-use crate::db::{devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
@@ -152,25 +152,7 @@ pub async fn deploy(
     // All checked before anything is sent.
     let mut chosen = vec![];
     for d in &ids {
-        let row = devices::get(&state.db, me.user.id, Some(org), *d)
-            .await?
-            .filter(|r| !r.archived)
-            .ok_or_else(|| {
-                ApiError::field(
-                    "devices",
-                    format!("Device {d} is not one of the organisation's devices."),
-                )
-            })?;
-        if !row.enrolled || !row.online {
-            return Err(ApiError::field(
-                "devices",
-                format!(
-                    "{} is offline: deploy to it once it is online.",
-                    row.display_name
-                ),
-            ));
-        }
-        chosen.push(row);
+        chosen.push(crate::http::devices::online_device(&state, &me, org, *d, "devices").await?);
     }
     let url = format!(
         "{}{}",

@@ -76,7 +76,7 @@ fn org_for(me: &AuthUser, p: Permission) -> ApiResult<i64> {
 
 /// The organisation of a call that changes videos: `ManageVideos`, then the
 /// organisation's subscription.
-async fn org_to_change(state: &AppState, me: &AuthUser) -> ApiResult<i64> {
+pub(crate) async fn org_to_change(state: &AppState, me: &AuthUser) -> ApiResult<i64> {
     let org = org_for(me, Permission::ManageVideos)?;
     me.require_subscribed(state, org, Permission::ManageVideos, FEATURE)
         .await?;
@@ -129,7 +129,7 @@ pub(crate) async fn with_tags(state: &AppState, rows: Vec<VideoRow>) -> ApiResul
         .collect()
 }
 
-async fn one_with_tags(state: &AppState, r: VideoRow) -> ApiResult<Video> {
+pub(crate) async fn one_with_tags(state: &AppState, r: VideoRow) -> ApiResult<Video> {
     Ok(with_tags(state, vec![r]).await?.remove(0))
 }
 
@@ -149,10 +149,11 @@ fn to_api(state: &AppState, r: VideoRow) -> ApiResult<Video> {
         task: r.task_id,
         file_name: r.file_name,
         is_uploaded_video: r.is_uploaded_video,
-        status: if ready {
-            VideoStatus::Ready
-        } else {
-            VideoStatus::Uploading
+        status: match r.status.as_str() {
+            videos::READY => VideoStatus::Ready,
+            videos::RECORDING => VideoStatus::Recording,
+            videos::FAILED => VideoStatus::Failed,
+            _ => VideoStatus::Uploading,
         },
         size_bytes: r.size_bytes,
         received_bytes: r.received_bytes,
@@ -166,6 +167,9 @@ fn to_api(state: &AppState, r: VideoRow) -> ApiResult<Video> {
         thumbnail_url,
         created_by: r.created_by,
         created_at: r.created_at,
+        device: r.device_id,
+        camera: r.camera,
+        message: r.message,
     })
 }
 
@@ -335,6 +339,7 @@ pub async fn create(
             is_uploaded_video: body.is_uploaded_video.unwrap_or(true),
             size_bytes: body.size_bytes,
             created_by: me.user.id,
+            recording: None,
         },
     )
     .await?;
@@ -391,7 +396,7 @@ fn content_range(headers: &HeaderMap, size: i64) -> ApiResult<(i64, i64)> {
 }
 
 /// Holds a video's part lock until dropped.
-struct PartLock<'a>(&'a AppState, i64);
+pub(crate) struct PartLock<'a>(&'a AppState, i64);
 
 impl Drop for PartLock<'_> {
     fn drop(&mut self) {
@@ -399,7 +404,7 @@ impl Drop for PartLock<'_> {
     }
 }
 
-fn lock_part(state: &AppState, id: i64) -> ApiResult<PartLock<'_>> {
+pub(crate) fn lock_part(state: &AppState, id: i64) -> ApiResult<PartLock<'_>> {
     if !state.uploads.lock().expect("uploads lock").insert(id) {
         return Err(ApiError::Status(
             StatusCode::CONFLICT,

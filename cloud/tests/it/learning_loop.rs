@@ -19,14 +19,14 @@ use serde_json::{Value, json};
 use crate::common::*;
 use crate::devices::add;
 
-fn models_dir() -> PathBuf {
+pub(crate) fn models_dir() -> PathBuf {
     std::env::var_os("GEMBA_MODELS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/models")))
 }
 
 /// The agent binary built beside this test binary (target/debug/deps/it-… → target/debug).
-fn agent_bin() -> PathBuf {
+pub(crate) fn agent_bin() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let bin = exe.parent().unwrap().parent().unwrap().join("gemba-agent");
     assert!(
@@ -37,7 +37,7 @@ fn agent_bin() -> PathBuf {
     bin
 }
 
-struct Agent(Child);
+pub(crate) struct Agent(pub(crate) Child);
 
 impl Drop for Agent {
     fn drop(&mut self) {
@@ -72,7 +72,42 @@ async fn upload_labelled(app: &TestApp, tok: &str, task: i64, file: &Path, truth
     id
 }
 
-async fn until(what: &str, secs: u64, mut ok: impl AsyncFnMut() -> bool) {
+/// Enrols a device with `code` through the agent binary and runs it on `cameras`
+/// (name, file: looped at real time) with the default model; the agent stops when the
+/// first value drops, its data folder with the second.
+pub(crate) fn run_agent(
+    app: &TestApp,
+    code: &str,
+    cameras: &[(&str, PathBuf)],
+) -> (Agent, tempfile::TempDir) {
+    let data = tempfile::tempdir().unwrap();
+    let cloud = app.base.trim_end_matches("/api").to_string();
+    let enrolled = Command::new(agent_bin())
+        .arg("--data")
+        .arg(data.path())
+        .args(["enroll", "--cloud", &cloud, "--code", code])
+        .output()
+        .unwrap();
+    assert!(enrolled.status.success(), "{enrolled:?}");
+    let mut run = Command::new(agent_bin());
+    run.arg("--data").arg(data.path()).arg("run");
+    for (name, file) in cameras {
+        run.arg("--camera")
+            .arg(format!("{name}={}", file.display()));
+    }
+    let agent = Agent(
+        run.arg("--model")
+            .arg(models_dir().join("default"))
+            .args(["--loop", "--heartbeat", "1"])
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    (agent, data)
+}
+
+pub(crate) async fn until(what: &str, secs: u64, mut ok: impl AsyncFnMut() -> bool) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
     while !ok().await {
         assert!(
@@ -149,30 +184,7 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
     let added = add(&app, &boss, "Bench 1").await;
     let device = added["device"]["id"].as_i64().unwrap();
     let code = added["code"].as_str().unwrap();
-    let data = tempfile::tempdir().unwrap();
-    let cloud = app.base.trim_end_matches("/api").to_string();
-    let enrolled = Command::new(agent_bin())
-        .arg("--data")
-        .arg(data.path())
-        .args(["enroll", "--cloud", &cloud, "--code", code])
-        .output()
-        .unwrap();
-    assert!(enrolled.status.success(), "{enrolled:?}");
-    let _agent = Agent(
-        Command::new(agent_bin())
-            .arg("--data")
-            .arg(data.path())
-            .arg("run")
-            .arg("--camera")
-            .arg(format!("cam0={}", dir.join("demo.mp4").display()))
-            .arg("--model")
-            .arg(dir.join("default"))
-            .args(["--loop", "--heartbeat", "1"])
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (_agent, _data) = run_agent(&app, code, &[("cam0", dir.join("demo.mp4"))]);
     let details = |app: &TestApp| {
         let eng = eng.clone();
         let app_base = app.base.clone();
@@ -204,7 +216,7 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
         ),
         (
             json!([device, offline]),
-            "Bench 2 is offline: deploy to it once it is online.",
+            "Bench 2 is offline: try again once it is online.",
         ),
         (json!([]), "Choose at least one device."),
     ] {

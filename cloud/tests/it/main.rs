@@ -5,6 +5,7 @@
 mod common;
 
 mod account;
+mod device_recording;
 mod devices;
 mod features;
 mod flows;

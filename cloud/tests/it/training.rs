@@ -445,7 +445,7 @@ both!(
         for (body, says) in [
             (
                 json!({"devices": [bench]}),
-                "Bench is offline: deploy to it once it is online.",
+                "Bench is offline: try again once it is online.",
             ),
             (
                 json!({"devices": [other]}),

@@ -1079,6 +1079,15 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageVideos),
         ),
         call("GET /media/{token}", None, Public).at("media/not-a-token"),
+        // No device online in the walk (400): the permission is what is walked.
+        call(
+            "POST /organization/task/videos/{task_id}/record/",
+            Some(json!({"device": w.devices.device, "camera": "cam0", "seconds": 10})),
+            Perm(ManageVideos),
+        )
+        .at(format!("organization/task/videos/{}/record/", w.task)),
+        call("PUT /device/recording/{token}", Some(json!({})), Public)
+            .at("device/recording/not-a-token"),
         call(
             "PATCH /organization/task_record/{id}/",
             Some(json!({"file_name": format!("{r}.mp4")})),
@@ -2034,6 +2043,11 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
             "POST /organization/task/videos/{task_id}",
             format!("organization/task/videos/{bt}"),
             Some(json!({"file_name": "intruder.mp4", "size_bytes": 10})),
+        ),
+        cross(
+            "POST /organization/task/videos/{task_id}/record/",
+            format!("organization/task/videos/{bt}/record/"),
+            Some(json!({"device": b.devices.device, "camera": "cam0", "seconds": 10})),
         ),
         cross(
             "GET /organization/task_record/{id}/",

@@ -32,6 +32,11 @@ export const MAX_NAME_CHARS = 100;
  * flagged as slow. */
 export const SLOW_UPLOAD_MS = 100_000;
 
+/** Recording on a device: seconds asked for, at least and at most (the server's
+ * `MIN_RECORD_SECS` and `MAX_RECORD_SECS`). */
+export const RECORD_SECONDS_MIN = 5;
+export const RECORD_SECONDS_MAX = 600;
+
 /** Upload parts: about 20 of them for progress, between 256 KiB and 4 MiB each (the
  * server takes at most 8 MiB). */
 export const UPLOAD_PART_MIN = 256 * 1024;

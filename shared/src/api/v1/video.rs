@@ -30,6 +30,10 @@ pub enum VideoStatus {
     Uploading,
     /// Whole, read and playable.
     Ready,
+    /// A device is recording it from a camera (`record` below); it uploads it when done.
+    Recording,
+    /// The device could not record or upload it: `message` says why.
+    Failed,
 }
 
 /// A video of a task (spec section 3 "Video (task record)").
@@ -61,6 +65,11 @@ pub struct Video {
     /// Who uploaded it (user id), if known.
     pub created_by: Option<i64>,
     pub created_at: i64,
+    /// Recorded on a device: which one and its camera.
+    pub device: Option<i64>,
+    pub camera: Option<String>,
+    /// Why a recording failed (empty otherwise).
+    pub message: String,
 }
 
 /// A new upload (`POST organization/task/videos/{taskId}`).
@@ -74,6 +83,24 @@ pub struct VideoCreate {
     #[serde(rename = "isUploadedVideo", default)]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub is_uploaded_video: Option<bool>,
+}
+
+/// Shortest recording a device is asked for, in seconds.
+pub const MIN_RECORD_SECS: i64 = 5;
+/// Longest recording a device is asked for, in seconds (10 minutes).
+pub const MAX_RECORD_SECS: i64 = 600;
+
+/// Record a training video on a device's camera
+/// (`POST organization/task/videos/{taskId}/record/`): the device records `seconds`
+/// from `camera` and uploads it; the video is `recording` until then.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct RecordRequest {
+    pub device: i64,
+    pub camera: String,
+    pub seconds: i64,
 }
 
 /// Most labelled segments a video may hold.

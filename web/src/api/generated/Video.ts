@@ -25,4 +25,12 @@ thumbnail_url: string | null,
 /**
  * Who uploaded it (user id), if known.
  */
-created_by: number | null, created_at: number, };
+created_by: number | null, created_at: number, 
+/**
+ * Recorded on a device: which one and its camera.
+ */
+device: number | null, camera: string | null, 
+/**
+ * Why a recording failed (empty otherwise).
+ */
+message: string, };

@@ -3,4 +3,4 @@
 /**
  * Where a video is in its life.
  */
-export type VideoStatus = "uploading" | "ready";
+export type VideoStatus = "uploading" | "ready" | "recording" | "failed";

@@ -75,6 +75,7 @@ export type * from './PlaneObject';
 export type * from './PlaneObjectWrite';
 export type * from './Process';
 export type * from './RecentCycle';
+export type * from './RecordRequest';
 export type * from './RefreshRequest';
 export type * from './RegionJson';
 export type * from './RegisterRequest';

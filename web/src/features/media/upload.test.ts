@@ -27,6 +27,9 @@ function video(id: number, size: number, received: number): Video {
     thumbnail_url: null,
     created_by: 5,
     created_at: 0,
+    device: null,
+    camera: null,
+    message: '',
   };
 }
 

@@ -1,9 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import { Field, FormError } from '@/components/ui/field';
-import { errorMessage } from '@/lib/api-errors';
 import { useSession, writeSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import * as rule from '@/lib/validate';
@@ -11,6 +10,7 @@ import * as rule from '@/lib/validate';
 import { requestChangeEmail, verifyEmailChange, verifyEmailChangeQuery } from '../api/account';
 import { SAME_EMAIL, TOKEN_INVALID, isBadToken } from '../messages';
 import { useAccountForm } from './use-account-form';
+import { useLinkOutcome } from './use-link-outcome';
 
 /** The query parameter of the link mailed to the new address. */
 export const VERIFY_PARAM = 'verify-email-change';
@@ -134,16 +134,7 @@ export function EmailChangeLink() {
 
 function LinkResult({ token }: { token: string }) {
   const q = useQuery(verifyEmailChangeQuery(token));
-  const message = q.isSuccess ? q.data.msg : q.isError ? (isBadToken(q.error) ? TOKEN_INVALID : errorMessage(q.error, 'account')) : null;
-
-  // One toast per outcome (React may run effects twice in development).
-  const toasted = useRef<string | null>(null);
-  useEffect(() => {
-    if (message === null || toasted.current === message) return;
-    toasted.current = message;
-    if (q.isSuccess) notify.success(message);
-    else notify.errorShort(message);
-  }, [message, q.isSuccess]);
+  const message = useLinkOutcome(q);
 
   if (message === null) return <p role="status">Confirming your new e-mail address…</p>;
   return (

@@ -1,14 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { paths } from '@/config/paths';
-import { errorMessage } from '@/lib/api-errors';
-import { notify } from '@/lib/toast';
 
 import { verifyEmailQuery } from '../api/account';
-import { TOKEN_INVALID, isBadToken } from '../messages';
 import { Result } from './result';
+import { useLinkOutcome } from './use-link-outcome';
 
 /**
  * `/verify-email/{token}`: the link of the verification e-mail. Confirms the address
@@ -19,16 +16,7 @@ import { Result } from './result';
 export default function VerifyEmailScreen() {
   const token = useParams().token ?? '';
   const q = useQuery(verifyEmailQuery(token));
-  const message = q.isSuccess ? q.data.msg : q.isError ? (isBadToken(q.error) ? TOKEN_INVALID : errorMessage(q.error, 'account')) : null;
-
-  // One toast per outcome (React may run effects twice in development).
-  const toasted = useRef<string | null>(null);
-  useEffect(() => {
-    if (message === null || toasted.current === message) return;
-    toasted.current = message;
-    if (q.isSuccess) notify.success(message);
-    else notify.errorShort(message);
-  }, [message, q.isSuccess]);
+  const message = useLinkOutcome(q);
 
   if (message === null) {
     return (

@@ -41,7 +41,8 @@ export const setModelDeleted = (id: number, is_deleted: boolean) =>
   api.patch<ModelVersion>(`organization/model_version/${id}`, { is_deleted });
 
 /** The organisation's devices, to deploy to (online ones can take a model). */
-export const deployDevicesQuery = (org: number) =>
+/** The organisation's devices (deploying and recording choose among the online ones). */
+export const orgDevicesQuery = (org: number) =>
   queryOptions({
     queryKey: [...trainingKey, 'devices', org],
     queryFn: () => api.get<Device[]>(`device/device_org/${org}/`),

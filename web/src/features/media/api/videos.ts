@@ -12,7 +12,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Comment, CommentCreate, LabelsPut, Msg, Page, Video, VideoLabels } from '@/api/generated';
+import type { Comment, CommentCreate, LabelsPut, Msg, Page, RecordRequest, Video, VideoLabels } from '@/api/generated';
 import { SLOW_UPLOAD_MS, UPLOAD_PART_MAX, UPLOAD_PART_MIN } from '@/config/constants';
 import { ApiError, api } from '@/lib/api-client';
 
@@ -43,7 +43,15 @@ export const videoListQuery = (task: number, page: number, f: VideoFilter) =>
         },
       }),
     staleTime: 0,
+    refetchInterval: (q) => (q.state.data?.results.some((v) => v.status === 'recording') ? RECORDING_POLL_MS : false),
   });
+
+/** Asks a device to record `seconds` of `camera` as a training video of `task`. */
+export const recordOnDevice = (task: number, body: RecordRequest) =>
+  api.post<Video>(`organization/task/videos/${task}/record/`, body);
+
+/** A list with a video a device is still recording is asked again every few seconds. */
+export const RECORDING_POLL_MS = 3000;
 
 export const deleteVideos = (ids: number[]) => api.patch<Msg>('organization/task_record/bulk_delete/', { ids });
 

@@ -13,7 +13,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { useIdSet } from '@/lib/use-id-set';
 
-import { deploy, deployDevicesQuery, deploymentsQuery, modelVersionsQuery, trainingKey } from '../api/training';
+import { deploy, orgDevicesQuery, deploymentsQuery, modelVersionsQuery, trainingKey } from '../api/training';
 import { OperationPicker, useTaskParam } from './operation-picker';
 
 const STATUS: Record<Deployment['status'], string> = {
@@ -78,7 +78,7 @@ function Deploy({ task, org }: { task: number; org: number }) {
 
 function DevicePicker({ model, org }: { model: ModelVersion; org: number }) {
   const qc = useQueryClient();
-  const devices = useQuery(deployDevicesQuery(org));
+  const devices = useQuery(orgDevicesQuery(org));
   const [chosen, toggle, setChosen] = useIdSet();
   const [error, setError] = useState<string | null>(null);
   const send = useMutation({

@@ -28,6 +28,7 @@ import {
 } from '../api/videos';
 import { CommentsPanel } from './comments-panel';
 import { CameraRecorder } from './camera-recorder';
+import { DeviceRecorder } from './device-recorder';
 import { OperationPicker, useTaskParam } from './operation-picker';
 
 /** The spec's message after an upload (section 8). */
@@ -36,7 +37,8 @@ export const UPLOADED = 'Data uploaded successfully!';
 /**
  * `/user/record` (Record Training Set, gated by that subscription): choose an operation,
  * upload training or trace video with a progress bar (resumable; the slow-upload
- * warning of section 9), and the operation's videos: filters (type, dates, order by
+ * warning of section 9) or record it in the browser or on a device's camera, and the
+ * operation's videos: filters (type, dates, order by
  * comments), thumbnails, playback, bulk delete.
  */
 export default function RecordScreen() {
@@ -50,6 +52,7 @@ export default function RecordScreen() {
       {task !== null ? (
         <>
           {manage ? <UploadPanel task={task} /> : null}
+          {manage && s.organization !== null ? <DeviceRecorder task={task} org={s.organization} /> : null}
           <VideoList task={task} manage={manage} />
         </>
       ) : null}
@@ -149,6 +152,29 @@ function UploadPanel({ task }: { task: number }) {
   );
 }
 
+/** A video not ready yet: how far its upload is, or its recording on a device. */
+function VideoState({ v }: { v: Video }) {
+  switch (v.status) {
+    case 'recording':
+      return (
+        <span>
+          {v.file_name} <span className="muted">(recording on the device…)</span>
+        </span>
+      );
+    case 'failed':
+      return (
+        <span>
+          {v.file_name}{' '}
+          <span className="error" role="note">
+            (failed: {v.message})
+          </span>
+        </span>
+      );
+    default:
+      return <span>{`${v.file_name} (uploading, ${v.size_bytes > 0 ? Math.floor((v.received_bytes / v.size_bytes) * 100) : 0}%)`}</span>;
+  }
+}
+
 function VideoList({ task, manage }: { task: number; manage: boolean }) {
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
@@ -225,7 +251,7 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
                   {v.file_name}
                 </button>
               ) : (
-                `${v.file_name} (uploading, ${Math.floor((v.received_bytes / v.size_bytes) * 100)}%)`
+                <VideoState v={v} />
               )}
             </td>
             <td>{v.isUploadedVideo ? 'Training' : 'Trace'}</td>

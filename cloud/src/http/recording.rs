@@ -1,0 +1,235 @@
+//! Training video recorded on a device (issue 6, "recording … on a device"): the portal
+//! asks a device to record a camera for some seconds; the video is made at once in
+//! `recording`, and the device gets a signed `record` command carrying a signed upload
+//! URL. When done, the device sends the whole file in one `PUT` to that URL; the cloud
+//! reads it as it reads an upload (metadata, thumbnail, object store) and the video is
+//! `ready`. A device that cannot record or upload acknowledges the command with why,
+//! and the video is `failed` with those words (`mqtt.rs`); a file that is not a usable
+//! video fails it too.
+//!
+//! Asking needs what uploading needs (`ManageVideos` and "Record Training Set"); the
+//! device must be the organisation's and online, and have the camera.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::StatusCode;
+use gemba_shared::api::v1::device::check_camera;
+use gemba_shared::api::v1::video::{
+    MAX_RECORD_SECS, MEDIA_URL_TTL_SECS, MIN_RECORD_SECS, RecordRequest, Video,
+};
+use gemba_shared::mqtt::v1::{Command, StatusMessage};
+use tokio::io::AsyncWriteExt;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::db::now_ms;
+use crate::db::videos::{self, NewVideo, Recording};
+use crate::http::devices::online_device;
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::extract::{AuthUser, Json, Path};
+use crate::http::videos::{finish, lock_part, one_with_tags, org_to_change, staging, task_of};
+use crate::media;
+use crate::mqtt::new_command_id;
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(record))
+        .routes(routes!(upload))
+}
+
+/// Asks a device to record `seconds` of `camera` as a training video of task
+/// `task_id`. Answers the video, `recording` until the device uploads it.
+#[utoipa::path(post, path = "/organization/task/videos/{task_id}/record/", tag = "videos",
+    params(("task_id" = i64, Path)), request_body = RecordRequest,
+    responses((status = 201, body = Video), (status = 400), (status = 403), (status = 404)))]
+pub async fn record(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(task): Path<i64>,
+    Json(req): Json<RecordRequest>,
+) -> ApiResult<(StatusCode, axum::Json<Video>)> {
+    let org = org_to_change(&state, &me).await?;
+    task_of(&state, &me, org, task).await?;
+    if !(MIN_RECORD_SECS..=MAX_RECORD_SECS).contains(&req.seconds) {
+        return Err(ApiError::field(
+            "seconds",
+            format!("Record between {MIN_RECORD_SECS} and {MAX_RECORD_SECS} seconds."),
+        ));
+    }
+    if check_camera(&req.camera).is_err() {
+        return Err(ApiError::field(
+            "camera",
+            "Choose one of the device's cameras.",
+        ));
+    }
+    let device = online_device(&state, &me, org, req.device, "device").await?;
+    let cameras: Vec<String> = device
+        .status
+        .as_deref()
+        .and_then(|s| serde_json::from_str::<StatusMessage>(s).ok())
+        .map(|s| s.cameras.into_iter().map(|c| c.camera).collect())
+        .unwrap_or_default();
+    if !cameras.contains(&req.camera) {
+        return Err(ApiError::field(
+            "camera",
+            format!("{} has no camera {}.", device.display_name, req.camera),
+        ));
+    }
+    let command = new_command_id();
+    let stamp = stamp(now_ms());
+    let name = format!("{} {} {stamp}.mp4", device.display_name, req.camera);
+    let row = videos::create(
+        &state.db,
+        NewVideo {
+            org,
+            task,
+            file_name: &name,
+            extension: "mp4",
+            is_uploaded_video: true,
+            size_bytes: 0,
+            created_by: me.user.id,
+            recording: Some(Recording {
+                device: device.id,
+                camera: &req.camera,
+                command: &command,
+            }),
+        },
+    )
+    .await?;
+    // Good long enough for the recording, a queue of uploads and a slow link.
+    let exp = now_ms() / 1000 + req.seconds + MEDIA_URL_TTL_SECS;
+    let url = format!(
+        "{}/api/device/recording/{}",
+        state.settings.public_url(),
+        state.keys.sign_upload(org, row.id, exp)?
+    );
+    state
+        .mqtt
+        .command_with_id(
+            &state.db,
+            org,
+            device.id,
+            &command,
+            Command::Record {
+                camera: req.camera.clone(),
+                seconds: req.seconds as u32,
+                url,
+            },
+        )
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(one_with_tags(&state, row).await?),
+    ))
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC) of unix milliseconds, for a recording's file name.
+fn stamp(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+        .unwrap_or_default()
+}
+
+/// A device's recording, the whole file in one request, to the signed URL its `record`
+/// command carried. The video is ready after it (or failed, when the file is not a
+/// usable video: 400 with why).
+#[utoipa::path(put, path = "/device/recording/{token}", tag = "videos", security(()),
+    params(("token" = String, Path)),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    responses((status = 200, body = Video), (status = 400), (status = 404),
+        (status = 409, description = "The video is not waiting for its recording"),
+        (status = 413)))]
+pub async fn upload(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    body: Body,
+) -> ApiResult<axum::Json<Video>> {
+    let (org, id) = state.keys.verify_upload(&token).ok_or(ApiError::NotFound)?;
+    let _lock = lock_part(&state, id)?;
+    let row = videos::get(&state.db, org, id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    if row.status != videos::RECORDING {
+        return Err(ApiError::Status(
+            StatusCode::CONFLICT,
+            "This video is not waiting for a recording.".into(),
+        ));
+    }
+    let path = staging(&state, id);
+    let size = match save_body(&path, body, state.settings.max_video_bytes).await {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = tokio::fs::remove_file(&path).await;
+            return Err(e);
+        }
+    };
+    if size == 0 {
+        let _ = tokio::fs::remove_file(&path).await;
+        return Err(ApiError::field("file", "The recording is empty."));
+    }
+    if !videos::recording_arrived(&state.db, id, size).await? {
+        let _ = tokio::fs::remove_file(&path).await;
+        return Err(ApiError::Status(
+            StatusCode::CONFLICT,
+            "This video is not waiting for a recording.".into(),
+        ));
+    }
+    let r = finish(&state, &row, &path).await;
+    let _ = tokio::fs::remove_file(&path).await;
+    match r {
+        Ok(()) => {}
+        Err(media::ReadError::NotVideo(why)) => {
+            let message = format!("The device's recording is not a usable video: {why}");
+            videos::fail_recording(&state.db, Some(id), None, &message).await?;
+            return Err(ApiError::field("file", message));
+        }
+        // The device may send it again.
+        Err(media::ReadError::Failed(e)) => return Err(ApiError::Internal(e)),
+    }
+    let row = videos::get(&state.db, org, id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(axum::Json(one_with_tags(&state, row).await?))
+}
+
+/// Streams `body` into the staging file `path` (durably), at most `limit` bytes;
+/// answers its size.
+async fn save_body(path: &std::path::Path, body: Body, limit: i64) -> ApiResult<i64> {
+    use futures_util::StreamExt;
+    let internal = |e: std::io::Error| {
+        ApiError::Internal(anyhow::Error::new(e).context("staging a recording"))
+    };
+    if let Some(dir) = path.parent() {
+        tokio::fs::create_dir_all(dir).await.map_err(internal)?;
+    }
+    let mut f = tokio::fs::File::create(path).await.map_err(internal)?;
+    let mut size: i64 = 0;
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk =
+            chunk.map_err(|_| ApiError::non_field("The request body could not be read."))?;
+        size += chunk.len() as i64;
+        if size > limit {
+            return Err(ApiError::Status(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "The recording is larger than the {} MiB a video may be.",
+                    limit / (1024 * 1024)
+                ),
+            ));
+        }
+        f.write_all(&chunk).await.map_err(internal)?;
+    }
+    f.sync_data().await.map_err(internal)?;
+    Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn stamps_are_utc_times() {
+        assert_eq!(super::stamp(0), "1970-01-01 00:00:00");
+        assert_eq!(super::stamp(1_795_525_509_000), "2026-11-24 13:05:09");
+    }
+}

@@ -1,0 +1,293 @@
+//! Training video recorded on a device (issue 6), through the API as the Record Training
+//! Set screen calls it and the real agent binary: a camera running a task records
+//! through its running capture, an idle camera records on its own, a camera that cannot
+//! record fails the video with the device's words; bad requests change nothing; the
+//! upload URL takes only its own recording. SQLite only: the calls are walked on both
+//! backends in `walks.rs`, and the SQL is the videos' own.
+//!
+//! Needs what `learning_loop.rs` needs (the demo footage, the agent binary, ORT).
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::*;
+use crate::devices::add;
+use crate::learning_loop::{models_dir, run_agent, until};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_records_training_video_from_its_cameras() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let dir = models_dir();
+    let admin = app.admin_token().await;
+    let org = app.create_org(&admin, "Record Works").await;
+    let other = app.create_org(&admin, "Elsewhere").await;
+    for f in ["Define Operation", "Devices"] {
+        app.subscribe(&admin, org, f).await;
+        app.subscribe(&admin, other, f).await;
+    }
+    let eng = app.signed_in("eng@rec.test", "org_user", org).await;
+    let boss = app.signed_in("boss@rec.test", "org_admin", org).await;
+    let analyst = app.signed_in("ana@rec.test", "analytics_user", org).await;
+    let boss_b = app.signed_in("boss@else.test", "org_admin", other).await;
+    let detail = "Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n\
+                  Fasten screws:\nDrive;\nInspect:\nLook;\n";
+    let task_in = async |tok: &str| {
+        let (s, t) = app
+            .post(
+                "organization/task/",
+                json!({ "task_detail": detail }),
+                Some(tok),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{t}");
+        t["id"].as_i64().unwrap()
+    };
+    let task = task_in(&eng).await;
+    let task_b = task_in(&boss_b).await;
+
+    // A workstation with three cameras: the demo footage twice, and a file that is not
+    // there (it can run nothing and record nothing).
+    let added = add(&app, &boss, "Bench 1").await;
+    let device = added["device"]["id"].as_i64().unwrap();
+    let footage = dir.join("demo.mp4");
+    let nothing = std::env::temp_dir().join("gemba-no-such-video.mp4");
+    let (_agent, _data) = run_agent(
+        &app,
+        added["code"].as_str().unwrap(),
+        &[
+            ("cam0", footage.clone()),
+            ("cam1", footage),
+            ("gone", nothing),
+        ],
+    );
+    let cloud = app.base.trim_end_matches("/api").to_string();
+    let offline = add(&app, &boss, "Bench 2").await["device"]["id"]
+        .as_i64()
+        .unwrap();
+    let theirs = add(&app, &boss_b, "Theirs").await["device"]["id"]
+        .as_i64()
+        .unwrap();
+    until("the device online", 60, async || {
+        app.get(&format!("device/{device}/device_details/"), &eng)
+            .await
+            .1["online"]
+            == true
+    })
+    .await;
+
+    let record = format!("organization/task/videos/{task}/record/");
+    let ask = |camera: &str, seconds: i64| json!({"device": device, "camera": camera, "seconds": seconds});
+
+    // Without the subscription: refused.
+    let (s, v) = app.post(&record, ask("cam0", 5), Some(&eng)).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+    app.subscribe(&admin, org, "Record Training Set").await;
+
+    // Bad requests: each says what is wrong, and nothing is made or sent.
+    for (body, field, says) in [
+        (
+            ask("cam0", 4),
+            "seconds",
+            "Record between 5 and 600 seconds.",
+        ),
+        (
+            ask("cam0", 601),
+            "seconds",
+            "Record between 5 and 600 seconds.",
+        ),
+        (ask("cam9", 5), "camera", "Bench 1 has no camera cam9."),
+        (
+            ask("cam 0;", 5),
+            "camera",
+            "Choose one of the device's cameras.",
+        ),
+        (
+            json!({"device": offline, "camera": "cam0", "seconds": 5}),
+            "device",
+            "Bench 2 is offline: try again once it is online.",
+        ),
+        (
+            json!({"device": theirs, "camera": "cam0", "seconds": 5}),
+            "device",
+            &*format!("Device {theirs} is not one of the organisation's devices."),
+        ),
+    ] {
+        let (s, v) = app.post(&record, body.clone(), Some(&eng)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        assert_eq!(v[field][0], says, "{body}: {v}");
+    }
+    for body in [
+        json!({"device": device, "camera": "cam0"}),
+        json!({"device": device, "camera": "cam0", "seconds": "ten"}),
+        json!({"device": device, "camera": "cam0", "seconds": 5, "extra": 1}),
+        json!([]),
+    ] {
+        let (s, v) = app.post(&record, body.clone(), Some(&eng)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+    }
+    let (s, _) = app.post(&record, ask("cam0", 5), Some(&analyst)).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, _) = app
+        .post(
+            &format!("organization/task/videos/{task_b}/record/"),
+            ask("cam0", 5),
+            Some(&eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let list = format!("organization/task/videos/{task}");
+    assert_eq!(app.get(&list, &eng).await.1["count"], 0);
+    let (_, details) = app
+        .get(&format!("device/{device}/device_details/"), &eng)
+        .await;
+    assert_eq!(details["commands"], json!([]), "{details}");
+
+    // cam0 runs the task: it records through its running capture, and keeps running.
+    let (s, v) = app
+        .post(
+            &format!("device/{device}/start_task/"),
+            json!({"camera": "cam0", "task": task}),
+            Some(&eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    until("the task on cam0", 60, async || {
+        app.get(&format!("device/{device}/device_details/"), &eng)
+            .await
+            .1["status"]["cameras"][0]["task"]
+            == task
+    })
+    .await;
+    let (s, running) = app.post(&record, ask("cam0", 6), Some(&eng)).await;
+    assert_eq!(s, StatusCode::CREATED, "{running}");
+    assert_eq!(running["status"], "recording");
+    assert_eq!(running["device"], device);
+    assert_eq!(running["camera"], "cam0");
+    assert!(
+        running["file_name"]
+            .as_str()
+            .unwrap()
+            .starts_with("Bench 1 cam0 "),
+        "{running}"
+    );
+    // cam1 runs nothing: it records on its own, at the same time.
+    let (s, idle) = app.post(&record, ask("cam1", 5), Some(&eng)).await;
+    assert_eq!(s, StatusCode::CREATED, "{idle}");
+    // The missing file cannot be recorded: the device says why.
+    let (s, gone) = app.post(&record, ask("gone", 5), Some(&eng)).await;
+    assert_eq!(s, StatusCode::CREATED, "{gone}");
+
+    let video = |v: &Value| format!("organization/task_record/{}/", v["id"]);
+    let mut done = vec![Value::Null; 3];
+    until("the recordings", 120, async || {
+        for (i, v) in [&running, &idle, &gone].into_iter().enumerate() {
+            done[i] = app.get(&video(v), &eng).await.1;
+        }
+        done.iter().all(|v| v["status"] != "recording")
+    })
+    .await;
+    for (v, seconds) in [(&done[0], 6.0), (&done[1], 5.0)] {
+        assert_eq!(v["status"], "ready", "{v}");
+        let d = v["duration_ms"].as_f64().unwrap() / 1000.0;
+        assert!((d - seconds).abs() < 0.7, "{d} s, not {seconds}: {v}");
+        assert_eq!(
+            (v["width"].as_i64(), v["height"].as_i64()),
+            (Some(640), Some(480)),
+            "{v}"
+        );
+        assert!(v["thumbnail_url"].is_string(), "{v}");
+        assert!(v["size_bytes"].as_i64().unwrap() > 10_000, "{v}");
+        // It plays: the signed URL serves it.
+        let url = format!("{}{}", cloud, v["url"].as_str().unwrap());
+        let r = app.client.get(url).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(
+            r.bytes().await.unwrap().len() as i64,
+            v["size_bytes"].as_i64().unwrap()
+        );
+    }
+    assert_eq!(done[2]["status"], "failed", "{}", done[2]);
+    assert!(
+        done[2]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no video file"),
+        "{}",
+        done[2]
+    );
+    // cam0 still runs its task.
+    let (_, details) = app
+        .get(&format!("device/{device}/device_details/"), &eng)
+        .await;
+    assert_eq!(details["status"]["cameras"][0]["task"], task, "{details}");
+    // The list shows all three; a failed one can be deleted.
+    assert_eq!(app.get(&list, &eng).await.1["count"], 3);
+    let (s, v) = app
+        .patch(
+            "organization/task_record/bulk_delete/",
+            json!({"ids": [done[2]["id"]]}),
+            Some(&eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+
+    // The upload URL: a token for nothing, and a recording that already arrived.
+    let put = async |url: String, body: &'static [u8]| {
+        let r = app.client.put(url).body(body).send().await.unwrap();
+        let s = r.status();
+        (s, r.json::<Value>().await.unwrap_or(Value::Null))
+    };
+    let (s, _) = put(format!("{}/device/recording/not-a-token", app.base), b"x").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let exp = gemba_cloud::db::now_ms() / 1000 + 600;
+    let ready_id = done[0]["id"].as_i64().unwrap();
+    let token = app.state.keys.sign_upload(org, ready_id, exp).unwrap();
+    let (s, v) = put(format!("{}/device/recording/{token}", app.base), b"again").await;
+    assert_eq!(s, StatusCode::CONFLICT, "{v}");
+    assert_eq!(app.get(&video(&done[0]), &eng).await.1, done[0]);
+    // A media token is not an upload token.
+    let media = done[0]["url"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let (s, _) = put(format!("{}/device/recording/{media}", app.base), b"x").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    // A recording that is not a video fails its video with why, and keeps nothing.
+    let (s, waiting) = app.post(&record, ask("cam1", 600), Some(&eng)).await;
+    assert_eq!(s, StatusCode::CREATED, "{waiting}");
+    let id = waiting["id"].as_i64().unwrap();
+    let token = app.state.keys.sign_upload(org, id, exp).unwrap();
+    let (s, _) = put(format!("{}/device/recording/{token}", app.base), b"").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        app.get(&video(&waiting), &eng).await.1["status"],
+        "recording"
+    );
+    let (s, v) = put(
+        format!("{}/device/recording/{token}", app.base),
+        b"this is not a video at all",
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    let (_, v) = app.get(&video(&waiting), &eng).await;
+    assert_eq!(v["status"], "failed", "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("The device's recording is not a usable video"),
+        "{v}"
+    );
+    assert_eq!(
+        crate::videos::files_under(&app.data_dir().join("uploads")),
+        Vec::<std::path::PathBuf>::new()
+    );
+    // Another organisation's token cannot reach it.
+    let token = app.state.keys.sign_upload(other, id, exp).unwrap();
+    let (s, _) = put(format!("{}/device/recording/{token}", app.base), b"x").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+}
