@@ -12,26 +12,35 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { expect, test } from '@playwright/test';
+import { type Page, expect, test } from '@playwright/test';
 
 import { addDevice, createOrganization, createTask, createUser, origin, runAgent, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'record-pass-1';
 const FOOTAGE = join(process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../target/models', import.meta.url)), 'demo.mp4');
 
-test('a video is uploaded with its progress bar, read, listed, played, filtered and deleted', async ({ page }) => {
-  test.setTimeout(120_000);
-  const size = statSync(FOOTAGE).size;
+/**
+ * An organisation (`Works` after `name`) subscribed to `features` with the operation
+ * 'Assemble sensor', and an org user of it signed in on its dashboard: the organisation
+ * and its site.
+ */
+async function signedIn(page: Page, name: string, features: string[]) {
   const run = uniqueName();
-  const org = await createOrganization(`Footage Works ${run}`);
-  await subscribe(org.id, 'Record Training Set');
-  await subscribe(org.id, 'Define Operation');
+  const org = await createOrganization(`${name} Works ${run}`);
+  for (const f of features) await subscribe(org.id, f);
   await createTask(org.id, 'Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n');
-  const email = `record-${run}@acme.example`;
+  const email = `${name.toLowerCase()}-${run}@acme.example`;
   await createUser(email, PASSWORD, 'org_user', org.id);
   await uiLogin(page, email, PASSWORD);
   const site = origin(`${org.name}.localhost`);
   await expect(page).toHaveURL(`${site}/user/home`);
+  return { org, site };
+}
+
+test('a video is uploaded with its progress bar, read, listed, played, filtered and deleted', async ({ page }) => {
+  test.setTimeout(120_000);
+  const size = statSync(FOOTAGE).size;
+  const { site } = await signedIn(page, 'Footage', ['Record Training Set', 'Define Operation']);
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Record Training Set' }).click();
   await expect(page).toHaveURL(`${site}/user/record`);
@@ -96,16 +105,7 @@ test('a video is uploaded with its progress bar, read, listed, played, filtered 
 
 test('a recording from the camera is uploaded and read like a file', async ({ page }) => {
   test.setTimeout(120_000);
-  const run = uniqueName();
-  const org = await createOrganization(`Camera Works ${run}`);
-  await subscribe(org.id, 'Record Training Set');
-  await subscribe(org.id, 'Define Operation');
-  await createTask(org.id, 'Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n');
-  const email = `camera-${run}@acme.example`;
-  await createUser(email, PASSWORD, 'org_user', org.id);
-  await uiLogin(page, email, PASSWORD);
-  const site = origin(`${org.name}.localhost`);
-  await expect(page).toHaveURL(`${site}/user/home`);
+  const { site } = await signedIn(page, 'Camera', ['Record Training Set', 'Define Operation']);
   await page.goto(`${site}/user/record`);
   await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
 
@@ -132,19 +132,11 @@ test('a recording from the camera is uploaded and read like a file', async ({ pa
 
 test('a device records training video from its camera and it arrives in the list', async ({ page }) => {
   test.setTimeout(120_000);
-  const run = uniqueName();
-  const org = await createOrganization(`Station Works ${run}`);
-  for (const f of ['Record Training Set', 'Define Operation', 'Devices']) await subscribe(org.id, f);
-  await createTask(org.id, 'Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n');
+  const { org, site } = await signedIn(page, 'Station', ['Record Training Set', 'Define Operation', 'Devices']);
   const bench = await addDevice(org.id, 'Bench 1');
   await addDevice(org.id, 'Bench 2');
   const stopAgent = runAgent(bench.code);
   try {
-    const email = `station-${run}@acme.example`;
-    await createUser(email, PASSWORD, 'org_user', org.id);
-    await uiLogin(page, email, PASSWORD);
-    const site = origin(`${org.name}.localhost`);
-    await expect(page).toHaveURL(`${site}/user/home`);
     await page.goto(`${site}/user/record`);
     await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
 

@@ -6,6 +6,7 @@
 //! the topic names.
 
 use gemba_shared::api::v1::device::{Device, DeviceCommand, DeviceStats, DeviceTask, RecentCycle};
+use gemba_shared::mqtt::v1::StatusMessage;
 use sqlx::FromRow;
 
 use super::{Db, now_ms};
@@ -34,7 +35,20 @@ pub struct DeviceRow {
     pub starred: bool,
 }
 
+/// A device's last status message as stored (`None` when it has sent none, or it does
+/// not read).
+pub fn parse_status(stored: Option<&str>) -> Option<StatusMessage> {
+    stored.and_then(|s| serde_json::from_str(s).ok())
+}
+
 impl DeviceRow {
+    /// The cameras its last status names.
+    pub fn cameras(&self) -> Vec<String> {
+        parse_status(self.status.as_deref())
+            .map(|s| s.cameras.into_iter().map(|c| c.camera).collect())
+            .unwrap_or_default()
+    }
+
     pub fn into_device(self, tasks: Vec<DeviceTask>) -> Device {
         Device {
             id: self.id,
@@ -49,7 +63,7 @@ impl DeviceRow {
             enrolled: self.enrolled,
             online: self.online,
             last_seen: self.last_seen,
-            status: self.status.and_then(|s| serde_json::from_str(&s).ok()),
+            status: parse_status(self.status.as_deref()),
             settings: serde_json::from_str(&self.settings)
                 .unwrap_or_else(|_| serde_json::json!({})),
             tasks,

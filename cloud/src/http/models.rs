@@ -14,13 +14,13 @@ use gemba_shared::api::v1::training::{
     DeployRequest, Deployment, DeploymentStatus, MAX_DEPLOY_DEVICES, ModelVersion,
     ModelVersionPatch,
 };
-use gemba_shared::mqtt::v1::{Command, StatusMessage};
+use gemba_shared::mqtt::v1::Command;
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::db::tasks;
 use crate::db::training::{self, DeploymentRow, ModelRow, NewDeployment};
+use crate::db::{devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
@@ -230,10 +230,7 @@ fn to_api(r: DeploymentRow) -> Deployment {
         (Some(_), Some(1)) => DeploymentStatus::Installed,
         (Some(_), _) => DeploymentStatus::Failed,
     };
-    let running_versions = r
-        .device_status
-        .as_deref()
-        .and_then(|s| serde_json::from_str::<StatusMessage>(s).ok())
+    let running_versions = devices::parse_status(r.device_status.as_deref())
         .map(|s| {
             let mut v: Vec<String> = s
                 .cameras

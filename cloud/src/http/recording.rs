@@ -17,7 +17,7 @@ use gemba_shared::api::v1::device::check_camera;
 use gemba_shared::api::v1::video::{
     MAX_RECORD_SECS, MEDIA_URL_TTL_SECS, MIN_RECORD_SECS, RecordRequest, Video,
 };
-use gemba_shared::mqtt::v1::{Command, StatusMessage};
+use gemba_shared::mqtt::v1::Command;
 use tokio::io::AsyncWriteExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -64,13 +64,7 @@ pub async fn record(
         ));
     }
     let device = online_device(&state, &me, org, req.device, "device").await?;
-    let cameras: Vec<String> = device
-        .status
-        .as_deref()
-        .and_then(|s| serde_json::from_str::<StatusMessage>(s).ok())
-        .map(|s| s.cameras.into_iter().map(|c| c.camera).collect())
-        .unwrap_or_default();
-    if !cameras.contains(&req.camera) {
+    if !device.cameras().contains(&req.camera) {
         return Err(ApiError::field(
             "camera",
             format!("{} has no camera {}.", device.display_name, req.camera),

@@ -114,3 +114,11 @@ export function checkName(value: string, field: string, max = MAX_NAME_CHARS): s
 export function checkChosen(value: string | number | null | undefined, field: string): string | null {
   return value === null || value === undefined || value === '' ? requiredMessage(field) : null;
 }
+
+/** A whole number in [min, max] typed in `text` (surrounding spaces allowed), else null. */
+export function wholeNumber(text: string, min: number, max: number): number | null {
+  const t = text.trim();
+  if (!/^[+-]?\d+$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+}

@@ -15,6 +15,7 @@ const device = (id: number, name: string, online: boolean, cameras: string[]) =>
     display_name: name,
     enrolled: true,
     online,
+    tasks: [],
     status: online
       ? { v: 1, online: true, ts_ms: 0, agent_version: 't', cameras: cameras.map((camera) => ({ camera, task: null, fps: 0, model_version: null })), outbox: 0, disk_free_mb: null, temperature_c: null }
       : null,

@@ -1,3 +1,5 @@
+import { wholeNumber } from '@/lib/validate';
+
 import { defaultSettings, PUMP } from './fixtures';
 import {
   checkTaskName,
@@ -8,7 +10,6 @@ import {
   readTranslation,
   shownName,
   translatableNames,
-  wholeNumber,
 } from './rules';
 
 const BASE = defaultSettings('T', PUMP).taskParameters;

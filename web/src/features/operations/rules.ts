@@ -7,6 +7,7 @@
  */
 import type { Operation, TaskParameters } from '@/api/generated';
 import { clean } from '@/lib/operation';
+import { wholeNumber } from '@/lib/validate';
 
 /** Longest task and language name, and translation (`MAX_NAME` of the server). */
 export const MAX_TASK_NAME = 100;
@@ -42,14 +43,6 @@ export type ParameterTexts = {
 };
 
 export type ParameterErrors = Partial<Record<keyof ParameterTexts, string>>;
-
-/** A whole number in [min, max] typed in `text` (surrounding spaces allowed), else null. */
-export function wholeNumber(text: string, min: number, max: number): number | null {
-  const t = text.trim();
-  if (!/^[+-]?\d+$/.test(t)) return null;
-  const n = Number(t);
-  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
-}
 
 /** A number typed in `text` (decimal notation), else null. */
 function decimal(text: string): number | null {

@@ -32,10 +32,12 @@ export const resendVerificationEmail = (body: EmailRequest) =>
  * that the screen sends it once per token even when React mounts it twice (StrictMode):
  * never retried, never refetched, kept while the portal runs.
  */
-export const verifyEmailQuery = (token: string) =>
+/** A mailed link's confirmation as a query asked once per token (single-use tokens:
+ * never again on a remount, a reconnect or a focus). */
+const oncePerToken = (kind: string, token: string, confirm: () => Promise<Msg>) =>
   queryOptions({
-    queryKey: ['account', 'verify-email', token],
-    queryFn: () => api.patch<Msg>(`account/verify-email/${encodeURIComponent(token)}`, undefined, { token: null }),
+    queryKey: ['account', kind, token],
+    queryFn: confirm,
     retry: false,
     staleTime: Infinity,
     gcTime: Infinity,
@@ -43,6 +45,11 @@ export const verifyEmailQuery = (token: string) =>
     refetchOnReconnect: false,
     refetchOnWindowFocus: false,
   });
+
+export const verifyEmailQuery = (token: string) =>
+  oncePerToken('verify-email', token, () =>
+    api.patch<Msg>(`account/verify-email/${encodeURIComponent(token)}`, undefined, { token: null }),
+  );
 
 /** Mails a reset link; answers the same whether or not the address is known. */
 export const forgotPassword = (body: EmailRequest) => api.patch<Msg>('account/forgot_password/', body, { token: null });
@@ -67,16 +74,7 @@ export const verifyEmailChange = (token: string) =>
   api.patch<Msg>('account/verify-email-change/', { token }, { token: null });
 
 export const verifyEmailChangeQuery = (token: string) =>
-  queryOptions({
-    queryKey: ['account', 'verify-email-change', token],
-    queryFn: () => verifyEmailChange(token),
-    retry: false,
-    staleTime: Infinity,
-    gcTime: Infinity,
-    refetchOnMount: false,
-    refetchOnReconnect: false,
-    refetchOnWindowFocus: false,
-  });
+  oncePerToken('verify-email-change', token, () => verifyEmailChange(token));
 
 // The second factor of a signed-in user (`mfa.rs`): the same calls as at sign-in, with
 // the session's own token; changing a method already set up needs a full session.

@@ -41,6 +41,9 @@ export const setModelDeleted = (id: number, is_deleted: boolean) =>
   api.patch<ModelVersion>(`organization/model_version/${id}`, { is_deleted });
 
 /** The organisation's devices, to deploy to (online ones can take a model). */
+/** A device that can be sent work now (deploying and recording choose among these). */
+export const canTakeWork = (d: Device) => d.enrolled && d.online;
+
 /** The organisation's devices (deploying and recording choose among the online ones). */
 export const orgDevicesQuery = (org: number) =>
   queryOptions({

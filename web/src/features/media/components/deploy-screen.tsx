@@ -13,7 +13,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { useIdSet } from '@/lib/use-id-set';
 
-import { deploy, orgDevicesQuery, deploymentsQuery, modelVersionsQuery, trainingKey } from '../api/training';
+import { canTakeWork, deploy, deploymentsQuery, modelVersionsQuery, orgDevicesQuery, trainingKey } from '../api/training';
 import { OperationPicker, useTaskParam } from './operation-picker';
 
 const STATUS: Record<Deployment['status'], string> = {
@@ -102,7 +102,7 @@ function DevicePicker({ model, org }: { model: ModelVersion; org: number }) {
         empty={<EmptyState title="No devices yet.">Add a workstation in Add Device.</EmptyState>}
         columns={['', 'Device', 'State', 'Running now']}
         row={(d) => {
-          const online = d.enrolled && d.online;
+          const online = canTakeWork(d);
           const running = [...new Set((d.status?.cameras ?? []).flatMap((c) => (c.model_version ? [c.model_version] : [])))];
           return (
             <tr key={d.id}>

@@ -1,13 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
-import type { Device } from '@/api/generated';
 import { Field, FormError, SelectField } from '@/components/ui/field';
 import { RECORD_SECONDS_MAX, RECORD_SECONDS_MIN } from '@/config/constants';
 import { errorMessage, fieldErrors } from '@/lib/api-errors';
 import { notify } from '@/lib/toast';
+import { wholeNumber } from '@/lib/validate';
 
-import { orgDevicesQuery } from '../api/training';
+import { canTakeWork, orgDevicesQuery } from '../api/training';
 import { recordOnDevice, videosKey } from '../api/videos';
 
 /** The message for seconds out of range (the server's words too). */
@@ -15,14 +15,9 @@ export const SECONDS_RANGE = `Record between ${RECORD_SECONDS_MIN} and ${RECORD_
 
 /** Seconds as typed, or the message saying what is wrong. */
 export function readSeconds(value: string): { ok: true; value: number } | { ok: false; message: string } {
-  const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isInteger(n) || n < RECORD_SECONDS_MIN || n > RECORD_SECONDS_MAX) {
-    return { ok: false, message: SECONDS_RANGE };
-  }
-  return { ok: true, value: n };
+  const n = wholeNumber(value, RECORD_SECONDS_MIN, RECORD_SECONDS_MAX);
+  return n === null ? { ok: false, message: SECONDS_RANGE } : { ok: true, value: n };
 }
-
-const online = (d: Device) => d.enrolled && d.online;
 
 /**
  * Record on a device: an online device of the organisation records one of its cameras
@@ -82,9 +77,9 @@ export function DeviceRecorder({ task, org }: { task: number; org: number }) {
       >
         <option value="">{devices.isPending ? 'Loading devices…' : 'Choose a device'}</option>
         {(devices.data ?? []).map((d) => (
-          <option key={d.id} value={d.id} disabled={!online(d)}>
+          <option key={d.id} value={d.id} disabled={!canTakeWork(d)}>
             {d.display_name}
-            {online(d) ? '' : ' (offline)'}
+            {canTakeWork(d) ? '' : ' (offline)'}
           </option>
         ))}
       </SelectField>
@@ -96,12 +91,16 @@ export function DeviceRecorder({ task, org }: { task: number; org: number }) {
         onChange={(e) => setCamera(e.target.value)}
       >
         {cameras.length === 0 ? <option value="">—</option> : null}
-        {cameras.map((c) => (
-          <option key={c.camera} value={c.camera}>
-            {c.camera}
-            {c.task !== null ? ` (running operation ${c.task})` : ''}
-          </option>
-        ))}
+        {cameras.map((c) => {
+          // The task's name from what the device is set to run, else its id.
+          const task = c.task === null ? null : (chosen?.tasks.find((t) => t.camera === c.camera && t.task === c.task)?.task_name ?? `#${c.task}`);
+          return (
+            <option key={c.camera} value={c.camera}>
+              {c.camera}
+              {task !== null ? ` (runs ${task})` : ''}
+            </option>
+          );
+        })}
       </SelectField>
       <Field
         label="Seconds"

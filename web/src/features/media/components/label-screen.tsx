@@ -18,6 +18,7 @@ import { type LabelsVia, NO_FILTER, labelsKey, labelsQuery, saveLabels, videoLis
 import { ZOOMS, addSegment, removeSegment, seconds, stepAt, stepColour, timelineWindow } from '../labels';
 import { LabelersPanel } from './labelers-panel';
 import { OperationPicker, useTaskParam } from './operation-picker';
+import { VideoState } from './video-state';
 
 const MAX_ZOOM = Math.max(...ZOOMS);
 
@@ -65,7 +66,7 @@ export default function LabelScreen() {
               <tr key={v.id}>
                 <td>{v.file_name}</td>
                 <td>{v.isUploadedVideo ? 'Training' : 'Trace'}</td>
-                <td>{v.duration_ms !== null ? seconds(v.duration_ms) : 'uploading'}</td>
+                <td>{v.duration_ms !== null ? seconds(v.duration_ms) : <VideoState v={v} />}</td>
                 <td>
                   {v.status === 'ready' ? (
                     <button type="button" className="secondary" onClick={() => setParams({ task: String(task), video: String(v.id) })}>

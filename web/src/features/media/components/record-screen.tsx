@@ -29,6 +29,7 @@ import {
 import { CommentsPanel } from './comments-panel';
 import { CameraRecorder } from './camera-recorder';
 import { DeviceRecorder } from './device-recorder';
+import { VideoState } from './video-state';
 import { OperationPicker, useTaskParam } from './operation-picker';
 
 /** The spec's message after an upload (section 8). */
@@ -152,29 +153,6 @@ function UploadPanel({ task }: { task: number }) {
   );
 }
 
-/** A video not ready yet: how far its upload is, or its recording on a device. */
-function VideoState({ v }: { v: Video }) {
-  switch (v.status) {
-    case 'recording':
-      return (
-        <span>
-          {v.file_name} <span className="muted">(recording on the device…)</span>
-        </span>
-      );
-    case 'failed':
-      return (
-        <span>
-          {v.file_name}{' '}
-          <span className="error" role="note">
-            (failed: {v.message})
-          </span>
-        </span>
-      );
-    default:
-      return <span>{`${v.file_name} (uploading, ${v.size_bytes > 0 ? Math.floor((v.received_bytes / v.size_bytes) * 100) : 0}%)`}</span>;
-  }
-}
-
 function VideoList({ task, manage }: { task: number; manage: boolean }) {
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
@@ -251,7 +229,9 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
                   {v.file_name}
                 </button>
               ) : (
-                <VideoState v={v} />
+                <>
+                  {v.file_name} <VideoState v={v} />
+                </>
               )}
             </td>
             <td>{v.isUploadedVideo ? 'Training' : 'Trace'}</td>

@@ -15,6 +15,7 @@ import { can } from '@/lib/access/roles';
 import { TRAIN_STATUS_LABEL } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
+import { wholeNumber } from '@/lib/validate';
 
 import { isActive, startTraining, stopTraining, trainedTaskQuery, trainingKey } from '../api/training';
 import { OperationPicker, useTaskParam } from './operation-picker';
@@ -86,8 +87,8 @@ function StartForm({ task }: { task: number }) {
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const n = Number(epochs);
-    if (!Number.isInteger(n) || n < 1 || n > MAX_EPOCHS) {
+    const n = wholeNumber(epochs, 1, MAX_EPOCHS);
+    if (n === null) {
       setError(`Ensure this value is between 1 and ${MAX_EPOCHS}.`);
       return;
     }
