@@ -7,8 +7,9 @@ frames outside every segment are background. Frames are decoded and scaled by GS
 exactly as the agent does it (`videoconvert ! videoscale ! RGB`), so the model sees in
 training what it sees on the device.
 
-The model is a small multilayer perceptron over the scaled frame, in ONNX: input
-`frames` (N × height × width × 3, uint8 RGB), output `probs` (N × (steps + 1), softmax,
+The model is a small multilayer perceptron over the scaled frame (64×48 with 48 hidden
+units, unless `--width`, `--height` and `--hidden` give a model type's recipe), in ONNX:
+input `frames` (N × height × width × 3, uint8 RGB), output `probs` (N × (steps + 1), softmax,
 background last). Its metadata says what the agent needs: input width and height, the
 labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what it was
 trained on and its frame accuracy on the held-out video, when one is given).
@@ -189,6 +190,7 @@ def export(p, mean, std, labels, version, path):
 
 
 def main():
+    global WIDTH, HEIGHT, HIDDEN
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", action="append", required=True, metavar="VIDEO:LABELS")
     ap.add_argument("--holdout", action="append", default=[], metavar="VIDEO:LABELS")
@@ -200,7 +202,14 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--predictions", metavar="FILE")
+    ap.add_argument("--width", type=int, default=WIDTH, help="the frame width the model takes")
+    ap.add_argument("--height", type=int, default=HEIGHT, help="the frame height it takes")
+    ap.add_argument("--hidden", type=int, default=HIDDEN, help="units of its hidden layer")
     a = ap.parse_args()
+    if not (16 <= a.width <= 640 and 16 <= a.height <= 640 and 4 <= a.hidden <= 1024):
+        sys.exit("--width/--height: 16 to 640 pixels; --hidden: 4 to 1024 units")
+    # The recipe (a model type's, from the cloud): the module's sizes for everything below.
+    WIDTH, HEIGHT, HIDDEN = a.width, a.height, a.hidden
     if not 0.0 <= a.holdout_tail < 1.0:
         sys.exit("--holdout-tail: a share from 0 to below 1")
     t0 = time.time()

@@ -13,6 +13,7 @@ pub mod mail;
 pub mod media;
 pub mod mqtt;
 pub mod objects;
+pub mod onnx;
 pub mod seed;
 pub mod state;
 pub mod training;

@@ -31,7 +31,7 @@ use sha2::{Digest, Sha256};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 use crate::db::training::{self, NewModel, RunRow};
-use crate::db::{tasks, videos};
+use crate::db::{model_types, tasks, videos};
 use crate::state::AppState;
 
 /// The share of a single labelled video held out (its end).
@@ -159,6 +159,7 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
         let (v, l, _) = &files[id];
         format!("{}:{}", v.display(), l.display())
     };
+    let recipe = recipe_of(state, settings.model_choice.as_deref()).await?;
     let mut cmd = tokio::process::Command::new(&state.settings.models_python);
     cmd.arg(&state.settings.trainer_script)
         .args(["--version", &version, "--progress"])
@@ -175,6 +176,11 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
     }
     if holdout_ids.is_empty() {
         cmd.args(["--holdout-tail", &HOLDOUT_TAIL.to_string()]);
+    }
+    if let Some(t) = &recipe {
+        cmd.args(["--width", &t.input_width.to_string()])
+            .args(["--height", &t.input_height.to_string()])
+            .args(["--hidden", &t.hidden.to_string()]);
     }
     cmd.env("GST_PLUGIN_FEATURE_RANK", crate::media::FEATURE_RANKS)
         .stdin(Stdio::null())
@@ -261,11 +267,12 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
         db,
         r,
         NewModel {
+            model_type_id: recipe.as_ref().map(|t| t.id),
             version: &version,
             object_key: &name,
             sha256: &sha256,
             size_bytes: size,
-            metrics: &metrics,
+            metrics: Some(&metrics),
         },
     )
     .await?;
@@ -281,6 +288,21 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
         );
     }
     Ok(())
+}
+
+/// The model type whose recipe training follows: the task's choice (a type's id), else
+/// the default type (the oldest); `None` when there is no type at all (the training
+/// code's own defaults).
+async fn recipe_of(
+    state: &AppState,
+    choice: Option<&str>,
+) -> anyhow::Result<Option<model_types::TypeRow>> {
+    if let Some(id) = choice.and_then(|c| c.trim().parse::<i64>().ok())
+        && let Some(t) = model_types::get_type(&state.db, id).await?
+    {
+        return Ok(Some(t));
+    }
+    Ok(model_types::default_type(&state.db).await?)
 }
 
 /// A stage line as the run's progress (0–1) and message: fetching is the first tenth,

@@ -89,6 +89,7 @@ impl Role {
             | ReadOutbox
             | ManageLockouts
             | ManageLinkedOrganizations
+            | ManageModelTypes
             | AdminArea => self == Admin,
             // Organisation administration.
             ManageDepartments | ManageOrgUsers | ManageEventNotifications => {
@@ -157,6 +158,8 @@ pub enum Permission {
     ManageLockouts,
     /// The admin screens (`/admin/…`); the portal asks through `get-permissions/`.
     AdminArea,
+    /// The platform's model types and their model files (admin Model Types).
+    ManageModelTypes,
     ViewTasks,
     ManageTasks,
     ViewDevices,
@@ -174,7 +177,7 @@ pub enum Permission {
 }
 
 impl Permission {
-    pub const ALL: [Permission; 25] = [
+    pub const ALL: [Permission; 26] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -191,6 +194,7 @@ impl Permission {
         Permission::ReadOutbox,
         Permission::ManageLockouts,
         Permission::AdminArea,
+        Permission::ManageModelTypes,
         Permission::ViewTasks,
         Permission::ManageTasks,
         Permission::ViewDevices,

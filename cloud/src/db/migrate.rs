@@ -72,6 +72,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "device_recordings",
         include_str!("../../migrations/20261203000001_device_recordings.sql"),
     ),
+    (
+        20261204000001,
+        "model_types",
+        include_str!("../../migrations/20261204000001_model_types.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -11,6 +11,7 @@ pub mod devices;
 pub mod features;
 pub mod labelers;
 pub mod migrate;
+pub mod model_types;
 pub mod orgs;
 pub mod outbox;
 pub mod task_objects;

@@ -285,11 +285,33 @@ pub async fn model(db: &Db, org: i64, id: i64) -> sqlx::Result<Option<ModelRow>>
 }
 
 pub struct NewModel<'a> {
+    pub model_type_id: Option<i64>,
     pub version: &'a str,
     pub object_key: &'a str,
     pub sha256: &'a str,
     pub size_bytes: i64,
-    pub metrics: &'a Metrics,
+    /// On held-out footage; `None` for a model made elsewhere.
+    pub metrics: Option<&'a Metrics>,
+}
+
+/// A model version of `task` made outside the product (no run, no metrics); a version
+/// name the organisation has is the database's unique violation.
+pub async fn register(db: &Db, org: i64, task: i64, m: &NewModel<'_>) -> sqlx::Result<ModelRow> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO model_versions (organization_id, task_id, model_type_id, version, \
+         object_key, sha256, size_bytes, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {MODEL_COLS}"
+    )))
+    .bind(org)
+    .bind(task)
+    .bind(m.model_type_id)
+    .bind(m.version)
+    .bind(m.object_key)
+    .bind(m.sha256)
+    .bind(m.size_bytes)
+    .bind(now_ms())
+    .fetch_one(&db.pool)
+    .await
 }
 
 /// Registers the run's model version and ends the run `succeeded` (the task
@@ -311,8 +333,8 @@ pub async fn succeed(db: &Db, r: &RunRow, m: NewModel<'_>) -> sqlx::Result<Optio
     }
     let row: ModelRow = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "INSERT INTO model_versions (organization_id, task_id, version, object_key, sha256, \
-         size_bytes, metrics, training_run_id, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {MODEL_COLS}"
+         size_bytes, metrics, training_run_id, created_at, model_type_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {MODEL_COLS}"
     )))
     .bind(r.organization_id)
     .bind(r.task_id)
@@ -320,9 +342,13 @@ pub async fn succeed(db: &Db, r: &RunRow, m: NewModel<'_>) -> sqlx::Result<Optio
     .bind(m.object_key)
     .bind(m.sha256)
     .bind(m.size_bytes)
-    .bind(serde_json::to_string(m.metrics).expect("metrics serialise"))
+    .bind(
+        m.metrics
+            .map(|x| serde_json::to_string(x).expect("metrics serialise")),
+    )
     .bind(r.id)
     .bind(at)
+    .bind(m.model_type_id)
     .fetch_one(&mut *tx)
     .await?;
     sqlx::query("UPDATE training_runs SET model_version_id = $2 WHERE id = $1")

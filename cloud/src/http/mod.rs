@@ -9,6 +9,7 @@ pub mod error;
 pub mod extract;
 pub mod feature_control;
 pub mod labeler;
+pub mod model_types;
 pub mod models;
 pub mod organization;
 pub mod portal;
@@ -125,6 +126,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(videos::router())
         .merge(recording::router())
         .merge(models::router())
+        .merge(model_types::router())
         .merge(labeler::router())
         .split_for_parts()
 }

@@ -12,16 +12,17 @@ use axum::http::StatusCode;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::training::{
     DeployRequest, Deployment, DeploymentStatus, MAX_DEPLOY_DEVICES, ModelVersion,
-    ModelVersionPatch,
+    ModelVersionCreate, ModelVersionPatch,
 };
 use gemba_shared::mqtt::v1::Command;
+use object_store::ObjectStoreExt;
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::db::training::{self, DeploymentRow, ModelRow, NewDeployment};
-use crate::db::{devices, tasks};
-use crate::http::error::{ApiError, ApiResult};
+use crate::db::{devices, model_types, tasks};
+use crate::http::error::{ApiError, ApiResult, is_unique_violation};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
 
@@ -30,7 +31,7 @@ pub const FEATURE: &str = "Deploy Model";
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(list))
+        .routes(routes!(list, create))
         .routes(routes!(get, patch))
         .routes(routes!(deploy))
         .routes(routes!(deployments))
@@ -60,6 +61,94 @@ pub async fn list(
     Ok(axum::Json(
         rows.into_iter().map(ModelRow::into_api).collect(),
     ))
+}
+
+/// Register a model file (spec section 3 "Model type") as a model version of a task:
+/// its labels must be the task's steps in order, then background. The version is named
+/// as the file's metadata names it (the agent reports that name), and keeps its own copy
+/// of the bundle. Deployed like a trained one; it has no held-out metrics.
+#[utoipa::path(post, path = "/organization/model_version", tag = "models",
+    request_body = ModelVersionCreate,
+    responses((status = 201, body = ModelVersion), (status = 400), (status = 403), (status = 404)))]
+pub async fn create(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Json(req): Json<ModelVersionCreate>,
+) -> ApiResult<(StatusCode, axum::Json<ModelVersion>)> {
+    me.require(Permission::ManageTasks)?;
+    let org = me.org()?;
+    let task = tasks::get(&state.db, me.user.id, Some(org), req.task)
+        .await?
+        .ok_or_else(|| ApiError::field("task", "Choose one of this organisation's tasks."))?;
+    let file = model_types::file(&state.db, req.model_file)
+        .await?
+        .ok_or_else(|| ApiError::field("model_file", "Choose one of the model files."))?;
+    let mut steps: Vec<String> = task
+        .settings()
+        .operation()
+        .steps()
+        .map(|s| s.name.clone())
+        .collect();
+    let labels = file.labels();
+    let mut model_steps = labels.clone();
+    model_steps.pop(); // background
+    if model_steps != steps {
+        steps.push("background".into());
+        return Err(ApiError::field(
+            "model_file",
+            format!(
+                "The model's labels ({}) are not this task's steps then background ({}).",
+                labels.join(", "),
+                steps.join(", ")
+            ),
+        ));
+    }
+    // The version's own copy, named by its bytes (so it never overwrites another
+    // version's bundle): deleting the model file leaves it deployable.
+    let name = format!("models/sha-{}/model.onnx", file.sha256);
+    let key = crate::objects::key(org, &name);
+    state
+        .objects
+        .copy(&crate::http::model_types::file_key(&file.object_key), &key)
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("copying a model file")))?;
+    let row = training::register(
+        &state.db,
+        org,
+        task.id,
+        &training::NewModel {
+            model_type_id: Some(file.model_type_id),
+            version: &file.version,
+            object_key: &name,
+            sha256: &file.sha256,
+            size_bytes: file.size_bytes,
+            metrics: None,
+        },
+    )
+    .await
+    .map_err(|e| {
+        if is_unique_violation(&e) {
+            ApiError::field(
+                "model_file",
+                format!(
+                    "This organisation already has a model version named {}.",
+                    file.version
+                ),
+            )
+        } else {
+            e.into()
+        }
+    });
+    match row {
+        Ok(row) => Ok((StatusCode::CREATED, axum::Json(row.into_api()))),
+        Err(e) => {
+            // A taken name may be this very bundle's version: its copy stays.
+            if !matches!(e, ApiError::Field { .. }) {
+                state.objects.delete(&key).await.ok();
+            }
+            Err(e)
+        }
+    }
 }
 
 /// Task `id` of `org` (404 otherwise): a filter by another organisation's task is

@@ -12,6 +12,7 @@ mod flows;
 mod fuzz_found;
 mod labeler;
 mod learning_loop;
+mod model_types;
 mod portal;
 mod service;
 mod stream;

@@ -15,7 +15,7 @@ use crate::videos::{clip, subscribed_world, upload};
 use crate::{both, both_with};
 
 /// Uploads a `seconds`-long clip to the world's task and labels both steps in it.
-async fn labelled_video(app: &TestApp, w: &World, seconds: u32) -> i64 {
+pub(crate) async fn labelled_video(app: &TestApp, w: &World, seconds: u32) -> i64 {
     let tmp = tempfile::tempdir().unwrap();
     let bytes = clip(tmp.path(), seconds);
     let (s, v) = upload(app, &w.eng, w.task, "bench.mp4", &bytes, 1 << 20).await;
@@ -55,7 +55,7 @@ async fn start_training(app: &TestApp, w: &World, epochs: u32) -> Value {
 }
 
 /// Trains the world's task with `epochs` and waits until it is done; its training.
-async fn trained(app: &TestApp, w: &World, epochs: u32) -> Value {
+pub(crate) async fn trained(app: &TestApp, w: &World, epochs: u32) -> Value {
     start_training(app, w, epochs).await;
     let t = wait_for(app, &w.eng, w.task, |v| v["train_status"] != "training").await;
     assert_eq!(t["train_status"], "trained", "{t}");

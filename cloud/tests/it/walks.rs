@@ -398,6 +398,8 @@ struct World {
     /// A video of the task, still uploading (A is subscribed to Record Training Set),
     /// with a tag of A and a comment.
     video: Media,
+    /// A model type (the platform's default one).
+    model_type: i64,
 }
 
 #[derive(Clone, Copy)]
@@ -849,6 +851,49 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
         .at(format!("labeler/task_record/{}/labels/", w.video.video)),
         call("GET /organization/model_version", None, Perm(ViewTasks))
             .at(format!("organization/model_version?task={}", w.task)),
+        // An unknown model file (400): the permission is what is walked.
+        call(
+            "POST /organization/model_version",
+            Some(json!({"task": w.task, "model_file": UNKNOWN_ID})),
+            Perm(ManageTasks),
+        ),
+        call("GET /organization/model_types", None, Perm(ViewTasks)),
+        call(
+            "POST /organization/model_types",
+            Some(json!({"name": format!("Walk type {r}"), "input_width": 32,
+                "input_height": 24, "hidden": 8})),
+            Perm(ManageModelTypes),
+        ),
+        call("GET /organization/model_types/{id}", None, Perm(ViewTasks))
+            .at(format!("organization/model_types/{}", w.model_type)),
+        call(
+            "PATCH /organization/model_type/{id}",
+            Some(json!({"description": format!("Walked by {r}")})),
+            Perm(ManageModelTypes),
+        )
+        .at(format!("organization/model_type/{}", w.model_type)),
+        // A JSON body is no ONNX model (400): the permission is what is walked.
+        call(
+            "POST /organization/model_files",
+            Some(json!({})),
+            Perm(ManageModelTypes),
+        )
+        .at(format!(
+            "organization/model_files?model_type={}",
+            w.model_type
+        )),
+        call(
+            "PATCH /organization/model_files",
+            Some(json!({"model_type": w.model_type})),
+            Perm(ManageModelTypes),
+        )
+        .at(format!("organization/model_files?ids={UNKNOWN_ID}")),
+        call(
+            "DELETE /organization/model_files",
+            None,
+            Perm(ManageModelTypes),
+        )
+        .at(format!("organization/model_files?ids={UNKNOWN_ID}")),
         call(
             "GET /organization/model_version/{id}",
             None,
@@ -1379,6 +1424,13 @@ async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -> Media {
     }
 }
 
+/// The platform's first model type (the migration makes it).
+async fn default_model_type(app: &TestApp, admin: &str) -> i64 {
+    let (s, v) = app.get("organization/model_types", admin).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    v[0]["id"].as_i64().unwrap()
+}
+
 /// Subscribes `org` to Devices and adds two devices and a department there as the super
 /// admin.
 async fn new_devices(app: &TestApp, admin: &str, org: i64) -> Devices {
@@ -1504,6 +1556,7 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
         detector: new_detector(app, &admin, task).await,
         devices: new_devices(app, &admin, org_a).await,
         video: new_video(app, &admin, org_a, task).await,
+        model_type: default_model_type(app, &admin).await,
     };
     let mut users = vec![];
     for role in Role::ALL {
@@ -1849,11 +1902,12 @@ async fn fixture_model(app: &TestApp, org: i64, task: i64) -> i64 {
         db,
         &run,
         training::NewModel {
+            model_type_id: None,
             version: &format!("walk-{task}"),
             object_key: "models/walk/model.onnx",
             sha256: "00",
             size_bytes: 1,
-            metrics: &metrics,
+            metrics: Some(&metrics),
         },
     )
     .await
@@ -1867,18 +1921,26 @@ async fn fixture_model(app: &TestApp, org: i64, task: i64) -> i64 {
 struct Cross {
     call: Call,
     unknown: Option<&'static str>,
+    /// The id names a record of the platform's, which every organisation reads.
+    platform: bool,
 }
 
 fn cross(op: &'static str, url: impl Into<String>, body: Option<Value>) -> Cross {
     Cross {
         call: call(op, body, Need::SignedIn).at(url),
         unknown: None,
+        platform: false,
     }
 }
 
 impl Cross {
     fn or_unknown(mut self, field: &'static str) -> Cross {
         self.unknown = Some(field);
+        self
+    }
+
+    fn platform(mut self) -> Cross {
+        self.platform = true;
         self
     }
 }
@@ -2312,6 +2374,48 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
         cross(
             "GET /organization/model_version",
             format!("organization/model_version?task={bt}"),
+            None,
+        ),
+        cross(
+            "POST /organization/model_version",
+            "organization/model_version",
+            Some(json!({"task": bt, "model_file": UNKNOWN_ID})),
+        )
+        .or_unknown("task"),
+        // Model types and files are the platform's, not B's: reading one is no leak;
+        // changing them is the super admin's alone.
+        cross(
+            "GET /organization/model_types/{id}",
+            format!("organization/model_types/{}", wa.model_type),
+            None,
+        )
+        .platform(),
+        cross(
+            "POST /organization/model_types",
+            "organization/model_types",
+            Some(
+                json!({"name": "Tenant type", "input_width": 32, "input_height": 24,
+                "hidden": 8}),
+            ),
+        ),
+        cross(
+            "PATCH /organization/model_type/{id}",
+            format!("organization/model_type/{}", wa.model_type),
+            Some(json!({"name": "Taken over"})),
+        ),
+        cross(
+            "POST /organization/model_files",
+            format!("organization/model_files?model_type={}", wa.model_type),
+            Some(json!({})),
+        ),
+        cross(
+            "PATCH /organization/model_files",
+            format!("organization/model_files?ids={UNKNOWN_ID}"),
+            Some(json!({"model_type": wa.model_type})),
+        ),
+        cross(
+            "DELETE /organization/model_files",
+            format!("organization/model_files?ids={UNKNOWN_ID}"),
             None,
         ),
         cross(
@@ -2780,6 +2884,7 @@ both!(
             detector: new_detector(&app, &admin, a_task).await,
             devices: new_devices(&app, &admin, a).await,
             video: new_video(&app, &admin, a, a_task).await,
+            model_type: default_model_type(&app, &admin).await,
         };
 
         // Every call that takes an id is in the table.
@@ -2818,6 +2923,13 @@ both!(
                 let refused = matches!(s, StatusCode::FORBIDDEN | StatusCode::NOT_FOUND)
                     || (s == StatusCode::BAD_REQUEST
                         && c.unknown.is_some_and(|f| v.get(f).is_some()));
+                if c.platform {
+                    // Read, and B's state (compared below) stays as it was.
+                    if s != StatusCode::OK {
+                        wrong.push(format!("{} {}: {s} {v}", me.role, c.call.op));
+                    }
+                    continue;
+                }
                 if !refused || !is_error_shape(&v) {
                     wrong.push(format!(
                         "{} {} ({}): {s} {v}",

@@ -91,6 +91,9 @@ pub async fn patch(
     let changes = TaskPatch { starred: None, ..p };
     let is_empty =
         serde_json::to_value(&changes).ok() == serde_json::to_value(TaskPatch::default()).ok();
+    if let Some(choice) = &changes.model_choice {
+        check_model_choice(&state, choice).await?;
+    }
     if !is_empty {
         change(&state, &me, row, None, |cur| apply(cur, changes.clone())).await?;
     }
@@ -99,6 +102,29 @@ pub async fn patch(
         tasks::star(&state.db, id, me.user.id, on).await?;
     }
     Ok(axum::Json(find(&state, &me, id).await?.into_task()))
+}
+
+/// A task's model choice is a model type's id (`organization/task/model_choices`), or
+/// empty for the default type.
+async fn check_model_choice(state: &AppState, choice: &str) -> ApiResult<()> {
+    let choice = choice.trim();
+    if choice.is_empty() {
+        return Ok(());
+    }
+    let known = match choice.parse::<i64>() {
+        Ok(id) => crate::db::model_types::get_type(&state.db, id)
+            .await?
+            .is_some(),
+        Err(_) => false,
+    };
+    if known {
+        Ok(())
+    } else {
+        Err(ApiError::field(
+            "model_choice",
+            "Choose one of the model types.",
+        ))
+    }
 }
 
 /// Applies `f` to task `row`'s settings and writes the result with its history entry

@@ -127,17 +127,22 @@ pub async fn trained_tasks(
     ))
 }
 
-/// The model kinds a task can use.
+/// The model kinds a task can use: the model types (value: the type's id as text).
 #[utoipa::path(get, path = "/organization/task/model_choices", tag = "tasks",
     responses((status = 200, body = Vec<ModelChoice>), (status = 403)))]
-pub async fn model_choices(me: AuthUser) -> ApiResult<axum::Json<Vec<ModelChoice>>> {
+pub async fn model_choices(
+    State(state): State<AppState>,
+    me: AuthUser,
+) -> ApiResult<axum::Json<Vec<ModelChoice>>> {
     me.require(Permission::ViewTasks)?;
-    let choice = |value: &str, label: &str| ModelChoice {
-        value: value.into(),
-        label: label.into(),
-    };
-    Ok(axum::Json(vec![
-        choice("step_classifier", "Step classifier (whole frame)"),
-        choice("object_detector", "Object detector with step rules"),
-    ]))
+    let types = crate::db::model_types::types(&state.db).await?;
+    Ok(axum::Json(
+        types
+            .into_iter()
+            .map(|t| ModelChoice {
+                value: t.id.to_string(),
+                label: t.name,
+            })
+            .collect(),
+    ))
 }

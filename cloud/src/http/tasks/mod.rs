@@ -43,6 +43,7 @@ mod history;
 mod lists;
 mod objects;
 mod rules;
+pub(crate) use rules::check_name;
 mod training;
 
 pub fn router() -> OpenApiRouter<AppState> {

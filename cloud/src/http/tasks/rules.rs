@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) fn check_name(field: &str, label: &str, name: &str) -> ApiResult<String> {
+pub(crate) fn check_name(field: &str, label: &str, name: &str) -> ApiResult<String> {
     // Trimmed as the text format trims lines (byte-order marks too), so the name is
     // the text's first line exactly.
     let name = name.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');

@@ -230,3 +230,105 @@ pub struct Deployment {
 
 /// Most devices one deploy call sends to.
 pub const MAX_DEPLOY_DEVICES: usize = 100;
+
+// ----- model types and model files (spec section 3 "Model type") -------------------------
+
+/// A kind of step model (spec section 3 "Model type"): a recipe the trainer follows
+/// (the frame size the model sees and its hidden width) and the model files made to it.
+/// The catalogue is the platform's, kept by the super admin; every organisation reads it,
+/// and a task chooses its type by `model_choice` (the type's id).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ModelType {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    /// The frame the model takes (RGB), in pixels.
+    pub input_width: u32,
+    pub input_height: u32,
+    /// Units of the model's hidden layer.
+    pub hidden: u32,
+    pub model_files: Vec<ModelFile>,
+    pub created_at: i64,
+}
+
+/// A model bundle (`model.onnx`) made to a model type's recipe, outside the product or
+/// by hand; registered as a task's model version with `POST organization/model_version`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ModelFile {
+    pub id: i64,
+    pub model_type: i64,
+    /// The file name it was uploaded with.
+    pub name: String,
+    /// From the model's metadata: its version name and labels (the steps in order, then
+    /// background).
+    pub version: String,
+    pub labels: Vec<String>,
+    pub sha256: String,
+    pub size_bytes: i64,
+    pub created_at: i64,
+}
+
+/// `POST organization/model_types`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct ModelTypeCreate {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub input_width: u32,
+    pub input_height: u32,
+    pub hidden: u32,
+}
+
+/// `PATCH organization/model_type/{id}`: its name and description. The recipe of a
+/// type with files or model versions is fixed (they were made to it); a type without
+/// either may change it too.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct ModelTypePatch {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub input_width: Option<u32>,
+    #[serde(default)]
+    pub input_height: Option<u32>,
+    #[serde(default)]
+    pub hidden: Option<u32>,
+}
+
+/// `PATCH organization/model_files?ids=…`: move the files to another model type (of
+/// the same frame size).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct ModelFilesPatch {
+    pub model_type: i64,
+}
+
+/// `POST organization/model_version`: register a model file as a model version of a
+/// task (its labels must be the task's steps, then background).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct ModelVersionCreate {
+    pub task: i64,
+    pub model_file: i64,
+}
+
+/// The frame sizes and hidden widths a model type may have.
+pub const MODEL_INPUT_SIDE: std::ops::RangeInclusive<u32> = 16..=640;
+pub const MODEL_HIDDEN: std::ops::RangeInclusive<u32> = 4..=1024;
+/// The largest model file an upload may carry.
+pub const MAX_MODEL_FILE_BYTES: usize = 64 * 1024 * 1024;

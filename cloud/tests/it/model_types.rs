@@ -1,0 +1,645 @@
+//! Model types and model files (issue 6, "Model management"), on both backends: the
+//! platform's catalogue (the super admin changes it, everyone reads it), model files
+//! checked as ONNX models made by the real export code (`models/train.py`), a model file
+//! registered as a task's model version, and training following the task's model type.
+
+use object_store::ObjectStoreExt;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::both;
+use crate::common::*;
+use crate::devices::World;
+use crate::videos::subscribed_world;
+
+/// An ONNX step model as `models/train.py` exports one (random weights), with these
+/// labels, version and input size.
+fn onnx_model(app: &TestApp, labels: &[&str], version: &str, width: u32, height: u32) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("model.onnx");
+    let models = app.state.settings.trainer_script.parent().unwrap();
+    let script = format!(
+        "import sys, json, numpy as np\n\
+         sys.path.insert(0, {models:?})\n\
+         import train\n\
+         train.WIDTH, train.HEIGHT = {width}, {height}\n\
+         labels = json.loads(sys.argv[1])\n\
+         d, h = {width} * {height} * 3, 8\n\
+         rng = np.random.default_rng(1)\n\
+         p = {{'w1': rng.normal(0, 0.01, (d, h)).astype(np.float32), 'b1': np.zeros(h, np.float32),\n\
+              'w2': rng.normal(0, 0.1, (h, len(labels))).astype(np.float32),\n\
+              'b2': np.zeros(len(labels), np.float32)}}\n\
+         train.export(p, np.zeros(d, np.float32), np.ones(d, np.float32), labels, sys.argv[2], sys.argv[3])\n",
+        models = models.to_str().unwrap(),
+    );
+    let st = std::process::Command::new(&app.state.settings.models_python)
+        .args([
+            "-c",
+            &script,
+            &serde_json::to_string(labels).unwrap(),
+            version,
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success(), "exporting a model");
+    std::fs::read(out).unwrap()
+}
+
+/// Uploads `bytes` as a model file of `model_type` named `name`, as `tok`.
+async fn upload_file(
+    app: &TestApp,
+    tok: &str,
+    model_type: i64,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (StatusCode, Value) {
+    let r = app
+        .client
+        .post(format!(
+            "{}/organization/model_files?model_type={model_type}&name={name}",
+            app.base
+        ))
+        .bearer_auth(tok)
+        .header("content-type", "application/octet-stream")
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    let s = r.status();
+    (s, r.json().await.unwrap_or(Value::Null))
+}
+
+async fn types(app: &TestApp, tok: &str) -> Value {
+    let (s, v) = app.get("organization/model_types", tok).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    v
+}
+
+/// The number of model files of every type.
+async fn file_count(app: &TestApp, tok: &str) -> usize {
+    types(app, tok)
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["model_files"].as_array().unwrap().len())
+        .sum()
+}
+
+async fn new_type(app: &TestApp, admin: &str, name: &str, w: u32, h: u32, hidden: u32) -> i64 {
+    let (s, v) = app
+        .post(
+            "organization/model_types",
+            json!({"name": name, "input_width": w, "input_height": h, "hidden": hidden}),
+            Some(admin),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    v["id"].as_i64().unwrap()
+}
+
+fn message(v: &Value, field: &str) -> String {
+    v[field][0].as_str().unwrap_or_default().to_string()
+}
+
+both!(
+    model_types_are_the_platforms_and_only_the_super_admin_changes_them,
+    |app: TestApp| async move {
+        let w: World = subscribed_world(&app).await;
+        // Every role of the user area reads the catalogue: the default type is there.
+        let list = types(&app, &w.analyst).await;
+        let default = &list[0];
+        assert_eq!(default["name"], "Step classifier 64×48", "{list}");
+        assert_eq!(
+            (
+                &default["input_width"],
+                &default["input_height"],
+                &default["hidden"]
+            ),
+            (&json!(64), &json!(48), &json!(48))
+        );
+        assert_eq!(default["model_files"], json!([]));
+        let default_id = default["id"].as_i64().unwrap();
+        // A task's model choices are the types.
+        let (s, choices) = app.get("organization/task/model_choices", &w.eng).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(
+            choices[0],
+            json!({"value": default_id.to_string(), "label": "Step classifier 64×48"})
+        );
+
+        // The super admin adds one; bad values are refused and add nothing.
+        let wide = new_type(&app, &w.admin, "Wide 96×72", 96, 72, 32).await;
+        let (s, t) = app
+            .get(&format!("organization/model_types/{wide}"), &w.eng)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        assert_eq!(t["name"], "Wide 96×72");
+        assert_eq!(t["description"], "");
+        let good = json!({"name": "Narrow", "input_width": 32, "input_height": 24, "hidden": 8});
+        for (change, field, says) in [
+            (json!({"name": ""}), "name", "The name is required!"),
+            (json!({"name": "  "}), "name", "The name is required!"),
+            (json!({"name": "a\nb"}), "name", "control characters"),
+            (
+                json!({"name": "Wide 96×72"}),
+                "name",
+                "A model type with this name already exists.",
+            ),
+            (
+                json!({"input_width": 15}),
+                "input_width",
+                "between 16 and 640 pixels",
+            ),
+            (
+                json!({"input_height": 641}),
+                "input_height",
+                "between 16 and 640 pixels",
+            ),
+            (json!({"hidden": 3}), "hidden", "between 4 and 1024 units"),
+            (
+                json!({"hidden": 1025}),
+                "hidden",
+                "between 4 and 1024 units",
+            ),
+            (
+                json!({"description": "d".repeat(1001)}),
+                "description",
+                "at most 1000",
+            ),
+        ] {
+            let mut body = good.clone();
+            body.as_object_mut()
+                .unwrap()
+                .extend(change.as_object().unwrap().clone());
+            let (s, v) = app
+                .post("organization/model_types", body.clone(), Some(&w.admin))
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+            assert!(message(&v, field).contains(says), "{body}: {v}");
+        }
+        for bad in [
+            json!({"name": "Narrow", "input_width": -1, "input_height": 24, "hidden": 8}),
+            json!({"name": "Narrow", "input_width": 32, "input_height": 24}),
+            json!({"name": "Narrow", "input_width": 32, "input_height": 24, "hidden": 8, "x": 1}),
+        ] {
+            let (s, v) = app
+                .post("organization/model_types", bad.clone(), Some(&w.admin))
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
+        }
+        assert_eq!(types(&app, &w.eng).await.as_array().unwrap().len(), 2);
+
+        // Nobody else changes it: an organisation's admin neither.
+        for tok in [&w.boss, &w.eng, &w.analyst, &w.boss_b] {
+            let (s, _) = app
+                .post("organization/model_types", good.clone(), Some(tok))
+                .await;
+            assert_eq!(s, StatusCode::FORBIDDEN);
+            let (s, _) = app
+                .patch(
+                    &format!("organization/model_type/{wide}"),
+                    json!({"name": "Mine"}),
+                    Some(tok),
+                )
+                .await;
+            assert_eq!(s, StatusCode::FORBIDDEN);
+        }
+
+        // Renamed, described, and (nothing made to it yet) a new recipe.
+        let (s, t) = app
+            .patch(
+                &format!("organization/model_type/{wide}"),
+                json!({"name": "Wide 80×60", "description": "More detail", "input_width": 80,
+                    "input_height": 60}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        assert_eq!(
+            (
+                &t["name"],
+                &t["description"],
+                &t["input_width"],
+                &t["hidden"]
+            ),
+            (
+                &json!("Wide 80×60"),
+                &json!("More detail"),
+                &json!(80),
+                &json!(32)
+            )
+        );
+        let (s, v) = app
+            .patch(
+                &format!("organization/model_type/{wide}"),
+                json!({"name": "Step classifier 64×48"}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        let (s, v) = app
+            .patch(
+                &format!("organization/model_type/{wide}"),
+                json!({"hidden": 0}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        let (_, t) = app
+            .get(&format!("organization/model_types/{wide}"), &w.eng)
+            .await;
+        assert_eq!(
+            (&t["name"], &t["hidden"]),
+            (&json!("Wide 80×60"), &json!(32))
+        );
+        for path in [
+            "organization/model_types/999999",
+            "organization/model_types/x",
+        ] {
+            assert_eq!(app.get(path, &w.eng).await.0, StatusCode::NOT_FOUND);
+        }
+        let (s, _) = app
+            .patch(
+                "organization/model_type/999999",
+                json!({"name": "Ghost"}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+
+        // A task chooses a type by its id; anything else is refused.
+        let task = format!("organization/task/{}/", w.task);
+        for bad in ["step_classifier", "999999", "1.5"] {
+            let (s, v) = app
+                .patch(&task, json!({"model_choice": bad}), Some(&w.eng))
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
+            assert_eq!(
+                message(&v, "model_choice"),
+                "Choose one of the model types."
+            );
+        }
+        let (s, v) = app
+            .patch(
+                &task,
+                json!({"model_choice": wide.to_string()}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["model_choice"], wide.to_string());
+    }
+);
+
+both!(
+    a_model_file_is_checked_kept_and_registered_as_a_task_version,
+    |app: TestApp| async move {
+        let w: World = subscribed_world(&app).await;
+        let default = types(&app, &w.eng).await[0]["id"].as_i64().unwrap();
+        let wide = new_type(&app, &w.admin, "Wide 96×72", 96, 72, 32).await;
+        let twin = new_type(&app, &w.admin, "Twin 64×48", 64, 48, 16).await;
+        let good = onnx_model(&app, &["Fit", "Check", "background"], "pump-ext-1", 64, 48);
+
+        // Refused: not a model, the wrong frame size, an unknown type, a bad name, too
+        // big, and anyone but the super admin. Nothing is kept.
+        let big = vec![0u8; gemba_shared::api::v1::training::MAX_MODEL_FILE_BYTES + 1];
+        let not_onnx = crate::videos::clip(tempfile::tempdir().unwrap().path(), 1);
+        for (tok, ty, name, bytes, status, field, says) in [
+            (
+                &w.admin,
+                default,
+                "a.onnx",
+                not_onnx,
+                400,
+                "file",
+                "This file is not an ONNX model.",
+            ),
+            (
+                &w.admin,
+                default,
+                "a.onnx",
+                b"{}".to_vec(),
+                400,
+                "file",
+                "not an ONNX model",
+            ),
+            (
+                &w.admin,
+                default,
+                "a.onnx",
+                vec![],
+                400,
+                "file",
+                "not an ONNX model",
+            ),
+            (
+                &w.admin,
+                wide,
+                "a.onnx",
+                good.clone(),
+                400,
+                "file",
+                "The model takes 64×48 frames; the type Wide 96×72 takes 96×72.",
+            ),
+            (
+                &w.admin,
+                999999,
+                "a.onnx",
+                good.clone(),
+                400,
+                "model_type",
+                "Choose one of the model types.",
+            ),
+            (
+                &w.admin,
+                default,
+                "a%2Fb.onnx",
+                good.clone(),
+                400,
+                "name",
+                "cannot contain a slash",
+            ),
+            (&w.admin, default, "a.onnx", big, 413, "", ""),
+            // Refused before the body is read: a small one, so the refusal is not a
+            // broken pipe for the client.
+            (&w.boss, default, "a.onnx", good[..64].to_vec(), 403, "", ""),
+            (&w.eng, default, "a.onnx", good[..64].to_vec(), 403, "", ""),
+        ] {
+            let (s, v) = upload_file(&app, tok, ty, name, bytes).await;
+            assert_eq!(s.as_u16(), status, "{name} to {ty}: {v}");
+            if !field.is_empty() {
+                assert!(message(&v, field).contains(says), "{v}");
+            }
+        }
+        assert_eq!(file_count(&app, &w.admin).await, 0);
+        let model_without_labels = {
+            let m = onnx_model(&app, &["Fit", "background"], "x", 64, 48);
+            // The same model with its metadata key renamed: the agent could not read it.
+            let at = m.windows(12).position(|s| s == b"gemba.labels").unwrap();
+            let mut m = m;
+            m[at..at + 12].copy_from_slice(b"gemba.labelz");
+            m
+        };
+        let (s, v) = upload_file(&app, &w.admin, default, "a.onnx", model_without_labels).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(message(&v, "file").contains("has no gemba.labels"), "{v}");
+
+        // Kept: what its metadata says, and its bytes.
+        let (s, f) = upload_file(&app, &w.admin, default, "pump.onnx", good.clone()).await;
+        assert_eq!(s, StatusCode::CREATED, "{f}");
+        assert_eq!(f["name"], "pump.onnx");
+        assert_eq!(f["model_type"], default);
+        assert_eq!(f["version"], "pump-ext-1");
+        assert_eq!(f["labels"], json!(["Fit", "Check", "background"]));
+        assert_eq!(f["size_bytes"], good.len());
+        let sha = gemba_shared::hex(&Sha256::digest(&good));
+        assert_eq!(f["sha256"], sha);
+        let file = f["id"].as_i64().unwrap();
+        let (_, t) = app
+            .get(&format!("organization/model_types/{default}"), &w.eng)
+            .await;
+        assert_eq!(t["model_files"][0]["id"], file);
+        // Its recipe is fixed now.
+        let (s, v) = app
+            .patch(
+                &format!("organization/model_type/{default}"),
+                json!({"hidden": 64}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(
+            message(&v, "non_field_errors").contains("make a new type"),
+            "{v}"
+        );
+
+        // A file whose labels are not the task's steps is refused for it.
+        let other = onnx_model(&app, &["Pick", "Place", "background"], "other-1", 64, 48);
+        let (s, o) = upload_file(&app, &w.admin, default, "other.onnx", other).await;
+        assert_eq!(s, StatusCode::CREATED, "{o}");
+        let register = |task: i64, model_file: i64| json!({"task": task, "model_file": model_file});
+        let (s, v) = app
+            .post(
+                "organization/model_version",
+                register(w.task, o["id"].as_i64().unwrap()),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "model_file"),
+            "The model's labels (Pick, Place, background) are not this task's steps then \
+             background (Fit, Check, background)."
+        );
+        // Another organisation's task, an unknown file, a role that may not: refused.
+        for (tok, body, status, field) in [
+            (&w.boss_b, register(w.task, file), 400, "task"),
+            (&w.eng, register(w.task, 999999), 400, "model_file"),
+            (&w.eng, register(999999, file), 400, "task"),
+            (&w.analyst, register(w.task, file), 403, ""),
+        ] {
+            let (s, v) = app
+                .post("organization/model_version", body.clone(), Some(tok))
+                .await;
+            assert_eq!(s.as_u16(), status, "{body}: {v}");
+            if !field.is_empty() {
+                assert!(v.get(field).is_some(), "{v}");
+            }
+        }
+        let (_, versions) = app.get("organization/model_version", &w.eng).await;
+        assert_eq!(versions, json!([]));
+
+        // Registered: a model version of the task, of the file's type, with its own
+        // copy of the bundle.
+        let (s, m) = app
+            .post(
+                "organization/model_version",
+                register(w.task, file),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{m}");
+        assert_eq!(m["version"], "pump-ext-1");
+        assert_eq!(m["task"], w.task);
+        assert_eq!(m["model_type"], default);
+        assert_eq!(m["metrics"], Value::Null);
+        assert_eq!(m["training_run"], Value::Null);
+        assert_eq!(m["sha256"], sha);
+        let copy =
+            object_store::path::Path::from(format!("org/{}/models/sha-{sha}/model.onnx", w.a));
+        let bytes = app
+            .state
+            .objects
+            .get(&copy)
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        assert_eq!(&bytes[..], &good[..]);
+        // Once: the version name is taken.
+        let (s, v) = app
+            .post(
+                "organization/model_version",
+                register(w.task, file),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "model_file"),
+            "This organisation already has a model version named pump-ext-1."
+        );
+        let (_, versions) = app.get("organization/model_version", &w.eng).await;
+        assert_eq!(versions.as_array().unwrap().len(), 1);
+        // Another organisation does not see it.
+        let (_, theirs) = app.get("organization/model_version", &w.boss_b).await;
+        assert_eq!(theirs, json!([]));
+
+        // Moving files: only to a type of the same frame size, all or none.
+        let ids = format!("{file},{}", o["id"]);
+        let (s, v) = app
+            .patch(
+                &format!("organization/model_files?ids={ids}"),
+                json!({"model_type": wide}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(
+            message(&v, "model_type").contains("takes 64×48 frames"),
+            "{v}"
+        );
+        for (q, body) in [
+            ("ids=x", json!({"model_type": twin})),
+            ("ids=", json!({"model_type": twin})),
+            (
+                &format!("ids={file},999999") as &str,
+                json!({"model_type": twin}),
+            ),
+            (
+                &format!("ids={file}") as &str,
+                json!({"model_type": 999999}),
+            ),
+        ] {
+            let (s, v) = app
+                .patch(
+                    &format!("organization/model_files?{q}"),
+                    body,
+                    Some(&w.admin),
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{q}: {v}");
+        }
+        let (s, _) = app
+            .patch(
+                &format!("organization/model_files?ids={file}"),
+                json!({"model_type": twin}),
+                Some(&w.boss),
+            )
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        let (_, t) = app
+            .get(&format!("organization/model_types/{default}"), &w.eng)
+            .await;
+        assert_eq!(t["model_files"].as_array().unwrap().len(), 2, "{t}");
+        let (s, moved) = app
+            .patch(
+                &format!("organization/model_files?ids={ids}"),
+                json!({"model_type": twin}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{moved}");
+        assert!(
+            moved
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["model_type"] == twin)
+        );
+
+        // Deleting: all or none; the registered version keeps its copy.
+        for q in [format!("ids={file},999999"), "ids=".into()] {
+            let (s, v) = app
+                .call(
+                    Method::DELETE,
+                    &format!("organization/model_files?{q}"),
+                    None,
+                    Some(&w.admin),
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{q}: {v}");
+        }
+        let (s, _) = app
+            .delete(&format!("organization/model_files?ids={file}"), &w.boss)
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        assert_eq!(file_count(&app, &w.admin).await, 2);
+        let (s, v) = app
+            .delete(&format!("organization/model_files?ids={ids}"), &w.admin)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["msg"], "2 model files deleted.");
+        assert_eq!(file_count(&app, &w.admin).await, 0);
+        let kept = object_store::path::Path::from(format!("platform/model_files/{sha}.onnx"));
+        assert!(
+            app.state.objects.head(&kept).await.is_err(),
+            "the file's object went"
+        );
+        assert!(
+            app.state.objects.head(&copy).await.is_ok(),
+            "the version's copy stays"
+        );
+    }
+);
+
+both!(
+    training_follows_the_tasks_model_type,
+    |app: TestApp| async move {
+        let w: World = subscribed_world(&app).await;
+        crate::training::labelled_video(&app, &w, 3).await;
+        let small = new_type(&app, &w.admin, "Small 32×24", 32, 24, 12).await;
+        let (s, v) = app
+            .patch(
+                &format!("organization/task/{}/", w.task),
+                json!({"model_choice": small.to_string()}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let t = crate::training::trained(&app, &w, 2).await;
+        let m = &t["model_version"];
+        assert_eq!(m["model_type"], small, "{t}");
+        // The bundle is made to the recipe: the agent will feed it 32×24 frames.
+        let key = object_store::path::Path::from(format!(
+            "org/{}/models/{}/model.onnx",
+            w.a,
+            m["version"].as_str().unwrap()
+        ));
+        let bytes = app
+            .state
+            .objects
+            .get(&key)
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        let b = gemba_cloud::onnx::read(&bytes).unwrap();
+        assert_eq!((b.input_width, b.input_height), (32, 24));
+        assert_eq!(b.labels, ["Fit", "Check", "background"]);
+        // The recipe of a type that made a model version is fixed.
+        let (s, v) = app
+            .patch(
+                &format!("organization/model_type/{small}"),
+                json!({"input_width": 48}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    }
+);
