@@ -1,7 +1,8 @@
 //! The object store for media and model files: a local folder (`{data}/objects`) by
 //! default, through the `object_store` crate so that an S3-compatible bucket can take
 //! its place by configuration (with the media issue). Keys are `org/{id}/…`, so every
-//! object belongs to one organisation.
+//! object belongs to one organisation, but for the platform's model files
+//! (`platform/…`, the super admin's catalogue).
 
 use std::sync::Arc;
 

@@ -1249,6 +1249,26 @@ both!(
             )
         );
         assert_eq!(app.user_row("new@acme.test").await.name, "Test");
+
+        // The mailed link opens the Profile Setting the user can open: the user area's,
+        // or the labeler area's for a labeler.
+        let (_, body) = app.last_mail("later@acme.test").await.unwrap();
+        assert!(
+            body.contains("/user/setting?verify-email-change="),
+            "{body}"
+        );
+        let lab = token(&app.user_in(&admin, "lab@acme.test", "labeler", None).await);
+        app.post(
+            path,
+            json!({"email": "lab2@acme.test", "password": PASSWORD}),
+            Some(&lab),
+        )
+        .await;
+        let (_, body) = app.last_mail("lab2@acme.test").await.unwrap();
+        assert!(
+            body.contains("/labeler/setting?verify-email-change="),
+            "{body}"
+        );
     }
 );
 

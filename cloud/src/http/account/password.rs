@@ -199,9 +199,15 @@ pub async fn request_change_email(
         CHANGE_EMAIL_TTL_MS,
     )
     .await?;
+    // Profile Setting is the labeler area's own screen for a labeler (spec section 2).
+    let setting = if me.role == gemba_shared::Role::Labeler {
+        "labeler/setting"
+    } else {
+        "user/setting"
+    };
     let body = format!(
         "Hello {},\n\nconfirm {new_email} as your new gemba address with this code:\n\n{token}\n\n\
-         or open {}/user/setting?verify-email-change={token}\n",
+         or open {}/{setting}?verify-email-change={token}\n",
         me.user.name,
         state.settings.public_url()
     );
