@@ -92,10 +92,12 @@ export const routes: RouteObject[] = [
               screen(a.users, () => import('@/features/admin/components/users-screen')),
               screen(a.roles, () => import('@/features/admin/components/roles-screen')),
               screen(a.pendingUsers, () => import('@/features/admin/components/pending-users-screen')),
+              screen(a.modelVersions, () => import('@/features/media/components/org-model-versions-screen')),
+              screen(a.modelTypes, () => import('@/features/media/components/model-types-screen')),
               ...[
                 a.tamperingRequests, a.devices, a.archivedCycles,
                 a.tasks, a.updates, a.instances, a.trainedTasks, a.annotations, a.labelers, a.taskVideos, a.userReport,
-                a.barcode, a.awsToken, a.featureControl, a.modelVersions, a.modelTypes, a.eventNotification,
+                a.barcode, a.awsToken, a.featureControl, a.eventNotification,
               ].map(todo),
             ],
           },

@@ -50,3 +50,11 @@ export const FRAME_STEP = 10;
 export const DEFAULT_EPOCHS = 12;
 export const MAX_EPOCHS = 200;
 export const TRAINING_POLL_MS = 1000;
+
+/** Model types (`gemba_shared::api::v1::training`): the frame sides (px) and hidden
+ * units a recipe may have, and the largest model file an upload may carry. */
+export const MODEL_SIDE_MIN = 16;
+export const MODEL_SIDE_MAX = 640;
+export const MODEL_HIDDEN_MIN = 4;
+export const MODEL_HIDDEN_MAX = 1024;
+export const MAX_MODEL_FILE_BYTES = 64 * 1024 * 1024;

@@ -61,6 +61,42 @@ test('signed-in calls send the bearer token, Organization and SessionKey headers
   expect(headers?.get('content-type')).toBe('application/json');
 });
 
+test('a call may act in another organisation than the session’s', async () => {
+  let org: string | null = null;
+  server.use(http.get(apiUrl('organization/model_version'), ({ request }) => ((org = request.headers.get('organization')), HttpResponse.json([]))));
+  await api.get('organization/model_version', { organization: 8 });
+  expect(org).toBe('8');
+});
+
+test('a file sent with upload progress goes whole, reports its bytes, and keeps the session rules', async () => {
+  const seen: string[] = [];
+  let got: { type: string | null; org: string | null; bytes: number } | null = null;
+  server.use(
+    http.post(apiUrl('account/token/refresh/'), () => HttpResponse.json({ access: 'new-access', refresh: 'refresh-2' })),
+    http.post(apiUrl('organization/model_files'), async ({ request }) => {
+      seen.push(bearer(request) ?? '');
+      if (bearer(request) !== 'Bearer new-access') return HttpResponse.json({ detail: 'expired' }, { status: 401 });
+      got = { type: request.headers.get('content-type'), org: request.headers.get('organization'), bytes: (await request.arrayBuffer()).byteLength };
+      return HttpResponse.json({ id: 4, name: new URL(request.url).searchParams.get('name') }, { status: 201 });
+    }),
+  );
+  const progress: [number, number][] = [];
+  const answer = api.post('organization/model_files', new Blob([new Uint8Array(3000)]), {
+    query: { model_type: 2, name: 'm.onnx' },
+    onUploadProgress: (sent, total) => progress.push([sent, total]),
+  });
+  await expect(answer).resolves.toEqual({ id: 4, name: 'm.onnx' });
+  expect(seen).toEqual(['Bearer old-access', 'Bearer new-access']);
+  expect(got).toEqual({ type: 'application/octet-stream', org: '3', bytes: 3000 });
+  expect(progress.at(-1)).toEqual([3000, 3000]);
+
+  server.use(http.post(apiUrl('organization/model_files'), () => HttpResponse.json({ file: ['This file is not an ONNX model.'] }, { status: 400 })));
+  await expect(api.post('organization/model_files', new Blob(['x']), { onUploadProgress: () => {} })).rejects.toMatchObject({
+    status: 400,
+    data: { file: ['This file is not an ONNX model.'] },
+  });
+});
+
 test('concurrent 401s share one refresh, then every call is retried with the new token', async () => {
   const refreshes: unknown[] = [];
   const seen: string[] = [];

@@ -3,6 +3,9 @@
  *
  * - Every call goes to `/api/{path}` with a JSON body; a signed-in call sends
  *   `Authorization: Bearer {token}`, `Organization: {id}` and `SessionKey: {key}`.
+ *   A call may name another organisation (the super admin's choice on an admin screen).
+ *   A file sent with `onUploadProgress` goes through `XMLHttpRequest` (`fetch` cannot
+ *   report an upload's progress), under the same rules below.
  * - 401: one shared refresh (`POST account/token/refresh/` with the refresh token,
  *   answered `{access, refresh}`), then the call is retried once. Calls failing with
  *   401 meanwhile wait for the same refresh. A failed refresh clears the session.
@@ -48,6 +51,12 @@ export type RequestOptions = {
   signal?: AbortSignal;
   /** Headers beside the client's own (an upload part's `Content-Range`). */
   headers?: Record<string, string>;
+  /** The organisation the call acts in instead of the session's (the super admin's
+   * choice on an admin screen). */
+  organization?: number;
+  /** Hears the bytes of the body sent so far (a file sent whole): the call then goes
+   * through `XMLHttpRequest`, whose upload reports progress where `fetch`'s cannot. */
+  onUploadProgress?: (sent: number, total: number) => void;
 };
 
 /** Where the client sends the browser (the router's `navigate` once the app runs). */
@@ -78,19 +87,45 @@ async function body(res: Response): Promise<unknown> {
 async function send(method: Method, path: string, opts: RequestOptions, token: string | null) {
   const s = readSession();
   const headers: Record<string, string> = { Accept: 'application/json' };
-  // A Blob (an upload part) goes as it is; anything else as JSON.
+  // A Blob (an upload part, a file) goes as it is; anything else as JSON.
   const raw = opts.body instanceof Blob;
   if (opts.body !== undefined) headers['Content-Type'] = raw ? 'application/octet-stream' : 'application/json';
   Object.assign(headers, opts.headers);
+  const organization = opts.organization ?? s.organization;
   if (token) headers.Authorization = `Bearer ${token}`;
-  if (token && s.organization !== null) headers.Organization = String(s.organization);
+  if (token && organization !== null) headers.Organization = String(organization);
   if (token && s.sessionKey) headers.SessionKey = s.sessionKey;
-  return fetch(url(path, opts.query), {
-    method,
-    headers,
-    // A part's bytes are read first (at most a few MiB): every fetch takes an ArrayBuffer.
-    body: opts.body === undefined ? undefined : raw ? await (opts.body as Blob).arrayBuffer() : JSON.stringify(opts.body),
-    signal: opts.signal,
+  // A Blob's bytes are read first (a part of a few MiB, a model file of at most 64):
+  // every fetch takes an ArrayBuffer.
+  const body = opts.body === undefined ? undefined : raw ? await (opts.body as Blob).arrayBuffer() : JSON.stringify(opts.body);
+  const to = url(path, opts.query);
+  if (opts.onUploadProgress) return sendWithProgress(method, to, headers, body, opts.signal, opts.onUploadProgress);
+  return fetch(to, { method, headers, body, signal: opts.signal });
+}
+
+/** Answers that carry no body (a `Response` refuses one for them). */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/** The call through `XMLHttpRequest`, reporting its upload's progress, answered as
+ * `fetch` would: a `Response`, or a `TypeError` when the server could not be reached. */
+function sendWithProgress(
+  method: Method,
+  to: string,
+  headers: Record<string, string>,
+  body: ArrayBuffer | string | undefined,
+  signal: AbortSignal | undefined,
+  onProgress: (sent: number, total: number) => void,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(method, to);
+    for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.total);
+    xhr.onload = () => resolve(new Response(NULL_BODY.has(xhr.status) ? null : xhr.responseText, { status: xhr.status }));
+    xhr.onerror = () => reject(new TypeError('Failed to fetch'));
+    xhr.onabort = () => reject(new DOMException('The upload was stopped.', 'AbortError'));
+    signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    xhr.send(body ?? null);
   });
 }
 

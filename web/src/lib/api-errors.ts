@@ -80,3 +80,12 @@ export function errorMessage(err: unknown, kind: ErrorKind): string {
       return firstFieldMessage(data) ?? FALLBACK;
   }
 }
+
+/**
+ * A form's errors from a failed post: the fields' messages of a 400, else the call's
+ * message as `non_field_errors` (shown above the form's buttons).
+ */
+export function formErrors(err: unknown): Record<string, string> {
+  const f = fieldErrors(err);
+  return Object.keys(f).length > 0 ? f : { non_field_errors: errorMessage(err, 'post') };
+}

@@ -17,3 +17,6 @@ export const TRAIN_STATUS_LABEL: Record<TrainStatus, string> = {
   failed: 'FAILED',
   trained: 'TRAINED',
 };
+
+/** A size in bytes as '1.2 MB' (MiB, one decimal). */
+export const megabytes = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;

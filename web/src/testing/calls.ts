@@ -8,7 +8,7 @@ export type Call = {
   query: URLSearchParams;
   headers: Headers;
   authorization: string | null;
-  /** The JSON body (`null` when none), filled in as it is read. */
+  /** The JSON body (`null` when none, the text when it is not JSON), filled in as it is read. */
   body: unknown;
 };
 
@@ -31,7 +31,11 @@ export function recordCalls(): Call[] {
       .clone()
       .text()
       .then((t) => {
-        call.body = t === '' ? null : (JSON.parse(t) as unknown);
+        try {
+          call.body = t === '' ? null : (JSON.parse(t) as unknown);
+        } catch {
+          call.body = t; // not JSON (a file)
+        }
       });
   });
   return calls;

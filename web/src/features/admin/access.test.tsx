@@ -4,7 +4,7 @@ import type { Role } from '@/api/generated';
 import { recordCalls, screenCalls, signInAs } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 
-const SCREENS = ['/admin/organizations', '/admin/users', '/admin/roles', '/admin/pending-users'];
+const SCREENS = ['/admin/organizations', '/admin/users', '/admin/roles', '/admin/pending-users', '/admin/model-versions', '/admin/model-types'];
 
 /** Role, landing, its heading, and the calls the landing screen itself makes. */
 const OTHERS: [Role, string, string, string[]][] = [

@@ -1,24 +1,13 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http } from 'msw';
 
 import type { ModelVersion } from '@/api/generated';
-import { fail, ok, signInAs } from '@/testing/helpers';
+import { callsTo, fail, jsonHandler, ok, recordCalls, signInAs } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
-const model = (id: number, is_deleted: boolean): ModelVersion => ({
-  id,
-  version: `t1-r${id}`,
-  task: 1,
-  model_type: null,
-  is_deleted,
-  sha256: 'ab'.repeat(32),
-  size_bytes: 2048,
-  metrics: null,
-  training_run: id,
-  created_at: Date.UTC(2026, 0, 2, 3, 4, 5),
-});
+import { modelTypes, modelVersion as model } from './fixtures';
 
 let stored: ModelVersion[];
 
@@ -27,7 +16,8 @@ beforeEach(() => {
   stored = [model(2, false), model(1, true)];
   server.use(
     http.get(apiUrl('organization/model_version'), () => ok(stored)),
-    http.get(apiUrl('organization/task/'), () => ok([{ id: 1, taskName: 'Assemble sensor' }])),
+    http.get(apiUrl('organization/task/'), () => ok([{ id: 1, taskName: 'Assemble sensor' }, { id: 4, taskName: 'Weld frame' }])),
+    http.get(apiUrl('organization/model_types'), () => ok(modelTypes())),
   );
 });
 
@@ -61,4 +51,69 @@ test("a refused soft delete is put back with 'Unable to delete Model Version'", 
   await user.click(box);
   expect(await screen.findByText('Unable to delete Model Version')).toBeInTheDocument();
   await waitFor(() => expect(screen.getByRole('checkbox', { name: 't1-r2 deleted' })).not.toBeChecked());
+});
+
+const form = () => within(screen.getByRole('form', { name: 'Register a model file' }));
+
+test('a model file is registered as a model version of an operation, and the list shows it', async () => {
+  const posts: unknown[] = [];
+  server.use(
+    jsonHandler('post', 'organization/model_version', posts, () => {
+      stored = [model(3, false, { version: 'demo-1', training_run: null }), ...stored];
+      return ok(stored[0], 201);
+    }),
+  );
+  const user = userEvent.setup();
+  renderApp('/user/models');
+  await screen.findByRole('checkbox', { name: 't1-r2 deleted' });
+
+  // The files by type (types without files left out), with version, name and labels.
+  const files = form().getByLabelText('Model file');
+  await within(files).findByRole('option', { name: 'demo-3 · wide.onnx · Pick base, Pick cover, Fasten screws, Inspect, background' });
+  expect([...files.querySelectorAll('optgroup')].map((g) => [g.label, [...g.querySelectorAll('option')].map((o) => o.textContent)])).toEqual([
+    [
+      'Step classifier 64×48',
+      [
+        'demo-1 · model-1.onnx · Pick base, Pick cover, Fasten screws, Inspect, background',
+        'demo-2 · model-2.onnx · Weld, background',
+      ],
+    ],
+    ['Wide classifier 64×48', ['demo-3 · wide.onnx · Pick base, Pick cover, Fasten screws, Inspect, background']],
+  ]);
+
+  await user.click(form().getByRole('button', { name: 'Register' }));
+  expect(form().getByText('Operation is required!')).toBeInTheDocument();
+  expect(form().getByText('Model file is required!')).toBeInTheDocument();
+  expect(posts).toEqual([]);
+
+  await user.selectOptions(form().getByLabelText('Operation'), 'Assemble sensor');
+  await user.selectOptions(files, 'demo-1 · model-1.onnx · Pick base, Pick cover, Fasten screws, Inspect, background');
+  await user.click(form().getByRole('button', { name: 'Register' }));
+  expect(await screen.findByText('Model version demo-1 registered.')).toBeInTheDocument();
+  expect(posts).toEqual([{ task: 1, model_file: 1 }]);
+  expect(await screen.findByRole('checkbox', { name: 'demo-1 deleted' })).not.toBeChecked();
+  expect(files).toHaveValue('');
+});
+
+test("a refused registration shows the server's message by its field", async () => {
+  const refusal =
+    "The model's labels (Weld, background) are not this task's steps then background (Pick base, Pick cover, Fasten screws, Inspect, background).";
+  server.use(http.post(apiUrl('organization/model_version'), () => fail(400, { model_file: [refusal] })));
+  const rec = recordCalls();
+  const user = userEvent.setup();
+  renderApp('/user/models');
+  await screen.findByRole('form', { name: 'Register a model file' });
+  const files = form().getByLabelText('Model file');
+  await within(files).findByRole('option', { name: 'demo-2 · model-2.onnx · Weld, background' });
+  await user.selectOptions(form().getByLabelText('Operation'), 'Assemble sensor');
+  await user.selectOptions(files, 'demo-2 · model-2.onnx · Weld, background');
+  await user.click(form().getByRole('button', { name: 'Register' }));
+  expect(await form().findByText(refusal)).toBeInTheDocument();
+  expect(files).toHaveAccessibleDescription(refusal);
+  expect(callsTo(rec, 'POST', 'organization/model_version').map((c) => c.body)).toEqual([{ task: 1, model_file: 2 }]);
+
+  server.use(http.post(apiUrl('organization/model_version'), () => fail(400, { task: ['Choose one of this organisation\'s tasks.'] })));
+  await user.click(form().getByRole('button', { name: 'Register' }));
+  expect(await form().findByText("Choose one of this organisation's tasks.")).toBeInTheDocument();
+  expect(form().queryByText(refusal)).toBeNull();
 });

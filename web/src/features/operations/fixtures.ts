@@ -33,9 +33,10 @@ export const PUMP: Process[] = [
   { name: 'Packing', steps: [{ name: 'Pack', substeps: ['Put in box'] }] },
 ];
 
+/** The model types as `task/model_choices` answers them: the type's id, its name. */
 export const MODEL_CHOICES: ModelChoice[] = [
-  { value: 'step_classifier', label: 'Step classifier (whole frame)' },
-  { value: 'object_detector', label: 'Object detector with step rules' },
+  { value: '1', label: 'Step classifier 64×48' },
+  { value: '2', label: 'Close-up 96×72' },
 ];
 
 export const CREATED_AT = new Date(2026, 0, 2, 3, 4, 5).getTime();
@@ -220,6 +221,10 @@ export class FakeTasks {
         { non_field_errors: [`${row.settings.taskName} is being trained, You cannot update the task when it is being trained.`] },
         { status: 400 },
       );
+    }
+    // A model choice names one of the model types (or none: the default).
+    if (p.model_choice != null && p.model_choice.trim() !== '' && !MODEL_CHOICES.some((c) => c.value === p.model_choice)) {
+      return bad('model_choice', 'Choose one of the model types.');
     }
     const before = structuredClone(row.settings);
     const s = structuredClone(row.settings);

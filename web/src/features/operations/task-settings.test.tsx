@@ -110,7 +110,7 @@ test('changing the model asks for a restart; a failure says so', async () => {
   const rec = recordCalls();
   const user = await open();
   const form = within(screen.getByRole('form', { name: 'Model' }));
-  await within(form.getByLabelText('Model')).findByRole('option', { name: 'Object detector with step rules' });
+  await within(form.getByLabelText('Model')).findByRole('option', { name: 'Close-up 96×72' });
   expect(form.getByLabelText('Model')).toHaveValue('');
 
   await fillIn(user, { 'Model version': '0' });
@@ -118,13 +118,16 @@ test('changing the model asks for a restart; a failure says so', async () => {
   expect(form.getByText('The model version must be a positive whole number.')).toBeInTheDocument();
   expect(callsTo(rec, 'PATCH', 'organization/task/1/')).toEqual([]);
 
-  await user.selectOptions(form.getByLabelText('Model'), 'Object detector with step rules');
+  await user.selectOptions(form.getByLabelText('Model'), 'Close-up 96×72');
   await fillIn(user, { 'Model version': '3' });
   await user.click(form.getByRole('button', { name: 'Update model' }));
   expect(await screen.findByText('Data updated successfully!')).toBeInTheDocument();
   expect(screen.getByText('Restart the task for the change to take effect.')).toBeInTheDocument();
-  expect(callsTo(rec, 'PATCH', 'organization/task/1/').map((c) => c.body)).toEqual([{ model_choice: 'object_detector', model_version: 3 }]);
+  expect(callsTo(rec, 'PATCH', 'organization/task/1/').map((c) => c.body)).toEqual([{ model_choice: '2', model_version: 3 }]);
   await waitFor(() => expect(tasks.task(1).model_version).toBe(3));
+  // The choice is the type's id, shown by the type's name (the section shows the task anew).
+  expect(tasks.task(1).model_choice).toBe('2');
+  expect(within(screen.getByRole('form', { name: 'Model' })).getByLabelText('Model')).toHaveDisplayValue('Close-up 96×72');
 
   server.use(http.patch(apiUrl('organization/task/1/'), () => fail(400, { non_field_errors: [TRAINING_REFUSAL] })));
   await fillIn(user, { 'Model version': '4' });
@@ -137,7 +140,7 @@ test('changing the model asks for a restart; a failure says so', async () => {
 
 test('history lists the changes; revert answers the server’s message and reloads the task and its history', async () => {
   tasks.add('Assemble pump');
-  tasks.change(1, { taskName: 'Assemble pump v2', model_choice: 'object_detector' });
+  tasks.change(1, { taskName: 'Assemble pump v2', model_choice: '2' });
   const rec = recordCalls();
   const user = await open();
   const table = await within(region('History')).findByRole('table', { name: 'History' });

@@ -6,8 +6,7 @@ import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 
 import type { Department, DepartmentCreate, Organization, OrganizationCreate, OrganizationPatch, Page } from '@/api/generated';
 import { api } from '@/lib/api-client';
-
-export const organizationsKey = ['organizations'] as const;
+import { organizationsKey } from '@/lib/organizations';
 
 export const organizationsPageQuery = (page: number, search: string) =>
   queryOptions({
@@ -16,14 +15,6 @@ export const organizationsPageQuery = (page: number, search: string) =>
       api.get<Page<Organization>>('organization/get_organizations', { query: { page, search: search || undefined } }),
     placeholderData: keepPreviousData,
     staleTime: 0,
-  });
-
-/** Every organisation (the super admin's `organization/`): names for the user lists and
- * the choices of the organisation step. */
-export const allOrganizationsQuery = () =>
-  queryOptions({
-    queryKey: [...organizationsKey, 'all'],
-    queryFn: () => api.get<Organization[]>('organization/'),
   });
 
 export const createOrganization = (body: OrganizationCreate) => api.post<Organization>('organization/', body);

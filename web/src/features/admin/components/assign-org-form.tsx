@@ -4,12 +4,12 @@ import { useState } from 'react';
 import { DialogActions } from '@/components/ui/dialog';
 import { SelectField } from '@/components/ui/field';
 import { ASSIGN_ORG_FAILED, DATA_UPDATED } from '@/config/messages';
+import { allOrganizationsQuery } from '@/lib/organizations';
 import { notify } from '@/lib/toast';
 import { usersKey } from '@/lib/users';
 import { checkChosen } from '@/lib/validate';
 
 import { assignUserOrg } from '../api/accounts';
-import { allOrganizationsQuery } from '../api/organizations';
 
 /**
  * Assigns an organisation to the user with `email` (step two of the approval, and the

@@ -5,10 +5,11 @@ import type { Organization } from '@/api/generated';
 import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { DATA_CREATED, DATA_UPDATED } from '@/config/messages';
+import { organizationsKey } from '@/lib/organizations';
 import { notify } from '@/lib/toast';
 import { checkName } from '@/lib/validate';
 
-import { createOrganization, organizationsKey, updateOrganization } from '../api/organizations';
+import { createOrganization, updateOrganization } from '../api/organizations';
 
 /**
  * Create an organisation (its display name; the server makes the sub-domain name from

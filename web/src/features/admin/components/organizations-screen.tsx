@@ -10,9 +10,10 @@ import { SearchForm } from '@/components/ui/search-form';
 import { DATA_DELETED, ORG_DELETE_FAILED } from '@/config/messages';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
+import { organizationsKey } from '@/lib/organizations';
 import { notify } from '@/lib/toast';
 
-import { deleteOrganization, organizationsKey, organizationsPageQuery } from '../api/organizations';
+import { deleteOrganization, organizationsPageQuery } from '../api/organizations';
 import { DepartmentsDialog } from './departments-dialog';
 import { OrganizationFormDialog } from './organization-form-dialog';
 

@@ -10,10 +10,10 @@ import { DeleteUserDialog } from '@/components/users/delete-user-dialog';
 import { USER_FILTERS, UserFilters } from '@/components/users/user-filters';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
+import { allOrganizationsQuery } from '@/lib/organizations';
 import { useSession } from '@/lib/session';
 import { fullName, roleLabel, usersPageQuery } from '@/lib/users';
 
-import { allOrganizationsQuery } from '../api/organizations';
 import { AssignOrgForm } from './assign-org-form';
 import { LockoutList } from './lockout-list';
 import { VerifiedToggle } from './verified-toggle';

@@ -2,11 +2,12 @@
  * A task's training (spec section 7 `organization/trained_task/{id}`,
  * `organization/train/stop/`): `PATCH` with `{train_status: 'training'}` starts it, `GET`
  * follows it (asked every second while a run is queued or running), `PUT train/stop/`
- * stops it.
+ * stops it. The model versions it makes (`organization/model_version`): the list, the
+ * soft delete, registering a model file as one; deploying one to devices.
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Deployment, Device, ModelVersion, Task, TrainedTask } from '@/api/generated';
+import type { Deployment, Device, ModelVersion, ModelVersionCreate, ModelVersionPatch, Task, TrainedTask } from '@/api/generated';
 import { TRAINING_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
 
@@ -29,16 +30,22 @@ export const startTraining = (task: number, epochs: number) =>
 
 export const stopTraining = (task: number) => api.put<Task>('organization/train/stop/', { task });
 
-/** The organisation's model versions (of one task), newest first. */
-export const modelVersionsQuery = (task: number | null) =>
+export const modelVersionsKey = [...trainingKey, 'models'] as const;
+
+/** The model versions (of one task) of the session's organisation, or of `organization`
+ * (the super admin's Org Model Versions), newest first. */
+export const modelVersionsQuery = (task: number | null, organization?: number) =>
   queryOptions({
-    queryKey: [...trainingKey, 'models', task],
-    queryFn: () => api.get<ModelVersion[]>('organization/model_version', { query: { task: task ?? undefined } }),
+    queryKey: [...modelVersionsKey, task, organization ?? null],
+    queryFn: () => api.get<ModelVersion[]>('organization/model_version', { query: { task: task ?? undefined }, organization }),
     staleTime: 0,
   });
 
-export const setModelDeleted = (id: number, is_deleted: boolean) =>
-  api.patch<ModelVersion>(`organization/model_version/${id}`, { is_deleted });
+export const setModelDeleted = (id: number, is_deleted: boolean, organization?: number) =>
+  api.patch<ModelVersion>(`organization/model_version/${id}`, { is_deleted } satisfies ModelVersionPatch, { organization });
+
+/** Registers a model file (of the model types) as a model version of a task. */
+export const registerModelVersion = (body: ModelVersionCreate) => api.post<ModelVersion>('organization/model_version', body);
 
 /** The organisation's devices, to deploy to (online ones can take a model). */
 /** A device that can be sent work now (deploying and recording choose among these). */

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 
 import { Field, FormError, SelectField } from '@/components/ui/field';
 import { RECORD_SECONDS_MAX, RECORD_SECONDS_MIN } from '@/config/constants';
-import { errorMessage, fieldErrors } from '@/lib/api-errors';
+import { formErrors } from '@/lib/api-errors';
 import { notify } from '@/lib/toast';
 import { wholeNumber } from '@/lib/validate';
 
@@ -42,10 +42,7 @@ export function DeviceRecorder({ task, org }: { task: number; org: number }) {
       notify.successShort(`${chosen?.display_name ?? 'The device'} is recording ${v.file_name}.`);
       await qc.invalidateQueries({ queryKey: videosKey });
     },
-    onError: (err) => {
-      const f = fieldErrors(err);
-      setErrors(Object.keys(f).length > 0 ? f : { non_field_errors: errorMessage(err, 'post') });
-    },
+    onError: (err) => setErrors(formErrors(err)),
   });
 
   const submit = (e: FormEvent) => {

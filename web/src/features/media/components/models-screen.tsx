@@ -1,87 +1,103 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type FormEvent, useState } from 'react';
 
-import type { ModelVersion } from '@/api/generated';
-import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
+import { FormError, SelectField } from '@/components/ui/field';
+import { formErrors } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
+import { checkChosen } from '@/lib/validate';
 
-import { modelVersionsQuery, setModelDeleted } from '../api/training';
+import { modelTypesQuery } from '../api/model-types';
+import { modelVersionsKey, registerModelVersion } from '../api/training';
+import { ModelVersionsTable } from './model-versions-table';
 import { tasksQuery } from './operation-picker';
 
-/** The spec's message when the soft delete fails (section 8). */
-export const DELETE_FAILED = 'Unable to delete Model Version';
-
 /**
- * `/user/models` (model versions): the organisation's trained models, newest first,
- * with their held-out numbers. The soft delete toggles `is_deleted` at once and is put
- * back, with 'Unable to delete Model Version', when the server refuses (spec section 9).
+ * `/user/models` (model versions): the organisation's model versions with the soft
+ * delete, and registering a model file of the model types (made elsewhere) as a model
+ * version of an operation whose steps its labels name.
  */
 export default function ModelsScreen() {
   const s = useSession();
   const manage = s.role !== null && can(s.role, 'ManageTasks');
-  const qc = useQueryClient();
-  const q = modelVersionsQuery(null);
-  const models = useQuery(q);
-  const tasks = useQuery(tasksQuery);
-  const taskName = (id: number | null) => tasks.data?.find((t) => t.id === id)?.taskName ?? (id === null ? '—' : `#${id}`);
-  // The new state shows at once (kept here until the list is fetched again), and is put
-  // back when the server refuses.
-  const [shown, setShown] = useState<Record<number, boolean>>({});
-  const forget = (id: number) =>
-    setShown((o) => {
-      const n = { ...o };
-      delete n[id];
-      return n;
-    });
-  const toggle = useMutation({
-    mutationFn: ({ id, to }: { id: number; to: boolean }) => setModelDeleted(id, to),
-    onError: () => notify.errorShort(DELETE_FAILED),
-    onSettled: async (_m, _err, { id }) => {
-      await qc.invalidateQueries({ queryKey: q.queryKey });
-      forget(id);
-    },
-  });
-  const deleted = (m: ModelVersion) => shown[m.id] ?? m.is_deleted;
-  const flip = (m: ModelVersion) => {
-    const to = !deleted(m);
-    setShown((o) => ({ ...o, [m.id]: to }));
-    toggle.mutate({ id: m.id, to });
-  };
   return (
     <section>
       <div className="screen-header">
         <h1>Model versions</h1>
         {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
       </div>
-      <DataTable
-        label="Model versions"
-        query={{ isPending: models.isPending, error: models.error, data: models.data }}
-        empty={<EmptyState title="No model versions yet.">Train one in Train Model.</EmptyState>}
-        columns={['Version', 'Operation', 'Made', 'Frame accuracy', 'Cycle-time error', 'Size', manage && 'Deleted']}
-        row={(m) => (
-          <tr key={m.id} className={deleted(m) ? 'muted' : undefined}>
-            <td>{m.version}</td>
-            <td>{taskName(m.task)}</td>
-            <td>{new Date(m.created_at).toLocaleString()}</td>
-            <td>{m.metrics ? `${(m.metrics.frame_accuracy * 100).toFixed(1)}%` : '—'}</td>
-            <td>{m.metrics ? `${(m.metrics.cycle_time_error_share * 100).toFixed(2)}%` : '—'}</td>
-            <td>{(m.size_bytes / 1024).toFixed(0)} KiB</td>
-            {manage ? (
-              <td>
-                <input
-                  type="checkbox"
-                  aria-label={`${m.version} deleted`}
-                  checked={deleted(m)}
-                  onChange={() => flip(m)}
-                />
-              </td>
-            ) : null}
-          </tr>
-        )}
+      {manage ? <RegisterForm /> : null}
+      <ModelVersionsTable
+        manage={manage}
+        empty={<EmptyState title="No model versions yet.">Train one in Train Model, or register a model file.</EmptyState>}
       />
     </section>
+  );
+}
+
+/** Register a model file: an operation and a file (by model type, with its version and
+ * labels); the server checks the labels are the operation's steps then background. */
+function RegisterForm() {
+  const qc = useQueryClient();
+  const tasks = useQuery(tasksQuery());
+  const types = useQuery(modelTypesQuery());
+  const [task, setTask] = useState('');
+  const [file, setFile] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const withFiles = (types.data ?? []).filter((t) => t.model_files.length > 0);
+
+  const m = useMutation({
+    mutationFn: () => registerModelVersion({ task: Number(task), model_file: Number(file) }),
+    onSuccess: async (v) => {
+      setErrors({});
+      setFile('');
+      notify.successShort(`Model version ${v.version} registered.`);
+      await qc.invalidateQueries({ queryKey: modelVersionsKey });
+    },
+    onError: (err) => setErrors(formErrors(err)),
+  });
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (m.isPending) return;
+    const next: Record<string, string> = {};
+    const noTask = checkChosen(task, 'Operation');
+    const noFile = checkChosen(file, 'Model file');
+    if (noTask) next.task = noTask;
+    if (noFile) next.model_file = noFile;
+    setErrors(next);
+    if (Object.keys(next).length === 0) m.mutate();
+  };
+
+  return (
+    <form aria-label="Register a model file" onSubmit={submit} className="upload-panel" noValidate>
+      <h2>Register a model file</h2>
+      <SelectField label="Operation" value={task} error={errors.task} disabled={m.isPending} onChange={(e) => setTask(e.target.value)}>
+        <option value="">Choose an operation…</option>
+        {(tasks.data ?? []).map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.taskName}
+          </option>
+        ))}
+      </SelectField>
+      <SelectField label="Model file" value={file} error={errors.model_file} disabled={m.isPending} onChange={(e) => setFile(e.target.value)}>
+        <option value="">{types.data && withFiles.length === 0 ? 'No model files yet' : 'Choose a model file…'}</option>
+        {withFiles.map((t) => (
+          <optgroup key={t.id} label={t.name}>
+            {t.model_files.map((f) => (
+              <option key={f.id} value={f.id}>
+                {`${f.version} · ${f.name} · ${f.labels.join(', ')}`}
+              </option>
+            ))}
+          </optgroup>
+        ))}
+      </SelectField>
+      <FormError message={errors.non_field_errors} />
+      <button type="submit" disabled={m.isPending}>
+        {m.isPending ? 'Registering…' : 'Register'}
+      </button>
+    </form>
   );
 }

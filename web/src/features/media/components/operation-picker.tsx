@@ -7,8 +7,13 @@ import { SelectField } from '@/components/ui/field';
 import { api } from '@/lib/api-client';
 import { useSession } from '@/lib/session';
 
-/** The organisation's operations (the picker's choices; names for other lists). */
-export const tasksQuery = { queryKey: ['media', 'tasks'], queryFn: () => api.get<Task[]>('organization/task/'), staleTime: 0 };
+/** The operations of the session's organisation, or of `organization` (the picker's
+ * choices; names for other lists). */
+export const tasksQuery = (organization?: number) => ({
+  queryKey: ['media', 'tasks', organization ?? null],
+  queryFn: () => api.get<Task[]>('organization/task/', { organization }),
+  staleTime: 0,
+});
 
 /** The operation the media screens work on: `?task=` in the address (choosing another
  * drops the rest of the query, such as the chosen video). */
@@ -22,7 +27,7 @@ export function useTaskParam(): [number | null, (task: number | null) => void] {
 export function OperationPicker({ title }: { title: string }) {
   const { organizationName } = useSession();
   const [task, onTask] = useTaskParam();
-  const tasks = useQuery(tasksQuery);
+  const tasks = useQuery(tasksQuery());
   return (
     <>
       <div className="screen-header">

@@ -10,7 +10,7 @@ import { Pager } from '@/components/ui/pager';
 import { ApiError } from '@/lib/api-client';
 import { errorMessage } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
-import { formatDateTime } from '@/lib/format';
+import { formatDateTime, megabytes } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { useIdSet } from '@/lib/use-id-set';
@@ -31,6 +31,7 @@ import { CameraRecorder } from './camera-recorder';
 import { DeviceRecorder } from './device-recorder';
 import { VideoState } from './video-state';
 import { OperationPicker, useTaskParam } from './operation-picker';
+import { UploadProgressBar } from './upload-progress';
 
 /** The spec's message after an upload (section 8). */
 export const UPLOADED = 'Data uploaded successfully!';
@@ -61,8 +62,6 @@ export default function RecordScreen() {
   );
 }
 
-const MB = 1024 * 1024;
-const mb = (n: number) => `${(n / MB).toFixed(1)} MB`;
 const secs = (ms: number) => (ms >= 90_000 ? `${Math.round(ms / 60_000)} min` : `${Math.max(1, Math.round(ms / 1000))} s`);
 
 function UploadPanel({ task }: { task: number }) {
@@ -112,7 +111,6 @@ function UploadPanel({ task }: { task: number }) {
     send(file);
   };
 
-  const pct = progress && progress.total > 0 ? Math.floor((progress.sent / progress.total) * 100) : 0;
   return (
     <form aria-label="Upload video" onSubmit={submit} className="upload-panel">
       <h2>Upload video</h2>
@@ -135,19 +133,22 @@ function UploadPanel({ task }: { task: number }) {
         </button>
       ) : null}
       {progress ? (
-        <div className="upload-progress">
-          <progress aria-label="Upload progress" max={100} value={pct} />
-          <span aria-live="polite">
-            {mb(progress.sent)} of {mb(progress.total)} ({pct}%)
-            {progress.leftMs !== null && progress.sent < progress.total ? ` · about ${secs(progress.leftMs)} left` : ''}
-            {progress.sent === progress.total && busy ? ' · reading the video…' : ''}
-          </span>
+        <UploadProgressBar
+          sent={progress.sent}
+          total={progress.total}
+          note={
+            <>
+              {progress.leftMs !== null && progress.sent < progress.total ? ` · about ${secs(progress.leftMs)} left` : ''}
+              {progress.sent === progress.total && busy ? ' · reading the video…' : ''}
+            </>
+          }
+        >
           {progress.slow && progress.leftMs !== null && progress.sent < progress.total ? (
             <p role="status" className="warning">
               Slow upload: about {secs(progress.leftMs)} left. Keep this page open until it finishes.
             </p>
           ) : null}
-        </div>
+        </UploadProgressBar>
       ) : null}
     </form>
   );
@@ -243,7 +244,7 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
                 ? `${v.width}×${v.height} @ ${v.fps !== null && v.fps > 0 ? `${v.fps} fps` : 'variable frame rate'}`
                 : '—'}
             </td>
-            <td>{mb(v.size_bytes)}</td>
+            <td>{megabytes(v.size_bytes)}</td>
             <td>{formatDateTime(v.created_at)}</td>
           </tr>
         )}
