@@ -17,12 +17,16 @@ use gstreamer as gst;
 use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
 
-fn arg(name: &str, default: &str) -> String {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-        .unwrap_or_else(|| default.to_string())
+/// The bench's options.
+#[derive(clap::Parser)]
+struct Args {
+    #[arg(long, default_value = "target/models/demo.mp4")]
+    footage: PathBuf,
+    /// Frames a pass.
+    #[arg(long, default_value_t = 1500)]
+    frames: u64,
+    #[arg(long, default_value_t = 3)]
+    passes: usize,
 }
 
 const W: u32 = 64;
@@ -105,9 +109,11 @@ fn agent(footage: &std::path::Path, frames: u64, record: bool) -> anyhow::Result
 }
 
 fn main() -> anyhow::Result<()> {
-    let footage = PathBuf::from(arg("--footage", "target/models/demo.mp4"));
-    let frames: u64 = arg("--frames", "1500").parse()?;
-    let passes: usize = arg("--passes", "3").parse()?;
+    let Args {
+        footage,
+        frames,
+        passes,
+    } = clap::Parser::parse();
     println!(
         "frames per second, demo footage (640x480 H.264) decoded as fast as it goes, {frames} frames a pass:"
     );

@@ -23,12 +23,21 @@ use gemba_agent::recorder::Recorder;
 use gemba_shared::cycle::EngineConfig;
 use gemba_shared::footage::Truth;
 
-fn arg(name: &str, default: &str) -> String {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-        .unwrap_or_else(|| default.to_string())
+/// The bench's options.
+#[derive(clap::Parser)]
+struct Args {
+    #[arg(long, default_value = "target/models/demo.mp4")]
+    footage: PathBuf,
+    #[arg(long, default_value = "target/models/default")]
+    model: PathBuf,
+    /// Frames for the single-camera ceilings.
+    #[arg(long, default_value_t = 3000)]
+    frames: u64,
+    #[arg(long, default_value_t = 12)]
+    max_cameras: usize,
+    /// Seconds each camera count is held.
+    #[arg(long, default_value_t = 8)]
+    hold: u64,
 }
 
 fn fast(model: &Model) -> capture::Options {
@@ -56,11 +65,10 @@ fn status_mib(pid: &str, field: &str) -> f64 {
 }
 
 fn main() -> anyhow::Result<()> {
-    let footage = PathBuf::from(arg("--footage", "target/models/demo.mp4"));
-    let model_dir = PathBuf::from(arg("--model", "target/models/default"));
-    let frames: u64 = arg("--frames", "3000").parse()?;
-    let max_cameras: usize = arg("--max-cameras", "12").parse()?;
-    let hold = Duration::from_secs(arg("--hold", "8").parse()?);
+    let args: Args = clap::Parser::parse();
+    let (footage, model_dir, frames, max_cameras) =
+        (args.footage, args.model, args.frames, args.max_cameras);
+    let hold = Duration::from_secs(args.hold);
     let source = Source::File(footage.clone());
     let truth: Truth =
         serde_json::from_slice(&std::fs::read(footage.with_extension("truth.json"))?)?;

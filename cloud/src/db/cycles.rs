@@ -88,7 +88,7 @@ const COLUMNS: &str = "id, organization_id, device_id, task_id, camera, start_ms
 pub async fn insert_cycles(db: &Db, cycles: &[Received]) -> anyhow::Result<Vec<Stored>> {
     // Which (task, organisation) pairs of the batch exist.
     let ids: BTreeSet<i64> = cycles.iter().map(|r| r.cycle.task).collect();
-    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let list = super::id_list(&ids);
     let valid: HashSet<(i64, i64)> = if ids.is_empty() {
         Default::default()
     } else {

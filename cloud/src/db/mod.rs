@@ -56,6 +56,14 @@ pub fn now_ms() -> i64 {
 
 /// A `LIKE … ESCAPE '\'` pattern matching `text` anywhere, case-folded: the user's
 /// `%`, `_` and `\` match themselves, not as wildcards.
+/// Ids the server parsed, as the list of an SQL `IN (…)` written into the statement.
+pub fn id_list<'a>(ids: impl IntoIterator<Item = &'a i64>) -> String {
+    ids.into_iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 pub fn contains_pattern(text: &str) -> String {
     let mut p = String::from("%");
     for c in text.trim().to_lowercase().chars() {

@@ -189,7 +189,7 @@ pub async fn files(db: &Db, ids: &[i64]) -> sqlx::Result<Vec<FileRow>> {
     if ids.is_empty() {
         return Ok(vec![]);
     }
-    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let list = super::id_list(ids);
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {FILE_COLS} FROM model_files WHERE id IN ({list}) ORDER BY id"
     )))
@@ -226,7 +226,7 @@ pub async fn insert_file(db: &Db, f: &NewFile<'_>) -> sqlx::Result<FileRow> {
 
 /// Moves files `ids` (all of which exist: the caller checked) to type `to`.
 pub async fn move_files(db: &Db, ids: &[i64], to: i64) -> sqlx::Result<()> {
-    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let list = super::id_list(ids);
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "UPDATE model_files SET model_type_id = $1 WHERE id IN ({list})"
     )))
@@ -241,7 +241,7 @@ pub async fn delete_files(db: &Db, ids: &[i64]) -> sqlx::Result<Result<Vec<FileR
     if ids.is_empty() {
         return Ok(Ok(vec![]));
     }
-    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let list = super::id_list(ids);
     let mut tx = db.pool.begin().await?;
     let gone: Vec<FileRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "DELETE FROM model_files WHERE id IN ({list}) RETURNING {FILE_COLS}"

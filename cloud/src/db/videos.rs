@@ -202,8 +202,7 @@ pub async fn delete(db: &Db, org: i64, ids: &[i64]) -> sqlx::Result<Result<Vec<V
     if ids.is_empty() {
         return Ok(Ok(vec![]));
     }
-    // Numbers the server parsed, written into the statement.
-    let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let list = super::id_list(ids);
     let mut tx = db.pool.begin().await?;
     let gone: Vec<VideoRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "DELETE FROM videos WHERE organization_id = $1 AND id IN ({list}) RETURNING {COLS}"

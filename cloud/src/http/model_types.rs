@@ -322,8 +322,11 @@ pub async fn patch_files(
         .await?
         .ok_or_else(|| ApiError::field("model_type", "Choose one of the model types."))?;
     let rows = all_of(&state, &ids).await?;
+    let types = db::types(&state.db).await?;
     for f in &rows {
-        let from = find(&state, f.model_type_id).await?;
+        let Some(from) = types.iter().find(|t| t.id == f.model_type_id) else {
+            continue; // a file's type is never deleted
+        };
         if (from.input_width, from.input_height) != (to.input_width, to.input_height) {
             return Err(ApiError::field(
                 "model_type",

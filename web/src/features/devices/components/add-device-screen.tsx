@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import type { DeviceCreate, EnrolmentCode } from '@/api/generated';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field } from '@/components/ui/field';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { DATA_CREATED } from '@/config/messages';
 import { paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
@@ -31,10 +32,7 @@ export default function AddDeviceScreen() {
   const manage = s.role !== null && can(s.role, 'ManageDevices');
   return (
     <section>
-      <div className="screen-header">
-        <h1>Add Device</h1>
-        {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
-      </div>
+      <ScreenHeader title="Add Device" />
       {manage ? (
         <AddDeviceForm />
       ) : (

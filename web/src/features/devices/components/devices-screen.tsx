@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import type { Device } from '@/api/generated';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
@@ -31,16 +32,14 @@ export default function DevicesScreen() {
 
   return (
     <section>
-      <div className="screen-header">
-        <h1>Devices</h1>
-        {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
+      <ScreenHeader title="Devices">
         {org !== null ? <StreamBadge state={stream} /> : null}
         {manage ? (
           <Link to={paths.user.addDevice}>
             Add device
           </Link>
         ) : null}
-      </div>
+      </ScreenHeader>
       {org === null ? (
         <EmptyState title="User is not assigned to any organization" />
       ) : (

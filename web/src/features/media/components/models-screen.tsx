@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormError, SelectField } from '@/components/ui/field';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { formErrors } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
@@ -12,7 +13,7 @@ import { checkChosen } from '@/lib/validate';
 import { modelTypesQuery } from '../api/model-types';
 import { modelVersionsKey, registerModelVersion } from '../api/training';
 import { ModelVersionsTable } from './model-versions-table';
-import { tasksQuery } from './operation-picker';
+import { OperationSelect, tasksQuery } from './operation-picker';
 
 /**
  * `/user/models` (model versions): the organisation's model versions with the soft
@@ -24,10 +25,7 @@ export default function ModelsScreen() {
   const manage = s.role !== null && can(s.role, 'ManageTasks');
   return (
     <section>
-      <div className="screen-header">
-        <h1>Model versions</h1>
-        {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
-      </div>
+      <ScreenHeader title="Model versions" />
       {manage ? <RegisterForm /> : null}
       <ModelVersionsTable
         manage={manage}
@@ -74,14 +72,7 @@ function RegisterForm() {
   return (
     <form aria-label="Register a model file" onSubmit={submit} className="upload-panel" noValidate>
       <h2>Register a model file</h2>
-      <SelectField label="Operation" value={task} error={errors.task} disabled={m.isPending} onChange={(e) => setTask(e.target.value)}>
-        <option value="">Choose an operation…</option>
-        {(tasks.data ?? []).map((t) => (
-          <option key={t.id} value={t.id}>
-            {t.taskName}
-          </option>
-        ))}
-      </SelectField>
+      <OperationSelect tasks={tasks.data} value={task} error={errors.task} disabled={m.isPending} onChange={setTask} />
       <SelectField label="Model file" value={file} error={errors.model_file} disabled={m.isPending} onChange={(e) => setFile(e.target.value)}>
         <option value="">{types.data && withFiles.length === 0 ? 'No model files yet' : 'Choose a model file…'}</option>
         {withFiles.map((t) => (

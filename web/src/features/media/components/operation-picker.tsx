@@ -4,8 +4,8 @@ import { useSearchParams } from 'react-router';
 import type { Task } from '@/api/generated';
 import { EmptyState } from '@/components/ui/empty-state';
 import { SelectField } from '@/components/ui/field';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { api } from '@/lib/api-client';
-import { useSession } from '@/lib/session';
 
 /** The operations of the session's organisation, or of `organization` (the picker's
  * choices; names for other lists). */
@@ -25,28 +25,43 @@ export function useTaskParam(): [number | null, (task: number | null) => void] {
 
 /** The media screens' heading, with the organisation, and their choice of operation. */
 export function OperationPicker({ title }: { title: string }) {
-  const { organizationName } = useSession();
   const [task, onTask] = useTaskParam();
   const tasks = useQuery(tasksQuery());
   return (
     <>
-      <div className="screen-header">
-        <h1>{title}</h1>
-        {organizationName ? <span className="muted">{organizationName}</span> : null}
-      </div>
-      <SelectField label="Operation" value={task ?? ''} onChange={(e) => onTask(Number(e.target.value) || null)}>
-        <option value="">Choose an operation…</option>
-        {(tasks.data ?? []).map((t) => (
-          <option key={t.id} value={t.id}>
-            {t.taskName}
-          </option>
-        ))}
-      </SelectField>
+      <ScreenHeader title={title} />
+      <OperationSelect tasks={tasks.data} value={task === null ? '' : String(task)} onChange={(v) => onTask(Number(v) || null)} />
       {tasks.data && tasks.data.length === 0 ? (
         <EmptyState title="No operations yet.">
           <p>Define an operation first; its videos are recorded and labelled here.</p>
         </EmptyState>
       ) : null}
     </>
+  );
+}
+
+/** A choice of one of `tasks` (an operation) by its id, as text ('' for none). */
+export function OperationSelect({
+  tasks,
+  value,
+  onChange,
+  error,
+  disabled,
+}: {
+  tasks: readonly Task[] | undefined;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  disabled?: boolean;
+}) {
+  return (
+    <SelectField label="Operation" value={value} error={error} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
+      <option value="">Choose an operation…</option>
+      {(tasks ?? []).map((t) => (
+        <option key={t.id} value={t.id}>
+          {t.taskName}
+        </option>
+      ))}
+    </SelectField>
   );
 }

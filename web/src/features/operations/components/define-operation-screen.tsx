@@ -3,6 +3,7 @@ import { useSearchParams } from 'react-router';
 
 import type { Operation } from '@/api/generated';
 import { EmptyState } from '@/components/ui/empty-state';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
 
@@ -58,10 +59,7 @@ export default function DefineOperationScreen() {
 
   return (
     <section className="define-operation">
-      <div className="screen-header">
-        <h1>Define Operation</h1>
-        {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
-      </div>
+      <ScreenHeader title="Define Operation" />
       <div className="operation-layout">
         <TaskListPanel
           search={search}

@@ -7,6 +7,7 @@ import { Pager } from '@/components/ui/pager';
 import { DataTable } from '@/components/ui/data-table';
 import { DeleteUserDialog } from '@/components/users/delete-user-dialog';
 import { USER_FILTERS, UserFilters } from '@/components/users/user-filters';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { can } from '@/lib/access/roles';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
@@ -34,10 +35,7 @@ export default function OrgUsersScreen() {
 
   return (
     <section>
-      <div className="screen-header">
-        <h1>Users</h1>
-        {s.organizationName ? <span className="muted">{s.organizationName}</span> : null}
-      </div>
+      <ScreenHeader title="Users" />
       <UserFilters list={list} />
       <DataTable
         label="Users"
