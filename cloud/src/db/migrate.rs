@@ -77,6 +77,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "model_types",
         include_str!("../../migrations/20261204000001_model_types.sql"),
     ),
+    (
+        20261205000001,
+        "model_files_unique",
+        include_str!("../../migrations/20261205000001_model_files_unique.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

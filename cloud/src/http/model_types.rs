@@ -250,6 +250,18 @@ pub async fn upload_file(
         ));
     }
     let sha256 = gemba_shared::hex(&Sha256::digest(&bytes));
+    // The same bytes twice in one type (a second click, a re-upload) would be two
+    // files that can only ever be registered once.
+    if let Some(same) = db::files_of(&state.db, t.id)
+        .await?
+        .into_iter()
+        .find(|f| f.sha256 == sha256)
+    {
+        return Err(ApiError::field(
+            "file",
+            format!("This model is already a file of {}: {}.", t.name, same.name),
+        ));
+    }
     let object_key = format!("model_files/{sha256}.onnx");
     let size = bytes.len() as i64;
     state
@@ -342,7 +354,19 @@ pub async fn patch_files(
             ));
         }
     }
-    db::move_files(&state.db, &ids, to.id).await?;
+    db::move_files(&state.db, &ids, to.id).await.map_err(|e| {
+        if is_unique_violation(&e) {
+            ApiError::field(
+                "model_type",
+                format!(
+                    "{} already has a file of the same bytes; nothing was moved.",
+                    to.name
+                ),
+            )
+        } else {
+            e.into()
+        }
+    })?;
     Ok(axum::Json(
         db::files(&state.db, &ids)
             .await?

@@ -398,6 +398,14 @@ both!(
         let sha = gemba_shared::hex(&Sha256::digest(&good));
         assert_eq!(f["sha256"], sha);
         let file = f["id"].as_i64().unwrap();
+        // The same bytes again in the same type are refused.
+        let (s, v) = upload_file(&app, &w.admin, default, "again.onnx", good.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "file"),
+            "This model is already a file of Step classifier 64×48: pump.onnx."
+        );
+        assert_eq!(file_count(&app, &w.admin).await, 1);
         let (_, t) = app
             .get(&format!("organization/model_types/{default}"), &w.eng)
             .await;
@@ -546,6 +554,28 @@ both!(
             .get(&format!("organization/model_types/{default}"), &w.eng)
             .await;
         assert_eq!(t["model_files"].as_array().unwrap().len(), 2, "{t}");
+        // Not into a type that holds the same bytes.
+        let (s, twin_copy) = upload_file(&app, &w.admin, twin, "copy.onnx", good.clone()).await;
+        assert_eq!(s, StatusCode::CREATED, "{twin_copy}");
+        let (s, v) = app
+            .patch(
+                &format!("organization/model_files?ids={ids}"),
+                json!({"model_type": twin}),
+                Some(&w.admin),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "model_type"),
+            "Twin 64×48 already has a file of the same bytes; nothing was moved."
+        );
+        let (s, _) = app
+            .delete(
+                &format!("organization/model_files?ids={}", twin_copy["id"]),
+                &w.admin,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
         let (s, moved) = app
             .patch(
                 &format!("organization/model_files?ids={ids}"),
