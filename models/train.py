@@ -20,7 +20,10 @@ For the cloud's trainer: `--progress` prints one JSON line per stage on stdout
 (`{"stage": "decode"|"train"|"export", "done": i, "of": n, ...}`); `--predictions FILE`
 writes the model's output on every held-out frame (`{"fps", "videos": [{"start_frame",
 "probs"}]}`), which the cloud scores with the cycle engine; `--holdout-tail SHARE` holds
-out the last SHARE of each training video when there is no held-out video.
+out the last SHARE of each training video when there is no held-out video; `--propagate
+VIDEO` (repeatable) runs the trained model on a video without labels and adds its output
+to the predictions file (`"propagated": [{"probs"}]`, in the order given), which the
+cloud turns into labels for a person to review.
 """
 
 import argparse
@@ -202,6 +205,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--predictions", metavar="FILE")
+    ap.add_argument("--propagate", action="append", default=[], metavar="VIDEO")
     ap.add_argument("--width", type=int, default=WIDTH, help="the frame width the model takes")
     ap.add_argument("--height", type=int, default=HEIGHT, help="the frame height it takes")
     ap.add_argument("--hidden", type=int, default=HIDDEN, help="units of its hidden layer")
@@ -255,6 +259,8 @@ def main():
         hy = np.concatenate([h[2] for h in holdout])
         report["holdout_frames"] = int(len(hx))
         report["holdout_accuracy"] = float((predict(p, mean, std, hx) == hy).mean())
+    if a.propagate and not a.predictions:
+        sys.exit("--propagate writes into the --predictions file: give one")
     if a.predictions:
         videos = [
             {
@@ -263,8 +269,26 @@ def main():
             }
             for start, hx, _ in holdout
         ]
+        propagated = []
+        for i, video in enumerate(a.propagate):
+            try:
+                px = frames(video, a.fps)
+            except subprocess.CalledProcessError:
+                # An unreadable video gets no guesses; training itself stands.
+                print(f"{video}: could not be decoded; no labels propagated", file=sys.stderr)
+                propagated.append({"probs": None})
+                continue
+            probs = [
+                np.round(probabilities(p, mean, std, px[k : k + 2048]), 4)
+                for k in range(0, len(px), 2048)
+            ]
+            rows = np.concatenate(probs).tolist() if probs else []
+            propagated.append({"probs": rows})
+            report_progress("propagate", i + 1, len(a.propagate))
         with open(a.predictions, "w") as fh:
-            json.dump({"fps": a.fps, "labels": labels, "videos": videos}, fh)
+            json.dump(
+                {"fps": a.fps, "labels": labels, "videos": videos, "propagated": propagated}, fh
+            )
     report_progress("export", 0, 1)
     export(p, mean, std, labels, a.version, os.path.join(a.out, "model.onnx"))
     report["seconds"] = round(time.time() - t0, 1)

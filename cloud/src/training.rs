@@ -12,6 +12,11 @@
 //!    error.
 //! 4. The bundle goes into the object store and the model version is registered with
 //!    its metrics, in one transaction with the run's end and the task's `trained`.
+//! 5. Propagated labels: the new model also labels the task's training videos nobody
+//!    has labelled (up to [`PROPAGATE_MAX`], newest first); its output there, smoothed
+//!    and verified as the cycle engine does, becomes their labels, marked as the
+//!    model's for a person to review. Reviewed, they are trained on next time; a
+//!    person's labels are never replaced.
 //!
 //! Held out: with two or more labelled videos, every fifth (at least one, the newest);
 //! with one, its last fifth.
@@ -36,6 +41,9 @@ use crate::state::AppState;
 
 /// The share of a single labelled video held out (its end).
 pub const HOLDOUT_TAIL: f64 = 0.2;
+
+/// Most unlabelled videos one training run labels (propagated labels).
+pub const PROPAGATE_MAX: i64 = 20;
 
 /// Which labelled videos (oldest first) are held out: every fifth, at least one, the
 /// newest among them, when there are two or more; none otherwise (the single video's
@@ -81,6 +89,14 @@ struct Predictions {
     fps: f64,
     labels: Vec<String>,
     videos: Vec<PredictedVideo>,
+    /// On each `--propagate` video, in order (none where it could not be decoded).
+    #[serde(default)]
+    propagated: Vec<Propagated>,
+}
+
+#[derive(Deserialize)]
+struct Propagated {
+    probs: Option<Vec<Vec<f32>>>,
 }
 
 #[derive(Deserialize)]
@@ -151,6 +167,29 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
         files.insert(*vid, (path, labels, segments));
     }
 
+    // The videos the new model is to label, fetched too (one that cannot be is skipped).
+    let unlabelled = videos::to_propagate(db, r.organization_id, r.task_id, PROPAGATE_MAX).await?;
+    let (n, mut propagate) = (unlabelled.len(), vec![]);
+    for (i, v) in unlabelled.into_iter().enumerate() {
+        if !training::progress(
+            db,
+            r.id,
+            0.1,
+            &format!("Fetching unlabelled video {} of {n}", i + 1),
+        )
+        .await?
+        {
+            return Ok(());
+        }
+        let ext = v.object_key.rsplit('.').next().unwrap_or("mp4");
+        let path = work.join(format!("unlabelled-{}.{ext}", v.id));
+        let key = crate::objects::key(r.organization_id, &v.object_key);
+        match fetch(state, &key, &path).await {
+            Ok(()) => propagate.push((v, path)),
+            Err(e) => tracing::warn!(run = r.id, video = v.id, error = %e, "not propagating to it"),
+        }
+    }
+
     // 2. Training.
     let version = format!("t{}-r{}", r.task_id, r.id);
     let out = work.join("model");
@@ -176,6 +215,9 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
     }
     if holdout_ids.is_empty() {
         cmd.args(["--holdout-tail", &HOLDOUT_TAIL.to_string()]);
+    }
+    for (_, path) in &propagate {
+        cmd.arg("--propagate").arg(path);
     }
     if let Some(t) = &recipe {
         cmd.args(["--width", &t.input_width.to_string()])
@@ -248,7 +290,15 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
     } else {
         holdout_ids.iter().map(|id| &files[id].2).collect()
     };
-    let metrics = score(EngineConfig::from_task(&settings), &pred, &truth_of)?;
+    let engine = EngineConfig::from_task(&settings);
+    let metrics = score(engine.clone(), &pred, &truth_of)?;
+    if pred.propagated.len() != propagate.len() {
+        bail!(
+            "the training code labelled {} unlabelled videos, not {}",
+            pred.propagated.len(),
+            propagate.len()
+        );
+    }
 
     // 4. The bundle and the model version.
     let bytes = tokio::fs::read(out.join("model.onnx"))
@@ -263,6 +313,17 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
         .put(&key, bytes.into())
         .await
         .context("storing the model")?;
+    // 5. Propagated labels, saved before the run ends (so they are there once it has);
+    //    taken back should the run turn out stopped.
+    let mut labelled = 0;
+    for ((v, _), out) in propagate.iter().zip(&pred.propagated) {
+        let Some(probs) = &out.probs else { continue };
+        let segments = propagated_segments(&engine, pred.fps, probs, v.duration_ms.unwrap_or(0));
+        let json = serde_json::to_string(&segments).expect("segments serialise");
+        if videos::propagate(db, v, &json, &version).await? {
+            labelled += 1;
+        }
+    }
     let registered = training::succeed(
         db,
         r,
@@ -279,11 +340,13 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
     if registered.is_none() {
         // Stopped at the last moment: nothing of it is kept.
         state.objects.delete(&key).await.ok();
+        videos::unpropagate(db, r.task_id, &version).await?;
     } else {
         tracing::info!(
             run = r.id,
             version,
             frame_accuracy = metrics.frame_accuracy,
+            propagated_to = labelled,
             "trained"
         );
     }
@@ -306,7 +369,8 @@ async fn recipe_of(
 }
 
 /// A stage line as the run's progress (0–1) and message: fetching is the first tenth,
-/// decoding up to 0.3, the epochs up to 0.9, export to 0.95.
+/// decoding up to 0.3, the epochs up to 0.9, labelling unlabelled videos to 0.93,
+/// export to 0.95.
 fn stage_progress(s: &Stage) -> (f64, String) {
     let f = f64::from(s.done) / f64::from(s.of.max(1));
     match s.stage.as_str() {
@@ -321,8 +385,34 @@ fn stage_progress(s: &Stage) -> (f64, String) {
                 None => format!("Epoch {} of {}", s.done, s.of),
             },
         ),
-        _ => (0.9 + 0.05 * f, "Exporting the model".into()),
+        "propagate" => (
+            0.9 + 0.03 * f,
+            format!("Labelling unlabelled video {} of {}", s.done, s.of),
+        ),
+        _ => (0.93 + 0.02 * f, "Exporting the model".into()),
     }
+}
+
+/// A model's output on a whole video (frames at `fps` from its start) as step
+/// segments, cut at the video's end.
+fn propagated_segments(
+    engine: &EngineConfig,
+    fps: f64,
+    probs: &[Vec<f32>],
+    duration_ms: i64,
+) -> Vec<Segment> {
+    let frames = probs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ((i as f64 * 1000.0 / fps).round() as i64, p.as_slice()));
+    let end = duration_ms.max(((probs.len() as f64) * 1000.0 / fps).round() as i64);
+    gemba_shared::cycle::step_segments(engine, frames, end)
+        .into_iter()
+        .filter_map(|mut s| {
+            s.end_ms = s.end_ms.min(duration_ms);
+            (s.start_ms < s.end_ms).then_some(s)
+        })
+        .collect()
 }
 
 /// The metrics of the held-out output against the labels (`truth[i]`: the segments of
@@ -401,6 +491,9 @@ mod tests {
             s("decode", 2, 2),
             s("train", 1, 10),
             s("train", 10, 10),
+            s("propagate", 1, 2),
+            s("propagate", 2, 2),
+            s("export", 0, 1),
             s("export", 1, 1),
         ];
         let ps: Vec<f64> = order.iter().map(|x| stage_progress(x).0).collect();

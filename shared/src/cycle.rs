@@ -159,14 +159,128 @@ struct OpenCycle {
     seen: BTreeSet<u32>,
 }
 
-/// The engine for one camera running one task.
+/// Steps 1–3 of the engine: raw labels in, smoothed and verified; says when a label has
+/// held `verify` consecutive smoothed frames, and from when.
 #[derive(Debug)]
-pub struct CycleEngine {
-    cfg: EngineConfig,
+struct Steadier {
+    smoothing: usize,
+    verify: usize,
     /// The last `smoothing` raw labels.
     window: std::collections::VecDeque<Option<u32>>,
     /// The smoothed label being verified, its first frame's time, and how long it held.
     candidate: Option<(Option<u32>, i64, usize)>,
+}
+
+impl Steadier {
+    fn new(smoothing: usize, verify: usize) -> Steadier {
+        Steadier {
+            smoothing: smoothing.max(1),
+            verify: verify.max(1),
+            window: std::collections::VecDeque::with_capacity(smoothing.max(1)),
+            candidate: None,
+        }
+    }
+
+    /// One frame's raw label; the label and its start when it has just held long enough.
+    fn push(&mut self, t_ms: i64, label: Option<u32>) -> Option<(Option<u32>, i64)> {
+        if self.window.len() == self.smoothing {
+            self.window.pop_front();
+        }
+        self.window.push_back(label);
+        let smoothed = self.smoothed();
+        let candidate = match self.candidate {
+            Some((l, start, n)) if l == smoothed => (l, start, n + 1),
+            _ => (smoothed, t_ms, 1),
+        };
+        self.candidate = Some(candidate);
+        let (l, start, n) = candidate;
+        (n == self.verify).then_some((l, start))
+    }
+
+    fn smoothed(&self) -> Option<u32> {
+        // The most frequent label of the window; ties go to the most recent. One count
+        // pass and one scan from the newest (not a count per window position).
+        let mut counts: Vec<(Option<u32>, usize)> = Vec::with_capacity(self.window.len());
+        for l in &self.window {
+            match counts.iter_mut().find(|(x, _)| x == l) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((*l, 1)),
+            }
+        }
+        let max = counts.iter().map(|(_, n)| *n).max().unwrap_or(0);
+        self.window
+            .iter()
+            .rev()
+            .find(|l| counts.iter().any(|(x, n)| x == *l && *n == max))
+            .copied()
+            .flatten()
+    }
+
+    fn reset(&mut self) {
+        self.window.clear();
+        self.candidate = None;
+    }
+}
+
+/// The label of a frame's probabilities: the most probable class, `None` for
+/// background (the last class, or any beyond `steps`).
+fn label_of(probs: &[f32], steps: usize) -> Option<u32> {
+    probs
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.is_finite())
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, _)| i)
+        .filter(|&i| i < steps)
+        .map(|i| i as u32)
+}
+
+/// The step segments a model's output shows, smoothed and verified as the engine does
+/// (steps 1–3, no cycles): each confirmed run of a step, ending where the next confirmed
+/// run begins (the last at `end_ms`); background runs are left out. Frames: time (ms,
+/// increasing) and probabilities. What the trainer offers a labeler as propagated labels.
+pub fn step_segments<'a>(
+    cfg: &EngineConfig,
+    frames: impl IntoIterator<Item = (i64, &'a [f32])>,
+    end_ms: i64,
+) -> Vec<Segment> {
+    let mut steady = Steadier::new(cfg.smoothing, cfg.verify_frames);
+    let mut runs: Vec<(Option<u32>, i64)> = vec![];
+    let mut last = i64::MIN;
+    for (t_ms, probs) in frames {
+        if t_ms <= last {
+            continue;
+        }
+        last = t_ms;
+        if let Some((l, start)) = steady.push(t_ms, label_of(probs, cfg.steps))
+            && runs.last().is_none_or(|r| r.0 != l)
+        {
+            runs.push((l, start));
+        }
+    }
+    let ends = runs
+        .iter()
+        .skip(1)
+        .map(|r| r.1)
+        .chain(std::iter::once(end_ms));
+    runs.iter()
+        .zip(ends)
+        .filter_map(|(&(l, start), end)| {
+            let end = end.min(end_ms);
+            l.filter(|_| end > start).map(|step| Segment {
+                step,
+                start_ms: start,
+                end_ms: end,
+            })
+        })
+        .collect()
+}
+
+/// The engine for one camera running one task.
+#[derive(Debug)]
+pub struct CycleEngine {
+    cfg: EngineConfig,
+    steady: Steadier,
     /// The confirmed run now going on.
     current: Option<Run>,
     open: Option<OpenCycle>,
@@ -179,9 +293,8 @@ pub struct CycleEngine {
 impl CycleEngine {
     pub fn new(cfg: EngineConfig) -> CycleEngine {
         CycleEngine {
-            window: std::collections::VecDeque::with_capacity(cfg.smoothing),
+            steady: Steadier::new(cfg.smoothing, cfg.verify_frames),
             cfg,
-            candidate: None,
             current: None,
             open: None,
             last_ms: i64::MIN,
@@ -192,14 +305,7 @@ impl CycleEngine {
     /// One frame: the model's probabilities for each step and, last, background.
     /// A frame whose time is not after the last one's is ignored.
     pub fn push(&mut self, t_ms: i64, probs: &[f32]) -> Vec<Event> {
-        let best = probs
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.is_finite())
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map(|(i, _)| i);
-        let label = best.filter(|&i| i < self.cfg.steps).map(|i| i as u32);
-        self.push_label(t_ms, label)
+        self.push_label(t_ms, label_of(probs, self.cfg.steps))
     }
 
     /// One frame as a label (`None`: background), e.g. from ground truth.
@@ -209,22 +315,10 @@ impl CycleEngine {
         }
         self.last_ms = t_ms;
         let label = label.filter(|&l| (l as usize) < self.cfg.steps);
-        if self.window.len() == self.cfg.smoothing {
-            self.window.pop_front();
-        }
-        self.window.push_back(label);
-        let smoothed = self.smoothed();
         let mut out = vec![];
-        // Verification of the smoothed label.
-        let candidate = match self.candidate {
-            Some((l, start, n)) if l == smoothed => (l, start, n + 1),
-            _ => (smoothed, t_ms, 1),
-        };
-        self.candidate = Some(candidate);
-        let (l, start, n) = candidate;
-        let confirmed_now =
-            n == self.cfg.verify_frames && self.current.is_none_or(|c| c.label != l);
-        if confirmed_now {
+        if let Some((l, start)) = self.steady.push(t_ms, label)
+            && self.current.is_none_or(|c| c.label != l)
+        {
             self.confirm(l, start, &mut out);
         }
         // Too long: closes at the limit.
@@ -254,28 +348,8 @@ impl CycleEngine {
             }
         }
         self.current = None;
-        self.candidate = None;
-        self.window.clear();
+        self.steady.reset();
         out
-    }
-
-    fn smoothed(&self) -> Option<u32> {
-        // The most frequent label of the window; ties go to the most recent. One count
-        // pass and one scan from the newest (not a count per window position).
-        let mut counts: Vec<(Option<u32>, usize)> = Vec::with_capacity(self.window.len());
-        for l in &self.window {
-            match counts.iter_mut().find(|(x, _)| x == l) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((*l, 1)),
-            }
-        }
-        let max = counts.iter().map(|(_, n)| *n).max().unwrap_or(0);
-        self.window
-            .iter()
-            .rev()
-            .find(|l| counts.iter().any(|(x, n)| x == *l && *n == max))
-            .copied()
-            .flatten()
     }
 
     fn share_seen(&self) -> f64 {

@@ -177,6 +177,8 @@ fn export_bindings() {
         v::RecordRequest,
         v::VideoLabels,
         v::LabelsPut,
+        v::LabelState,
+        v::MarkPropagationsReviewed,
         v::OrgTag,
         v::OrgTagCreate,
         v::VideoPatch,

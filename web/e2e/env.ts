@@ -127,10 +127,9 @@ export async function createTask(org: number, taskDetail: string): Promise<Task>
 
 /** The super admin uploads the video file at `path` to `task` of `org` (in 4 MiB parts,
  * as the portal does) and answers it, ready. */
-export async function uploadVideo(org: number, task: number, path: string): Promise<Video> {
+export async function uploadVideo(org: number, task: number, path: string, name = path.split('/').pop() ?? 'video.mp4'): Promise<Video> {
   const token = await admin();
   const bytes = readFileSync(path);
-  const name = path.split('/').pop() ?? 'video.mp4';
   const headers = { Organization: String(org) };
   let v = await call<Video>('POST', `organization/task/videos/${task}`, token, { file_name: name, size_bytes: bytes.length }, headers);
   const step = 4 * 1024 * 1024;

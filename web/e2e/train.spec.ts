@@ -5,7 +5,9 @@
  * progress bar, and reads the model it made: its held-out metrics, the F1 chart and the
  * confusion matrix. It then deploys the model from Deploy Model to a running agent (the
  * real binary, enrolled with its code) and follows the device's progress to Installed;
- * the model versions screen lists it and soft-deletes it.
+ * the model versions screen lists it and soft-deletes it. The model has labelled the
+ * operation's unlabelled video meanwhile (propagated labels): the engineer reviews them on
+ * Label Training Set, and they count as labelled from then on.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,6 +50,8 @@ test('training starts from the screen, shows the model it made, and deploys it t
     video.id,
     truth.segments.filter((g) => g.start_ms < end).map((g) => ({ ...g, end_ms: Math.min(g.end_ms, end) })),
   );
+  // The same footage once more, unlabelled: the new model is to label it.
+  await uploadVideo(org.id, task.id, join(MODELS, 'demo.mp4'), 'unlabelled.mp4');
   const email = `train-${run}@acme.example`;
   await createUser(email, PASSWORD, 'org_user', org.id);
   await uiLogin(page, email, PASSWORD);
@@ -56,7 +60,7 @@ test('training starts from the screen, shows the model it made, and deploys it t
   await expect(page).toHaveURL(`${origin(`${org.name}.localhost`)}/user/train`);
   await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
   await expect(page.getByText('Status: IN ANNOTATION')).toBeVisible();
-  await expect(page.getByText('1 of 1 video labelled')).toBeVisible();
+  await expect(page.getByText('1 of 2 videos labelled')).toBeVisible();
 
   await page.getByLabel('Epochs').fill('0');
   await page.getByRole('button', { name: 'Start training' }).click();
@@ -111,4 +115,25 @@ test('training starts from the screen, shows the model it made, and deploys it t
   await expect(deleted).toBeChecked();
   await page.reload();
   await expect(page.getByRole('checkbox', { name: /^t\d+-r\d+ deleted$/ })).toBeChecked();
+
+  // The model's guesses on the unlabelled video, reviewed on Label Training Set.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Label Training Set' }).click();
+  await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
+  const videos = page.getByRole('table', { name: 'Videos to label' });
+  await expect(videos.getByRole('row', { name: /unlabelled\.mp4/ })).toContainText('Propagated: to review');
+  await expect(videos.getByRole('row', { name: /^demo\.mp4/ })).toContainText('Labelled');
+  await videos.getByRole('button', { name: 'Review unlabelled.mp4' }).click();
+  const notice = page.getByRole('status', { name: 'Propagated labels' });
+  await expect(notice).toContainText(/Model t\d+-r\d+ guessed these segments/);
+  await expect(page.getByRole('img', { name: /^Timeline: \d+ segments$/ })).toBeVisible();
+  await notice.getByRole('button', { name: 'Mark reviewed' }).click();
+  await expect(page.getByText('Propagated labels of 1 video marked reviewed.')).toBeVisible();
+  await expect(notice).toBeHidden();
+  await expect(page.getByText(/^Checked \(propagated from model t\d+-r\d+\)$/)).toBeVisible();
+  await page.getByRole('button', { name: '← All videos' }).click();
+  await expect(videos.getByRole('row', { name: /unlabelled\.mp4/ })).toContainText('Reviewed');
+  // Reviewed, they are trained on next time.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Train Model' }).click();
+  await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
+  await expect(page.getByText('2 of 2 videos labelled')).toBeVisible();
 });

@@ -71,16 +71,18 @@ pub struct RequestedTask {
 
 /// The tasks requested of `labeler` (not deleted), newest request first.
 pub async fn requested(db: &Db, labeler: i64) -> sqlx::Result<Vec<RequestedTask>> {
-    sqlx::query_as(
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT t.id AS task_id, t.organization_id, o.org_name_to_display, t.settings, \
          r.created_at, \
          (SELECT COUNT(*) FROM videos v WHERE v.task_id = t.id AND v.status = 'ready') AS ready_videos, \
          (SELECT COUNT(*) FROM video_labels l JOIN videos v ON v.id = l.video_id \
-          WHERE l.task_id = t.id AND v.status = 'ready' AND l.segments <> '[]') AS labelled_videos \
+          WHERE l.task_id = t.id AND v.status = 'ready' AND l.segments <> '[]' AND {}) \
+         AS labelled_videos \
          FROM label_requests r JOIN tasks t ON t.id = r.task_id \
          JOIN organizations o ON o.id = t.organization_id \
          WHERE r.labeler_id = $1 AND t.is_deleted = 0 ORDER BY r.id DESC",
-    )
+        super::videos::TRAINABLE
+    )))
     .bind(labeler)
     .fetch_all(&db.pool)
     .await

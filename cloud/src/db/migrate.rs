@@ -82,6 +82,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "model_files_unique",
         include_str!("../../migrations/20261205000001_model_files_unique.sql"),
     ),
+    (
+        20261206000001,
+        "propagated_labels",
+        include_str!("../../migrations/20261206000001_propagated_labels.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -367,13 +367,15 @@ pub async fn succeed(db: &Db, r: &RunRow, m: NewModel<'_>) -> sqlx::Result<Optio
     Ok(Some(row))
 }
 
-/// The labelled videos of a task (ready, with at least one segment), oldest first.
+/// The labelled videos of a task (ready, with at least one segment; propagated labels
+/// once reviewed), oldest first.
 pub async fn labelled_videos(db: &Db, org: i64, task: i64) -> sqlx::Result<Vec<i64>> {
-    sqlx::query_scalar(
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT v.id FROM videos v JOIN video_labels l ON l.video_id = v.id \
          WHERE v.organization_id = $1 AND v.task_id = $2 AND v.status = 'ready' \
-         AND l.segments <> '[]' ORDER BY v.id",
-    )
+         AND l.segments <> '[]' AND {} ORDER BY v.id",
+        super::videos::TRAINABLE
+    )))
     .bind(org)
     .bind(task)
     .fetch_all(&db.pool)

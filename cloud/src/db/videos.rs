@@ -285,19 +285,27 @@ pub struct LabelsRow {
     pub reviewed: bool,
     pub updated_by: Option<i64>,
     pub updated_at: i64,
+    /// Propagated labels: the model version that guessed them.
+    pub propagated_from: Option<String>,
 }
+
+/// Labels a person trains on: a person's, or propagated ones once reviewed (SQL over
+/// `video_labels l`).
+pub const TRAINABLE: &str = "(l.propagated_from IS NULL OR l.reviewed = 1)";
 
 pub async fn labels(db: &Db, video: i64) -> sqlx::Result<Option<LabelsRow>> {
     sqlx::query_as(
-        "SELECT segments, reviewed, updated_by, updated_at FROM video_labels WHERE video_id = $1",
+        "SELECT segments, reviewed, updated_by, updated_at, propagated_from FROM video_labels \
+         WHERE video_id = $1",
     )
     .bind(video)
     .fetch_optional(&db.pool)
     .await
 }
 
-/// Saves video `v`'s labels (replacing any), in one transaction with moving its task
-/// from `new_task` to `in_annotation` when they hold a segment; answers when.
+/// Saves video `v`'s labels as a person's (replacing any, propagated ones too), in one
+/// transaction with moving its task from `new_task` to `in_annotation` when they hold a
+/// segment; answers when.
 pub async fn save_labels(
     db: &Db,
     v: &VideoRow,
@@ -313,7 +321,7 @@ pub async fn save_labels(
          updated_by, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) \
          ON CONFLICT (video_id) DO UPDATE SET segments = excluded.segments, \
          reviewed = excluded.reviewed, updated_by = excluded.updated_by, \
-         updated_at = excluded.updated_at",
+         updated_at = excluded.updated_at, propagated_from = NULL",
     )
     .bind(v.id)
     .bind(v.organization_id)
@@ -335,6 +343,131 @@ pub async fn save_labels(
     }
     tx.commit().await?;
     Ok(at)
+}
+
+/// Each of `videos` that has labels: its id, whether they are reviewed, and the model
+/// version that guessed them (propagated labels).
+pub async fn label_states(
+    db: &Db,
+    videos: &[i64],
+) -> sqlx::Result<Vec<(i64, bool, Option<String>)>> {
+    if videos.is_empty() {
+        return Ok(vec![]);
+    }
+    let rows: Vec<(i64, i64, Option<String>)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT video_id, reviewed, propagated_from FROM video_labels WHERE video_id IN ({})",
+        super::id_list(videos)
+    )))
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows.into_iter().map(|(v, r, p)| (v, r != 0, p)).collect())
+}
+
+/// Up to `limit` ready training videos of `task` (newest first) a trained model may
+/// label: those nobody has labelled, and those whose propagated labels nobody has
+/// reviewed yet (a newer model's guesses replace them).
+pub async fn to_propagate(db: &Db, org: i64, task: i64, limit: i64) -> sqlx::Result<Vec<VideoRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLS} FROM videos WHERE organization_id = $1 AND task_id = $2 \
+         AND status = 'ready' AND is_uploaded_video = 1 AND NOT EXISTS (SELECT 1 FROM \
+         video_labels l WHERE l.video_id = videos.id AND (l.propagated_from IS NULL \
+         OR l.reviewed = 1)) ORDER BY id DESC LIMIT $3"
+    )))
+    .bind(org)
+    .bind(task)
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await
+}
+
+/// Saves propagated labels of video `v`, guessed by model `version`, unless a person
+/// labelled it or reviewed its labels meanwhile; answers whether they were saved.
+pub async fn propagate(
+    db: &Db,
+    v: &VideoRow,
+    segments_json: &str,
+    version: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "INSERT INTO video_labels (video_id, organization_id, task_id, segments, reviewed, \
+         updated_by, updated_at, propagated_from) VALUES ($1, $2, $3, $4, 0, NULL, $5, $6) \
+         ON CONFLICT (video_id) DO UPDATE SET segments = excluded.segments, \
+         updated_by = NULL, updated_at = excluded.updated_at, \
+         propagated_from = excluded.propagated_from \
+         WHERE video_labels.propagated_from IS NOT NULL AND video_labels.reviewed = 0",
+    )
+    .bind(v.id)
+    .bind(v.organization_id)
+    .bind(v.task_id)
+    .bind(segments_json)
+    .bind(now_ms())
+    .bind(version)
+    .execute(&db.pool)
+    .await?;
+    Ok(r.rows_affected() > 0)
+}
+
+/// Takes back the propagated labels model `version` of `task` guessed, where nobody has
+/// reviewed them.
+pub async fn unpropagate(db: &Db, task: i64, version: &str) -> sqlx::Result<()> {
+    sqlx::query(
+        "DELETE FROM video_labels WHERE task_id = $1 AND propagated_from = $2 AND reviewed = 0",
+    )
+    .bind(task)
+    .bind(version)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// Marks the propagated labels of `videos` of `task` reviewed by `by` (all of the
+/// task's still to review when `None`), in one transaction: `Err(id)` names the first
+/// of `videos` with none to review, and nothing changes. Answers how many.
+pub async fn mark_reviewed(
+    db: &Db,
+    org: i64,
+    task: i64,
+    videos: Option<&[i64]>,
+    by: i64,
+) -> sqlx::Result<Result<u64, i64>> {
+    let mut tx = db.pool.begin().await?;
+    let pending = "organization_id = $1 AND task_id = $2 AND propagated_from IS NOT NULL \
+         AND reviewed = 0";
+    let at = now_ms();
+    let n = match videos {
+        None => sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE video_labels SET reviewed = 1, updated_by = $3, updated_at = $4 \
+             WHERE {pending}"
+        )))
+        .bind(org)
+        .bind(task)
+        .bind(by)
+        .bind(at)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected(),
+        Some(ids) => {
+            for &id in ids {
+                let r = sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "UPDATE video_labels SET reviewed = 1, updated_by = $3, updated_at = $4 \
+                     WHERE {pending} AND video_id = $5"
+                )))
+                .bind(org)
+                .bind(task)
+                .bind(by)
+                .bind(at)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                if r.rows_affected() == 0 {
+                    return Ok(Err(id));
+                }
+            }
+            ids.len() as u64
+        }
+    };
+    tx.commit().await?;
+    Ok(Ok(n))
 }
 
 // ----- tags and comments -----------------------------------------------------------------
@@ -376,15 +509,11 @@ pub async fn tags_of(db: &Db, videos: &[i64]) -> sqlx::Result<Vec<(i64, String)>
     if videos.is_empty() {
         return Ok(vec![]);
     }
-    let list = videos
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
     // Ids the server read from its own rows, written into the statement.
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT vt.video_id, t.tag_name FROM video_tags vt JOIN org_tags t ON t.id = vt.tag_id \
-         WHERE vt.video_id IN ({list}) ORDER BY t.tag_name"
+         WHERE vt.video_id IN ({}) ORDER BY t.tag_name",
+        super::id_list(videos)
     )))
     .fetch_all(&db.pool)
     .await

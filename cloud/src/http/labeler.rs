@@ -8,10 +8,10 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::Permission;
-use gemba_shared::api::v1::Page;
 use gemba_shared::api::v1::labeler::{LabelRequest, LabelRequestCreate, RequestedTask};
 use gemba_shared::api::v1::task::TaskSettings;
-use gemba_shared::api::v1::video::{LabelsPut, Video, VideoLabels};
+use gemba_shared::api::v1::video::{LabelsPut, MarkPropagationsReviewed, Video, VideoLabels};
+use gemba_shared::api::v1::{Msg, Page};
 use gemba_shared::roles::Role;
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
@@ -30,6 +30,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(requested_tasks))
         .routes(routes!(task_videos))
         .routes(routes!(get_labels, put_labels))
+        .routes(routes!(mark_propagations_as_reviewed))
 }
 
 // ----- the organisation's side -----------------------------------------------------------
@@ -222,5 +223,27 @@ pub async fn put_labels(
     let v = requested_video(&state, &me, id).await?;
     Ok(axum::Json(
         crate::http::videos::save_labels(&state, &me, v, body).await?,
+    ))
+}
+
+/// Marks propagated labels of a requested task reviewed, as on Label Training Set.
+#[utoipa::path(patch, path = "/labeler/task/mark_propagations_as_reviewed", tag = "labeler",
+    request_body = MarkPropagationsReviewed,
+    responses((status = 200, body = Msg), (status = 400), (status = 403)))]
+pub async fn mark_propagations_as_reviewed(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Json(body): Json<MarkPropagationsReviewed>,
+) -> ApiResult<axum::Json<Msg>> {
+    let org = requested_org(&state, &me, body.task)
+        .await
+        .map_err(|e| match e {
+            ApiError::NotFound => {
+                ApiError::field("task", "Choose one of the tasks requested of you.")
+            }
+            e => e,
+        })?;
+    Ok(axum::Json(
+        crate::http::videos::mark_reviewed(&state, &me, org, body).await?,
     ))
 }

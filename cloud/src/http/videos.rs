@@ -24,9 +24,10 @@ use axum::response::{IntoResponse, Response};
 use gemba_shared::Permission;
 use gemba_shared::api::v1::task::BulkDelete;
 use gemba_shared::api::v1::video::{
-    Comment, CommentCreate, LabelsPut, MAX_COMMENT, MAX_FILE_NAME, MAX_PART_BYTES, MAX_TAG_NAME,
-    MEDIA_URL_TTL_SECS, OrgTag, OrgTagCreate, TimeTag, TimeTagCreate, Video, VideoCreate,
-    VideoLabels, VideoPatch, VideoStatus, check_segments,
+    Comment, CommentCreate, LabelState, LabelsPut, MAX_COMMENT, MAX_FILE_NAME, MAX_MARK_REVIEWED,
+    MAX_PART_BYTES, MAX_TAG_NAME, MEDIA_URL_TTL_SECS, MarkPropagationsReviewed, OrgTag,
+    OrgTagCreate, TimeTag, TimeTagCreate, Video, VideoCreate, VideoLabels, VideoPatch, VideoStatus,
+    check_segments,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use object_store::{GetOptions, GetRange, ObjectStoreExt, WriteMultipart};
@@ -55,6 +56,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(put_part))
         .routes(routes!(bulk_delete))
         .routes(routes!(get_labels, put_labels))
+        .routes(routes!(mark_propagations_as_reviewed))
         .routes(routes!(patch))
         .routes(routes!(list_tags, create_tag))
         .routes(routes!(delete_tag))
@@ -112,10 +114,11 @@ pub(crate) fn media_url(state: &AppState, org: i64, key: &str) -> ApiResult<Stri
     ))
 }
 
-/// The API's videos of `rows`, with their tags.
+/// The API's videos of `rows`, with their tags and where their labels stand.
 pub(crate) async fn with_tags(state: &AppState, rows: Vec<VideoRow>) -> ApiResult<Vec<Video>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let tags = videos::tags_of(&state.db, &ids).await?;
+    let labels = videos::label_states(&state.db, &ids).await?;
     rows.into_iter()
         .map(|r| {
             let mut v = to_api(state, r)?;
@@ -124,6 +127,12 @@ pub(crate) async fn with_tags(state: &AppState, rows: Vec<VideoRow>) -> ApiResul
                 .filter(|(id, _)| *id == v.id)
                 .map(|(_, t)| t.clone())
                 .collect();
+            v.labels = match labels.iter().find(|(id, ..)| *id == v.id) {
+                None => LabelState::None,
+                Some((_, true, _)) => LabelState::Reviewed,
+                Some((_, false, Some(_))) => LabelState::Propagated,
+                Some((_, false, None)) => LabelState::Labelled,
+            };
             Ok(v)
         })
         .collect()
@@ -170,6 +179,7 @@ fn to_api(state: &AppState, r: VideoRow) -> ApiResult<Video> {
         device: r.device_id,
         camera: r.camera,
         message: r.message,
+        labels: LabelState::None,
     })
 }
 
@@ -675,6 +685,7 @@ pub(crate) async fn labels_of(
         reviewed: saved.as_ref().is_some_and(|l| l.reviewed),
         updated_by: saved.as_ref().and_then(|l| l.updated_by),
         updated_at: saved.as_ref().map(|l| l.updated_at),
+        propagated_from: saved.and_then(|l| l.propagated_from),
     })
 }
 
@@ -745,7 +756,70 @@ pub(crate) async fn save_labels(
         reviewed,
         updated_by: Some(me.user.id),
         updated_at: Some(at),
+        propagated_from: None,
     })
+}
+
+/// Marks propagated labels reviewed, so training uses them: those of the given videos
+/// of the task (each must have some still to review), else all of the task's.
+#[utoipa::path(patch, path = "/organization/task/mark_propagations_as_reviewed", tag = "videos",
+    request_body = MarkPropagationsReviewed,
+    responses((status = 200, body = Msg), (status = 400), (status = 403), (status = 404)))]
+pub async fn mark_propagations_as_reviewed(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Json(body): Json<MarkPropagationsReviewed>,
+) -> ApiResult<axum::Json<Msg>> {
+    let org = org_for(&me, Permission::LabelVideos)?;
+    task_of(&state, &me, org, body.task)
+        .await
+        .map_err(|_| ApiError::field("task", "Choose one of this organisation's tasks."))?;
+    Ok(axum::Json(mark_reviewed(&state, &me, org, body).await?))
+}
+
+/// Marks propagated labels of task `body.task` of `org` reviewed (whoever may label it).
+pub(crate) async fn mark_reviewed(
+    state: &AppState,
+    me: &AuthUser,
+    org: i64,
+    body: MarkPropagationsReviewed,
+) -> ApiResult<Msg> {
+    let ids = match body.videos {
+        None => None,
+        Some(v) if v.is_empty() => {
+            return Err(ApiError::field("videos", "Choose at least one video."));
+        }
+        Some(v) if v.len() > MAX_MARK_REVIEWED => {
+            return Err(ApiError::field(
+                "videos",
+                format!("Mark at most {MAX_MARK_REVIEWED} videos at once."),
+            ));
+        }
+        Some(mut v) => {
+            v.sort_unstable();
+            v.dedup();
+            Some(v)
+        }
+    };
+    let n = videos::mark_reviewed(&state.db, org, body.task, ids.as_deref(), me.user.id)
+        .await?
+        .map_err(|id| {
+            ApiError::field(
+                "videos",
+                format!(
+                    "Video {id} has no propagated labels of this task to review; nothing was marked."
+                ),
+            )
+        })?;
+    if n == 0 {
+        return Err(ApiError::non_field(
+            "This task has no propagated labels to review.",
+        ));
+    }
+    Ok(Msg::new(format!(
+        "Propagated labels of {n} video{} marked reviewed.",
+        if n == 1 { "" } else { "s" }
+    )))
 }
 
 // ----- change, tags, comments -------------------------------------------------------------

@@ -187,3 +187,80 @@ both!(
         assert_eq!(app.get(&labels, &lab).await.0, StatusCode::NOT_FOUND);
     }
 );
+
+both!(
+    a_labeler_reviews_propagated_labels_of_a_requested_task,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let mine = video(&app, &w.eng, w.task).await;
+        let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
+        // A model's guesses, as training saves them.
+        let row = gemba_cloud::db::videos::by_id(&app.state.db, mine)
+            .await
+            .unwrap()
+            .unwrap();
+        let guessed = r#"[{"step":0,"start_ms":0,"end_ms":1200}]"#;
+        assert!(
+            gemba_cloud::db::videos::propagate(&app.state.db, &row, guessed, "t1-r1")
+                .await
+                .unwrap()
+        );
+        let mark = "labeler/task/mark_propagations_as_reviewed";
+        let body = json!({"task": w.task, "videos": [mine]});
+
+        // Not requested: refused, nothing marked.
+        let (s, v) = app.patch(mark, body.clone(), Some(&lab)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(v["task"][0], "Choose one of the tasks requested of you.");
+        let (s, _) = app.patch(mark, body.clone(), Some(&w.eng)).await;
+        assert_eq!(
+            s,
+            StatusCode::FORBIDDEN,
+            "the labeler area is the labeler's"
+        );
+        let (s, _) = app
+            .post(
+                &format!("organization/task/{}/labelers/", w.task),
+                json!({"email": "lab@x.test"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED);
+        let labels = format!("labeler/task_record/{mine}/labels/");
+        let (_, l) = app.get(&labels, &lab).await;
+        assert_eq!(l["propagated_from"], "t1-r1");
+        assert_eq!(l["reviewed"], false);
+        let (_, page) = app.get(&format!("labeler/videos/{}", w.task), &lab).await;
+        assert_eq!(page["results"][0]["labels"], "propagated");
+        assert_eq!(
+            app.get("labeler/tasks/", &lab).await.1[0]["labelled_videos"],
+            0,
+            "not counted until reviewed"
+        );
+
+        let (s, v) = app.patch(mark, body.clone(), Some(&lab)).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let (_, l) = app.get(&labels, &lab).await;
+        assert_eq!(l["reviewed"], true);
+        assert_eq!(l["segments"][0]["end_ms"], 1200);
+        assert_eq!(
+            app.get("labeler/tasks/", &lab).await.1[0]["labelled_videos"],
+            1
+        );
+        // Reviewed labels are a person's: a newer model's guesses do not replace them.
+        assert!(
+            !gemba_cloud::db::videos::propagate(&app.state.db, &row, "[]", "t1-r2")
+                .await
+                .unwrap()
+        );
+        let (s, v) = app.patch(mark, body, Some(&lab)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(
+            v["videos"][0]
+                .as_str()
+                .unwrap()
+                .contains("no propagated labels"),
+            "{v}"
+        );
+    }
+);

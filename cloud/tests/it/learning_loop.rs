@@ -154,6 +154,11 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
         serde_json::from_slice(&std::fs::read(dir.join("demo-train.truth.json")).unwrap()).unwrap();
     upload_labelled(&app, &eng, task, &dir.join("demo-train.mp4"), &train_truth).await;
     let held_out = upload_labelled(&app, &eng, task, &dir.join("demo.mp4"), &truth).await;
+    // The same footage once more, unlabelled: the new model labels it for review.
+    let bytes = std::fs::read(dir.join("demo.mp4")).unwrap();
+    let (s, v) = crate::videos::upload(&app, &eng, task, "unlabelled.mp4", &bytes, 4 << 20).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let unlabelled = v["id"].as_i64().unwrap();
 
     // 2. Training: the newer video is held out; the model meets the card's targets.
     let path = format!("organization/trained_task/{task}");
@@ -178,6 +183,45 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
     assert_eq!(m["matched_cycles"], m["true_cycles"], "{m}");
     let version = model["version"].as_str().unwrap().to_string();
     let model_id = model["id"].as_i64().unwrap();
+
+    // Its propagated labels of the unlabelled copy agree with the ground truth about
+    // as well as the model does on the held-out frames.
+    let (s, l) = app
+        .get(
+            &format!("organization/task_record/{unlabelled}/labels/"),
+            &eng,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{l}");
+    assert_eq!(l["propagated_from"], version);
+    let guessed: Vec<(u32, i64, i64)> = l["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let n = |k: &str| g[k].as_i64().unwrap();
+            (n("step") as u32, n("start_ms"), n("end_ms"))
+        })
+        .collect();
+    let truth_segments: Vec<(u32, i64, i64)> = truth
+        .segments
+        .iter()
+        .map(|g| (g.step, g.start_ms, g.end_ms))
+        .collect();
+    let at = |segments: &[(u32, i64, i64)], t: i64| {
+        segments.iter().find(|g| g.1 <= t && t < g.2).map(|g| g.0)
+    };
+    let end = l["duration_ms"].as_i64().unwrap();
+    let times: Vec<i64> = (0..end).step_by(100).collect();
+    let agree = times
+        .iter()
+        .filter(|&&t| at(&guessed, t) == at(&truth_segments, t))
+        .count() as f64
+        / times.len() as f64;
+    assert!(
+        agree >= 0.9,
+        "propagated labels agree with the truth on {agree}"
+    );
 
     // 3. A workstation: added, enrolled by the agent, running the task on its camera
     //    with the default model, on the held-out footage in a loop at its real pace.

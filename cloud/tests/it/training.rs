@@ -479,3 +479,214 @@ both!(
         assert_eq!(details["commands"], json!([]), "{details}");
     }
 );
+
+/// An unlabelled `seconds`-long clip of the world's task.
+async fn unlabelled_video(app: &TestApp, w: &World, seconds: u32) -> i64 {
+    let tmp = tempfile::tempdir().unwrap();
+    let (s, v) = upload(
+        app,
+        &w.eng,
+        w.task,
+        "new.mp4",
+        &clip(tmp.path(), seconds),
+        1 << 20,
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    v["id"].as_i64().unwrap()
+}
+
+/// Where the labels of `video` stand, as the video list shows it.
+async fn label_state(app: &TestApp, w: &World, video: i64) -> Value {
+    let (s, v) = app
+        .get(&format!("organization/task_record/{video}/"), &w.eng)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    v["labels"].clone()
+}
+
+both!(
+    a_trained_model_labels_unlabelled_videos_for_review,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let labelled = labelled_video(&app, &w, 4).await;
+        let first = unlabelled_video(&app, &w, 3).await;
+        let second = unlabelled_video(&app, &w, 3).await;
+        // A trace is not training footage: no labels are propagated to it.
+        let trace = unlabelled_video(&app, &w, 2).await;
+        let (s, v) = app
+            .patch(
+                &format!("organization/task_record/{trace}/"),
+                json!({"isUploadedVideo": false}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(label_state(&app, &w, first).await, "none");
+        assert_eq!(label_state(&app, &w, labelled).await, "labelled");
+
+        let t = trained(&app, &w, 3).await;
+        let version = t["model_version"]["version"].as_str().unwrap().to_string();
+        let labels = |id: i64| format!("organization/task_record/{id}/labels/");
+        for id in [first, second] {
+            let (s, l) = app.get(&labels(id), &w.eng).await;
+            assert_eq!(s, StatusCode::OK, "{l}");
+            assert_eq!(l["propagated_from"], version, "{l}");
+            assert_eq!(l["reviewed"], false);
+            assert_eq!(l["updated_by"], Value::Null);
+            // What the model guessed holds as labels: in order, inside the 3 s video.
+            let mut end = 0;
+            for g in l["segments"].as_array().unwrap() {
+                let (a, b) = (
+                    g["start_ms"].as_i64().unwrap(),
+                    g["end_ms"].as_i64().unwrap(),
+                );
+                assert!(end <= a && a < b && b <= 3000, "{l}");
+                assert!(g["step"].as_u64().unwrap() < 2, "{l}");
+                end = b;
+            }
+            assert_eq!(label_state(&app, &w, id).await, "propagated");
+        }
+        let (_, l) = app.get(&labels(trace), &w.eng).await;
+        assert_eq!(l["propagated_from"], Value::Null);
+        assert_eq!(label_state(&app, &w, trace).await, "none");
+        let (_, l) = app.get(&labels(labelled), &w.eng).await;
+        assert_eq!(l["propagated_from"], Value::Null, "a person's labels stay");
+        // Not trained on until reviewed.
+        let (_, t) = app.get(&path(w.task), &w.eng).await;
+        assert_eq!(t["labelled_videos"], 1, "{t}");
+
+        // Bad marks are refused and change nothing.
+        let mark = "organization/task/mark_propagations_as_reviewed";
+        let eng_b = app.signed_in("eng@b.test", "org_user", w.b).await;
+        let (_, tb) = app
+            .post(
+                "organization/task/",
+                json!({"task_detail": "Other\nA:\na;\n"}),
+                Some(&eng_b),
+            )
+            .await;
+        let task_b = tb["id"].as_i64().unwrap();
+        for (body, field, says) in [
+            (
+                json!({"task": w.task, "videos": []}),
+                "videos",
+                "Choose at least one video.".to_string(),
+            ),
+            (
+                json!({"task": w.task, "videos": [first, labelled]}),
+                "videos",
+                format!(
+                    "Video {labelled} has no propagated labels of this task to review; nothing was marked."
+                ),
+            ),
+            (
+                json!({"task": w.task, "videos": [trace]}),
+                "videos",
+                format!(
+                    "Video {trace} has no propagated labels of this task to review; nothing was marked."
+                ),
+            ),
+            (
+                json!({"task": w.task, "videos": [999_999]}),
+                "videos",
+                "Video 999999 has no propagated labels of this task to review; nothing was marked."
+                    .to_string(),
+            ),
+            (
+                json!({"task": task_b, "videos": [first]}),
+                "task",
+                "Choose one of this organisation's tasks.".to_string(),
+            ),
+            (
+                json!({"task": w.task, "videos": vec![first; 1001]}),
+                "videos",
+                "Mark at most 1000 videos at once.".to_string(),
+            ),
+        ] {
+            let (s, v) = app.patch(mark, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+            assert_eq!(v[field][0], *says, "{body}: {v}");
+        }
+        for body in [
+            json!({}),
+            json!({"task": "x"}),
+            json!({"task": w.task, "videos": [first], "all": true}),
+            json!({"task": w.task, "videos": first}),
+        ] {
+            let (s, v) = app.patch(mark, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        }
+        let (s, _) = app
+            .patch(mark, json!({"task": w.task}), Some(&w.analyst))
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        let (s, _) = app.patch(mark, json!({"task": w.task}), Some(&eng_b)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "another organisation's task");
+        assert_eq!(label_state(&app, &w, first).await, "propagated");
+
+        // Reviewed: trained on; the model that guessed them is still named.
+        let (s, v) = app
+            .patch(
+                mark,
+                json!({"task": w.task, "videos": [first, first]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["msg"], "Propagated labels of 1 video marked reviewed.");
+        let (_, l) = app.get(&labels(first), &w.eng).await;
+        assert_eq!(l["reviewed"], true);
+        assert_eq!(l["propagated_from"], version);
+        assert_eq!(label_state(&app, &w, first).await, "reviewed");
+        let (_, t) = app.get(&path(w.task), &w.eng).await;
+        assert_eq!(t["labelled_videos"], 2, "{t}");
+
+        // Saved by a person, propagated labels become that person's.
+        let (s, l) = app
+            .call(
+                Method::PUT,
+                &labels(second),
+                Some(json!({"segments": [{"step": 1, "start_ms": 0, "end_ms": 1000}]})),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{l}");
+        assert_eq!(l["propagated_from"], Value::Null);
+        assert_eq!(label_state(&app, &w, second).await, "labelled");
+        let (s, v) = app.patch(mark, json!({"task": w.task}), Some(&w.eng)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            v["non_field_errors"][0],
+            "This task has no propagated labels to review."
+        );
+
+        // The next training trains on all three and replaces no one's labels; a new
+        // video gets the new model's guesses.
+        let third = unlabelled_video(&app, &w, 2).await;
+        let t = start_training(&app, &w, 2).await;
+        let mut ran: Vec<i64> = [&t["run"]["train_videos"], &t["run"]["holdout_videos"]]
+            .iter()
+            .flat_map(|v| v.as_array().unwrap())
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        ran.sort_unstable();
+        assert_eq!(ran, [labelled, first, second]);
+        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
+        assert_eq!(t["train_status"], "trained", "{t}");
+        let newer = t["model_version"]["version"].as_str().unwrap();
+        assert_ne!(newer, version);
+        let (_, l) = app.get(&labels(first), &w.eng).await;
+        assert_eq!(
+            (l["propagated_from"].as_str(), l["reviewed"].as_bool()),
+            (Some(&*version), Some(true))
+        );
+        let (_, l) = app.get(&labels(second), &w.eng).await;
+        assert_eq!(
+            l["segments"],
+            json!([{"step": 1, "start_ms": 0, "end_ms": 1000}])
+        );
+        let (_, l) = app.get(&labels(third), &w.eng).await;
+        assert_eq!(l["propagated_from"], newer, "{l}");
+    }
+);

@@ -849,6 +849,17 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(LabelRequested),
         )
         .at(format!("labeler/task_record/{}/labels/", w.video.video)),
+        // Nothing to review (400): the permission is what is walked.
+        call(
+            "PATCH /labeler/task/mark_propagations_as_reviewed",
+            Some(json!({"task": w.task})),
+            Perm(LabelRequested),
+        ),
+        call(
+            "PATCH /organization/task/mark_propagations_as_reviewed",
+            Some(json!({"task": w.task})),
+            Perm(LabelVideos),
+        ),
         call("GET /organization/model_version", None, Perm(ViewTasks))
             .at(format!("organization/model_version?task={}", w.task)),
         // An unknown model file (400): the permission is what is walked.
@@ -2371,6 +2382,18 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
             format!("labeler/task_record/{}/labels/", b.video.video),
             Some(json!({"segments": []})),
         ),
+        cross(
+            "PATCH /labeler/task/mark_propagations_as_reviewed",
+            "labeler/task/mark_propagations_as_reviewed",
+            Some(json!({"task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "PATCH /organization/task/mark_propagations_as_reviewed",
+            "organization/task/mark_propagations_as_reviewed",
+            Some(json!({"task": bt, "videos": [b.video.video]})),
+        )
+        .or_unknown("task"),
         cross(
             "GET /organization/model_version",
             format!("organization/model_version?task={bt}"),

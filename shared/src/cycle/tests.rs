@@ -437,3 +437,110 @@ proptest! {
         }
     }
 }
+
+/// `(label, frames)` runs → one-hot probabilities at 10 fps from t = 0 (`steps` + 1
+/// classes, background last).
+fn one_hot(steps: usize, runs: &[(Option<u32>, usize)]) -> Vec<(i64, Vec<f32>)> {
+    let mut t = 0;
+    let mut out = vec![];
+    for &(label, n) in runs {
+        for _ in 0..n {
+            let mut p = vec![0.0; steps + 1];
+            p[label.map_or(steps, |l| l as usize)] = 1.0;
+            out.push((t, p));
+            t += FRAME;
+        }
+    }
+    out
+}
+
+fn segments_of(cfg: &EngineConfig, frames: &[(i64, Vec<f32>)], end_ms: i64) -> Vec<Segment> {
+    step_segments(cfg, frames.iter().map(|(t, p)| (*t, p.as_slice())), end_ms)
+}
+
+fn seg(step: u32, start_ms: i64, end_ms: i64) -> Segment {
+    Segment {
+        step,
+        start_ms,
+        end_ms,
+    }
+}
+
+#[test]
+fn step_segments_are_the_confirmed_runs_without_background() {
+    let frames = one_hot(2, &[(BG, 3), (S0, 5), (BG, 4), (S1, 6), (BG, 2)]);
+    // Verified after 2 frames: each run starts at its first frame and ends where the
+    // next confirmed run starts; trailing background is left out.
+    assert_eq!(
+        segments_of(&cfg(2), &frames, 2000),
+        [seg(0, 300, 800), seg(1, 1200, 1800)]
+    );
+    // A step running to the end ends at the video's end.
+    let frames = one_hot(2, &[(S0, 4), (S1, 4)]);
+    assert_eq!(
+        segments_of(&cfg(2), &frames, 900),
+        [seg(0, 0, 400), seg(1, 400, 900)]
+    );
+    assert_eq!(segments_of(&cfg(2), &[], 1000), []);
+}
+
+#[test]
+fn step_segments_ignore_flicker_shorter_than_verification() {
+    // One frame of step 1 inside step 0: not confirmed, step 0 goes on.
+    let frames = one_hot(2, &[(S0, 5), (S1, 1), (S0, 5)]);
+    assert_eq!(segments_of(&cfg(2), &frames, 1100), [seg(0, 0, 1100)]);
+    // Smoothing over three frames hides a two-frame flicker too.
+    let mut c = cfg(2);
+    c.smoothing = 3;
+    c.verify_frames = 3;
+    let frames = one_hot(2, &[(S0, 6), (BG, 1), (S0, 6), (S1, 6)]);
+    assert_eq!(
+        segments_of(&c, &frames, 1900),
+        [seg(0, 0, 1400), seg(1, 1400, 1900)]
+    );
+}
+
+#[test]
+fn step_segments_agree_with_the_engine_on_a_cycle() {
+    // The segments of a cycle the engine reports are the step segments in it.
+    let runs = [
+        (S0, 5),
+        (S1, 5),
+        (S2, 5),
+        (S3, 5),
+        (S0, 5),
+        (S1, 5),
+        (S2, 5),
+        (S3, 5),
+    ];
+    let frames = one_hot(4, &runs);
+    let mut c = cfg(4);
+    c.start_steps = [0].into();
+    let all = segments_of(&c, &frames, 4000);
+    let events = run(c, &runs);
+    let first = cycles(&events)[0];
+    assert_eq!(first.segments, all[..4]);
+}
+
+proptest! {
+    #[test]
+    fn step_segments_stay_in_order_inside_the_video(
+        runs in prop::collection::vec((prop::option::of(0u32..3), 1usize..8), 0..30),
+        smoothing in 1usize..4,
+        verify in 1usize..4,
+    ) {
+        let mut c = cfg(3);
+        c.smoothing = smoothing;
+        c.verify_frames = verify;
+        let frames = one_hot(3, &runs);
+        let end = frames.len() as i64 * FRAME;
+        let out = segments_of(&c, &frames, end);
+        for s in &out {
+            prop_assert!(0 <= s.start_ms && s.start_ms < s.end_ms && s.end_ms <= end, "{s:?}");
+            prop_assert!(s.step < 3);
+        }
+        for w in out.windows(2) {
+            prop_assert!(w[0].end_ms <= w[1].start_ms, "{out:?}");
+        }
+    }
+}

@@ -70,6 +70,25 @@ pub struct Video {
     pub camera: Option<String>,
     /// Why a recording failed (empty otherwise).
     pub message: String,
+    /// Where its step labels stand.
+    pub labels: LabelState,
+}
+
+/// Where a video's step labels stand.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum LabelState {
+    /// Nobody has labelled it.
+    None,
+    /// A person saved its labels.
+    Labelled,
+    /// A trained model guessed its labels: a person is to review them before they are
+    /// trained on.
+    Propagated,
+    /// Checked: saved in verification mode, or propagated labels marked reviewed.
+    Reviewed,
 }
 
 /// A new upload (`POST organization/task/videos/{taskId}`).
@@ -119,8 +138,12 @@ pub struct VideoLabels {
     pub duration_ms: i64,
     /// In time order, none overlapping.
     pub segments: Vec<Segment>,
-    /// A person has checked them (verification mode).
+    /// A person has checked them (verification mode, or propagated labels marked
+    /// reviewed).
     pub reviewed: bool,
+    /// Propagated labels: the model version that guessed them (`null`: a person's).
+    /// Saving labels makes them a person's.
+    pub propagated_from: Option<String>,
     pub updated_by: Option<i64>,
     pub updated_at: Option<i64>,
 }
@@ -136,6 +159,25 @@ pub struct LabelsPut {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub reviewed: Option<bool>,
 }
+
+/// Marks propagated labels reviewed, so training uses them
+/// (`PATCH organization/task/mark_propagations_as_reviewed`, and the labeler area's
+/// `labeler/task/mark_propagations_as_reviewed` for a task requested of the labeler).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct MarkPropagationsReviewed {
+    pub task: i64,
+    /// The videos whose propagated labels were checked; absent: all of the task's still
+    /// to review.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub videos: Option<Vec<i64>>,
+}
+
+/// Most videos marked reviewed in one call.
+pub const MAX_MARK_REVIEWED: usize = 1000;
 
 /// Checks `segments` for a video of `duration_ms` of an operation of `steps` steps;
 /// answers them in time order, or the message of the first problem.

@@ -15,6 +15,12 @@ steps: Array<string>, duration_ms: number,
  */
 segments: Array<Segment>, 
 /**
- * A person has checked them (verification mode).
+ * A person has checked them (verification mode, or propagated labels marked
+ * reviewed).
  */
-reviewed: boolean, updated_by: number | null, updated_at: number | null, };
+reviewed: boolean, 
+/**
+ * Propagated labels: the model version that guessed them (`null`: a person's).
+ * Saving labels makes them a person's.
+ */
+propagated_from: string | null, updated_by: number | null, updated_at: number | null, };

@@ -8,6 +8,7 @@ import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
 import { readSeconds } from './components/device-recorder';
+import { video } from './fixtures';
 
 const device = (id: number, name: string, online: boolean, cameras: string[]) =>
   ({
@@ -21,11 +22,8 @@ const device = (id: number, name: string, online: boolean, cameras: string[]) =>
       : null,
   }) as unknown as Device;
 
-const recording: Video = {
-  id: 9,
-  task: 1,
+const recording: Video = video(9, {
   file_name: 'Bench 1 cam1 2026-11-24 10:00:00.mp4',
-  isUploadedVideo: true,
   status: 'recording',
   size_bytes: 0,
   received_bytes: 0,
@@ -33,16 +31,10 @@ const recording: Video = {
   fps: null,
   width: null,
   height: null,
-  no_of_comments: 0,
-  tags: [],
   url: null,
-  thumbnail_url: null,
-  created_by: 5,
-  created_at: 0,
   device: 1,
   camera: 'cam1',
-  message: '',
-};
+});
 
 let listed: Video[];
 let asked: unknown[];

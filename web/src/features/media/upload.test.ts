@@ -5,32 +5,24 @@ import { fail, signInAs } from '@/testing/helpers';
 import { apiUrl, server } from '@/testing/server';
 
 import { type UploadProgress, partSize, resumeUpload, uploadVideo } from './api/videos';
+import { video as readyVideo } from './fixtures';
 
 const KIB = 1024;
 
 function video(id: number, size: number, received: number): Video {
-  return {
-    id,
+  const ready = received === size;
+  return readyVideo(id, {
     task: 4,
     file_name: 'bench.mp4',
-    isUploadedVideo: true,
-    status: received === size ? 'ready' : 'uploading',
+    status: ready ? 'ready' : 'uploading',
     size_bytes: size,
     received_bytes: received,
-    duration_ms: received === size ? 2000 : null,
+    duration_ms: ready ? 2000 : null,
     fps: null,
     width: null,
     height: null,
-    no_of_comments: 0,
-    tags: [],
-    url: received === size ? '/api/media/t' : null,
-    thumbnail_url: null,
-    created_by: 5,
-    created_at: 0,
-    device: null,
-    camera: null,
-    message: '',
-  };
+    url: ready ? '/api/media/t' : null,
+  });
 }
 
 /** A server holding the bytes of video 9 (`size` of them), as the cloud does: parts in

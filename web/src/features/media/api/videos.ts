@@ -12,7 +12,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Comment, CommentCreate, LabelsPut, Msg, Page, RecordRequest, Video, VideoLabels } from '@/api/generated';
+import type { Comment, CommentCreate, LabelState, LabelsPut, MarkPropagationsReviewed, Msg, Page, RecordRequest, Video, VideoLabels } from '@/api/generated';
 import { SLOW_UPLOAD_MS, UPLOAD_PART_MAX, UPLOAD_PART_MIN } from '@/config/constants';
 import { ApiError, api } from '@/lib/api-client';
 
@@ -164,6 +164,18 @@ export const labelsQuery = (video: number, via: LabelsVia = 'organization') =>
 
 export const saveLabels = (video: number, body: LabelsPut, via: LabelsVia = 'organization') =>
   api.put<VideoLabels>(`${via}/task_record/${video}/labels/`, body);
+
+/** Marks propagated labels (a trained model's guesses) reviewed, so training uses them. */
+export const markPropagationsReviewed = (body: MarkPropagationsReviewed, via: LabelsVia = 'organization') =>
+  api.patch<Msg>(`${via}/task/mark_propagations_as_reviewed`, body);
+
+/** Where a video's labels stand, in words. */
+export const LABEL_STATES: Record<LabelState, string> = {
+  none: 'Not labelled',
+  labelled: 'Labelled',
+  propagated: 'Propagated: to review',
+  reviewed: 'Reviewed',
+};
 
 export const commentsKey = (video: number) => [...videosKey, 'comments', video] as const;
 

@@ -6,7 +6,6 @@ import type { Segment, Video } from '@/api/generated';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError, SelectField } from '@/components/ui/field';
-import { Pager } from '@/components/ui/pager';
 import { QueryStatus } from '@/components/ui/query-status';
 import { FRAME_STEP } from '@/config/constants';
 import { errorMessage } from '@/lib/api-errors';
@@ -14,11 +13,12 @@ import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
-import { type LabelsVia, NO_FILTER, labelsKey, labelsQuery, saveLabels, videoListQuery } from '../api/videos';
+import { labelerKey } from '../api/labeler';
+import { type LabelsVia, NO_FILTER, labelsKey, labelsQuery, markPropagationsReviewed, saveLabels, videoListQuery, videosKey } from '../api/videos';
 import { ZOOMS, addSegment, removeSegment, seconds, stepAt, stepColour, timelineWindow } from '../labels';
 import { LabelersPanel } from './labelers-panel';
 import { OperationPicker, useTaskParam } from './operation-picker';
-import { VideoState } from './video-state';
+import { VideosToLabel } from './videos-to-label';
 
 const MAX_ZOOM = Math.max(...ZOOMS);
 
@@ -57,27 +57,13 @@ export default function LabelScreen() {
       {task !== null && chosen === null ? (
         <>
           {manage ? <LabelersPanel task={task} /> : null}
-          <DataTable
-            label="Videos to label"
-            query={{ isPending: videos.isPending, error: videos.error, data: videos.data?.results }}
+          <VideosToLabel
+            q={videos}
+            page={page}
+            onPage={setPage}
             empty={<EmptyState title="No videos yet.">Upload them in Record Training Set.</EmptyState>}
-            columns={['Name', 'Type', 'Length', '']}
-            row={(v) => (
-              <tr key={v.id}>
-                <td>{v.file_name}</td>
-                <td>{v.isUploadedVideo ? 'Training' : 'Trace'}</td>
-                <td>{v.duration_ms !== null ? seconds(v.duration_ms) : <VideoState v={v} />}</td>
-                <td>
-                  {v.status === 'ready' ? (
-                    <button type="button" className="secondary" onClick={() => setParams({ task: String(task), video: String(v.id) })}>
-                      Label {v.file_name}
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            )}
+            onLabel={(v) => setParams({ task: String(task), video: String(v.id) })}
           />
-          {videos.data ? <Pager page={page} count={videos.data.count} onPage={setPage} label="Videos" /> : null}
         </>
       ) : null}
       {chosen ? (
@@ -111,13 +97,28 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
   const steps = q.data?.steps ?? [];
   const dirty = segments !== null;
 
+  // The video lists show where each video's labels stand.
+  const refreshLists = () => {
+    void qc.invalidateQueries({ queryKey: videosKey });
+    void qc.invalidateQueries({ queryKey: labelerKey });
+  };
   const save = useMutation({
     mutationFn: () => saveLabels(video.id, { segments: shown, reviewed: mode === 'verification' }, via),
     onSuccess: (l) => {
       qc.setQueryData(labelsKey(video.id, via), l);
+      refreshLists();
       setSegments(null);
       setProblem(null);
       notify.successShort('Data updated successfully!');
+    },
+    onError: (err) => setProblem(errorMessage(err, 'post')),
+  });
+  const markReviewed = useMutation({
+    mutationFn: () => markPropagationsReviewed({ task: video.task, videos: [video.id] }, via),
+    onSuccess: (m) => {
+      refreshLists();
+      setProblem(null);
+      notify.successShort(m.msg);
     },
     onError: (err) => setProblem(errorMessage(err, 'post')),
   });
@@ -198,6 +199,19 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
   return (
     <div className="label-editor">
       <h2>{video.file_name}</h2>
+      {q.data?.propagated_from && !q.data.reviewed ? (
+        <div className="propagated" role="status" aria-label="Propagated labels">
+          <p>
+            <strong>Propagated labels to review.</strong> Model {q.data.propagated_from} guessed these segments. Check them against the
+            video: fix any and save them, or mark them reviewed. Training uses them once reviewed.
+          </p>
+          {editable ? (
+            <button type="button" onClick={() => markReviewed.mutate()} disabled={dirty || markReviewed.isPending}>
+              {dirty ? 'Save your changes instead' : markReviewed.isPending ? 'Marking…' : 'Mark reviewed'}
+            </button>
+          ) : null}
+        </div>
+      ) : null}
       <video
         ref={player}
         src={video.url ?? undefined}
@@ -310,7 +324,9 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
           <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>
             {save.isPending ? 'Saving…' : mode === 'verification' ? 'Save as checked' : 'Save labels'}
           </button>
-          {q.data?.reviewed ? <span className="muted">Checked</span> : null}
+          {q.data?.reviewed ? (
+            <span className="muted">{q.data.propagated_from ? `Checked (propagated from model ${q.data.propagated_from})` : 'Checked'}</span>
+          ) : null}
         </div>
       ) : null}
       <table className="keys" aria-label="Keys">

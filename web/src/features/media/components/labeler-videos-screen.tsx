@@ -2,14 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 
-import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
-import { Pager } from '@/components/ui/pager';
 import { paths } from '@/config/paths';
 
 import { requestedVideosQuery } from '../api/labeler';
-import { seconds } from '../labels';
 import { Editor } from './label-screen';
+import { VideosToLabel } from './videos-to-label';
 
 /** `/labeler/videos/:organization/:taskName/:taskId`: a requested operation's videos;
  * choosing one opens the labeling editor (the same as Label Training Set's). */
@@ -37,25 +35,13 @@ export default function LabelerVideosScreen() {
         </>
       ) : (
         <>
-          <DataTable
-            label="Videos to label"
-            query={{ isPending: q.isPending, error: q.error, data: q.data?.results }}
+          <VideosToLabel
+            q={q}
+            page={page}
+            onPage={setPage}
             empty={<EmptyState title="No videos yet.">The organisation has not uploaded any yet.</EmptyState>}
-            columns={['Name', 'Type', 'Length', '']}
-            row={(v) => (
-              <tr key={v.id}>
-                <td>{v.file_name}</td>
-                <td>{v.isUploadedVideo ? 'Training' : 'Trace'}</td>
-                <td>{v.duration_ms !== null ? seconds(v.duration_ms) : ''}</td>
-                <td>
-                  <button type="button" className="secondary" onClick={() => setParams({ video: String(v.id) })}>
-                    Label {v.file_name}
-                  </button>
-                </td>
-              </tr>
-            )}
+            onLabel={(v) => setParams({ video: String(v.id) })}
           />
-          {q.data ? <Pager page={page} count={q.data.count} onPage={setPage} label="Videos" /> : null}
         </>
       )}
     </section>
