@@ -45,9 +45,14 @@ struct Seeded {
     device: i64,
 }
 
-/// Seeds (once) and starts the demo agent; answers its process, which dies with the
-/// cloud.
-pub async fn start(state: &AppState, o: &Options) -> anyhow::Result<tokio::process::Child> {
+/// The demo, seeded: its organisation, task and device.
+#[derive(Debug)]
+pub struct Prepared(Seeded);
+
+/// Checks the demo's files and seeds the organisation, its user, task, labelled videos
+/// and device (once). Done before the server answers, so the demo user can sign in from
+/// its first answer.
+pub async fn prepare(state: &AppState, o: &Options) -> anyhow::Result<Prepared> {
     for (what, p) in [
         ("footage", &o.footage),
         ("model", &o.model),
@@ -62,7 +67,17 @@ pub async fn start(state: &AppState, o: &Options) -> anyhow::Result<tokio::proce
     }
     let dir = state.settings.data.join("demo");
     std::fs::create_dir_all(&dir)?;
-    let seeded = seed(state, &dir, &o.footage).await?;
+    Ok(Prepared(seed(state, &dir, &o.footage).await?))
+}
+
+/// Starts the demo agent (enrolling it first, over HTTP: the server must be answering);
+/// answers its process, which dies with the cloud.
+pub async fn start(
+    state: &AppState,
+    o: &Options,
+    Prepared(seeded): Prepared,
+) -> anyhow::Result<tokio::process::Child> {
+    let dir = state.settings.data.join("demo");
     let cloud = local_url(state.settings.http);
     if !dir.join("credentials.json").exists() {
         let code = crate::auth::enrolment_code();

@@ -132,6 +132,8 @@ async fn main() -> anyhow::Result<()> {
             let state = gemba_cloud::build_state(s).await?;
             // The demo agent enrols over HTTP, so it starts beside the server; it dies
             // with the server.
+            // The demo is seeded before the server answers (its user can sign in from
+            // the first answer).
             let demo_agent = if demo.demo {
                 let agent = match demo.demo_agent {
                     Some(a) => a,
@@ -142,18 +144,24 @@ async fn main() -> anyhow::Result<()> {
                     model: demo.demo_model,
                     agent,
                 };
-                let st = state.clone();
-                Some(tokio::spawn(async move {
-                    match gemba_cloud::demo::start(&st, &o).await {
-                        Ok(mut child) => {
-                            let status = child.wait().await;
-                            tracing::error!(?status, "the demo agent stopped");
-                        }
-                        Err(e) => {
-                            tracing::error!(error = %format!("{e:#}"), "the demo could not start")
-                        }
+                match gemba_cloud::demo::prepare(&state, &o).await {
+                    Ok(prepared) => {
+                        let st = state.clone();
+                        Some(tokio::spawn(async move {
+                            match gemba_cloud::demo::start(&st, &o, prepared).await {
+                                Ok(mut child) => {
+                                    let status = child.wait().await;
+                                    tracing::error!(?status, "the demo agent stopped");
+                                }
+                                Err(e) => demo_failed(&e),
+                            }
+                        }))
                     }
-                }))
+                    Err(e) => {
+                        demo_failed(&e);
+                        None
+                    }
+                }
             } else {
                 None
             };
@@ -203,4 +211,8 @@ async fn stopped() {
     }
     #[cfg(not(unix))]
     let _ = tokio::signal::ctrl_c().await;
+}
+
+fn demo_failed(e: &anyhow::Error) {
+    tracing::error!(error = %format!("{e:#}"), "the demo could not start");
 }

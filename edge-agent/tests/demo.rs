@@ -34,7 +34,8 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
         ])
         .await;
 
-    // The demo user signs in (no second factor) and names the demo organisation.
+    // The demo user signs in (no second factor) and names the demo organisation: from
+    // the server's first answer (the demo is seeded before it answers).
     let http = reqwest::Client::new();
     let api = |path: &str| format!("{}/api/{path}", served.url());
     let login: Value = http
@@ -46,7 +47,10 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
         .json()
         .await
         .unwrap();
-    let token = login["token"].as_str().expect("signed in").to_string();
+    let token = login["token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("signed in: {login}"))
+        .to_string();
     let org = login["Organization"]["id"]
         .as_i64()
         .expect("the demo organisation");

@@ -107,6 +107,16 @@ pub struct Segment {
     pub end_ms: i64,
 }
 
+impl Segment {
+    pub const fn new(step: u32, start_ms: i64, end_ms: i64) -> Segment {
+        Segment {
+            step,
+            start_ms,
+            end_ms,
+        }
+    }
+}
+
 /// Why a cycle is bad.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::both;
 use crate::common::*;
-use crate::videos::{clip, subscribed_world, upload};
+use crate::videos::{b_task, clip, subscribed_world, upload};
 
 /// A ready 2 s video of `task`, uploaded by `tok`.
 async fn video(app: &TestApp, tok: &str, task: i64) -> i64 {
@@ -23,15 +23,7 @@ both!(
         let w = subscribed_world(&app).await;
         let mine = video(&app, &w.eng, w.task).await;
         // B's task and video, never requested.
-        let eng_b = app.signed_in("eng@b.test", "org_user", w.b).await;
-        let (_, tb) = app
-            .post(
-                "organization/task/",
-                json!({"task_detail": "Other\nA:\na;\n"}),
-                Some(&eng_b),
-            )
-            .await;
-        let task_b = tb["id"].as_i64().unwrap();
+        let (eng_b, task_b) = b_task(&app, &w).await;
         let theirs = video(&app, &eng_b, task_b).await;
         let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
         app.quick_user("notlab@a.test", "Eng", "org_user", &[w.a])

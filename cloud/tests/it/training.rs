@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::common::*;
 use crate::devices::World;
-use crate::videos::{clip, subscribed_world, upload};
+use crate::videos::{b_task, clip, subscribed_world, upload};
 use crate::{both, both_with};
 
 /// Uploads a `seconds`-long clip to the world's task and labels both steps in it.
@@ -558,15 +558,7 @@ both!(
 
         // Bad marks are refused and change nothing.
         let mark = "organization/task/mark_propagations_as_reviewed";
-        let eng_b = app.signed_in("eng@b.test", "org_user", w.b).await;
-        let (_, tb) = app
-            .post(
-                "organization/task/",
-                json!({"task_detail": "Other\nA:\na;\n"}),
-                Some(&eng_b),
-            )
-            .await;
-        let task_b = tb["id"].as_i64().unwrap();
+        let (eng_b, task_b) = b_task(&app, &w).await;
         for (body, field, says) in [
             (
                 json!({"task": w.task, "videos": []}),

@@ -57,6 +57,20 @@ pub(crate) async fn subscribed_world(app: &TestApp) -> World {
     w
 }
 
+/// Organisation B's engineer and a task of B's.
+pub(crate) async fn b_task(app: &TestApp, w: &World) -> (String, i64) {
+    let eng_b = app.signed_in("eng@b.test", "org_user", w.b).await;
+    let (s, t) = app
+        .post(
+            "organization/task/",
+            json!({"task_detail": "Other\nA:\na;\n"}),
+            Some(&eng_b),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{t}");
+    (eng_b, t["id"].as_i64().unwrap())
+}
+
 /// Starts an upload of `size` bytes named `name` to `task`.
 async fn start(
     app: &TestApp,

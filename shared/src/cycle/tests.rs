@@ -458,14 +458,6 @@ fn segments_of(cfg: &EngineConfig, frames: &[(i64, Vec<f32>)], end_ms: i64) -> V
     step_segments(cfg, frames.iter().map(|(t, p)| (*t, p.as_slice())), end_ms)
 }
 
-fn seg(step: u32, start_ms: i64, end_ms: i64) -> Segment {
-    Segment {
-        step,
-        start_ms,
-        end_ms,
-    }
-}
-
 #[test]
 fn step_segments_are_the_confirmed_runs_without_background() {
     let frames = one_hot(2, &[(BG, 3), (S0, 5), (BG, 4), (S1, 6), (BG, 2)]);
@@ -473,13 +465,13 @@ fn step_segments_are_the_confirmed_runs_without_background() {
     // next confirmed run starts; trailing background is left out.
     assert_eq!(
         segments_of(&cfg(2), &frames, 2000),
-        [seg(0, 300, 800), seg(1, 1200, 1800)]
+        [Segment::new(0, 300, 800), Segment::new(1, 1200, 1800)]
     );
     // A step running to the end ends at the video's end.
     let frames = one_hot(2, &[(S0, 4), (S1, 4)]);
     assert_eq!(
         segments_of(&cfg(2), &frames, 900),
-        [seg(0, 0, 400), seg(1, 400, 900)]
+        [Segment::new(0, 0, 400), Segment::new(1, 400, 900)]
     );
     assert_eq!(segments_of(&cfg(2), &[], 1000), []);
 }
@@ -488,7 +480,10 @@ fn step_segments_are_the_confirmed_runs_without_background() {
 fn step_segments_ignore_flicker_shorter_than_verification() {
     // One frame of step 1 inside step 0: not confirmed, step 0 goes on.
     let frames = one_hot(2, &[(S0, 5), (S1, 1), (S0, 5)]);
-    assert_eq!(segments_of(&cfg(2), &frames, 1100), [seg(0, 0, 1100)]);
+    assert_eq!(
+        segments_of(&cfg(2), &frames, 1100),
+        [Segment::new(0, 0, 1100)]
+    );
     // Smoothing over three frames hides a two-frame flicker too.
     let mut c = cfg(2);
     c.smoothing = 3;
@@ -496,7 +491,7 @@ fn step_segments_ignore_flicker_shorter_than_verification() {
     let frames = one_hot(2, &[(S0, 6), (BG, 1), (S0, 6), (S1, 6)]);
     assert_eq!(
         segments_of(&c, &frames, 1900),
-        [seg(0, 0, 1400), seg(1, 1400, 1900)]
+        [Segment::new(0, 0, 1400), Segment::new(1, 1400, 1900)]
     );
 }
 

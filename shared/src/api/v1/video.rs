@@ -309,25 +309,25 @@ pub struct TimeTagCreate {
 mod tests {
     use super::*;
 
-    fn seg(step: u32, start_ms: i64, end_ms: i64) -> Segment {
-        Segment {
-            step,
-            start_ms,
-            end_ms,
-        }
-    }
-
     #[test]
     fn segments_are_sorted_and_checked() {
-        let ok = check_segments(vec![seg(1, 500, 900), seg(0, 0, 500)], 2, 1000).unwrap();
-        assert_eq!(ok, vec![seg(0, 0, 500), seg(1, 500, 900)]);
+        let ok = check_segments(
+            vec![Segment::new(1, 500, 900), Segment::new(0, 0, 500)],
+            2,
+            1000,
+        )
+        .unwrap();
+        assert_eq!(ok, vec![Segment::new(0, 0, 500), Segment::new(1, 500, 900)]);
         assert!(check_segments(vec![], 2, 1000).unwrap().is_empty());
         let bad = |s: Vec<Segment>| check_segments(s, 2, 1000).unwrap_err();
-        assert!(bad(vec![seg(2, 0, 10)]).starts_with("Step 2 is not one of"));
-        assert!(bad(vec![seg(0, 10, 10)]).contains("end after it starts"));
-        assert!(bad(vec![seg(0, -5, 10)]).contains("start at 0 or later"));
-        assert!(bad(vec![seg(0, 900, 1001)]).contains("falls outside the video (1000 ms long)"));
-        assert!(bad(vec![seg(0, 0, 500), seg(1, 499, 600)]).contains("overlap"));
-        assert!(bad(vec![seg(0, 0, 1); MAX_SEGMENTS + 1]).contains("at most"));
+        assert!(bad(vec![Segment::new(2, 0, 10)]).starts_with("Step 2 is not one of"));
+        assert!(bad(vec![Segment::new(0, 10, 10)]).contains("end after it starts"));
+        assert!(bad(vec![Segment::new(0, -5, 10)]).contains("start at 0 or later"));
+        assert!(
+            bad(vec![Segment::new(0, 900, 1001)])
+                .contains("falls outside the video (1000 ms long)")
+        );
+        assert!(bad(vec![Segment::new(0, 0, 500), Segment::new(1, 499, 600)]).contains("overlap"));
+        assert!(bad(vec![Segment::new(0, 0, 1); MAX_SEGMENTS + 1]).contains("at most"));
     }
 }
