@@ -493,7 +493,6 @@ mod tests {
             s("train", 10, 10),
             s("propagate", 1, 2),
             s("propagate", 2, 2),
-            s("export", 0, 1),
             s("export", 1, 1),
         ];
         let ps: Vec<f64> = order.iter().map(|x| stage_progress(x).0).collect();

@@ -61,6 +61,8 @@ test('training starts from the screen, shows the model it made, and deploys it t
   await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
   await expect(page.getByText('Status: IN ANNOTATION')).toBeVisible();
   await expect(page.getByText('1 of 2 videos labelled')).toBeVisible();
+  // What training will learn from: each step's labelled time.
+  await expect(page.getByRole('region', { name: 'Labels check' })).toContainText(/Labelled time per step: Pick base \d+\.\d{3} s/);
 
   await page.getByLabel('Epochs').fill('0');
   await page.getByRole('button', { name: 'Start training' }).click();
@@ -116,7 +118,12 @@ test('training starts from the screen, shows the model it made, and deploys it t
   await page.reload();
   await expect(page.getByRole('checkbox', { name: /^t\d+-r\d+ deleted$/ })).toBeChecked();
 
-  // The model's guesses on the unlabelled video, reviewed on Label Training Set.
+  // The model's guesses on the unlabelled video wait for review, as the labels check says.
+  await page.goto(`${origin(`${org.name}.localhost`)}/user/train?task=${task.id}`);
+  await expect(page.getByRole('region', { name: 'Labels check' })).toContainText(
+    '1 video has propagated labels to review: they are trained on once reviewed.',
+  );
+  // They are reviewed on Label Training Set.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Label Training Set' }).click();
   await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
   const videos = page.getByRole('table', { name: 'Videos to label' });
@@ -136,4 +143,5 @@ test('training starts from the screen, shows the model it made, and deploys it t
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Train Model' }).click();
   await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
   await expect(page.getByText('2 of 2 videos labelled')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Labels check' })).not.toContainText('to review');
 });

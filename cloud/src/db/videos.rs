@@ -470,6 +470,73 @@ pub async fn mark_reviewed(
     Ok(Ok(n))
 }
 
+/// The labels of `task`'s ready videos: segments, reviewed, and the model version that
+/// guessed them (propagated labels).
+pub async fn task_labels(
+    db: &Db,
+    org: i64,
+    task: i64,
+) -> sqlx::Result<Vec<(String, bool, Option<String>)>> {
+    let rows: Vec<(String, i64, Option<String>)> = sqlx::query_as(
+        "SELECT l.segments, l.reviewed, l.propagated_from FROM video_labels l \
+         JOIN videos v ON v.id = l.video_id WHERE l.organization_id = $1 AND l.task_id = $2 \
+         AND v.status = 'ready'",
+    )
+    .bind(org)
+    .bind(task)
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows.into_iter().map(|(s, r, p)| (s, r != 0, p)).collect())
+}
+
+/// Deletes the labels of `videos` of `task` (all of the task's when `None`), in one
+/// transaction with moving the task back from `in_annotation` to `new_task` when no
+/// labelled segment is left: `Err(id)` names the first of `videos` without labels, and
+/// nothing changes. Answers how many.
+pub async fn delete_labels(
+    db: &Db,
+    org: i64,
+    task: i64,
+    videos: Option<&[i64]>,
+) -> sqlx::Result<Result<u64, i64>> {
+    let mut tx = db.pool.begin().await?;
+    let n = match videos {
+        None => sqlx::query("DELETE FROM video_labels WHERE organization_id = $1 AND task_id = $2")
+            .bind(org)
+            .bind(task)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected(),
+        Some(ids) => {
+            for &id in ids {
+                let r = sqlx::query(
+                    "DELETE FROM video_labels WHERE organization_id = $1 AND task_id = $2 \
+                     AND video_id = $3",
+                )
+                .bind(org)
+                .bind(task)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                if r.rows_affected() == 0 {
+                    return Ok(Err(id));
+                }
+            }
+            ids.len() as u64
+        }
+    };
+    sqlx::query(
+        "UPDATE tasks SET train_status = 'new_task', version = version + 1 \
+         WHERE id = $1 AND train_status = 'in_annotation' AND NOT EXISTS \
+         (SELECT 1 FROM video_labels WHERE task_id = $1 AND segments <> '[]')",
+    )
+    .bind(task)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Ok(n))
+}
+
 // ----- tags and comments -----------------------------------------------------------------
 
 /// The organisation's tags, by name.

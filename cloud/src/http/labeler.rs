@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::labeler::{LabelRequest, LabelRequestCreate, RequestedTask};
 use gemba_shared::api::v1::task::TaskSettings;
-use gemba_shared::api::v1::video::{LabelsPut, MarkPropagationsReviewed, Video, VideoLabels};
+use gemba_shared::api::v1::video::{LabelsPut, TaskVideos, Video, VideoLabels};
 use gemba_shared::api::v1::{Msg, Page};
 use gemba_shared::roles::Role;
 use serde::Deserialize;
@@ -228,12 +228,12 @@ pub async fn put_labels(
 
 /// Marks propagated labels of a requested task reviewed, as on Label Training Set.
 #[utoipa::path(patch, path = "/labeler/task/mark_propagations_as_reviewed", tag = "labeler",
-    request_body = MarkPropagationsReviewed,
+    request_body = TaskVideos,
     responses((status = 200, body = Msg), (status = 400), (status = 403)))]
 pub async fn mark_propagations_as_reviewed(
     State(state): State<AppState>,
     me: AuthUser,
-    Json(body): Json<MarkPropagationsReviewed>,
+    Json(body): Json<TaskVideos>,
 ) -> ApiResult<axum::Json<Msg>> {
     let org = requested_org(&state, &me, body.task)
         .await

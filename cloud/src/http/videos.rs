@@ -22,14 +22,15 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gemba_shared::Permission;
-use gemba_shared::api::v1::task::BulkDelete;
+use gemba_shared::api::v1::task::{BulkDelete, TrainStatus, being_trained_message};
 use gemba_shared::api::v1::video::{
-    Comment, CommentCreate, LabelState, LabelsPut, MAX_COMMENT, MAX_FILE_NAME, MAX_MARK_REVIEWED,
-    MAX_PART_BYTES, MAX_TAG_NAME, MEDIA_URL_TTL_SECS, MarkPropagationsReviewed, OrgTag,
+    AnnotationsCheck, Comment, CommentCreate, LabelState, LabelsPut, MAX_COMMENT, MAX_FILE_NAME, MAX_TASK_VIDEOS,
+    MAX_PART_BYTES, MAX_TAG_NAME, MEDIA_URL_TTL_SECS, TaskVideos, OrgTag,
     OrgTagCreate, TimeTag, TimeTagCreate, Video, VideoCreate, VideoLabels, VideoPatch, VideoStatus,
     check_segments,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
+use gemba_shared::cycle::Segment;
 use object_store::{GetOptions, GetRange, ObjectStoreExt, WriteMultipart};
 use serde::Deserialize;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
@@ -57,6 +58,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(bulk_delete))
         .routes(routes!(get_labels, put_labels))
         .routes(routes!(mark_propagations_as_reviewed))
+        .routes(routes!(delete_annotations))
+        .routes(routes!(annotations_check))
         .routes(routes!(patch))
         .routes(routes!(list_tags, create_tag))
         .routes(routes!(delete_tag))
@@ -645,9 +648,8 @@ pub async fn bulk_delete(
         }
     }
     Ok(axum::Json(Msg::new(format!(
-        "{} video{} deleted.",
-        gone.len(),
-        if gone.len() == 1 { "" } else { "s" }
+        "{} deleted.",
+        n_videos(gone.len() as u64)
     ))))
 }
 
@@ -763,12 +765,12 @@ pub(crate) async fn save_labels(
 /// Marks propagated labels reviewed, so training uses them: those of the given videos
 /// of the task (each must have some still to review), else all of the task's.
 #[utoipa::path(patch, path = "/organization/task/mark_propagations_as_reviewed", tag = "videos",
-    request_body = MarkPropagationsReviewed,
+    request_body = TaskVideos,
     responses((status = 200, body = Msg), (status = 400), (status = 403), (status = 404)))]
 pub async fn mark_propagations_as_reviewed(
     State(state): State<AppState>,
     me: AuthUser,
-    Json(body): Json<MarkPropagationsReviewed>,
+    Json(body): Json<TaskVideos>,
 ) -> ApiResult<axum::Json<Msg>> {
     let org = org_for(&me, Permission::LabelVideos)?;
     task_of(&state, &me, org, body.task)
@@ -782,25 +784,9 @@ pub(crate) async fn mark_reviewed(
     state: &AppState,
     me: &AuthUser,
     org: i64,
-    body: MarkPropagationsReviewed,
+    body: TaskVideos,
 ) -> ApiResult<Msg> {
-    let ids = match body.videos {
-        None => None,
-        Some(v) if v.is_empty() => {
-            return Err(ApiError::field("videos", "Choose at least one video."));
-        }
-        Some(v) if v.len() > MAX_MARK_REVIEWED => {
-            return Err(ApiError::field(
-                "videos",
-                format!("Mark at most {MAX_MARK_REVIEWED} videos at once."),
-            ));
-        }
-        Some(mut v) => {
-            v.sort_unstable();
-            v.dedup();
-            Some(v)
-        }
-    };
+    let ids = video_ids(body.videos, "Mark")?;
     let n = videos::mark_reviewed(&state.db, org, body.task, ids.as_deref(), me.user.id)
         .await?
         .map_err(|id| {
@@ -817,9 +803,145 @@ pub(crate) async fn mark_reviewed(
         ));
     }
     Ok(Msg::new(format!(
-        "Propagated labels of {n} video{} marked reviewed.",
-        if n == 1 { "" } else { "s" }
+        "Propagated labels of {} marked reviewed.",
+        n_videos(n)
     )))
+}
+
+/// The videos a [`TaskVideos`] names, sorted, once each (`None`: all of the task's);
+/// `verb` says what is done to them, for the limit's message.
+fn video_ids(videos: Option<Vec<i64>>, verb: &str) -> ApiResult<Option<Vec<i64>>> {
+    match videos {
+        None => Ok(None),
+        Some(v) if v.is_empty() => Err(ApiError::field("videos", "Choose at least one video.")),
+        Some(v) if v.len() > MAX_TASK_VIDEOS => Err(ApiError::field(
+            "videos",
+            format!("{verb} at most {MAX_TASK_VIDEOS} videos at once."),
+        )),
+        Some(mut v) => {
+            v.sort_unstable();
+            v.dedup();
+            Ok(Some(v))
+        }
+    }
+}
+
+/// `n video` / `n videos`.
+fn n_videos(n: u64) -> String {
+    format!("{n} video{}", if n == 1 { "" } else { "s" })
+}
+
+/// Deletes the labels of the given videos of the task (each must have some), else all
+/// of the task's; a task left without labelled segments goes back to `new_task`.
+/// Refused while the task trains.
+#[utoipa::path(patch, path = "/organization/task/delete_annotations", tag = "videos",
+    request_body = TaskVideos,
+    responses((status = 200, body = Msg), (status = 400), (status = 403)))]
+pub async fn delete_annotations(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Json(body): Json<TaskVideos>,
+) -> ApiResult<axum::Json<Msg>> {
+    let org = org_for(&me, Permission::LabelVideos)?;
+    let task = tasks::get(&state.db, me.user.id, Some(org), body.task)
+        .await?
+        .filter(|t| !t.settings().is_deleted)
+        .ok_or_else(|| ApiError::field("task", "Choose one of this organisation's tasks."))?;
+    let ids = video_ids(body.videos, "Delete the labels of")?;
+    if task.train_status() == TrainStatus::Training {
+        return Err(ApiError::non_field(being_trained_message(
+            &task.settings().task_name,
+        )));
+    }
+    let n = videos::delete_labels(&state.db, org, body.task, ids.as_deref())
+        .await?
+        .map_err(|id| {
+            ApiError::field(
+                "videos",
+                format!("Video {id} has no labels of this task; nothing was deleted."),
+            )
+        })?;
+    if n == 0 {
+        return Err(ApiError::non_field("This task has no labels to delete."));
+    }
+    Ok(axum::Json(Msg::new(format!(
+        "Labels of {} deleted.",
+        n_videos(n)
+    ))))
+}
+
+/// Whether the task's labels are enough to train on: the videos training would use, the
+/// propagated labels waiting for review, each step's labelled time, and what stands in
+/// the way.
+#[utoipa::path(get, path = "/organization/task/annotations_check/{id}", tag = "videos",
+    params(("id" = i64, Path)),
+    responses((status = 200, body = AnnotationsCheck), (status = 403), (status = 404)))]
+pub async fn annotations_check(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<AnnotationsCheck>> {
+    let org = org_for(&me, Permission::ViewVideos)?;
+    let task = tasks::get(&state.db, me.user.id, Some(org), id)
+        .await?
+        .filter(|t| !t.settings().is_deleted)
+        .ok_or(ApiError::NotFound)?;
+    let steps: Vec<String> = task
+        .settings()
+        .operation()
+        .steps()
+        .map(|s| s.name.clone())
+        .collect();
+    let ready_videos = crate::db::training::ready_videos(&state.db, org, id).await?;
+    let mut step_ms = vec![0i64; steps.len()];
+    let (mut labelled, mut to_review) = (0, 0);
+    for (json, reviewed, propagated) in videos::task_labels(&state.db, org, id).await? {
+        if propagated.is_some() && !reviewed {
+            to_review += 1;
+            continue;
+        }
+        let segments: Vec<Segment> = serde_json::from_str(&json)
+            .map_err(|e| ApiError::Internal(anyhow::anyhow!("stored labels: {e}")))?;
+        if segments.is_empty() {
+            continue;
+        }
+        labelled += 1;
+        for g in segments {
+            if let Some(ms) = step_ms.get_mut(g.step as usize) {
+                *ms += g.end_ms - g.start_ms;
+            }
+        }
+    }
+    let mut problems = vec![];
+    if labelled == 0 {
+        problems.push("No video is labelled yet: label one to train.".to_string());
+    } else {
+        for (name, _) in steps.iter().zip(&step_ms).filter(|(_, ms)| **ms == 0) {
+            problems.push(format!(
+                "Step {name} has no labelled segment: the model will not find it."
+            ));
+        }
+    }
+    if to_review > 0 {
+        problems.push(format!(
+            "{} propagated labels to review: they are trained on once reviewed.",
+            if to_review == 1 {
+                "1 video has".to_string()
+            } else {
+                format!("{to_review} videos have")
+            }
+        ));
+    }
+    Ok(axum::Json(AnnotationsCheck {
+        task: id,
+        steps,
+        ready_videos,
+        labelled_videos: labelled,
+        to_review,
+        step_ms,
+        problems,
+        can_train: labelled > 0,
+    }))
 }
 
 // ----- change, tags, comments -------------------------------------------------------------

@@ -682,3 +682,138 @@ both!(
         assert_eq!(l["propagated_from"], newer, "{l}");
     }
 );
+
+both!(
+    a_tasks_labels_are_checked_and_deleted,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let check_path = format!("organization/task/annotations_check/{}", w.task);
+        let check = || async {
+            let (s, c) = app.get(&check_path, &w.eng).await;
+            assert_eq!(s, StatusCode::OK, "{c}");
+            c
+        };
+        let c = check().await;
+        assert_eq!(c["steps"], json!(["Fit", "Check"]));
+        assert_eq!(c["labelled_videos"], 0);
+        assert_eq!(c["step_ms"], json!([0, 0]));
+        assert_eq!(c["can_train"], false);
+        assert_eq!(
+            c["problems"],
+            json!(["No video is labelled yet: label one to train."])
+        );
+
+        // Both steps labelled in one video (1.6 s each), the first alone in a second; a
+        // third with a model's guesses waiting for review.
+        let both_steps = labelled_video(&app, &w, 4).await;
+        let first_only = unlabelled_video(&app, &w, 2).await;
+        let labels = |id: i64| format!("organization/task_record/{id}/labels/");
+        let (s, v) = app
+            .call(
+                Method::PUT,
+                &labels(first_only),
+                Some(json!({"segments": [{"step": 0, "start_ms": 0, "end_ms": 1000}]})),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let guessed = unlabelled_video(&app, &w, 2).await;
+        let row = gemba_cloud::db::videos::by_id(&app.state.db, guessed)
+            .await
+            .unwrap()
+            .unwrap();
+        let guess = r#"[{"step":1,"start_ms":0,"end_ms":500}]"#;
+        assert!(
+            gemba_cloud::db::videos::propagate(&app.state.db, &row, guess, "t9-r9")
+                .await
+                .unwrap()
+        );
+        let no_labels = unlabelled_video(&app, &w, 2).await;
+        let c = check().await;
+        assert_eq!(c["ready_videos"], 4);
+        assert_eq!(c["labelled_videos"], 2);
+        assert_eq!(c["to_review"], 1);
+        assert_eq!(c["step_ms"], json!([2600, 1600]), "{c}");
+        assert_eq!(c["can_train"], true);
+        assert_eq!(
+            c["problems"],
+            json!(["1 video has propagated labels to review: they are trained on once reviewed."])
+        );
+        let (_, other) = b_task(&app, &w).await;
+        let (s, _) = app
+            .get(&format!("organization/task/annotations_check/{other}"), &w.eng)
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+
+        // Bad deletes are refused and delete nothing.
+        let delete = "organization/task/delete_annotations";
+        let nothing = format!("Video {no_labels} has no labels of this task; nothing was deleted.");
+        for (body, field, says) in [
+            (json!({"task": w.task, "videos": []}), "videos", "Choose at least one video."),
+            (json!({"task": w.task, "videos": [both_steps, no_labels]}), "videos", &*nothing),
+            (json!({"task": other, "videos": [both_steps]}), "task", "Choose one of this organisation's tasks."),
+        ] {
+            let (s, v) = app.patch(delete, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+            assert_eq!(v[field][0], says, "{body}: {v}");
+        }
+        for body in [json!({}), json!({"task": w.task, "videos": [1], "x": 1})] {
+            let (s, v) = app.patch(delete, body.clone(), Some(&w.eng)).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        }
+        let (s, _) = app
+            .patch(delete, json!({"task": w.task}), Some(&w.analyst))
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        // Not while the task trains.
+        let set_status = |status: &'static str| {
+            let db = app.state.db.pool.clone();
+            let task = w.task;
+            async move {
+                sqlx::query("UPDATE tasks SET train_status = $1 WHERE id = $2")
+                    .bind(status)
+                    .bind(task)
+                    .execute(&db)
+                    .await
+                    .unwrap();
+            }
+        };
+        set_status("training").await;
+        let (s, v) = app.patch(delete, json!({"task": w.task}), Some(&w.eng)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(
+            v["non_field_errors"][0].as_str().unwrap().contains("is being trained"),
+            "{v}"
+        );
+        set_status("in_annotation").await;
+        assert_eq!(check().await["labelled_videos"], 2);
+
+        // One video's labels: the check follows.
+        let (s, v) = app
+            .patch(delete, json!({"task": w.task, "videos": [both_steps]}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["msg"], "Labels of 1 video deleted.");
+        let (_, l) = app.get(&labels(both_steps), &w.eng).await;
+        assert_eq!(l["segments"], json!([]));
+        assert_eq!(l["updated_at"], Value::Null);
+        let c = check().await;
+        assert_eq!(c["step_ms"], json!([1000, 0]));
+        assert_eq!(
+            c["problems"][0],
+            "Step Check has no labelled segment: the model will not find it."
+        );
+
+        // All of them, propagated ones too: the task is new again.
+        let (s, v) = app.patch(delete, json!({"task": w.task}), Some(&w.eng)).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["msg"], "Labels of 2 videos deleted.");
+        let c = check().await;
+        assert_eq!((c["labelled_videos"].as_i64(), c["to_review"].as_i64()), (Some(0), Some(0)));
+        let (_, t) = app.get(&path(w.task), &w.eng).await;
+        assert_eq!(t["train_status"], "new_task", "{t}");
+        let (s, v) = app.patch(delete, json!({"task": w.task}), Some(&w.eng)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(v["non_field_errors"][0], "This task has no labels to delete.");
+    }
+);

@@ -860,6 +860,18 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Some(json!({"task": w.task})),
             Perm(LabelVideos),
         ),
+        // An unknown video (400): nothing is deleted.
+        call(
+            "PATCH /organization/task/delete_annotations",
+            Some(json!({"task": w.task, "videos": [UNKNOWN_ID]})),
+            Perm(LabelVideos),
+        ),
+        call(
+            "GET /organization/task/annotations_check/{id}",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!("organization/task/annotations_check/{}", w.task)),
         call("GET /organization/model_version", None, Perm(ViewTasks))
             .at(format!("organization/model_version?task={}", w.task)),
         // An unknown model file (400): the permission is what is walked.
@@ -2394,6 +2406,17 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
             Some(json!({"task": bt, "videos": [b.video.video]})),
         )
         .or_unknown("task"),
+        cross(
+            "PATCH /organization/task/delete_annotations",
+            "organization/task/delete_annotations",
+            Some(json!({"task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /organization/task/annotations_check/{id}",
+            format!("organization/task/annotations_check/{bt}"),
+            None,
+        ),
         cross(
             "GET /organization/model_version",
             format!("organization/model_version?task={bt}"),

@@ -160,24 +160,50 @@ pub struct LabelsPut {
     pub reviewed: Option<bool>,
 }
 
-/// Marks propagated labels reviewed, so training uses them
-/// (`PATCH organization/task/mark_propagations_as_reviewed`, and the labeler area's
-/// `labeler/task/mark_propagations_as_reviewed` for a task requested of the labeler).
+/// Some videos of a task, or all of them: what `PATCH
+/// organization/task/mark_propagations_as_reviewed` marks reviewed (propagated labels,
+/// then trained on; also the labeler area's `labeler/task/mark_propagations_as_reviewed`
+/// for a task requested of the labeler) and `PATCH organization/task/delete_annotations`
+/// deletes the labels of.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
-pub struct MarkPropagationsReviewed {
+pub struct TaskVideos {
     pub task: i64,
-    /// The videos whose propagated labels were checked; absent: all of the task's still
-    /// to review.
+    /// The videos; absent: all of the task's (with labels to review, or to delete).
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub videos: Option<Vec<i64>>,
 }
 
-/// Most videos marked reviewed in one call.
-pub const MAX_MARK_REVIEWED: usize = 1000;
+/// Most videos one call names.
+pub const MAX_TASK_VIDEOS: usize = 1000;
+
+/// Whether a task's labels are enough to train on
+/// (`GET organization/task/annotations_check/{id}`): what training would use and what
+/// stands in its way.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct AnnotationsCheck {
+    pub task: i64,
+    /// The operation's step names, by index.
+    pub steps: Vec<String>,
+    /// Ready videos of the task.
+    pub ready_videos: i64,
+    /// Videos training would use: labelled by a person (or propagated and reviewed),
+    /// with at least one segment.
+    pub labelled_videos: i64,
+    /// Videos whose propagated labels wait for review (not trained on until then).
+    pub to_review: i64,
+    /// Labelled time of each step (ms, by index) in the videos training would use.
+    pub step_ms: Vec<i64>,
+    /// What stands in the way of a good model, in words; empty when nothing does.
+    pub problems: Vec<String>,
+    /// Training can start: some video is labelled.
+    pub can_train: bool,
+}
 
 /// Checks `segments` for a video of `duration_ms` of an operation of `steps` steps;
 /// answers them in time order, or the message of the first problem.

@@ -71,3 +71,33 @@ test('edited propagated labels are saved, not marked reviewed; a refusal is show
   await user.click(within(segments).getAllByRole('button', { name: 'Remove' })[0]!);
   expect(within(notice).getByRole('button', { name: 'Save your changes instead' })).toBeDisabled();
 });
+
+test("an engineer deletes a video's labels after confirming; Cancel keeps them", async () => {
+  signInAs('org_user');
+  let saved: VideoLabels = videoLabels(1);
+  const deletes: unknown[] = [];
+  server.use(
+    http.get(apiUrl('organization/task/'), () => ok([{ id: 1, taskName: 'Assemble' }])),
+    http.get(apiUrl('organization/task/videos/1'), () => ok({ results: [video(1, { labels: saved.updated_at === null ? 'none' : 'labelled' })], count: 1 })),
+    http.get(apiUrl('organization/task_record/1/labels/'), () => ok(saved)),
+    jsonHandler('patch', 'organization/task/delete_annotations', deletes, () => {
+      saved = { ...saved, segments: [], updated_at: null, updated_by: null };
+      return ok({ msg: 'Labels of 1 video deleted.' });
+    }),
+  );
+  const user = userEvent.setup();
+  renderApp('/user/label-data?task=1&video=1');
+  await user.click(await screen.findByRole('button', { name: 'Delete labels' }));
+  let dialog = await screen.findByRole('dialog', { name: 'Delete labels' });
+  expect(dialog).toHaveTextContent('Delete all the saved labels of clip-1.mp4?');
+  await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+  expect(deletes).toEqual([]);
+
+  await user.click(screen.getByRole('button', { name: 'Delete labels' }));
+  dialog = await screen.findByRole('dialog', { name: 'Delete labels' });
+  await user.click(within(dialog).getByRole('button', { name: 'Delete labels' }));
+  await waitFor(() => expect(deletes).toEqual([{ task: 1, videos: [1] }]));
+  expect(await screen.findByText('Labels of 1 video deleted.')).toBeInTheDocument();
+  expect(await screen.findByText('No segments yet: the whole video is background.')).toBeInTheDocument();
+  expect(screen.queryByRole('button', { name: 'Delete labels' })).toBeNull();
+});

@@ -12,7 +12,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Comment, CommentCreate, LabelState, LabelsPut, MarkPropagationsReviewed, Msg, Page, RecordRequest, Video, VideoLabels } from '@/api/generated';
+import type { Comment, CommentCreate, LabelState, LabelsPut, TaskVideos, Msg, Page, RecordRequest, Video, VideoLabels } from '@/api/generated';
 import { SLOW_UPLOAD_MS, UPLOAD_PART_MAX, UPLOAD_PART_MIN } from '@/config/constants';
 import { ApiError, api } from '@/lib/api-client';
 
@@ -166,8 +166,20 @@ export const saveLabels = (video: number, body: LabelsPut, via: LabelsVia = 'org
   api.put<VideoLabels>(`${via}/task_record/${video}/labels/`, body);
 
 /** Marks propagated labels (a trained model's guesses) reviewed, so training uses them. */
-export const markPropagationsReviewed = (body: MarkPropagationsReviewed, via: LabelsVia = 'organization') =>
+export const markPropagationsReviewed = (body: TaskVideos, via: LabelsVia = 'organization') =>
   api.patch<Msg>(`${via}/task/mark_propagations_as_reviewed`, body);
+
+/** Deletes the labels of some videos of a task (all of its videos without `videos`). */
+export const deleteAnnotations = (body: TaskVideos) => api.patch<Msg>('organization/task/delete_annotations', body);
+
+/** Whether a task's labels are enough to train on (under the videos' key: a label change
+ * refreshes it). */
+export const annotationsCheckQuery = (task: number) =>
+  queryOptions({
+    queryKey: [...videosKey, 'check', task],
+    queryFn: () => api.get<AnnotationsCheck>(`organization/task/annotations_check/${task}`),
+    staleTime: 0,
+  });
 
 /** Where a video's labels stand, in words. */
 export const LABEL_STATES: Record<LabelState, string> = {

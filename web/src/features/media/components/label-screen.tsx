@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import type { Segment, Video } from '@/api/generated';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError, SelectField } from '@/components/ui/field';
@@ -14,7 +15,17 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { labelerKey } from '../api/labeler';
-import { type LabelsVia, NO_FILTER, labelsKey, labelsQuery, markPropagationsReviewed, saveLabels, videoListQuery, videosKey } from '../api/videos';
+import {
+  type LabelsVia,
+  NO_FILTER,
+  deleteAnnotations,
+  labelsKey,
+  labelsQuery,
+  markPropagationsReviewed,
+  saveLabels,
+  videoListQuery,
+  videosKey,
+} from '../api/videos';
 import { ZOOMS, addSegment, removeSegment, seconds, stepAt, stepColour, timelineWindow } from '../labels';
 import { LabelersPanel } from './labelers-panel';
 import { OperationPicker, useTaskParam } from './operation-picker';
@@ -112,6 +123,21 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
       notify.successShort('Data updated successfully!');
     },
     onError: (err) => setProblem(errorMessage(err, 'post')),
+  });
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => deleteAnnotations({ task: video.task, videos: [video.id] }),
+    onSuccess: (m) => {
+      setConfirmDelete(false);
+      setSegments(null);
+      setProblem(null);
+      refreshLists();
+      notify.successShort(m.msg);
+    },
+    onError: (err) => {
+      setConfirmDelete(false);
+      setProblem(errorMessage(err, 'post'));
+    },
   });
   const markReviewed = useMutation({
     mutationFn: () => markPropagationsReviewed({ task: video.task, videos: [video.id] }, via),
@@ -324,10 +350,26 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
           <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>
             {save.isPending ? 'Saving…' : mode === 'verification' ? 'Save as checked' : 'Save labels'}
           </button>
+          {via === 'organization' && q.data?.updated_at != null ? (
+            <button type="button" className="danger" onClick={() => setConfirmDelete(true)} disabled={remove.isPending}>
+              Delete labels
+            </button>
+          ) : null}
           {q.data?.reviewed ? (
             <span className="muted">{q.data.propagated_from ? `Checked (propagated from model ${q.data.propagated_from})` : 'Checked'}</span>
           ) : null}
         </div>
+      ) : null}
+      {confirmDelete ? (
+        <ConfirmDialog
+          title="Delete labels"
+          confirmLabel="Delete labels"
+          busy={remove.isPending}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setConfirmDelete(false)}
+        >
+          <p>Delete all the saved labels of {video.file_name}? The video stays; it is no longer trained on until labelled again.</p>
+        </ConfirmDialog>
       ) : null}
       <table className="keys" aria-label="Keys">
         <tbody>

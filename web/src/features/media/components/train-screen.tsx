@@ -18,6 +18,8 @@ import { notify } from '@/lib/toast';
 import { wholeNumber } from '@/lib/validate';
 
 import { isActive, startTraining, stopTraining, trainedTaskQuery, trainingKey } from '../api/training';
+import { annotationsCheckQuery } from '../api/videos';
+import { seconds } from '../labels';
 import { OperationPicker, useTaskParam } from './operation-picker';
 
 const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
@@ -61,12 +63,35 @@ function Training({ task }: { task: number }) {
                 <Link to={`${paths.user.labelData}?task=${task}`}>Label Training Set</Link> first.
               </p>
             </EmptyState>
-          ) : manage && !isActive(t) ? (
-            <StartForm task={task} />
-          ) : null}
+          ) : (
+            <>
+              <LabelsCheck task={task} />
+              {manage && !isActive(t) ? <StartForm task={task} /> : null}
+            </>
+          )}
           {t.run ? <RunView t={t} manage={manage} /> : null}
           {t.model_version ? <ModelView model={t.model_version} /> : null}
         </>
+  );
+}
+
+/** What training would learn from: each step's labelled time, and what stands in the way
+ * of a good model (a step never labelled, guesses waiting for review). */
+function LabelsCheck({ task }: { task: number }) {
+  const q = useQuery(annotationsCheckQuery(task));
+  const c = q.data;
+  if (!c) return <QueryStatus pending={q.isPending} error={q.error} what="Labels check" />;
+  return (
+    <section aria-label="Labels check">
+      <p className="muted">Labelled time per step: {c.steps.map((name, i) => `${name} ${seconds(c.step_ms[i] ?? 0)}`).join(' · ')}</p>
+      {c.problems.length > 0 ? (
+        <ul className="labels-problems">
+          {c.problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
   );
 }
 
