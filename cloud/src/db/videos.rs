@@ -431,43 +431,55 @@ pub async fn mark_reviewed(
     by: i64,
 ) -> sqlx::Result<Result<u64, i64>> {
     let mut tx = db.pool.begin().await?;
-    let pending = "organization_id = $1 AND task_id = $2 AND propagated_from IS NOT NULL \
-         AND reviewed = 0";
-    let at = now_ms();
-    let n = match videos {
-        None => sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE video_labels SET reviewed = 1, updated_by = $3, updated_at = $4 \
-             WHERE {pending}"
-        )))
-        .bind(org)
-        .bind(task)
-        .bind(by)
-        .bind(at)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected(),
-        Some(ids) => {
-            for &id in ids {
-                let r = sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "UPDATE video_labels SET reviewed = 1, updated_by = $3, updated_at = $4 \
-                     WHERE {pending} AND video_id = $5"
-                )))
-                .bind(org)
-                .bind(task)
-                .bind(by)
-                .bind(at)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                if r.rows_affected() == 0 {
-                    return Ok(Err(id));
-                }
-            }
-            ids.len() as u64
+    let n = each_or_all(
+        &mut tx,
+        "UPDATE video_labels SET reviewed = 1, updated_by = $3, updated_at = $4 \
+         WHERE organization_id = $1 AND task_id = $2 AND propagated_from IS NOT NULL \
+         AND reviewed = 0",
+        &[org, task, by, now_ms()],
+        videos,
+    )
+    .await?;
+    if n.is_ok() {
+        tx.commit().await?;
+    }
+    Ok(n)
+}
+
+/// Runs `sql` over video labels (its binds `binds`, in order) once, or, with `videos`,
+/// once per video (`AND video_id = ` the next bind): `Err(id)` names the first video it
+/// touched no row of (the caller then drops the transaction). Answers the rows touched.
+async fn each_or_all(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    sql: &str,
+    binds: &[i64],
+    videos: Option<&[i64]>,
+) -> sqlx::Result<Result<u64, i64>> {
+    let run = |sql: String, extra: Option<i64>| {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for b in binds.iter().copied().chain(extra) {
+            q = q.bind(b);
         }
+        q
     };
-    tx.commit().await?;
-    Ok(Ok(n))
+    let Some(ids) = videos else {
+        return Ok(Ok(run(sql.to_string(), None)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()));
+    };
+    let one = format!("{sql} AND video_id = ${}", binds.len() + 1);
+    for &id in ids {
+        if run(one.clone(), Some(id))
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+            == 0
+        {
+            return Ok(Err(id));
+        }
+    }
+    Ok(Ok(ids.len() as u64))
 }
 
 /// The labels of `task`'s ready videos: segments, reviewed, and the model version that
@@ -500,30 +512,16 @@ pub async fn delete_labels(
     videos: Option<&[i64]>,
 ) -> sqlx::Result<Result<u64, i64>> {
     let mut tx = db.pool.begin().await?;
-    let n = match videos {
-        None => sqlx::query("DELETE FROM video_labels WHERE organization_id = $1 AND task_id = $2")
-            .bind(org)
-            .bind(task)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected(),
-        Some(ids) => {
-            for &id in ids {
-                let r = sqlx::query(
-                    "DELETE FROM video_labels WHERE organization_id = $1 AND task_id = $2 \
-                     AND video_id = $3",
-                )
-                .bind(org)
-                .bind(task)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                if r.rows_affected() == 0 {
-                    return Ok(Err(id));
-                }
-            }
-            ids.len() as u64
-        }
+    let n = match each_or_all(
+        &mut tx,
+        "DELETE FROM video_labels WHERE organization_id = $1 AND task_id = $2",
+        &[org, task],
+        videos,
+    )
+    .await?
+    {
+        Ok(n) => n,
+        Err(id) => return Ok(Err(id)),
     };
     sqlx::query(
         "UPDATE tasks SET train_status = 'new_task', version = version + 1 \

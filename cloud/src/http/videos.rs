@@ -24,9 +24,9 @@ use axum::response::{IntoResponse, Response};
 use gemba_shared::Permission;
 use gemba_shared::api::v1::task::{BulkDelete, TrainStatus, being_trained_message};
 use gemba_shared::api::v1::video::{
-    AnnotationsCheck, Comment, CommentCreate, LabelState, LabelsPut, MAX_COMMENT, MAX_FILE_NAME, MAX_TASK_VIDEOS,
-    MAX_PART_BYTES, MAX_TAG_NAME, MEDIA_URL_TTL_SECS, TaskVideos, OrgTag,
-    OrgTagCreate, TimeTag, TimeTagCreate, Video, VideoCreate, VideoLabels, VideoPatch, VideoStatus,
+    AnnotationsCheck, Comment, CommentCreate, LabelState, LabelsPut, MAX_COMMENT, MAX_FILE_NAME,
+    MAX_PART_BYTES, MAX_TAG_NAME, MAX_TASK_VIDEOS, MEDIA_URL_TTL_SECS, OrgTag, OrgTagCreate,
+    TaskVideos, TimeTag, TimeTagCreate, Video, VideoCreate, VideoLabels, VideoPatch, VideoStatus,
     check_segments,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};

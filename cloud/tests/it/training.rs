@@ -741,7 +741,10 @@ both!(
         );
         let (_, other) = b_task(&app, &w).await;
         let (s, _) = app
-            .get(&format!("organization/task/annotations_check/{other}"), &w.eng)
+            .get(
+                &format!("organization/task/annotations_check/{other}"),
+                &w.eng,
+            )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
 
@@ -749,9 +752,21 @@ both!(
         let delete = "organization/task/delete_annotations";
         let nothing = format!("Video {no_labels} has no labels of this task; nothing was deleted.");
         for (body, field, says) in [
-            (json!({"task": w.task, "videos": []}), "videos", "Choose at least one video."),
-            (json!({"task": w.task, "videos": [both_steps, no_labels]}), "videos", &*nothing),
-            (json!({"task": other, "videos": [both_steps]}), "task", "Choose one of this organisation's tasks."),
+            (
+                json!({"task": w.task, "videos": []}),
+                "videos",
+                "Choose at least one video.",
+            ),
+            (
+                json!({"task": w.task, "videos": [both_steps, no_labels]}),
+                "videos",
+                &*nothing,
+            ),
+            (
+                json!({"task": other, "videos": [both_steps]}),
+                "task",
+                "Choose one of this organisation's tasks.",
+            ),
         ] {
             let (s, v) = app.patch(delete, body.clone(), Some(&w.eng)).await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
@@ -779,10 +794,15 @@ both!(
             }
         };
         set_status("training").await;
-        let (s, v) = app.patch(delete, json!({"task": w.task}), Some(&w.eng)).await;
+        let (s, v) = app
+            .patch(delete, json!({"task": w.task}), Some(&w.eng))
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(
-            v["non_field_errors"][0].as_str().unwrap().contains("is being trained"),
+            v["non_field_errors"][0]
+                .as_str()
+                .unwrap()
+                .contains("is being trained"),
             "{v}"
         );
         set_status("in_annotation").await;
@@ -790,7 +810,11 @@ both!(
 
         // One video's labels: the check follows.
         let (s, v) = app
-            .patch(delete, json!({"task": w.task, "videos": [both_steps]}), Some(&w.eng))
+            .patch(
+                delete,
+                json!({"task": w.task, "videos": [both_steps]}),
+                Some(&w.eng),
+            )
             .await;
         assert_eq!(s, StatusCode::OK, "{v}");
         assert_eq!(v["msg"], "Labels of 1 video deleted.");
@@ -805,15 +829,25 @@ both!(
         );
 
         // All of them, propagated ones too: the task is new again.
-        let (s, v) = app.patch(delete, json!({"task": w.task}), Some(&w.eng)).await;
+        let (s, v) = app
+            .patch(delete, json!({"task": w.task}), Some(&w.eng))
+            .await;
         assert_eq!(s, StatusCode::OK, "{v}");
         assert_eq!(v["msg"], "Labels of 2 videos deleted.");
         let c = check().await;
-        assert_eq!((c["labelled_videos"].as_i64(), c["to_review"].as_i64()), (Some(0), Some(0)));
+        assert_eq!(
+            (c["labelled_videos"].as_i64(), c["to_review"].as_i64()),
+            (Some(0), Some(0))
+        );
         let (_, t) = app.get(&path(w.task), &w.eng).await;
         assert_eq!(t["train_status"], "new_task", "{t}");
-        let (s, v) = app.patch(delete, json!({"task": w.task}), Some(&w.eng)).await;
+        let (s, v) = app
+            .patch(delete, json!({"task": w.task}), Some(&w.eng))
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-        assert_eq!(v["non_field_errors"][0], "This task has no labels to delete.");
+        assert_eq!(
+            v["non_field_errors"][0],
+            "This task has no labels to delete."
+        );
     }
 );

@@ -12,7 +12,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Comment, CommentCreate, LabelState, LabelsPut, TaskVideos, Msg, Page, RecordRequest, Video, VideoLabels } from '@/api/generated';
+import type { AnnotationsCheck, Comment, CommentCreate, LabelState, LabelsPut, Msg, Page, RecordRequest, TaskVideos, Video, VideoLabels } from '@/api/generated';
 import { SLOW_UPLOAD_MS, UPLOAD_PART_MAX, UPLOAD_PART_MIN } from '@/config/constants';
 import { ApiError, api } from '@/lib/api-client';
 
