@@ -128,6 +128,12 @@ impl Role {
             ),
             // The labeler area: labelers only (docs/decisions.md "The labeler area").
             LabelRequested => matches!(self, Labeler),
+            // Cycles and their analytics: every role of the user area (the analytics
+            // user's screens are all about them).
+            ViewCycles => matches!(
+                self,
+                Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser | AnalyticsUser
+            ),
         }
     }
 }
@@ -174,10 +180,12 @@ pub enum Permission {
     LabelVideos,
     /// The labeler area: the tasks requested of the labeler, their videos and labels.
     LabelRequested,
+    /// Read the organisation's cycles (telemetry, analytics).
+    ViewCycles,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 26] = [
+    pub const ALL: [Permission; 27] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -204,6 +212,7 @@ impl Permission {
         Permission::ManageVideos,
         Permission::LabelVideos,
         Permission::LabelRequested,
+        Permission::ViewCycles,
     ];
 }
 

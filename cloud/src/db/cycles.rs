@@ -266,3 +266,95 @@ pub fn sqlite_path(url: &str) -> anyhow::Result<PathBuf> {
     }
     Ok(PathBuf::from(path))
 }
+
+// ----- reading ---------------------------------------------------------------------------
+
+/// The columns of a [`CycleRow`].
+pub const CYCLE_COLS: &str =
+    "id, task_id, device_id, camera, start_ms, end_ms, idle_ms, good, reasons, segments";
+
+pub type CycleRow = (
+    String,
+    i64,
+    Option<i64>,
+    String,
+    i64,
+    i64,
+    i64,
+    i64,
+    String,
+    String,
+);
+
+pub fn to_api(
+    (id, task, device, camera, start_ms, end_ms, idle_ms, good, reasons, segments): CycleRow,
+) -> gemba_shared::api::v1::device::RecentCycle {
+    gemba_shared::api::v1::device::RecentCycle {
+        id,
+        task,
+        device,
+        camera,
+        start_ms,
+        end_ms,
+        idle_ms,
+        good: good != 0,
+        // Written by `insert_cycles` from checked messages.
+        reasons: serde_json::from_str(&reasons).unwrap_or_default(),
+        segments: serde_json::from_str(&segments).unwrap_or_default(),
+    }
+}
+
+/// Which of an organisation's cycles a list shows, and how.
+#[derive(Debug, Default, Clone)]
+pub struct CycleQuery {
+    pub task: Option<i64>,
+    pub device: Option<i64>,
+    /// Started at or after (unix ms).
+    pub start: Option<i64>,
+    /// Started before.
+    pub end: Option<i64>,
+    /// Good ones only (`Some(true)`), bad ones only, or all.
+    pub good: Option<bool>,
+    /// `ORDER BY` terms, checked by the caller.
+    pub order: &'static str,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// A page of organisation `org`'s cycles, and how many match in all.
+pub async fn page(
+    db: &Db,
+    org: i64,
+    q: &CycleQuery,
+) -> sqlx::Result<(Vec<gemba_shared::api::v1::device::RecentCycle>, i64)> {
+    let cond = "organization_id = $1 AND ($2 IS NULL OR task_id = $2) \
+        AND ($3 IS NULL OR device_id = $3) AND ($4 IS NULL OR start_ms >= $4) \
+        AND ($5 IS NULL OR start_ms < $5) AND ($6 IS NULL OR good = $6)";
+    let good = q.good.map(i64::from);
+    let rows: Vec<CycleRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {CYCLE_COLS} FROM cycles WHERE {cond} ORDER BY {}, id LIMIT $7 OFFSET $8",
+        q.order
+    )))
+    .bind(org)
+    .bind(q.task)
+    .bind(q.device)
+    .bind(q.start)
+    .bind(q.end)
+    .bind(good)
+    .bind(q.limit)
+    .bind(q.offset)
+    .fetch_all(&db.pool)
+    .await?;
+    let count: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT COUNT(*) FROM cycles WHERE {cond}"
+    )))
+    .bind(org)
+    .bind(q.task)
+    .bind(q.device)
+    .bind(q.start)
+    .bind(q.end)
+    .bind(good)
+    .fetch_one(&db.pool)
+    .await?;
+    Ok((rows.into_iter().map(to_api).collect(), count))
+}

@@ -638,35 +638,17 @@ pub async fn commands(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<Devi
 
 // ----- cycles ----------------------------------------------------------------------------
 
-type RecentRow = (String, i64, String, i64, i64, i64, i64, String, String);
-
 /// Device `device`'s latest `limit` cycles, newest first.
 pub async fn recent_cycles(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<RecentCycle>> {
-    let rows: Vec<RecentRow> = sqlx::query_as(
-        "SELECT id, task_id, camera, start_ms, end_ms, idle_ms, good, reasons, segments \
-         FROM cycles WHERE device_id = $1 ORDER BY start_ms DESC, id LIMIT $2",
-    )
+    let rows: Vec<super::cycles::CycleRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {} FROM cycles WHERE device_id = $1 ORDER BY start_ms DESC, id LIMIT $2",
+        super::cycles::CYCLE_COLS
+    )))
     .bind(device)
     .bind(limit)
     .fetch_all(&db.pool)
     .await?;
-    Ok(rows
-        .into_iter()
-        .map(
-            |(id, task, camera, start_ms, end_ms, idle_ms, good, reasons, segments)| RecentCycle {
-                id,
-                task,
-                camera,
-                start_ms,
-                end_ms,
-                idle_ms,
-                good: good != 0,
-                // Written by `insert_cycles` from checked messages.
-                reasons: serde_json::from_str(&reasons).unwrap_or_default(),
-                segments: serde_json::from_str(&segments).unwrap_or_default(),
-            },
-        )
-        .collect())
+    Ok(rows.into_iter().map(super::cycles::to_api).collect())
 }
 
 /// Counts of organisation `org`'s devices, and of its cycles received since `since`.

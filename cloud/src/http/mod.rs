@@ -16,6 +16,7 @@ pub mod portal;
 pub mod recording;
 pub mod stream;
 pub mod tasks;
+pub mod telemetry;
 pub mod videos;
 
 use axum::extract::{DefaultBodyLimit, State};
@@ -128,6 +129,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(models::router())
         .merge(model_types::router())
         .merge(labeler::router())
+        .merge(telemetry::router())
         .split_for_parts()
 }
 

@@ -213,7 +213,7 @@ pub struct VideoQuery {
 }
 
 /// A date or date-time as unix ms; `end` makes a bare date mean the end of its day.
-fn parse_when(field: &str, s: &str, end: bool) -> ApiResult<Option<i64>> {
+pub(crate) fn parse_when(field: &str, s: &str, end: bool) -> ApiResult<Option<i64>> {
     let s = s.trim();
     if s.is_empty() {
         return Ok(None);

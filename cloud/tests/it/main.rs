@@ -17,6 +17,7 @@ mod portal;
 mod service;
 mod stream;
 mod tasks;
+mod telemetry;
 mod tenancy;
 mod training;
 mod videos;

@@ -872,6 +872,7 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ViewVideos),
         )
         .at(format!("organization/task/annotations_check/{}", w.task)),
+        call("GET /telemetry/fetch_cycles/v2", None, Perm(ViewCycles)),
         call("GET /organization/model_version", None, Perm(ViewTasks))
             .at(format!("organization/model_version?task={}", w.task)),
         // An unknown model file (400): the permission is what is walked.
@@ -2417,6 +2418,12 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
             format!("organization/task/annotations_check/{bt}"),
             None,
         ),
+        cross(
+            "GET /telemetry/fetch_cycles/v2",
+            format!("telemetry/fetch_cycles/v2?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
         cross(
             "GET /organization/model_version",
             format!("organization/model_version?task={bt}"),

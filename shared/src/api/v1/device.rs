@@ -138,13 +138,15 @@ pub struct DeviceDetails {
     pub task_steps: std::collections::BTreeMap<i64, Vec<String>>,
 }
 
-/// One of a device's latest cycles, as it sent it.
+/// A cycle as its device sent it (a device's latest, and telemetry's lists).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RecentCycle {
     pub id: String,
     pub task: i64,
+    /// `null` once its device was deleted.
+    pub device: Option<i64>,
     pub camera: String,
     pub start_ms: i64,
     pub end_ms: i64,

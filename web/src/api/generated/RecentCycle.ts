@@ -3,6 +3,10 @@ import type { BadReason } from "./BadReason";
 import type { Segment } from "./Segment";
 
 /**
- * One of a device's latest cycles, as it sent it.
+ * A cycle as its device sent it (a device's latest, and telemetry's lists).
  */
-export type RecentCycle = { id: string, task: number, camera: string, start_ms: number, end_ms: number, idle_ms: number, good: boolean, reasons: Array<BadReason>, segments: Array<Segment>, };
+export type RecentCycle = { id: string, task: number, 
+/**
+ * `null` once its device was deleted.
+ */
+device: number | null, camera: string, start_ms: number, end_ms: number, idle_ms: number, good: boolean, reasons: Array<BadReason>, segments: Array<Segment>, };

@@ -134,12 +134,12 @@ test('cycles arriving from the device show in Latest cycles within 5 s: time, st
     ...fake.d,
     recent_cycles: [
       {
-        id: 'y2', task: 4, camera: 'cam0', start_ms: at(20), end_ms: at(28), idle_ms: 1000, good: false,
+        id: 'y2', task: 4, device: 7, camera: 'cam0', start_ms: at(20), end_ms: at(28), idle_ms: 1000, good: false,
         reasons: [{ reason: 'missed_step', step: 1 }, { reason: 'too_long' }],
         segments: [{ step: 0, start_ms: at(20), end_ms: at(23) }, { step: 2, start_ms: at(24), end_ms: at(28) }],
       },
       {
-        id: 'y1', task: 4, camera: 'cam0', start_ms: at(0), end_ms: at(12.4), idle_ms: 0, good: true, reasons: [],
+        id: 'y1', task: 4, device: 7, camera: 'cam0', start_ms: at(0), end_ms: at(12.4), idle_ms: 0, good: true, reasons: [],
         segments: [
           { step: 0, start_ms: at(0), end_ms: at(4) },
           { step: 1, start_ms: at(4), end_ms: at(8) },

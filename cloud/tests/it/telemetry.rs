@@ -1,0 +1,203 @@
+//! Telemetry (issue 7): the organisation's cycles listed with the spec's filters, on both
+//! backends; every page and count equals the same figure computed from the raw cycles
+//! here; bad parameters and another organisation's ids are refused.
+
+use reqwest::StatusCode;
+
+use crate::both;
+use crate::common::*;
+use crate::devices::{World, add, world};
+use crate::videos::b_task;
+
+/// A cycle as stored: id, task, device, start, length, good.
+struct Raw {
+    id: String,
+    task: i64,
+    device: i64,
+    start_ms: i64,
+    len_ms: i64,
+    good: bool,
+}
+
+/// Stores `cycles` of organisation `org` as ingestion writes them.
+async fn store(app: &TestApp, org: i64, cycles: &[Raw]) {
+    for c in cycles {
+        sqlx::query(
+            "INSERT INTO cycles (id, organization_id, device_id, task_id, camera, start_ms, \
+             end_ms, idle_ms, good, reasons, segments, metadata, received_at) \
+             VALUES ($1, $2, $3, $4, 'cam0', $5, $6, 0, $7, $8, '[]', '{}', $6)",
+        )
+        .bind(&c.id)
+        .bind(org)
+        .bind(c.device)
+        .bind(c.task)
+        .bind(c.start_ms)
+        .bind(c.start_ms + c.len_ms)
+        .bind(i64::from(c.good))
+        .bind(if c.good {
+            "[]"
+        } else {
+            r#"[{"reason":"too_long"}]"#
+        })
+        .execute(&app.state.db.pool)
+        .await
+        .unwrap();
+    }
+}
+
+const DAY: i64 = 86_400_000;
+/// 2026-11-02T00:00:00Z.
+const NOV_2: i64 = 1_793_577_600_000;
+
+async fn ids(app: &TestApp, w: &World, query: &str) -> (Vec<String>, i64) {
+    let (s, v) = app
+        .get(&format!("telemetry/fetch_cycles/v2?{query}"), &w.analyst)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{query}: {v}");
+    let ids = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    (ids, v["count"].as_i64().unwrap())
+}
+
+both!(
+    cycles_are_listed_with_the_specs_filters_as_the_raw_data_says,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let bench = add(&app, &w.boss, "Bench 1").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        let other = add(&app, &w.boss, "Bench 2").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        // 30 cycles over three days, on two devices; every third bad; lengths vary.
+        let raw: Vec<Raw> = (0..30)
+            .map(|i: i64| Raw {
+                id: format!("c{i:02}"),
+                task: w.task,
+                device: if i % 4 == 0 { other } else { bench },
+                start_ms: NOV_2 + (i % 3) * DAY + i * 60_000,
+                len_ms: 20_000 + (i * 7919) % 15_000,
+                good: i % 3 != 0,
+            })
+            .collect();
+        store(&app, w.a, &raw).await;
+        // Organisation B's cycle: never listed for A.
+        let (_, task_b) = b_task(&app, &w).await;
+        store(
+            &app,
+            w.b,
+            &[Raw {
+                id: "b1".into(),
+                task: task_b,
+                device: bench,
+                start_ms: NOV_2,
+                len_ms: 1000,
+                good: true,
+            }],
+        )
+        .await;
+
+        let expect = |keep: &dyn Fn(&Raw) -> bool, by_len: bool| {
+            let mut v: Vec<&Raw> = raw.iter().filter(|c| keep(c)).collect();
+            if by_len {
+                v.sort_by(|a, b| a.len_ms.cmp(&b.len_ms).then(a.id.cmp(&b.id)));
+            } else {
+                v.sort_by(|a, b| b.start_ms.cmp(&a.start_ms).then(a.id.cmp(&b.id)));
+            }
+            v.into_iter().map(|c| c.id.clone()).collect::<Vec<_>>()
+        };
+
+        // All, newest first, ten a page; the count is all of them.
+        let all = expect(&|_| true, false);
+        let (page1, count) = ids(&app, &w, "").await;
+        assert_eq!((page1.as_slice(), count), (&all[..10], 30));
+        let (page3, _) = ids(&app, &w, "page=3").await;
+        assert_eq!(page3, all[20..]);
+        let (big, _) = ids(&app, &w, "page_size=100").await;
+        assert_eq!(big, all);
+        // Good and bad cycles.
+        let (good, n) = ids(&app, &w, "cycle_filter=good_cycles&page_size=100").await;
+        assert_eq!((good, n), (expect(&|c| c.good, false), 20));
+        let (bad, n) = ids(&app, &w, "cycle_filter=bad_cycles&page_size=100").await;
+        assert_eq!((bad, n), (expect(&|c| !c.good, false), 10));
+        // A device, a day, a task.
+        let (mine, _) = ids(&app, &w, &format!("device={other}&page_size=100")).await;
+        assert_eq!(mine, expect(&|c| c.device == other, false));
+        let (day, _) = ids(
+            &app,
+            &w,
+            "datetime_start=2026-11-03&datetime_end=2026-11-03&page_size=100",
+        )
+        .await;
+        assert_eq!(
+            day,
+            expect(
+                &|c| (NOV_2 + DAY..NOV_2 + 2 * DAY).contains(&c.start_ms),
+                false
+            )
+        );
+        let (task, n) = ids(&app, &w, &format!("task={}&page_size=5", w.task)).await;
+        assert_eq!((task.as_slice(), n), (&all[..5], 30));
+        // Shortest first.
+        let (short, _) = ids(&app, &w, "ordering=duration&page_size=100").await;
+        assert_eq!(short, expect(&|_| true, true));
+        // A cycle as its device sent it.
+        let (s, v) = app
+            .get(
+                "telemetry/fetch_cycles/v2?cycle_filter=bad_cycles&page_size=1",
+                &w.eng,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let c = &v["results"][0];
+        let r = raw.iter().find(|r| r.id == c["id"]).unwrap();
+        assert_eq!(c["task"], w.task);
+        assert_eq!(c["device"], r.device);
+        assert_eq!(
+            c["end_ms"].as_i64().unwrap() - c["start_ms"].as_i64().unwrap(),
+            r.len_ms
+        );
+        assert_eq!(c["good"], false);
+        assert_eq!(c["reasons"][0]["reason"], "too_long");
+
+        // Bad parameters, named; another organisation's task or device is unknown.
+        for (query, field) in [
+            (
+                "datetime_start=2026-11-04&datetime_end=2026-11-03",
+                "datetime_end",
+            ),
+            ("datetime_start=03/11/2026", "datetime_start"),
+            ("cycle_filter=some", "cycle_filter"),
+            ("page=0", "page"),
+            ("page_size=0", "page_size"),
+            ("page_size=100000", "page_size"),
+            ("page=9223372036854775807&page_size=100", "page"),
+            ("ordering=id", "ordering"),
+            (&*format!("task={task_b}"), "task"),
+            ("device=999999", "device"),
+        ] {
+            let (s, v) = app
+                .get(&format!("telemetry/fetch_cycles/v2?{query}"), &w.analyst)
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{query}: {v}");
+            assert!(v[field][0].is_string(), "{query}: {v}");
+        }
+        let (s, _) = app
+            .get("telemetry/fetch_cycles/v2?task=x", &w.analyst)
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        // B sees only its own.
+        let (s, v) = app.get("telemetry/fetch_cycles/v2", &w.boss_b).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["count"], 1);
+        assert_eq!(v["results"][0]["id"], "b1");
+        // A labeler reads no cycles.
+        let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
+        let (s, _) = app.get("telemetry/fetch_cycles/v2", &lab).await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+    }
+);
