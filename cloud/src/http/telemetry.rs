@@ -16,7 +16,7 @@ use crate::db::cycles::{self, CycleQuery};
 use crate::db::{devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Query};
-use crate::http::videos::parse_when;
+use crate::http::videos::date_range;
 use crate::state::AppState;
 
 /// Most cycles one page holds.
@@ -84,24 +84,7 @@ pub async fn fetch_cycles(
 
 /// The checked parameters, each bad one named with what to send instead.
 fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
-    let start = parse_when(
-        "datetime_start",
-        p.datetime_start.as_deref().unwrap_or(""),
-        false,
-    )?;
-    let end = parse_when(
-        "datetime_end",
-        p.datetime_end.as_deref().unwrap_or(""),
-        true,
-    )?;
-    if let (Some(a), Some(b)) = (start, end)
-        && b <= a
-    {
-        return Err(ApiError::field(
-            "datetime_end",
-            "The end must come after the start.",
-        ));
-    }
+    let (start, end) = date_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
     let good = match p.cycle_filter.as_deref().map(str::trim) {
         None | Some("") | Some("all_cycles") => None,
         Some("good_cycles") => Some(true),

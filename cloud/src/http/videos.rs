@@ -213,7 +213,7 @@ pub struct VideoQuery {
 }
 
 /// A date or date-time as unix ms; `end` makes a bare date mean the end of its day.
-pub(crate) fn parse_when(field: &str, s: &str, end: bool) -> ApiResult<Option<i64>> {
+fn parse_when(field: &str, s: &str, end: bool) -> ApiResult<Option<i64>> {
     let s = s.trim();
     if s.is_empty() {
         return Ok(None);
@@ -232,6 +232,25 @@ pub(crate) fn parse_when(field: &str, s: &str, end: bool) -> ApiResult<Option<i6
     ))
 }
 
+/// The `datetime_start` and `datetime_end` parameters as unix ms (each a date or a
+/// date-time, the end's bare date meaning its whole day), the end after the start.
+pub(crate) fn date_range(
+    start: Option<&str>,
+    end: Option<&str>,
+) -> ApiResult<(Option<i64>, Option<i64>)> {
+    let start = parse_when("datetime_start", start.unwrap_or(""), false)?;
+    let end = parse_when("datetime_end", end.unwrap_or(""), true)?;
+    if let (Some(a), Some(b)) = (start, end)
+        && b <= a
+    {
+        return Err(ApiError::field(
+            "datetime_end",
+            "The end must come after the start.",
+        ));
+    }
+    Ok((start, end))
+}
+
 fn filter_of(q: &VideoQuery) -> ApiResult<Filter> {
     let uploaded = match q.is_uploaded_video.as_deref().map(str::trim) {
         None | Some("") => None,
@@ -244,24 +263,7 @@ fn filter_of(q: &VideoQuery) -> ApiResult<Filter> {
             ));
         }
     };
-    let start = parse_when(
-        "datetime_start",
-        q.datetime_start.as_deref().unwrap_or(""),
-        false,
-    )?;
-    let end = parse_when(
-        "datetime_end",
-        q.datetime_end.as_deref().unwrap_or(""),
-        true,
-    )?;
-    if let (Some(a), Some(b)) = (start, end)
-        && b <= a
-    {
-        return Err(ApiError::field(
-            "datetime_end",
-            "The end must come after the start.",
-        ));
-    }
+    let (start, end) = date_range(q.datetime_start.as_deref(), q.datetime_end.as_deref())?;
     let by_comments = match q.ordering.as_deref().map(str::trim) {
         None | Some("") => None,
         Some("no_of_comments") => Some(false),

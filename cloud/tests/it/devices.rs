@@ -505,7 +505,7 @@ both!(
         assert_eq!(
             d["recent_cycles"],
             json!([{
-                "id": good.id, "task": w.task, "camera": "cam0", "start_ms": 1000,
+                "id": good.id, "task": w.task, "device": dev.id, "camera": "cam0", "start_ms": 1000,
                 "end_ms": 9000, "idle_ms": 1000, "good": true, "reasons": [],
                 "segments": [
                     {"step": 0, "start_ms": 1000, "end_ms": 4000},
