@@ -121,11 +121,7 @@ async fn attempt(state: &AppState, r: &RunRow, work: &Path) -> anyhow::Result<()
         .await?
         .context("the task was deleted")?;
     let settings = task.settings();
-    let steps: Vec<String> = settings
-        .operation()
-        .steps()
-        .map(|s| s.name.clone())
-        .collect();
+    let steps: Vec<String> = settings.operation().step_names();
     tokio::fs::create_dir_all(work)
         .await
         .with_context(|| format!("creating {}", work.display()))?;

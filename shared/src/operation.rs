@@ -90,6 +90,11 @@ impl Operation {
         self.processes.iter().flat_map(|p| &p.steps)
     }
 
+    /// Its step names, by index (what labels and models name).
+    pub fn step_names(&self) -> Vec<String> {
+        self.steps().map(|s| s.name.clone()).collect()
+    }
+
     /// How many steps it has, across processes.
     pub fn step_count(&self) -> usize {
         self.processes.iter().map(|p| p.steps.len()).sum()

@@ -509,12 +509,7 @@ pub async fn device_details(
             continue;
         }
         if let Some(t) = crate::db::tasks::get(&state.db, me.user.id, Some(org), c.task).await? {
-            let names = t
-                .settings()
-                .operation()
-                .steps()
-                .map(|s| s.name.clone())
-                .collect();
+            let names = t.settings().operation().step_names();
             task_steps.insert(c.task, names);
         }
     }

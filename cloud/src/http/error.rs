@@ -55,6 +55,16 @@ impl ApiError {
         ApiError::field("non_field_errors", message)
     }
 
+    /// A unique violation as a 400 on `field` saying `message`; any other database
+    /// error as it is.
+    pub fn unique_as(e: sqlx::Error, field: &str, message: impl Into<String>) -> ApiError {
+        if is_unique_violation(&e) {
+            ApiError::field(field, message)
+        } else {
+            e.into()
+        }
+    }
+
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::Field { .. } => StatusCode::BAD_REQUEST,
@@ -133,4 +143,9 @@ pub fn is_unique_violation(e: &sqlx::Error) -> bool {
         }
         _ => false,
     }
+}
+
+/// `1 video`, `2 videos`: a count with its noun.
+pub fn count_of(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

@@ -232,14 +232,11 @@ fn check_recipients(v: &[String]) -> ApiResult<Vec<String>> {
 }
 
 fn duplicate_event(e: sqlx::Error) -> ApiError {
-    if is_unique_violation(&e) {
-        ApiError::field(
-            "event_type",
-            "This organization already has a notification for this event.",
-        )
-    } else {
-        e.into()
-    }
+    ApiError::unique_as(
+        e,
+        "event_type",
+        "This organization already has a notification for this event.",
+    )
 }
 
 /// A notification by id, if `me` may reach it.

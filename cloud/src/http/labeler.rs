@@ -135,7 +135,7 @@ pub async fn requested_tasks(
                 let s: TaskSettings = serde_json::from_str(&r.settings).unwrap_or_default();
                 RequestedTask {
                     id: r.task_id,
-                    steps: s.operation().steps().map(|s| s.name.clone()).collect(),
+                    steps: s.operation().step_names(),
                     task_name: s.task_name,
                     organization: r.organization_id,
                     org_name_to_display: r.org_name_to_display,

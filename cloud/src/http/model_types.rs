@@ -23,7 +23,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::db::model_types::{self as db, FileRow, Recipe, TypeRow};
-use crate::http::error::{ApiError, ApiResult, is_unique_violation};
+use crate::http::error::{ApiError, ApiResult, count_of};
 use crate::http::extract::{AuthUser, Json, Path, Query, read_body};
 use crate::http::tasks::check_name;
 use crate::state::AppState;
@@ -123,11 +123,7 @@ fn check_description(d: &str) -> ApiResult<String> {
 }
 
 fn name_taken_or(e: sqlx::Error) -> ApiError {
-    if is_unique_violation(&e) {
-        ApiError::field("name", "A model type with this name already exists.")
-    } else {
-        e.into()
-    }
+    ApiError::unique_as(e, "name", "A model type with this name already exists.")
 }
 
 /// Super admin: a new model type (its recipe: frame size and hidden width).
@@ -355,17 +351,14 @@ pub async fn patch_files(
         }
     }
     db::move_files(&state.db, &ids, to.id).await.map_err(|e| {
-        if is_unique_violation(&e) {
-            ApiError::field(
-                "model_type",
-                format!(
-                    "{} already has a file of the same bytes; nothing was moved.",
-                    to.name
-                ),
-            )
-        } else {
-            e.into()
-        }
+        ApiError::unique_as(
+            e,
+            "model_type",
+            format!(
+                "{} already has a file of the same bytes; nothing was moved.",
+                to.name
+            ),
+        )
     })?;
     Ok(axum::Json(
         db::files(&state.db, &ids)
@@ -406,8 +399,7 @@ pub async fn delete_files(
         }
     }
     Ok(axum::Json(Msg::new(format!(
-        "{} model file{} deleted.",
-        gone.len(),
-        if gone.len() == 1 { "" } else { "s" }
+        "{} deleted.",
+        count_of(gone.len(), "model file")
     ))))
 }

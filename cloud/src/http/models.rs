@@ -22,7 +22,7 @@ use utoipa_axum::routes;
 
 use crate::db::training::{self, DeploymentRow, ModelRow, NewDeployment};
 use crate::db::{devices, model_types, tasks};
-use crate::http::error::{ApiError, ApiResult, is_unique_violation};
+use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
 
@@ -83,12 +83,7 @@ pub async fn create(
     let file = model_types::file(&state.db, req.model_file)
         .await?
         .ok_or_else(|| ApiError::field("model_file", "Choose one of the model files."))?;
-    let mut steps: Vec<String> = task
-        .settings()
-        .operation()
-        .steps()
-        .map(|s| s.name.clone())
-        .collect();
+    let mut steps: Vec<String> = task.settings().operation().step_names();
     let labels = file.labels();
     let mut model_steps = labels.clone();
     model_steps.pop(); // background
@@ -127,17 +122,14 @@ pub async fn create(
     )
     .await
     .map_err(|e| {
-        if is_unique_violation(&e) {
-            ApiError::field(
-                "model_file",
-                format!(
-                    "This organisation already has a model version named {}.",
-                    file.version
-                ),
-            )
-        } else {
-            e.into()
-        }
+        ApiError::unique_as(
+            e,
+            "model_file",
+            format!(
+                "This organisation already has a model version named {}.",
+                file.version
+            ),
+        )
     });
     match row {
         Ok(row) => Ok((StatusCode::CREATED, axum::Json(row.into_api()))),

@@ -62,11 +62,7 @@ fn check_name(state: &AppState, name: &str) -> ApiResult<()> {
 }
 
 fn unique_name(e: sqlx::Error) -> ApiError {
-    if is_unique_violation(&e) {
-        ApiError::field("name", "organization with this name already exists.")
-    } else {
-        e.into()
-    }
+    ApiError::unique_as(e, "name", "organization with this name already exists.")
 }
 
 /// Organisations the user can act in: all for a super admin, else the linked ones.

@@ -39,7 +39,7 @@ use utoipa_axum::routes;
 
 use crate::db::videos::{self, Filter, NewVideo, VideoRow};
 use crate::db::{now_ms, tasks};
-use crate::http::error::{ApiError, ApiResult};
+use crate::http::error::{ApiError, ApiResult, count_of};
 use crate::http::extract::{AuthUser, Json, Path, Query, read_body};
 use crate::media::{self, NotVideo};
 use crate::objects;
@@ -651,7 +651,7 @@ pub async fn bulk_delete(
     }
     Ok(axum::Json(Msg::new(format!(
         "{} deleted.",
-        n_videos(gone.len() as u64)
+        count_of(gone.len(), "video")
     ))))
 }
 
@@ -662,11 +662,7 @@ async fn step_names(state: &AppState, me: &AuthUser, v: &VideoRow) -> ApiResult<
     let t = tasks::get(&state.db, me.user.id, Some(v.organization_id), v.task_id)
         .await?
         .ok_or(ApiError::NotFound)?;
-    Ok(t.settings()
-        .operation()
-        .steps()
-        .map(|s| s.name.clone())
-        .collect())
+    Ok(t.settings().operation().step_names())
 }
 
 pub(crate) async fn labels_of(
@@ -806,7 +802,7 @@ pub(crate) async fn mark_reviewed(
     }
     Ok(Msg::new(format!(
         "Propagated labels of {} marked reviewed.",
-        n_videos(n)
+        count_of(n as usize, "video")
     )))
 }
 
@@ -826,11 +822,6 @@ fn video_ids(videos: Option<Vec<i64>>, verb: &str) -> ApiResult<Option<Vec<i64>>
             Ok(Some(v))
         }
     }
-}
-
-/// `n video` / `n videos`.
-fn n_videos(n: u64) -> String {
-    format!("{n} video{}", if n == 1 { "" } else { "s" })
 }
 
 /// Deletes the labels of the given videos of the task (each must have some), else all
@@ -868,7 +859,7 @@ pub async fn delete_annotations(
     }
     Ok(axum::Json(Msg::new(format!(
         "Labels of {} deleted.",
-        n_videos(n)
+        count_of(n as usize, "video")
     ))))
 }
 
@@ -888,12 +879,7 @@ pub async fn annotations_check(
         .await?
         .filter(|t| !t.settings().is_deleted)
         .ok_or(ApiError::NotFound)?;
-    let steps: Vec<String> = task
-        .settings()
-        .operation()
-        .steps()
-        .map(|s| s.name.clone())
-        .collect();
+    let steps: Vec<String> = task.settings().operation().step_names();
     let ready_videos = crate::db::training::ready_videos(&state.db, org, id).await?;
     let mut step_ms = vec![0i64; steps.len()];
     let (mut labelled, mut to_review) = (0, 0);

@@ -225,11 +225,7 @@ fn check_translation(s: &TaskSettings, op: &Operation) -> ApiResult<()> {
 
 /// A database error as the API answers it: a unique violation is the task name taken.
 pub(super) fn name_taken_or(e: sqlx::Error) -> ApiError {
-    if is_unique_violation(&e) {
-        ApiError::field("taskName", "A task with this name already exists.")
-    } else {
-        e.into()
-    }
+    ApiError::unique_as(e, "taskName", "A task with this name already exists.")
 }
 
 /// The settings `p` makes of `cur`, checked; `None` fields stay.
