@@ -76,6 +76,8 @@ test('training starts from the screen, shows the model it made, and deploys it t
 
   // It finishes by itself and the screen shows the model.
   await expect(page.getByText('Status: TRAINED')).toBeVisible({ timeout: 150_000 });
+  // The labels check follows: the new model's guesses wait for review.
+  await expect(page.getByRole('region', { name: 'Labels check' })).toContainText('1 video has propagated labels to review');
   await expect(page.getByRole('progressbar', { name: 'Training progress' })).toBeHidden();
   const card = page.getByLabel(/^Model t\d+-r\d+$/);
   await expect(card).toBeVisible();

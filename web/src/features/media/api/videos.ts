@@ -173,10 +173,11 @@ export const markPropagationsReviewed = (body: TaskVideos, via: LabelsVia = 'org
 export const deleteAnnotations = (body: TaskVideos) => api.patch<Msg>('organization/task/delete_annotations', body);
 
 /** Whether a task's labels are enough to train on (under the videos' key: a label change
- * refreshes it). */
-export const annotationsCheckQuery = (task: number) =>
+ * refreshes it). `model`: the task's latest model version, if any; a new one (whose
+ * training labelled unlabelled videos) asks again. */
+export const annotationsCheckQuery = (task: number, model: number | null = null) =>
   queryOptions({
-    queryKey: [...videosKey, 'check', task],
+    queryKey: [...videosKey, 'check', task, model],
     queryFn: () => api.get<AnnotationsCheck>(`organization/task/annotations_check/${task}`),
     staleTime: 0,
   });

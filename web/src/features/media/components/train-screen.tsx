@@ -65,7 +65,7 @@ function Training({ task }: { task: number }) {
             </EmptyState>
           ) : (
             <>
-              <LabelsCheck task={task} />
+              <LabelsCheck task={task} model={t.model_version?.id ?? null} />
               {manage && !isActive(t) ? <StartForm task={task} /> : null}
             </>
           )}
@@ -77,8 +77,8 @@ function Training({ task }: { task: number }) {
 
 /** What training would learn from: each step's labelled time, and what stands in the way
  * of a good model (a step never labelled, guesses waiting for review). */
-function LabelsCheck({ task }: { task: number }) {
-  const q = useQuery(annotationsCheckQuery(task));
+function LabelsCheck({ task, model }: { task: number; model: number | null }) {
+  const q = useQuery(annotationsCheckQuery(task, model));
   const c = q.data;
   if (!c) return <QueryStatus pending={q.isPending} error={q.error} what="Labels check" />;
   return (
