@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
     Msg, Page, account as a, device as d, feature_control as f, labeler as lb, organization as o,
-    stream as s, task as t, training as tr, video as v,
+    stream as s, task as t, telemetry as tm, training as tr, video as v,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -188,6 +188,12 @@ fn export_bindings() {
         v::TimeTag,
         v::TimeTagCreate,
         Page<v::Video>,
+        tm::CycleFigures,
+        tm::StationFigures,
+        tm::StepFigures,
+        tm::TimeBin,
+        tm::TrendPoint,
+        tm::CycleStats,
         tr::RunStatus,
         tr::TrainingRun,
         tr::Metrics,

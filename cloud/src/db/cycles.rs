@@ -23,7 +23,7 @@ use gemba_shared::mqtt::v1::CycleMessage;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Backend, Db, now_ms};
+use super::{Backend, Db, now_ms, rollups};
 
 /// A cycle as a device of an organisation sent it.
 pub struct Received {
@@ -58,6 +58,9 @@ struct Row {
     segments: String,
     metadata: String,
     received_at: i64,
+    /// For the roll-ups (not a column).
+    #[serde(skip)]
+    steps: Vec<gemba_shared::cycle::Segment>,
 }
 
 impl Row {
@@ -77,8 +80,33 @@ impl Row {
             segments: serde_json::to_string(&c.segments).expect("segments serialise"),
             metadata: serde_json::to_string(&c.metadata).expect("metadata serialises"),
             received_at: now,
+            steps: c.segments.clone(),
         }
     }
+
+    fn facts(&self) -> rollups::Facts<'_> {
+        rollups::Facts {
+            org: self.organization_id,
+            task: self.task_id,
+            device: Some(self.device_id),
+            start_ms: self.start_ms,
+            end_ms: self.end_ms,
+            idle_ms: self.idle_ms,
+            good: self.good != 0,
+            segments: &self.steps,
+        }
+    }
+}
+
+/// The roll-ups of the rows of `rows` that were inserted (`new`).
+fn rollup_of<'a>(rows: impl IntoIterator<Item = (&'a Row, bool)>) -> rollups::Rollup {
+    let mut r = rollups::Rollup::default();
+    for (row, new) in rows {
+        if new {
+            r.add(&row.facts(), &rollups::SPANS);
+        }
+    }
+    r
 }
 
 const COLUMNS: &str = "id, organization_id, device_id, task_id, camera, start_ms, end_ms, \
@@ -147,7 +175,6 @@ async fn insert_postgres(db: &Db, cycles: &[Received], todo: &[usize]) -> sqlx::
     .bind(json)
     .fetch_all(&mut *tx)
     .await?;
-    tx.commit().await?;
     // A cycle twice in the batch: the first of them is the one inserted.
     let mut first: HashMap<&str, usize> = HashMap::new();
     for (k, &i) in todo.iter().enumerate().rev() {
@@ -159,6 +186,9 @@ async fn insert_postgres(db: &Db, cycles: &[Received], todo: &[usize]) -> sqlx::
             new[k] = true;
         }
     }
+    let sums = rollup_of(rows.iter().zip(new.iter().copied()));
+    rollups::write(&mut tx, Backend::Postgres, &sums).await?;
+    tx.commit().await?;
     Ok(new)
 }
 
@@ -250,6 +280,7 @@ fn write_batch(conn: &mut rusqlite::Connection, rows: &[Row]) -> rusqlite::Resul
             new.push(n == 1);
         }
     }
+    rollups::write_sqlite(&tx, &rollup_of(rows.iter().zip(new.iter().copied())))?;
     tx.commit()?;
     Ok(new)
 }

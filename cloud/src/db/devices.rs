@@ -358,6 +358,7 @@ pub async fn delete(db: &Db, org: i64, id: i64) -> sqlx::Result<bool> {
         .bind(id)
         .execute(&mut *tx)
         .await?;
+        super::rollups::forget_device(&mut tx, db.backend, org, id).await?;
     }
     tx.commit().await?;
     Ok(gone)

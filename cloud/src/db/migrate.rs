@@ -87,6 +87,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "propagated_labels",
         include_str!("../../migrations/20261206000001_propagated_labels.sql"),
     ),
+    (
+        20261207000001,
+        "cycle_rollups",
+        include_str!("../../migrations/20261207000001_cycle_rollups.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

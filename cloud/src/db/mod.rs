@@ -6,6 +6,7 @@
 //! Invariant: every query touching tenant data takes the organisation id as a
 //! parameter; handlers get it from the [`crate::http::extract::AuthUser`] scope.
 
+pub mod analytics;
 pub mod cycles;
 pub mod devices;
 pub mod features;
@@ -14,6 +15,7 @@ pub mod migrate;
 pub mod model_types;
 pub mod orgs;
 pub mod outbox;
+pub mod rollups;
 pub mod task_objects;
 pub mod tasks;
 pub mod tokens;
@@ -144,6 +146,9 @@ impl Db {
             cycles: None,
         };
         migrate::run(&db).await.context("applying migrations")?;
+        rollups::backfill(&db)
+            .await
+            .context("building the cycles' roll-ups")?;
         if backend == Backend::Sqlite {
             let writer = cycles::SqliteWriter::start(&cycles::sqlite_path(&url)?)?;
             db.cycles = Some(std::sync::Arc::new(writer));

@@ -103,6 +103,7 @@ pub async fn delete(db: &Db, id: i64) -> sqlx::Result<bool> {
         .bind(id)
         .execute(&mut *tx)
         .await?;
+    super::rollups::forget_org(&mut tx, id).await?;
     let r = sqlx::query("DELETE FROM organizations WHERE id = $1")
         .bind(id)
         .execute(&mut *tx)

@@ -1,8 +1,10 @@
 //! Telemetry (spec section 7 "Telemetry"): the organisation's cycles as its devices sent
 //! them. `GET telemetry/fetch_cycles/v2` lists them with the spec's cycle filter
 //! (section 9: all, good or bad cycles), a task, a device, a date range, paging and
-//! ordering. Reading needs `ViewCycles`; another organisation's task or device is refused
-//! as unknown.
+//! ordering; `GET telemetry/cycle_stats` answers their figures over a date range (the
+//! dashboard's and Analytics'; ours, as the spec names no such call) from the roll-ups.
+//! Reading needs `ViewCycles`; another organisation's task or device is refused as
+//! unknown.
 
 use axum::extract::State;
 use gemba_shared::Permission;
@@ -12,7 +14,15 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use std::collections::{BTreeMap, HashMap};
+
+use gemba_shared::api::v1::telemetry::{
+    CycleFigures, CycleStats, StationFigures, StepFigures, TimeBin, TrendPoint,
+};
+
+use crate::db::analytics::{self, StatsQuery, Width};
 use crate::db::cycles::{self, CycleQuery};
+use crate::db::rollups::{self, Sums};
 use crate::db::{devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Query};
@@ -23,7 +33,9 @@ use crate::state::AppState;
 pub const MAX_PAGE_SIZE: i64 = 100;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(fetch_cycles))
+    OpenApiRouter::new()
+        .routes(routes!(fetch_cycles))
+        .routes(routes!(cycle_stats))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -58,7 +70,20 @@ pub async fn fetch_cycles(
     me.require(Permission::ViewCycles)?;
     let org = me.org()?;
     let q = query_of(&p)?;
-    if let Some(t) = q.task
+    known_ids(&state, &me, org, q.task, q.device).await?;
+    let (results, count) = cycles::page(&state.db, org, &q).await?;
+    Ok(axum::Json(Page { results, count }))
+}
+
+/// Refuses a task or device that is not one of the organisation's, as unknown.
+async fn known_ids(
+    state: &AppState,
+    me: &AuthUser,
+    org: i64,
+    task: Option<i64>,
+    device: Option<i64>,
+) -> ApiResult<()> {
+    if let Some(t) = task
         && tasks::get(&state.db, me.user.id, Some(org), t)
             .await?
             .is_none()
@@ -68,7 +93,7 @@ pub async fn fetch_cycles(
             "Choose one of this organisation's tasks.",
         ));
     }
-    if let Some(d) = q.device
+    if let Some(d) = device
         && devices::get(&state.db, me.user.id, Some(org), d)
             .await?
             .is_none()
@@ -78,24 +103,26 @@ pub async fn fetch_cycles(
             "Choose one of this organisation's devices.",
         ));
     }
-    let (results, count) = cycles::page(&state.db, org, &q).await?;
-    Ok(axum::Json(Page { results, count }))
+    Ok(())
+}
+
+/// The spec's cycle filter (section 9): good ones only, bad ones only, or all.
+fn cycle_filter(f: Option<&str>) -> ApiResult<Option<bool>> {
+    match f.map(str::trim) {
+        None | Some("") | Some("all_cycles") => Ok(None),
+        Some("good_cycles") => Ok(Some(true)),
+        Some("bad_cycles") => Ok(Some(false)),
+        Some(_) => Err(ApiError::field(
+            "cycle_filter",
+            "Choose all_cycles, good_cycles or bad_cycles.",
+        )),
+    }
 }
 
 /// The checked parameters, each bad one named with what to send instead.
 fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
     let (start, end) = date_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
-    let good = match p.cycle_filter.as_deref().map(str::trim) {
-        None | Some("") | Some("all_cycles") => None,
-        Some("good_cycles") => Some(true),
-        Some("bad_cycles") => Some(false),
-        Some(_) => {
-            return Err(ApiError::field(
-                "cycle_filter",
-                "Choose all_cycles, good_cycles or bad_cycles.",
-            ));
-        }
-    };
+    let good = cycle_filter(p.cycle_filter.as_deref())?;
     let limit = p.page_size.unwrap_or(PAGE_SIZE);
     if !(1..=MAX_PAGE_SIZE).contains(&limit) {
         return Err(ApiError::field(
@@ -129,5 +156,199 @@ fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
         order,
         offset,
         limit,
+    })
+}
+
+/// Most trend buckets one answer holds.
+pub const MAX_BUCKETS: usize = 2000;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StatsParams {
+    /// One task's cycles.
+    pub task: Option<i64>,
+    /// One device's cycles.
+    pub device: Option<i64>,
+    /// Started at or after (required): a date (`YYYY-MM-DD`, UTC) or an RFC 3339
+    /// date-time.
+    pub datetime_start: Option<String>,
+    /// Started before (required): a date (the whole day counts) or an RFC 3339 date-time.
+    pub datetime_end: Option<String>,
+    /// `all_cycles` (the default), `good_cycles` or `bad_cycles`.
+    pub cycle_filter: Option<String>,
+    /// The trend's buckets: `hour`, `day` (the default), `week` (Monday to Sunday) or
+    /// `month`; at most 2000 in the range.
+    pub bucket: Option<String>,
+    /// The time zone the trend's buckets follow, in minutes east of UTC (-720 to 840;
+    /// default 0).
+    pub utc_offset_minutes: Option<i64>,
+}
+
+/// The figures of the organisation's cycles started in a date range: all of them, each
+/// station's, each step's, the cycle-time distribution and a trend.
+#[utoipa::path(get, path = "/telemetry/cycle_stats", tag = "telemetry", params(StatsParams),
+    responses((status = 200, body = CycleStats), (status = 400), (status = 403)))]
+pub async fn cycle_stats(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Query(p): Query<StatsParams>,
+) -> ApiResult<axum::Json<CycleStats>> {
+    me.require(Permission::ViewCycles)?;
+    let org = me.org()?;
+    let q = stats_query_of(&p)?;
+    known_ids(&state, &me, org, q.task, q.device).await?;
+    let s = analytics::stats(&state.db, org, &q).await?;
+
+    let mut total: Option<Sums> = None;
+    let mut good = 0;
+    let mut per_station: BTreeMap<(i64, i64), (Option<Sums>, i64)> = BTreeMap::new();
+    for (&(task, device, is_good), sums) in &s.stations {
+        let e = per_station.entry((task, device)).or_default();
+        add(&mut e.0, sums);
+        add(&mut total, sums);
+        if is_good {
+            e.1 += sums.n;
+            good += sums.n;
+        }
+    }
+    let mut names: HashMap<i64, Vec<String>> = HashMap::new();
+    for &(task, _) in s.steps.keys() {
+        if let std::collections::hash_map::Entry::Vacant(e) = names.entry(task) {
+            let t = tasks::get(&state.db, me.user.id, Some(org), task).await?;
+            e.insert(
+                t.map(|t| t.settings().operation().step_names())
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    let bucket = p.bucket.as_deref().map(str::trim).filter(|b| !b.is_empty());
+    Ok(axum::Json(CycleStats {
+        start_ms: q.start,
+        end_ms: q.end,
+        bucket: bucket.unwrap_or("day").to_string(),
+        total: figures(total.as_ref(), good),
+        stations: per_station
+            .into_iter()
+            .map(|((task, device), (sums, good))| StationFigures {
+                task,
+                device: (device != 0).then_some(device),
+                figures: figures(sums.as_ref(), good),
+            })
+            .collect(),
+        steps: s
+            .steps
+            .iter()
+            .map(|(&(task, step), t)| StepFigures {
+                task,
+                step,
+                name: names.get(&task).and_then(|n| n.get(step as usize)).cloned(),
+                cycles: t.n,
+                avg_ms: t.sum_ms as f64 / t.n as f64,
+                stddev_ms: stddev(t.n, t.sum_ms, t.sum_sq),
+            })
+            .collect(),
+        distribution: s
+            .bins
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(&bin, &cycles)| {
+                let (from_ms, to_ms) = rollups::bin_bounds(bin);
+                TimeBin {
+                    from_ms,
+                    to_ms,
+                    cycles,
+                }
+            })
+            .collect(),
+        trend: s
+            .trend
+            .iter()
+            .map(|(start_ms, [bad, good])| {
+                let mut all = *bad;
+                if let Some(g) = good {
+                    add(&mut all, g);
+                }
+                TrendPoint {
+                    start_ms: *start_ms,
+                    figures: figures(all.as_ref(), good.map_or(0, |g| g.n)),
+                }
+            })
+            .collect(),
+    }))
+}
+
+fn add(to: &mut Option<Sums>, s: &Sums) {
+    match to {
+        Some(t) => t.merge(s),
+        None => *to = Some(*s),
+    }
+}
+
+/// Population standard deviation from a count, a sum and a sum of squares.
+fn stddev(n: i64, sum: i64, sum_sq: f64) -> f64 {
+    let mean = sum as f64 / n as f64;
+    (sum_sq / n as f64 - mean * mean).max(0.0).sqrt()
+}
+
+fn figures(s: Option<&Sums>, good: i64) -> CycleFigures {
+    match s {
+        None => CycleFigures::default(),
+        Some(s) => CycleFigures {
+            cycles: s.n,
+            good,
+            bad: s.n - good,
+            avg_ms: Some(s.sum_ms as f64 / s.n as f64),
+            stddev_ms: Some(stddev(s.n, s.sum_ms, s.sum_sq)),
+            min_ms: Some(s.min_ms),
+            max_ms: Some(s.max_ms),
+            idle_ms: s.idle_ms,
+        },
+    }
+}
+
+fn stats_query_of(p: &StatsParams) -> ApiResult<StatsQuery> {
+    let (start, end) = date_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
+    let start =
+        start.ok_or_else(|| ApiError::field("datetime_start", "Choose where the range starts."))?;
+    let end = end.ok_or_else(|| ApiError::field("datetime_end", "Choose where the range ends."))?;
+    let good = cycle_filter(p.cycle_filter.as_deref())?;
+    let width = match p.bucket.as_deref().map(str::trim) {
+        None | Some("") | Some("day") => Width::Day,
+        Some("hour") => Width::Hour,
+        Some("week") => Width::Week,
+        Some("month") => Width::Month,
+        Some(_) => {
+            return Err(ApiError::field(
+                "bucket",
+                "Choose hour, day, week or month.",
+            ));
+        }
+    };
+    let offset = p.utc_offset_minutes.unwrap_or(0);
+    if !(-720..=840).contains(&offset) {
+        return Err(ApiError::field(
+            "utc_offset_minutes",
+            "Choose a time zone from -720 to 840 minutes east of UTC.",
+        ));
+    }
+    let offset_ms = offset * 60_000;
+    if analytics::bucket_count(start, end, width, offset_ms, MAX_BUCKETS) > MAX_BUCKETS {
+        return Err(ApiError::field(
+            "bucket",
+            format!(
+                "This range has more than {MAX_BUCKETS} {}s: choose a longer bucket or a \
+                 shorter range.",
+                p.bucket.as_deref().map_or("day", str::trim)
+            ),
+        ));
+    }
+    Ok(StatsQuery {
+        task: p.task,
+        device: p.device,
+        good,
+        start,
+        end,
+        width,
+        offset_ms,
     })
 }

@@ -5,6 +5,7 @@
 mod common;
 
 mod account;
+mod analytics;
 mod device_recording;
 mod devices;
 mod features;

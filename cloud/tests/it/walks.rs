@@ -873,6 +873,8 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
         )
         .at(format!("organization/task/annotations_check/{}", w.task)),
         call("GET /telemetry/fetch_cycles/v2", None, Perm(ViewCycles)),
+        call("GET /telemetry/cycle_stats", None, Perm(ViewCycles))
+            .at("telemetry/cycle_stats?datetime_start=2026-11-01&datetime_end=2026-11-30"),
         call("GET /organization/model_version", None, Perm(ViewTasks))
             .at(format!("organization/model_version?task={}", w.task)),
         // An unknown model file (400): the permission is what is walked.
@@ -2421,6 +2423,15 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
         cross(
             "GET /telemetry/fetch_cycles/v2",
             format!("telemetry/fetch_cycles/v2?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/cycle_stats",
+            format!(
+                "telemetry/cycle_stats?task={bt}&datetime_start=2026-11-01&\
+                 datetime_end=2026-11-30"
+            ),
             None,
         )
         .or_unknown("task"),

@@ -7,6 +7,7 @@ pub mod labeler;
 pub mod organization;
 pub mod stream;
 pub mod task;
+pub mod telemetry;
 pub mod training;
 pub mod video;
 

@@ -1,0 +1,564 @@
+//! Cycle analytics (issue 7): `GET telemetry/cycle_stats` on both backends, over cycles
+//! the cycle engine made from the demo footage's ground truth, spread over 40 days and
+//! two stations and stored as ingestion stores them. Every figure (all cycles, each
+//! station, each step, the distribution, every trend bucket) equals the same figure
+//! computed here from the raw cycles, for ranges of whole days, of hours and minutes, in
+//! other time zones, filtered; after a device is deleted; and after the roll-ups are
+//! built again from the cycles. Bad parameters are refused and named.
+
+use gemba_cloud::db::cycles::{Received, insert_cycles};
+use gemba_shared::cycle::{Cycle, CycleEngine, EngineConfig, Event};
+use gemba_shared::footage::Truth;
+use gemba_shared::mqtt::v1::CycleMessage;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::both;
+use crate::common::*;
+use crate::devices::{World, add, world};
+use crate::learning_loop::models_dir;
+use crate::videos::b_task;
+
+const DAY: i64 = 86_400_000;
+const HOUR: i64 = 3_600_000;
+/// 2026-10-13T00:00:00Z.
+const OCT_13: i64 = 1_791_849_600_000;
+
+/// The cycles the engine finds in the demo footage's ground truth, at 15 frames a second.
+fn engine_cycles(truth: &Truth) -> Vec<Cycle> {
+    let mut e = CycleEngine::new(EngineConfig::from_task(&truth.task_settings()));
+    let end = truth.segments.iter().map(|s| s.end_ms).max().unwrap();
+    let mut events = Vec::new();
+    let mut t = 0;
+    while t < end {
+        events.extend(e.push_label(t, truth.label_at(t)));
+        t += 1000 / 15;
+    }
+    events.extend(e.finish(t));
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Cycle(c) => Some(c),
+            Event::Rejected { .. } => None,
+        })
+        .collect()
+}
+
+/// `c` moved by `by` ms.
+fn moved(c: &Cycle, by: i64) -> Cycle {
+    let mut c = c.clone();
+    c.start_ms += by;
+    c.end_ms += by;
+    for s in &mut c.segments {
+        s.start_ms += by;
+        s.end_ms += by;
+    }
+    c
+}
+
+/// A stored cycle as the test knows it.
+struct Raw {
+    device: i64,
+    c: Cycle,
+}
+
+impl Raw {
+    fn ms(&self) -> i64 {
+        self.c.end_ms - self.c.start_ms
+    }
+}
+
+/// Figures computed here from raw cycles, to compare with an answer's.
+fn check_figures(what: &str, got: &Value, raw: &[&Raw]) {
+    let n = raw.len() as i64;
+    assert_eq!(got["cycles"].as_i64(), Some(n), "{what}: {got}");
+    let good = raw.iter().filter(|r| r.c.good).count() as i64;
+    assert_eq!(got["good"].as_i64(), Some(good), "{what}: {got}");
+    assert_eq!(got["bad"].as_i64(), Some(n - good), "{what}: {got}");
+    let idle: i64 = raw.iter().map(|r| r.c.idle_ms).sum();
+    assert_eq!(got["idle_ms"].as_i64(), Some(idle), "{what}: {got}");
+    if n == 0 {
+        assert!(
+            got["avg_ms"].is_null() && got["min_ms"].is_null(),
+            "{what}: {got}"
+        );
+        return;
+    }
+    let ms: Vec<f64> = raw.iter().map(|r| r.ms() as f64).collect();
+    let mean = ms.iter().sum::<f64>() / n as f64;
+    let sd = (ms.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+    close(what, got["avg_ms"].as_f64().unwrap(), mean);
+    close(what, got["stddev_ms"].as_f64().unwrap(), sd);
+    assert_eq!(
+        got["min_ms"].as_i64(),
+        raw.iter().map(|r| r.ms()).min(),
+        "{what}"
+    );
+    assert_eq!(
+        got["max_ms"].as_i64(),
+        raw.iter().map(|r| r.ms()).max(),
+        "{what}"
+    );
+}
+
+fn close(what: &str, got: f64, want: f64) {
+    assert!(
+        (got - want).abs() <= 1e-6 * want.abs().max(1.0),
+        "{what}: {got} ≠ {want}"
+    );
+}
+
+/// Checks every figure of `query`'s answer against the raw cycles `keep` selects of
+/// those started in the answer's range.
+async fn check(
+    app: &TestApp,
+    w: &World,
+    raw: &[Raw],
+    query: &str,
+    keep: &dyn Fn(&Raw) -> bool,
+) -> Value {
+    let (s, v) = app
+        .get(&format!("telemetry/cycle_stats?{query}"), &w.analyst)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{query}: {v}");
+    let (start, end) = (
+        v["start_ms"].as_i64().unwrap(),
+        v["end_ms"].as_i64().unwrap(),
+    );
+    let mine: Vec<&Raw> = raw
+        .iter()
+        .filter(|r| (start..end).contains(&r.c.start_ms) && keep(r))
+        .collect();
+    assert!(
+        !mine.is_empty(),
+        "{query}: a range without cycles checks little"
+    );
+    check_figures(&format!("{query}: total"), &v["total"], &mine);
+
+    // Each station, each step.
+    let stations = v["stations"].as_array().unwrap();
+    let mut devices: Vec<i64> = mine.iter().map(|r| r.device).collect();
+    devices.sort();
+    devices.dedup();
+    assert_eq!(stations.len(), devices.len(), "{query}: {v}");
+    for st in stations {
+        let d = st["device"].as_i64().unwrap_or(0);
+        let of: Vec<&Raw> = mine.iter().copied().filter(|r| r.device == d).collect();
+        check_figures(&format!("{query}: station {d}"), st, &of);
+    }
+    let steps = v["steps"].as_array().unwrap();
+    let mut expected_steps = 0;
+    for step in 0..16u32 {
+        let times: Vec<f64> = mine
+            .iter()
+            .filter_map(|r| {
+                let t: i64 =
+                    r.c.segments
+                        .iter()
+                        .filter(|s| s.step == step)
+                        .map(|s| s.end_ms - s.start_ms)
+                        .sum();
+                r.c.segments
+                    .iter()
+                    .any(|s| s.step == step)
+                    .then_some(t as f64)
+            })
+            .collect();
+        if times.is_empty() {
+            continue;
+        }
+        expected_steps += 1;
+        let got = steps
+            .iter()
+            .find(|s| s["step"] == step)
+            .unwrap_or_else(|| panic!("{query}: step {step} missing: {v}"));
+        assert_eq!(got["cycles"].as_i64(), Some(times.len() as i64), "{query}");
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        close(query, got["avg_ms"].as_f64().unwrap(), mean);
+        let sd =
+            (times.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / times.len() as f64).sqrt();
+        close(query, got["stddev_ms"].as_f64().unwrap(), sd);
+        assert!(got["name"].is_string(), "{query}: {got}");
+    }
+    assert_eq!(steps.len(), expected_steps, "{query}");
+
+    // The distribution: each bin holds the cycles between its bounds; all are in one.
+    let bins = v["distribution"].as_array().unwrap();
+    let mut binned = 0;
+    for b in bins {
+        let from = b["from_ms"].as_i64().unwrap();
+        let to = b["to_ms"].as_i64().unwrap_or(i64::MAX);
+        let n = mine.iter().filter(|r| (from..to).contains(&r.ms())).count() as i64;
+        assert_eq!(b["cycles"].as_i64(), Some(n), "{query}: bin {b}");
+        assert!(n > 0, "{query}: an empty bin is left out");
+        binned += n;
+    }
+    assert_eq!(binned, mine.len() as i64, "{query}");
+
+    // The trend: each bucket holds the cycles started in it.
+    let trend = v["trend"].as_array().unwrap();
+    assert!(trend[0]["start_ms"].as_i64().unwrap() <= start, "{query}");
+    let mut in_trend = 0;
+    for (i, p) in trend.iter().enumerate() {
+        let from = p["start_ms"].as_i64().unwrap();
+        let to = trend
+            .get(i + 1)
+            .map_or(end, |q| q["start_ms"].as_i64().unwrap());
+        assert!(from < to && from < end, "{query}: buckets in order");
+        let of: Vec<&Raw> = mine
+            .iter()
+            .copied()
+            .filter(|r| (from..to).contains(&r.c.start_ms))
+            .collect();
+        in_trend += of.len();
+        check_figures(&format!("{query}: bucket {from}"), p, &of);
+    }
+    assert_eq!(in_trend, mine.len(), "{query}");
+    v
+}
+
+both!(
+    cycle_figures_equal_the_raw_cycles_figures,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let truth: Truth =
+            serde_json::from_slice(&std::fs::read(models_dir().join("demo.truth.json")).unwrap())
+                .unwrap();
+        // The footage's operation, a sub-step to each step as the portal asks.
+        let detail: String = std::iter::once(format!("{}\n", truth.task_settings().task_name))
+            .chain(truth.steps.iter().map(|s| format!("{s}:\nDo {s};\n")))
+            .collect();
+        let (s, t) = app
+            .post(
+                "organization/task/",
+                json!({"task_detail": detail}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{t}");
+        let task = t["id"].as_i64().unwrap();
+        let template = engine_cycles(&truth);
+        assert!(
+            template.len() >= 4 && template.iter().any(|c| !c.good),
+            "the demo footage has good and bad cycles: {template:?}"
+        );
+        let bench = add(&app, &w.boss, "Bench 1").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        let other = add(&app, &w.boss, "Bench 2").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        // 40 days; each day each station works the footage once, at an hour and minute
+        // that vary, so that ranges cut through days, hours and cycles.
+        let mut raw = Vec::new();
+        for day in 0..40i64 {
+            for (s, device) in [bench, other].into_iter().enumerate() {
+                let at = OCT_13
+                    + day * DAY
+                    + ((day * 7 + s as i64 * 11) % 24) * HOUR
+                    + ((day * 13 + s as i64 * 29) % 60) * 60_000;
+                for c in &template {
+                    raw.push(Raw {
+                        device,
+                        c: moved(c, at),
+                    });
+                }
+            }
+        }
+        let received: Vec<Received> = raw
+            .iter()
+            .map(|r| Received {
+                org: w.a,
+                device: r.device,
+                cycle: CycleMessage::new(
+                    uuid::Uuid::new_v4().to_string(),
+                    task,
+                    "cam0".into(),
+                    r.c.clone(),
+                ),
+            })
+            .collect();
+        // In batches as ingestion makes them; one sent again changes nothing.
+        let db = &app.state.db;
+        for batch in received.chunks(37) {
+            insert_cycles(db, batch).await.unwrap();
+        }
+        insert_cycles(db, &received[100..140]).await.unwrap();
+        // Organisation B's cycles at the same times: never counted for A.
+        let (_, task_b) = b_task(&app, &w).await;
+        let b: Vec<Received> = raw[..50]
+            .iter()
+            .map(|r| Received {
+                org: w.b,
+                device: bench,
+                cycle: CycleMessage::new(
+                    uuid::Uuid::new_v4().to_string(),
+                    task_b,
+                    "cam0".into(),
+                    r.c.clone(),
+                ),
+            })
+            .collect();
+        insert_cycles(db, &b).await.unwrap();
+
+        let all = |_: &Raw| true;
+        let whole = check(
+            &app,
+            &w,
+            &raw,
+            "datetime_start=2026-10-13&datetime_end=2026-11-21",
+            &all,
+        )
+        .await;
+        assert_eq!(whole["total"]["cycles"].as_i64(), Some(raw.len() as i64));
+        assert_eq!(whole["trend"].as_array().unwrap().len(), 40);
+        // Days, hours and minutes at both ends; hourly trend.
+        // Each end cuts a station's run of cycles, inside an hour.
+        let per_day = 2 * template.len();
+        let a = raw[7 * per_day + 3].c.start_ms - 1;
+        let b = raw[23 * per_day + template.len() + 5].c.start_ms + 1;
+        let odd = format!("datetime_start={}&datetime_end={}", rfc3339(a), rfc3339(b));
+        let hourly = check(&app, &w, &raw, &format!("{odd}&bucket=hour"), &all).await;
+        assert_eq!(
+            hourly["trend"].as_array().unwrap().len() as i64,
+            (b - 1) / HOUR - a / HOUR + 1
+        );
+        check(
+            &app,
+            &w,
+            &raw,
+            &format!("{odd}&task={task}&cycle_filter=good_cycles"),
+            &|r| r.c.good,
+        )
+        .await;
+        check(
+            &app,
+            &w,
+            &raw,
+            &format!("{odd}&device={other}&cycle_filter=bad_cycles"),
+            &|r| r.device == other && !r.c.good,
+        )
+        .await;
+        // Weeks and months; time zones a whole hour and half an hour from UTC.
+        check(
+            &app,
+            &w,
+            &raw,
+            &format!("{odd}&bucket=week&utc_offset_minutes=60"),
+            &all,
+        )
+        .await;
+        check(
+            &app,
+            &w,
+            &raw,
+            "datetime_start=2026-10-13&datetime_end=2026-11-21&bucket=month",
+            &all,
+        )
+        .await;
+        let india = check(
+            &app,
+            &w,
+            &raw,
+            "datetime_start=2026-10-20T18:30:00Z&datetime_end=2026-10-25T18:30:00Z&\
+             utc_offset_minutes=330",
+            &all,
+        )
+        .await;
+        // Local midnights: 18:30 UTC.
+        assert_eq!(india["trend"].as_array().unwrap().len(), 5);
+        assert_eq!(
+            india["trend"][0]["start_ms"]
+                .as_i64()
+                .unwrap()
+                .rem_euclid(DAY),
+            18 * HOUR + HOUR / 2
+        );
+        // Inside one hour: the raw cycles alone.
+        let first = raw[0].c.start_ms;
+        check(
+            &app,
+            &w,
+            &raw,
+            &format!(
+                "datetime_start={}&datetime_end={}&bucket=hour",
+                rfc3339(first),
+                rfc3339(first + 10 * 60_000)
+            ),
+            &all,
+        )
+        .await;
+        // A step is named as in its task.
+        assert_eq!(whole["steps"][0]["name"], json!(truth.steps[0]));
+
+        // The device deleted: its cycles stay, under no device.
+        let (s, v) = app.delete(&format!("device/{other}/"), &w.boss).await;
+        assert!(s.is_success(), "{v}");
+        for r in raw.iter_mut().filter(|r| r.device == other) {
+            r.device = 0;
+        }
+        let after = check(
+            &app,
+            &w,
+            &raw,
+            "datetime_start=2026-10-13&datetime_end=2026-11-21",
+            &all,
+        )
+        .await;
+        assert!(
+            after["stations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["device"].is_null())
+        );
+        same(&after["total"], &whole["total"]);
+        // The other too: its rows merge with those already under no device.
+        let (s, v) = app.delete(&format!("device/{bench}/"), &w.boss).await;
+        assert!(s.is_success(), "{v}");
+        for r in raw.iter_mut() {
+            r.device = 0;
+        }
+        let none = check(&app, &w, &raw, &odd, &all).await;
+        assert_eq!(none["stations"].as_array().unwrap().len(), 1);
+
+        // Built again from the cycles (as at the first start after the migration): the
+        // same answers.
+        for t in ["cycle_rollups", "cycle_step_rollups", "cycle_time_bins"] {
+            sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {t}")))
+                .execute(&db.pool)
+                .await
+                .unwrap();
+        }
+        gemba_cloud::db::rollups::backfill(db).await.unwrap();
+        let again = check(&app, &w, &raw, &format!("{odd}&bucket=hour"), &all).await;
+        same(&again["total"], &hourly["total"]);
+        assert_eq!(again["distribution"], hourly["distribution"]);
+
+        // B sees only its own.
+        let (s, v) = app
+            .get(
+                "telemetry/cycle_stats?datetime_start=2026-10-13&datetime_end=2026-11-21",
+                &w.boss_b,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["total"]["cycles"], 50);
+        // B deleted: its roll-ups go with its cycles.
+        let (s, v) = app
+            .delete(&format!("organization/{}/", w.b), &w.admin)
+            .await;
+        assert!(s.is_success(), "{v}");
+        for t in [
+            "cycles",
+            "cycle_rollups",
+            "cycle_step_rollups",
+            "cycle_time_bins",
+        ] {
+            let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                "SELECT COUNT(*) FROM {t} WHERE organization_id = $1"
+            )))
+            .bind(w.b)
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+            assert_eq!(n, 0, "{t}");
+        }
+    }
+);
+
+/// The same figures, but for the last bits of a standard deviation summed in another
+/// order.
+fn same(a: &Value, b: &Value) {
+    for f in [
+        "cycles", "good", "bad", "avg_ms", "min_ms", "max_ms", "idle_ms",
+    ] {
+        assert_eq!(a[f], b[f], "{f}: {a} ≠ {b}");
+    }
+    close(
+        "stddev",
+        a["stddev_ms"].as_f64().unwrap(),
+        b["stddev_ms"].as_f64().unwrap(),
+    );
+}
+
+fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+both!(
+    bad_analytics_parameters_are_named,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let (_, task_b) = b_task(&app, &w).await;
+        let range = "datetime_start=2026-11-01&datetime_end=2026-11-30";
+        for (query, field) in [
+            ("", "datetime_start"),
+            ("datetime_start=2026-11-01", "datetime_end"),
+            ("datetime_end=2026-11-01", "datetime_start"),
+            (
+                "datetime_start=2026-11-04&datetime_end=2026-11-03",
+                "datetime_end",
+            ),
+            (
+                "datetime_start=2026-11-04T10:00:00Z&datetime_end=2026-11-04T10:00:00Z",
+                "datetime_end",
+            ),
+            (
+                "datetime_start=04/11/2026&datetime_end=2026-11-05",
+                "datetime_start",
+            ),
+            (&*format!("{range}&cycle_filter=best"), "cycle_filter"),
+            (&*format!("{range}&bucket=year"), "bucket"),
+            (
+                "datetime_start=2025-01-01&datetime_end=2026-01-01&bucket=hour",
+                "bucket",
+            ),
+            (
+                "datetime_start=1900-01-01&datetime_end=2026-01-01",
+                "bucket",
+            ),
+            (
+                &*format!("{range}&utc_offset_minutes=900"),
+                "utc_offset_minutes",
+            ),
+            (
+                &*format!("{range}&utc_offset_minutes=-721"),
+                "utc_offset_minutes",
+            ),
+            (&*format!("{range}&task={task_b}"), "task"),
+            (&*format!("{range}&device=999999"), "device"),
+        ] {
+            let (s, v) = app
+                .get(&format!("telemetry/cycle_stats?{query}"), &w.analyst)
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{query}: {v}");
+            assert!(v[field][0].is_string(), "{query}: {v}");
+        }
+        for query in ["task=x", "utc_offset_minutes=1.5"] {
+            let (s, _) = app
+                .get(
+                    &format!("telemetry/cycle_stats?{range}&{query}"),
+                    &w.analyst,
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{query}");
+        }
+        // An empty range answers zeros, every day of it in the trend.
+        let (s, v) = app
+            .get(&format!("telemetry/cycle_stats?{range}"), &w.analyst)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["total"]["cycles"], 0);
+        assert!(v["total"]["avg_ms"].is_null());
+        assert_eq!(v["trend"].as_array().unwrap().len(), 30);
+        // A labeler reads no figures.
+        let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
+        let (s, _) = app
+            .get(&format!("telemetry/cycle_stats?{range}"), &lab)
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+    }
+);

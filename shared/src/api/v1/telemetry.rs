@@ -1,0 +1,93 @@
+//! Cycle analytics (issue 7; spec section 2 `home` and `analytics`): the figures of an
+//! organisation's cycles over a date range, answered by `GET telemetry/cycle_stats`.
+//! Every figure is computed in the database from roll-ups kept as cycles arrive, and
+//! equals the same figure computed from the raw cycles.
+
+use serde::{Deserialize, Serialize};
+
+/// Figures of some cycles. The times are `null` when there is no cycle.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CycleFigures {
+    pub cycles: i64,
+    pub good: i64,
+    pub bad: i64,
+    /// Mean cycle time (ms).
+    pub avg_ms: Option<f64>,
+    /// Population standard deviation of the cycle time (ms).
+    pub stddev_ms: Option<f64>,
+    pub min_ms: Option<i64>,
+    pub max_ms: Option<i64>,
+    /// Background time inside the cycles, summed (ms).
+    pub idle_ms: i64,
+}
+
+/// A station: a task on a device.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct StationFigures {
+    pub task: i64,
+    /// `null` for cycles whose device was deleted.
+    pub device: Option<i64>,
+    #[serde(flatten)]
+    pub figures: CycleFigures,
+}
+
+/// A step of a task: the cycles that had it and the time spent in it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct StepFigures {
+    pub task: i64,
+    /// The step's index in its task.
+    pub step: u32,
+    /// Its name in the task's operation (`null` for a step the task no longer has).
+    pub name: Option<String>,
+    pub cycles: i64,
+    pub avg_ms: f64,
+    pub stddev_ms: f64,
+}
+
+/// A cycle-time bin: the cycles that took from `from_ms` to just under `to_ms`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TimeBin {
+    pub from_ms: i64,
+    /// `null` for the last bin (about 5 days and longer).
+    pub to_ms: Option<i64>,
+    pub cycles: i64,
+}
+
+/// A trend bucket: the cycles started from `start_ms` until the next bucket.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TrendPoint {
+    pub start_ms: i64,
+    #[serde(flatten)]
+    pub figures: CycleFigures,
+}
+
+/// The answer of `GET telemetry/cycle_stats`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CycleStats {
+    /// The range: cycles started at or after `start_ms` and before `end_ms`.
+    pub start_ms: i64,
+    pub end_ms: i64,
+    /// The trend's buckets: `hour`, `day`, `week` or `month`.
+    pub bucket: String,
+    pub total: CycleFigures,
+    /// Each station with cycles in the range, by task then device.
+    pub stations: Vec<StationFigures>,
+    /// Each step of the tasks with cycles, by task then step.
+    pub steps: Vec<StepFigures>,
+    /// The bins holding cycles, shortest first; each about 2.2% wide.
+    pub distribution: Vec<TimeBin>,
+    /// Every bucket of the range, the empty ones too, in time order.
+    pub trend: Vec<TrendPoint>,
+}
