@@ -6,9 +6,11 @@
 //! is signed with a key made from the cloud's secret, which replicas share, so a device
 //! cannot fake one.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use gemba_shared::api::v1::stream::ServerEvent;
+use gemba_shared::api::v1::stream::{CyclesEvent, ServerEvent};
 use gemba_shared::mqtt::v1;
 use rumqttc::QoS;
 use serde::{Deserialize, Serialize};
@@ -35,6 +37,14 @@ pub struct OrgEvent {
     pub event: ServerEvent,
 }
 
+fn cycles_event(org: i64, device: i64) -> OrgEvent {
+    OrgEvent {
+        org,
+        device,
+        event: ServerEvent::Cycles(CyclesEvent { id: device }),
+    }
+}
+
 /// An event on the broker, with the replica that raised it.
 #[derive(Serialize, Deserialize)]
 struct Envelope {
@@ -46,11 +56,23 @@ struct Envelope {
 
 impl v1::Message for Envelope {}
 
+/// How often, at most, the stream tells of one device's new cycles.
+pub const CYCLES_EVERY: Duration = Duration::from_secs(1);
+
+/// When the stream last told of a device's new cycles, and whether more came since.
+#[derive(Default)]
+struct Notice {
+    last: Option<Instant>,
+    pending: bool,
+}
+
 pub struct Events {
     tx: broadcast::Sender<Arc<OrgEvent>>,
     key: Vec<u8>,
     topic: String,
     replica: String,
+    /// Per organisation and device.
+    cycles: Mutex<HashMap<(i64, i64), Notice>>,
 }
 
 impl Events {
@@ -66,6 +88,59 @@ impl Events {
             key,
             topic: format!("{TOPIC_PREFIX}/{id}"),
             replica: crate::auth::random_token(),
+            cycles: Mutex::default(),
+        }
+    }
+
+    /// New cycles of device `device` of `org` were stored: the stream tells of them now,
+    /// or, when it told of the device's cycles less than [`CYCLES_EVERY`] ago, at the
+    /// [`Events::flush_cycles`] after that (ingestion stores many batches a second).
+    pub fn cycles_stored(&self, link: &Link, org: i64, device: i64) {
+        let now = Instant::now();
+        let due = {
+            let mut m = self.cycles.lock().expect("cycle notices");
+            let n = m.entry((org, device)).or_default();
+            if n.last.is_some_and(|t| now.duration_since(t) < CYCLES_EVERY) {
+                n.pending = true;
+                false
+            } else {
+                *n = Notice {
+                    last: Some(now),
+                    pending: false,
+                };
+                true
+            }
+        };
+        if due {
+            self.raise(link, cycles_event(org, device));
+        }
+    }
+
+    /// Tells of the new cycles [`Events::cycles_stored`] held back, once their device's
+    /// [`CYCLES_EVERY`] has passed; forgets devices quiet for a minute. Called every
+    /// [`CYCLES_EVERY`].
+    pub fn flush_cycles(&self, link: &Link) {
+        let now = Instant::now();
+        let mut due = Vec::new();
+        {
+            let mut m = self.cycles.lock().expect("cycle notices");
+            m.retain(|_, n| {
+                n.pending
+                    || n.last
+                        .is_some_and(|t| now.duration_since(t) < 60 * CYCLES_EVERY)
+            });
+            for (&k, n) in m.iter_mut() {
+                if n.pending && n.last.is_none_or(|t| now.duration_since(t) >= CYCLES_EVERY) {
+                    *n = Notice {
+                        last: Some(now),
+                        pending: false,
+                    };
+                    due.push(k);
+                }
+            }
+        }
+        for (org, device) in due {
+            self.raise(link, cycles_event(org, device));
         }
     }
 

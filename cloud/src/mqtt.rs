@@ -4,7 +4,7 @@
 //! The topics are `gemba/v1/{org}/{device}/{channel}` (`gemba_shared::mqtt::v1`), with
 //! numeric organisation and device ids.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -358,6 +358,14 @@ pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
     let _ = state.mqtt.client.set(sender);
     let (tx, rx) = mpsc::channel::<(String, Bytes)>(QUEUE);
     tokio::spawn(ingest(state.clone(), rx));
+    let s3 = state.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(crate::events::CYCLES_EVERY);
+        loop {
+            tick.tick().await;
+            s3.events.flush_cycles(&s3.mqtt);
+        }
+    });
     let s2 = state.clone();
     let (h2, p2) = (host.clone(), port);
     tokio::spawn(async move {
@@ -509,7 +517,12 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
     };
     // Per device: the ids stored, and those refused (which it need not send again).
     let mut acks: BTreeMap<(i64, i64), v1::CyclesAck> = BTreeMap::new();
+    // The devices with new cycles, for the stream.
+    let mut fresh: BTreeSet<(i64, i64)> = BTreeSet::new();
     for (c, s) in cycles.into_iter().zip(stored) {
+        if s == Stored::New {
+            fresh.insert((c.org, c.device));
+        }
         let counter = match s {
             Stored::New => &link.stats.cycles,
             Stored::Again => &link.stats.duplicates,
@@ -533,6 +546,9 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
                 "MQTT message rejected: the cycle's task is not one of the organisation's"
             );
         }
+    }
+    for (org, device) in fresh {
+        state.events.cycles_stored(link, org, device);
     }
     for ((org, device), ack) in acks {
         if let Err(e) = link

@@ -40,11 +40,25 @@ pub struct TruthCycle {
 
 impl Truth {
     /// The footage's task: its operation (named by its first line), default
-    /// parameters, and its step order rule.
+    /// parameters, its step order rule, and as its target cycle time
+    /// (`stepsAvgTime.cycle_time`, seconds) the mean of its good cycles.
     pub fn task_settings(&self) -> TaskSettings {
         let name = self.operation.lines().next().unwrap_or_default().trim();
         let mut s = TaskSettings::new(name.to_string(), self.operation.clone());
         s.task_parameters.telemetry_params.strict_step_order = self.strict_step_order;
+        let good: Vec<i64> = self
+            .cycles
+            .iter()
+            .filter(|c| c.good)
+            .map(|c| c.end_ms - c.start_ms)
+            .collect();
+        if !good.is_empty() {
+            let mean_s = good.iter().sum::<i64>() as f64 / good.len() as f64 / 1000.0;
+            s.steps_avg_time.insert(
+                "cycle_time".into(),
+                serde_json::json!((mean_s * 10.0).round() / 10.0),
+            );
+        }
         s
     }
 

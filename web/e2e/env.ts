@@ -5,7 +5,7 @@
  * portal's own screens.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -185,12 +185,24 @@ export async function enrolDevice(code: string): Promise<Credentials> {
 }
 
 /**
- * Says the enrolled device `c` is online (or offline) as its agent would: a status
- * message signed with the device's key (compact JWS, HS256, `kid` its credential id),
- * published on its status topic through the broker the enrolment named.
+ * Publishes `msg` on channel `channel` of the enrolled device `c` as its agent would:
+ * signed with the device's key (compact JWS, HS256, `kid` its credential id), QoS 1,
+ * through the broker the enrolment named.
  */
-export async function sayStatus(c: Credentials, online: boolean): Promise<void> {
+async function publishSigned(c: Credentials, channel: 'status' | 'cycles', msg: object): Promise<void> {
   const b64 = (s: string) => Buffer.from(s).toString('base64url');
+  const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(msg))}`;
+  const signature = createHmac('sha256', Buffer.from(c.key, 'base64')).update(signed).digest('base64url');
+  const client = await connectAsync(c.mqtt);
+  try {
+    await client.publishAsync(`gemba/v1/${c.organization}/${c.device}/${channel}`, `${signed}.${signature}`, { qos: 1 });
+  } finally {
+    await client.endAsync();
+  }
+}
+
+/** Says the enrolled device `c` is online (or offline), as its agent would. */
+export async function sayStatus(c: Credentials, online: boolean): Promise<void> {
   const status: StatusMessage = {
     v: 1,
     online,
@@ -201,14 +213,39 @@ export async function sayStatus(c: Credentials, online: boolean): Promise<void> 
     disk_free_mb: null,
     temperature_c: null,
   };
-  const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(status))}`;
-  const signature = createHmac('sha256', Buffer.from(c.key, 'base64')).update(signed).digest('base64url');
-  const client = await connectAsync(c.mqtt);
-  try {
-    await client.publishAsync(`gemba/v1/${c.organization}/${c.device}/status`, `${signed}.${signature}`, { qos: 1 });
-  } finally {
-    await client.endAsync();
-  }
+  await publishSigned(c, 'status', status);
+}
+
+/**
+ * Sends a cycle of `task` from the enrolled device `c` as its agent would: two steps
+ * splitting the cycle; a bad one misses the second.
+ */
+export async function sendCycle(c: Credentials, task: number, at: { start_ms: number; end_ms: number; good: boolean }): Promise<void> {
+  const mid = Math.round((at.start_ms + at.end_ms) / 2);
+  const cycle = {
+    v: 1,
+    id: randomUUID(),
+    task,
+    camera: 'cam0',
+    start_ms: at.start_ms,
+    end_ms: at.end_ms,
+    segments: at.good
+      ? [
+          { step: 0, start_ms: at.start_ms, end_ms: mid },
+          { step: 1, start_ms: mid, end_ms: at.end_ms },
+        ]
+      : [{ step: 0, start_ms: at.start_ms, end_ms: at.end_ms }],
+    idle_ms: 0,
+    good: at.good,
+    reasons: at.good ? [] : [{ reason: 'missed_step', step: 1 }],
+    metadata: {},
+  };
+  await publishSigned(c, 'cycles', cycle);
+}
+
+/** The super admin changes task `task` of `org` (`PATCH organization/task/{id}/`). */
+export async function patchTask(org: number, task: number, change: Record<string, unknown>): Promise<Task> {
+  return call<Task>('PATCH', `organization/task/${task}/`, await admin(), change, { Organization: String(org) });
 }
 
 /** Signs a user up and verifies the address from the outbox: an account awaiting the

@@ -230,8 +230,14 @@ async fn raw(
 
 /// Organisation `org`'s figures for `q`.
 pub async fn stats(db: &Db, org: i64, q: &StatsQuery) -> sqlx::Result<Stats> {
+    stats_from(db, org, q, &SPANS).await
+}
+
+/// [`stats`] reading roll-ups of `spans` only (none: the raw cycles alone, which the
+/// benchmark compares with).
+pub async fn stats_from(db: &Db, org: i64, q: &StatsQuery, spans: &[i64]) -> sqlx::Result<Stats> {
     let mut out = Stats::default();
-    let main = pieces(q.start, q.end, &SPANS);
+    let main = pieces(q.start, q.end, spans);
     let (cond, args) = rollup_cond(&main);
     let this = (org, q);
 
@@ -283,8 +289,12 @@ pub async fn stats(db: &Db, org: i64, q: &StatsQuery) -> sqlx::Result<Stats> {
 
     // The trend's sources: roll-up buckets and raw cycles, each in one trend bucket.
     let mut sources: BTreeMap<(i64, bool), Sums> = BTreeMap::new();
-    let spans = trend_spans(q.width, q.offset_ms);
-    let cut = pieces(q.start, q.end, spans);
+    let finest: &[i64] = if spans.is_empty() {
+        &[]
+    } else {
+        trend_spans(q.width, q.offset_ms)
+    };
+    let cut = pieces(q.start, q.end, finest);
     let (tcond, targs) = rollup_cond(&cut);
     let rows: Vec<GroupRow> = bound!(
         sqlx::query_as(sqlx::AssertSqlSafe(format!(

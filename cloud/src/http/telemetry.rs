@@ -16,6 +16,7 @@ use utoipa_axum::routes;
 
 use std::collections::{BTreeMap, HashMap};
 
+use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::api::v1::telemetry::{
     CycleFigures, CycleStats, StationFigures, StepFigures, TimeBin, TrendPoint,
 };
@@ -211,16 +212,33 @@ pub async fn cycle_stats(
             good += sums.n;
         }
     }
-    let mut names: HashMap<i64, Vec<String>> = HashMap::new();
-    for &(task, _) in s.steps.keys() {
-        if let std::collections::hash_map::Entry::Vacant(e) = names.entry(task) {
+    // The tasks' and devices' names, the tasks' steps and targets.
+    let mut task_of: HashMap<i64, Option<TaskSettings>> = HashMap::new();
+    for task in s
+        .steps
+        .keys()
+        .map(|k| k.0)
+        .chain(per_station.keys().map(|k| k.0))
+    {
+        if let std::collections::hash_map::Entry::Vacant(e) = task_of.entry(task) {
             let t = tasks::get(&state.db, me.user.id, Some(org), task).await?;
-            e.insert(
-                t.map(|t| t.settings().operation().step_names())
-                    .unwrap_or_default(),
-            );
+            e.insert(t.map(|t| t.settings()));
         }
     }
+    let mut device_name: HashMap<i64, String> = HashMap::new();
+    for &(_, device) in per_station.keys() {
+        if device != 0
+            && !device_name.contains_key(&device)
+            && let Some(d) = devices::get(&state.db, me.user.id, Some(org), device).await?
+        {
+            device_name.insert(device, d.display_name);
+        }
+    }
+    let settings = |task: i64| task_of.get(&task).and_then(Option::as_ref);
+    let names: HashMap<i64, Vec<String>> = task_of
+        .iter()
+        .filter_map(|(&t, s)| Some((t, s.as_ref()?.operation().step_names())))
+        .collect();
     let bucket = p.bucket.as_deref().map(str::trim).filter(|b| !b.is_empty());
     Ok(axum::Json(CycleStats {
         start_ms: q.start,
@@ -231,7 +249,10 @@ pub async fn cycle_stats(
             .into_iter()
             .map(|((task, device), (sums, good))| StationFigures {
                 task,
+                task_name: settings(task).map(|s| s.task_name.clone()),
+                target_ms: settings(task).and_then(target_ms),
                 device: (device != 0).then_some(device),
+                device_name: device_name.get(&device).cloned(),
                 figures: figures(sums.as_ref(), good),
             })
             .collect(),
@@ -275,6 +296,15 @@ pub async fn cycle_stats(
             })
             .collect(),
     }))
+}
+
+/// An operation's target cycle time (ms): `stepsAvgTime.cycle_time`, in seconds.
+fn target_ms(s: &TaskSettings) -> Option<f64> {
+    s.steps_avg_time
+        .get("cycle_time")
+        .and_then(serde_json::Value::as_f64)
+        .filter(|v| *v > 0.0)
+        .map(|v| v * 1000.0)
 }
 
 fn add(to: &mut Option<Sums>, s: &Sums) {

@@ -56,6 +56,20 @@ fn moved(c: &Cycle, by: i64) -> Cycle {
     c
 }
 
+/// Cycle `c` of `task` as device `device` of `org` sent it (a new id).
+fn as_sent(org: i64, device: i64, task: i64, c: &Cycle) -> Received {
+    Received {
+        org,
+        device,
+        cycle: CycleMessage::new(
+            uuid::Uuid::new_v4().to_string(),
+            task,
+            "cam0".into(),
+            c.clone(),
+        ),
+    }
+}
+
 /// A stored cycle as the test knows it.
 struct Raw {
     device: i64,
@@ -267,16 +281,7 @@ both!(
         }
         let received: Vec<Received> = raw
             .iter()
-            .map(|r| Received {
-                org: w.a,
-                device: r.device,
-                cycle: CycleMessage::new(
-                    uuid::Uuid::new_v4().to_string(),
-                    task,
-                    "cam0".into(),
-                    r.c.clone(),
-                ),
-            })
+            .map(|r| as_sent(w.a, r.device, task, &r.c))
             .collect();
         // In batches as ingestion makes them; one sent again changes nothing.
         let db = &app.state.db;
@@ -288,19 +293,19 @@ both!(
         let (_, task_b) = b_task(&app, &w).await;
         let b: Vec<Received> = raw[..50]
             .iter()
-            .map(|r| Received {
-                org: w.b,
-                device: bench,
-                cycle: CycleMessage::new(
-                    uuid::Uuid::new_v4().to_string(),
-                    task_b,
-                    "cam0".into(),
-                    r.c.clone(),
-                ),
-            })
+            .map(|r| as_sent(w.b, bench, task_b, &r.c))
             .collect();
         insert_cycles(db, &b).await.unwrap();
 
+        // A target cycle time of 14.5 s.
+        let (s, v) = app
+            .patch(
+                &format!("organization/task/{task}/"),
+                json!({"stepsAvgTime": {"cycle_time": 14.5}}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
         let all = |_: &Raw| true;
         let whole = check(
             &app,
@@ -388,6 +393,21 @@ both!(
             &all,
         )
         .await;
+        // Each station names its operation, target and device.
+        for (st, name) in whole["stations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(["Bench 1", "Bench 2"])
+        {
+            assert_eq!(
+                st["task_name"],
+                json!(truth.task_settings().task_name),
+                "{st}"
+            );
+            assert_eq!(st["target_ms"], json!(14_500.0), "{st}");
+            assert_eq!(st["device_name"], name, "{st}");
+        }
         // A step is named as in its task.
         assert_eq!(whole["steps"][0]["name"], json!(truth.steps[0]));
 

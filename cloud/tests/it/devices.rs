@@ -181,7 +181,7 @@ impl TestDevice {
             .unwrap();
     }
 
-    async fn send_cycle(&self, c: &CycleMessage) {
+    pub(crate) async fn send_cycle(&self, c: &CycleMessage) {
         self.publish(
             self.topic(Channel::Cycles),
             v1::sign(&self.key, &self.kid, c),
@@ -204,7 +204,7 @@ impl TestDevice {
     }
 }
 
-fn cycle(task: i64) -> CycleMessage {
+pub(crate) fn cycle(task: i64) -> CycleMessage {
     CycleMessage::new(
         uuid::Uuid::new_v4().to_string(),
         task,

@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use crate::common::*;
-use crate::devices::{TestDevice, World, added_and_enrolled, world};
+use crate::devices::{TestDevice, World, added_and_enrolled, cycle, world};
 use crate::{both, both_with};
 
 type Socket =
@@ -190,6 +190,59 @@ both!(
         )
         .await;
         assert_eq!(ids(&next(&mut ws).await), vec![d2.id]);
+    }
+);
+
+both!(
+    new_cycles_are_told_of_at_most_once_a_second_a_device,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let d1 = device(&app, &w.boss, "Bench 1").await;
+        let d2 = device(&app, &w.boss, "Bench 2").await;
+        let mut ws = open(&app, &w.eng, Some(w.a)).await.unwrap();
+        send(
+            &mut ws,
+            json!({"event": "subscribe", "data": {"devices": [d1.id]}}),
+        )
+        .await;
+        assert_eq!(ids(&next(&mut ws).await), vec![d1.id]);
+        // Bench 2's cycle is not heard; Bench 1's is.
+        d2.send_cycle(&cycle(w.task)).await;
+        d1.send_cycle(&cycle(w.task)).await;
+        let v = next(&mut ws).await;
+        assert_eq!(v, json!({"event": "cycles", "data": {"id": d1.id}}));
+        // A burst: told of at most once a second, the last of it too.
+        let t0 = std::time::Instant::now();
+        for _ in 0..30 {
+            d1.send_cycle(&cycle(w.task)).await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for _ in 0..500 {
+            let stored = sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM cycles")
+                .fetch_one(&app.state.db.pool)
+                .await
+                .unwrap();
+            if stored == 32 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut told = 0;
+        // Every cycle stored; the last told within a second and a bit.
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(2500);
+        while let Ok(Some(Ok(Message::Text(t)))) =
+            tokio::time::timeout_at(deadline, ws.next()).await
+        {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            assert_eq!(v, json!({"event": "cycles", "data": {"id": d1.id}}));
+            told += 1;
+        }
+        let secs = t0.elapsed().as_secs_f64();
+        assert!(told >= 1, "the burst was told of");
+        assert!(
+            f64::from(told) <= secs + 1.0,
+            "{told} events in {secs:.1} s: at most one a second"
+        );
     }
 );
 

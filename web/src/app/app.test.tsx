@@ -32,9 +32,9 @@ test('a role opening a screen outside its list lands on its landing screen, with
 });
 
 test('unbuilt screens show their title and an honest empty state', async () => {
-  signInAs('org_admin');
-  renderApp('/user/home');
-  expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
+  signInAs('analytics_user');
+  renderApp('/user/issue-center');
+  expect(await screen.findByRole('heading', { name: 'Issue Center' })).toBeInTheDocument();
   expect(screen.getByText('Nothing to show here yet.')).toBeInTheDocument();
 });
 

@@ -4,8 +4,9 @@
 //! The client says what it watches with `subscribe` and `unsubscribe` (device ids, or
 //! none for every device of the organisation); the server answers each with `devices`
 //! (the devices now watched, as they are) and then sends `device_status` when a watched
-//! device's status changes and `device_settings` when its settings are changed. A
-//! frame the server cannot take is answered with `error` and changes nothing.
+//! device's status changes, `device_settings` when its settings are changed, and
+//! `cycles` when its new cycles were stored. A frame the server cannot take is answered
+//! with `error` and changes nothing.
 
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +55,9 @@ pub enum ServerEvent {
     DeviceStatus(DeviceStatusEvent),
     /// A watched device's settings were changed.
     DeviceSettings(DeviceSettings),
+    /// New cycles of a watched device were stored (ours, beside the spec's names: the
+    /// screens showing cycles ask for them again). At most one a second a device.
+    Cycles(CyclesEvent),
     /// A frame the server could not take, and why; nothing changed.
     Error(StreamError),
 }
@@ -66,6 +70,13 @@ pub struct DeviceStatusEvent {
     pub online: bool,
     pub last_seen: i64,
     pub status: StatusMessage,
+}
+
+/// `cycles`: the device whose new cycles were stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CyclesEvent {
+    pub id: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -29,8 +29,15 @@ pub struct CycleFigures {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StationFigures {
     pub task: i64,
+    /// The operation's name (`null` once the task is gone).
+    pub task_name: Option<String>,
+    /// The operation's target cycle time (ms): its `stepsAvgTime.cycle_time` (seconds),
+    /// when set.
+    pub target_ms: Option<f64>,
     /// `null` for cycles whose device was deleted.
     pub device: Option<i64>,
+    /// The device's name (`null` once deleted).
+    pub device_name: Option<String>,
     #[serde(flatten)]
     pub figures: CycleFigures,
 }

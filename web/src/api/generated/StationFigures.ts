@@ -5,9 +5,22 @@
  */
 export type StationFigures = { task: number, 
 /**
+ * The operation's name (`null` once the task is gone).
+ */
+task_name: string | null, 
+/**
+ * The operation's target cycle time (ms): its `stepsAvgTime.cycle_time` (seconds),
+ * when set.
+ */
+target_ms: number | null, 
+/**
  * `null` for cycles whose device was deleted.
  */
-device: number | null, cycles: number, good: number, bad: number, 
+device: number | null, 
+/**
+ * The device's name (`null` once deleted).
+ */
+device_name: string | null, cycles: number, good: number, bad: number, 
 /**
  * Mean cycle time (ms).
  */

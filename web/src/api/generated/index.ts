@@ -17,6 +17,7 @@ export type * from './CommentCreate';
 export type * from './Credentials';
 export type * from './CycleFigures';
 export type * from './CycleStats';
+export type * from './CyclesEvent';
 export type * from './Department';
 export type * from './DepartmentCreate';
 export type * from './DeployRequest';

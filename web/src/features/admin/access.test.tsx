@@ -8,10 +8,10 @@ const SCREENS = ['/admin/organizations', '/admin/users', '/admin/roles', '/admin
 
 /** Role, landing, its heading, and the calls the landing screen itself makes. */
 const OTHERS: [Role, string, string, string[]][] = [
-  ['org_admin', '/user/home', 'Dashboard', []],
-  ['support_user', '/user/home', 'Dashboard', []],
-  ['org_user', '/user/home', 'Dashboard', []],
-  ['analytics_user', '/user/analytics', 'Analytics', []],
+  ['org_admin', '/user/home', 'Dashboard', ['telemetry/cycle_stats']],
+  ['support_user', '/user/home', 'Dashboard', ['telemetry/cycle_stats']],
+  ['org_user', '/user/home', 'Dashboard', ['telemetry/cycle_stats']],
+  ['analytics_user', '/user/analytics', 'Analytics', ['telemetry/cycle_stats']],
   ['labeler', '/labeler/tasks', 'Operations Requested', ['labeler/tasks/']],
 ];
 

@@ -2,13 +2,14 @@ import { QueryClient } from '@tanstack/react-query';
 import { screen, waitFor, within } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 
-import type { ClientEvent, Device, DeviceDetails, ServerEvent, StatusMessage } from '@/api/generated';
+import type { Device, DeviceDetails, StatusMessage } from '@/api/generated';
 import { signInAs, tableRows } from '@/testing/helpers';
 import { advance, fakeClock } from '@/testing/clock';
 import { renderApp } from '@/testing/render-app';
-import { apiUrl, deviceStream, server } from '@/testing/server';
+import { applyStreamEvent } from '@/lib/device-stream';
+import { apiUrl, server } from '@/testing/server';
+import { fakeStream } from '@/testing/stream';
 
-import { applyStreamEvent } from './api/device-stream';
 import { deviceKey, deviceListKey } from './api/devices';
 import { SEEN, details, device, devicesFeature } from './fixtures';
 
@@ -24,38 +25,6 @@ const status = (online: boolean, fps: number): StatusMessage => ({
   disk_free_mb: null,
   temperature_c: null,
 });
-
-/** The stream as the server keeps it: each connection, what it was opened with and sent. */
-type Connection = {
-  url: URL;
-  protocols: string[];
-  received: ClientEvent[];
-  send: (e: ServerEvent) => void;
-  close: (code: number) => void;
-};
-
-function fakeStream(answer: (e: ClientEvent) => ServerEvent) {
-  const connections: Connection[] = [];
-  server.use(
-    deviceStream.addEventListener('connection', ({ client, info }) => {
-      const p = info.protocols;
-      const c: Connection = {
-        url: client.url,
-        protocols: p === undefined ? [] : Array.isArray(p) ? p : [p],
-        received: [],
-        send: (e) => client.send(JSON.stringify(e)),
-        close: (code) => client.close(code),
-      };
-      connections.push(c);
-      client.addEventListener('message', (m) => {
-        const e = JSON.parse(typeof m.data === 'string' ? m.data : 'null') as ClientEvent;
-        c.received.push(e);
-        c.send(answer(e));
-      });
-    }),
-  );
-  return connections;
-}
 
 const fact = (name: string) => screen.getByText(name, { selector: 'dt' }).nextElementSibling?.textContent;
 

@@ -21,10 +21,10 @@ import type {
   Task,
 } from '@/api/generated';
 import { api } from '@/lib/api-client';
+import { deviceKey, devicesKey } from '@/lib/device-stream';
 
-export const devicesKey = ['devices'] as const;
+export { deviceKey, devicesKey } from '@/lib/device-stream';
 export const deviceListKey = (org: number) => [...devicesKey, 'list', org] as const;
-export const deviceKey = (id: number) => [...devicesKey, 'detail', id] as const;
 
 /** How often a device's page asks for its live status (ms). */
 export const DEVICE_REFRESH_MS = 5_000;

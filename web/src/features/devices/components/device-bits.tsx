@@ -1,20 +1,8 @@
 import type { DeviceTask } from '@/api/generated';
 
-import type { StreamState } from '../api/device-stream';
-
 /** Online or Offline, as the device last said (its last will says offline). */
 export function OnlineBadge({ online }: { online: boolean }) {
   return <span className={`badge ${online ? 'status-online' : 'status-offline'}`}>{online ? 'Online' : 'Offline'}</span>;
-}
-
-/** Whether the screen hears of status changes as they happen (the device stream). */
-export function StreamBadge({ state }: { state: StreamState }) {
-  const text = state === 'live' ? 'Live' : state === 'connecting' ? 'Connecting…' : 'Reconnecting…';
-  return (
-    <span className={`stream-state stream-${state}`} role="status" aria-label="Live updates">
-      {text}
-    </span>
-  );
 }
 
 /** What a device's cameras are set to run: "cam0: Assemble pump (running)", one a line. */

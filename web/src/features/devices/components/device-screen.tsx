@@ -3,22 +3,23 @@ import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import type { DeviceCommand, DeviceDetails, EnrolmentCode } from '@/api/generated';
+import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
+import { StreamBadge } from '@/components/ui/stream-badge';
 import { DATA_CREATED, DATA_UPDATED } from '@/config/messages';
 import { paths } from '@/config/paths';
 import { ApiError } from '@/lib/api-client';
 import { can } from '@/lib/access/roles';
 import { formatDateTime } from '@/lib/format';
+import { useDeviceStream } from '@/lib/device-stream';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { deviceQuery, deviceTasksQuery, newEnrolmentCode, putDevice, revokeDevice, stopTask } from '../api/devices';
-import { useDeviceStream } from '../api/device-stream';
-import { OnlineBadge, StreamBadge } from './device-bits';
+import { OnlineBadge } from './device-bits';
 import { EnrolmentCodePanel } from './enrolment-code-panel';
-import { RecentCycles } from './recent-cycles';
 import { StartTaskForm } from './start-task-form';
 
 /** The device id in the address, else null (not a positive integer). */

@@ -5,15 +5,16 @@ import type { Device } from '@/api/generated';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ScreenHeader } from '@/components/ui/screen-header';
+import { StreamBadge } from '@/components/ui/stream-badge';
 import { paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
+import { useDeviceStream } from '@/lib/device-stream';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
-import { useDeviceStream } from '../api/device-stream';
 import { deviceListQuery, patchDevice, putDevice } from '../api/devices';
 import { devicePath } from './device-path';
-import { CameraTasks, OnlineBadge, StreamBadge } from './device-bits';
+import { CameraTasks, OnlineBadge } from './device-bits';
 
 /**
  * `/user/devices` (Devices, gated by the 'Devices' subscription): the organisation's

@@ -2,8 +2,10 @@
  * The device stream (`/api/ws`, spec section 7 "Device stream event names"): while a
  * devices screen is shown, one WebSocket tells it at once when a device goes online or
  * offline, sends a heartbeat, or has its settings changed; the events go straight into
- * the cached device queries, so the screens show them without asking. The screens keep
- * asking every 5 s as well (cycles are not streamed, and a stream can drop).
+ * the cached device queries, so the screens show them without asking. When a device's
+ * new cycles are stored (`cycles`, at most once a second a device), the queries reading
+ * cycles (`cyclesKey`) and the device's details are asked for again. The screens keep
+ * asking now and then as well (a stream can drop).
  *
  * A browser cannot send an `Authorization` header with a WebSocket: the access token
  * goes as the sub-protocol `bearer.{token}` beside `gemba.v1`, and the organisation in
@@ -17,7 +19,11 @@ import { useEffect, useState } from 'react';
 import type { ClientEvent, Device, DeviceDetails, ServerEvent } from '@/api/generated';
 import { readSession } from '@/lib/session';
 
-import { deviceKey, devicesKey } from './devices';
+/** The device queries' keys: every device query starts with `devicesKey`. */
+export const devicesKey = ['devices'] as const;
+export const deviceKey = (id: number) => [...devicesKey, 'detail', id] as const;
+/** Every query reading cycles starts with this key: a `cycles` event asks them again. */
+export const cyclesKey = ['cycles'] as const;
 
 export const STREAM_PROTOCOL = 'gemba.v1';
 /** The close code of a stream whose sign-in ended. */
@@ -50,6 +56,10 @@ export function applyStreamEvent(qc: QueryClient, e: ServerEvent): void {
       break;
     case 'device_settings':
       merge(e.data.id, { settings: e.data.settings });
+      break;
+    case 'cycles':
+      void qc.invalidateQueries({ queryKey: cyclesKey });
+      void qc.invalidateQueries({ queryKey: deviceKey(e.data.id) });
       break;
     case 'error':
       // The portal sends only frames the server takes; say so if one was not.

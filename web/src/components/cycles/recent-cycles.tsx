@@ -62,8 +62,11 @@ export function RecentCycles({
   cycles,
   taskSteps,
   taskName,
+  label = 'Latest cycles',
 }: {
   cycles: readonly RecentCycle[];
+  /** The table's name. */
+  label?: string;
   taskSteps: { [task: number]: string[] | undefined };
   taskName: (id: number | null) => string;
 }) {
@@ -71,7 +74,7 @@ export function RecentCycles({
   const tasks = [...new Set(cycles.map((c) => c.task))];
   return (
     <>
-      <table className="data-table" aria-label="Latest cycles">
+      <table className="data-table" aria-label={label}>
         <thead>
           <tr>
             <th scope="col">Ended</th>

@@ -1,0 +1,434 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+
+import type { CycleStats, TrendPoint } from '@/api/generated';
+import { RecentCycles } from '@/components/cycles/recent-cycles';
+import { EmptyState } from '@/components/ui/empty-state';
+import { Pager } from '@/components/ui/pager';
+import { QueryStatus } from '@/components/ui/query-status';
+import { ScreenHeader } from '@/components/ui/screen-header';
+import { StreamBadge } from '@/components/ui/stream-badge';
+import { can } from '@/lib/access/roles';
+import { useDeviceStream } from '@/lib/device-stream';
+import { useSession } from '@/lib/session';
+
+import {
+  type Bucket,
+  type StatsParams,
+  addDays,
+  bucketLabel,
+  cycleStatsQuery,
+  cyclesPageQuery,
+  distributionBars,
+  percent,
+  seconds,
+  startOfDay,
+  trendCsv,
+} from '../api/cycle-stats';
+
+type Filter = NonNullable<StatsParams['cycleFilter']>;
+
+/** `YYYY-MM-DD` of a local date. */
+const isoDay = (d: Date) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+/** The local midnight a `YYYY-MM-DD` names. */
+const dayOf = (s: string) => {
+  const [y, m, d] = s.split('-').map(Number);
+  return new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1);
+};
+
+/**
+ * `/user/analytics` (Analytics): the cycles of a range of days (the last 30 by default),
+ * of one operation or device or all, all, good or bad ones (spec section 9's cycle
+ * filter): their figures, good and bad cycles over time and the average cycle time
+ * (hours, days, weeks or months), the cycle-time distribution, each step's average and
+ * spread, and each station. A bar of the trend opens the cycles behind it; the trend
+ * is exported as CSV, the same rows as its table. The choices live in the address, so
+ * a view can be shared. Live, as the dashboard.
+ */
+export default function AnalyticsScreen() {
+  const s = useSession();
+  const org = s.organization;
+  // The stream is for those who see devices; the others' figures are asked for every 10 s.
+  const live = s.role !== null && can(s.role, 'ViewDevices');
+  const stream = useDeviceStream(live ? org : null);
+  const [params, setParams] = useSearchParams();
+  const today = startOfDay(new Date());
+  const from = params.get('from') ?? isoDay(addDays(today, -29));
+  const to = params.get('to') ?? isoDay(today);
+  const bucket = (params.get('bucket') ?? 'day') as Bucket;
+  const filter = (params.get('filter') ?? 'all_cycles') as Filter;
+  const num = (k: string) => (params.get(k) ? Number(params.get(k)) : undefined);
+  const task = num('task');
+  const device = num('device');
+  const [picked, setPicked] = useState<number | null>(null);
+  const set = (k: string, v: string | undefined) => {
+    const next = new URLSearchParams(params);
+    if (v === undefined || v === '') next.delete(k);
+    else next.set(k, v);
+    setParams(next, { replace: true });
+    setPicked(null);
+  };
+  const range: StatsParams = {
+    start: dayOf(from),
+    end: addDays(dayOf(to), 1),
+    bucket,
+    task,
+    device,
+    cycleFilter: filter,
+  };
+  const badRange = !(range.end > range.start);
+  const q = useQuery({
+    ...cycleStatsQuery(org ?? 0, range),
+    enabled: org !== null && !badRange,
+    refetchInterval: live ? 30_000 : 10_000,
+  });
+  const stats = q.data;
+
+  if (org === null) {
+    return (
+      <section>
+        <h1>Analytics</h1>
+        <EmptyState title="User is not assigned to any organization" />
+      </section>
+    );
+  }
+  return (
+    <section>
+      <ScreenHeader title="Analytics">{live ? <StreamBadge state={stream} /> : null}</ScreenHeader>
+      <form className="filters" aria-label="Analytics filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          From <input type="date" aria-label="From" value={from} max={to} onChange={(e) => set('from', e.target.value)} />
+        </label>
+        <label>
+          To <input type="date" aria-label="To" value={to} min={from} onChange={(e) => set('to', e.target.value)} />
+        </label>
+        <label>
+          Operation{' '}
+          <select aria-label="Operation" value={task ?? ''} onChange={(e) => set('task', e.target.value)}>
+            <option value="">All operations</option>
+            {options(stats, 'task').map(([id, name]) => (
+              <option key={id} value={id}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Device{' '}
+          <select aria-label="Device" value={device ?? ''} onChange={(e) => set('device', e.target.value)}>
+            <option value="">All devices</option>
+            {options(stats, 'device').map(([id, name]) => (
+              <option key={id} value={id}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Cycles{' '}
+          <select aria-label="Cycles" value={filter} onChange={(e) => set('filter', e.target.value === 'all_cycles' ? undefined : e.target.value)}>
+            <option value="all_cycles">All Cycles</option>
+            <option value="good_cycles">Good Cycles</option>
+            <option value="bad_cycles">Bad Cycles</option>
+          </select>
+        </label>
+        <label>
+          By{' '}
+          <select aria-label="By" value={bucket} onChange={(e) => set('bucket', e.target.value === 'day' ? undefined : e.target.value)}>
+            <option value="hour">Hour</option>
+            <option value="day">Day</option>
+            <option value="week">Week</option>
+            <option value="month">Month</option>
+          </select>
+        </label>
+      </form>
+      {badRange ? <p role="alert">The end must come after the start.</p> : null}
+      <QueryStatus pending={q.isPending && !badRange} error={q.error} what="Cycle figures" />
+      {stats ? (
+        <>
+          <Summary stats={stats} />
+          <Trend stats={stats} picked={picked} onPick={setPicked} />
+          {picked !== null && stats.trend[picked] ? (
+            <DrillDown org={org} stats={stats} range={range} index={picked} onClose={() => setPicked(null)} />
+          ) : null}
+          <Distribution stats={stats} />
+          <Steps stats={stats} />
+          <Stations stats={stats} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** The operations or devices with cycles in the range, by name. */
+function options(stats: CycleStats | undefined, what: 'task' | 'device'): [number, string][] {
+  const m = new Map<number, string>();
+  for (const st of stats?.stations ?? []) {
+    if (what === 'task') m.set(st.task, st.task_name ?? `Operation ${st.task}`);
+    else if (st.device !== null) m.set(st.device, st.device_name ?? `Device ${st.device}`);
+  }
+  return [...m].sort((a, b) => a[1].localeCompare(b[1]));
+}
+
+function Summary({ stats }: { stats: CycleStats }) {
+  const t = stats.total;
+  return (
+    <dl className="summary" aria-label="Figures">
+      <dt>Cycles</dt>
+      <dd>{t.cycles}</dd>
+      <dt>Good</dt>
+      <dd>{`${percent(t.good, t.cycles)} (${t.good} good, ${t.bad} bad)`}</dd>
+      <dt>Average cycle time</dt>
+      <dd>{seconds(t.avg_ms)}</dd>
+      <dt>Spread (standard deviation)</dt>
+      <dd>{seconds(t.stddev_ms)}</dd>
+      <dt>Shortest / longest</dt>
+      <dd>
+        {seconds(t.min_ms)} / {seconds(t.max_ms)}
+      </dd>
+    </dl>
+  );
+}
+
+/** Good and bad cycles per bucket (a bar opens its cycles) and the average cycle time;
+ * the same rows as a table, and as CSV. */
+function Trend({ stats, picked, onPick }: { stats: CycleStats; picked: number | null; onPick: (i: number) => void }) {
+  const rows = stats.trend.map((p) => ({
+    label: bucketLabel(p.start_ms, stats.bucket),
+    good: p.good,
+    bad: p.bad,
+    avg: p.avg_ms === null ? null : p.avg_ms / 1000,
+  }));
+  const csv = trendCsv(stats);
+  return (
+    <section aria-label="Trend">
+      <h2>Cycles over time</h2>
+      <figure className="chart wide" aria-label="Good and bad cycles over time">
+        <ResponsiveContainer width="100%" height={240}>
+          <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="label" minTickGap={16} />
+            <YAxis allowDecimals={false} />
+            <Tooltip />
+            <Legend />
+            <Bar dataKey="good" name="Good" stackId="c" fill="#2e9e5b" isAnimationActive={false} onClick={(_, i) => onPick(i)} cursor="pointer" />
+            <Bar dataKey="bad" name="Bad" stackId="c" fill="#d64d4d" isAnimationActive={false} onClick={(_, i) => onPick(i)} cursor="pointer" />
+          </BarChart>
+        </ResponsiveContainer>
+      </figure>
+      <figure className="chart wide" aria-label="Average cycle time over time">
+        <ResponsiveContainer width="100%" height={200}>
+          <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="label" minTickGap={16} />
+            <YAxis unit=" s" />
+            <Tooltip />
+            <Line dataKey="avg" name="Average cycle time (s)" stroke="#2f6fdf" dot={false} connectNulls isAnimationActive={false} />
+          </LineChart>
+        </ResponsiveContainer>
+      </figure>
+      <details>
+        <summary>The trend as a table</summary>
+        <TrendTable stats={stats} picked={picked} onPick={onPick} />
+      </details>
+      <a
+        className="button secondary"
+        download={`cycles-${stats.bucket}.csv`}
+        href={`data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`}
+      >
+        Export CSV
+      </a>
+    </section>
+  );
+}
+
+function TrendTable({ stats, picked, onPick }: { stats: CycleStats; picked: number | null; onPick: (i: number) => void }) {
+  return (
+    <table className="data-table" aria-label="Trend table">
+      <thead>
+        <tr>
+          <th>Period</th>
+          <th>Cycles</th>
+          <th>Good</th>
+          <th>Bad</th>
+          <th>Average</th>
+        </tr>
+      </thead>
+      <tbody>
+        {stats.trend.map((p: TrendPoint, i) => (
+          <tr key={p.start_ms} aria-selected={picked === i}>
+            <td>
+              <button type="button" className="link-button" onClick={() => onPick(i)}>
+                {bucketLabel(p.start_ms, stats.bucket)}
+              </button>
+            </td>
+            <td>{p.cycles}</td>
+            <td>{p.good}</td>
+            <td>{p.bad}</td>
+            <td>{seconds(p.avg_ms)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The cycles behind a trend bucket, a page at a time (`telemetry/fetch_cycles/v2`). */
+function DrillDown({
+  org,
+  stats,
+  range,
+  index,
+  onClose,
+}: {
+  org: number;
+  stats: CycleStats;
+  range: StatsParams;
+  index: number;
+  onClose: () => void;
+}) {
+  const [page, setPage] = useState(1);
+  const point = stats.trend[index]!;
+  const start = new Date(Math.max(point.start_ms, range.start.getTime()));
+  const end = new Date(Math.min(stats.trend[index + 1]?.start_ms ?? range.end.getTime(), range.end.getTime()));
+  const q = useQuery(cyclesPageQuery(org, { ...range, start, end }, page));
+  const label = bucketLabel(point.start_ms, stats.bucket);
+  const taskSteps: { [task: number]: string[] } = {};
+  for (const st of stats.steps) (taskSteps[st.task] ??= [])[st.step] = st.name ?? `Step ${st.step + 1}`;
+  const names = new Map(stats.stations.map((st) => [st.task, st.task_name ?? `Operation ${st.task}`]));
+  return (
+    <section aria-label={`Cycles of ${label}`} className="drill-down">
+      <h3>
+        Cycles of {label} ({point.cycles})
+      </h3>
+      <button type="button" className="secondary" onClick={onClose}>
+        Close
+      </button>
+      <QueryStatus pending={q.isPending} error={q.error} what="Cycles" />
+      {q.data ? (
+        <>
+          <RecentCycles
+            label={`Cycles of ${label}`}
+            cycles={q.data.results}
+            taskSteps={taskSteps}
+            taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))}
+          />
+          <Pager page={page} count={q.data.count} onPage={setPage} label={`Cycles of ${label}`} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** How long cycles took: the bins merged to at most 40 bars. */
+function Distribution({ stats }: { stats: CycleStats }) {
+  const bars = distributionBars(stats.distribution, 40);
+  if (bars.length === 0) return null;
+  return (
+    <section aria-label="Distribution">
+      <h2>Cycle times</h2>
+      <figure className="chart wide" aria-label="Cycle-time distribution">
+        <ResponsiveContainer width="100%" height={220}>
+          <BarChart data={bars} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="label" minTickGap={16} />
+            <YAxis allowDecimals={false} />
+            <Tooltip />
+            <Bar dataKey="cycles" name="Cycles" fill="#2f6fdf" isAnimationActive={false} />
+          </BarChart>
+        </ResponsiveContainer>
+      </figure>
+    </section>
+  );
+}
+
+/** Each step's average time with its spread: where the time goes, and the bottleneck. */
+function Steps({ stats }: { stats: CycleStats }) {
+  if (stats.steps.length === 0) return null;
+  const many = new Set(stats.steps.map((s) => s.task)).size > 1;
+  const names = new Map(stats.stations.map((st) => [st.task, st.task_name ?? `Operation ${st.task}`]));
+  const rows = stats.steps.map((s) => ({
+    label: `${many ? `${names.get(s.task) ?? s.task}: ` : ''}${s.name ?? `Step ${s.step + 1}`}`,
+    avg: s.avg_ms / 1000,
+    spread: s.stddev_ms / 1000,
+    cycles: s.cycles,
+  }));
+  const slowest = rows.reduce((a, b) => (b.avg > a.avg ? b : a), rows[0]!);
+  return (
+    <section aria-label="Steps">
+      <h2>Steps</h2>
+      <p>
+        Slowest step: <strong>{slowest.label}</strong> ({slowest.avg.toFixed(1)} s on average)
+      </p>
+      <figure className="chart wide" aria-label="Average step times">
+        <ResponsiveContainer width="100%" height={220}>
+          <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="label" />
+            <YAxis unit=" s" />
+            <Tooltip />
+            <Bar dataKey="avg" name="Average (s)" fill="#d9822b" isAnimationActive={false}>
+              <ErrorBar dataKey="spread" width={6} stroke="#555" />
+            </Bar>
+          </BarChart>
+        </ResponsiveContainer>
+      </figure>
+      <table className="data-table" aria-label="Step times">
+        <thead>
+          <tr>
+            <th>Step</th>
+            <th>Cycles</th>
+            <th>Average</th>
+            <th>Spread</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.label}>
+              <td>{r.label}</td>
+              <td>{r.cycles}</td>
+              <td>{r.avg.toFixed(1)} s</td>
+              <td>± {r.spread.toFixed(1)} s</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Stations({ stats }: { stats: CycleStats }) {
+  if (stats.stations.length === 0) return <EmptyState title="No cycles in this range." />;
+  return (
+    <section aria-label="Stations">
+      <h2>Stations</h2>
+      <table className="data-table" aria-label="Station figures">
+        <thead>
+          <tr>
+            <th>Device</th>
+            <th>Operation</th>
+            <th>Cycles</th>
+            <th>Good</th>
+            <th>Average</th>
+            <th>Spread</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.stations.map((st) => (
+            <tr key={`${st.task}-${st.device ?? 0}`}>
+              <td>{st.device_name ?? 'Deleted device'}</td>
+              <td>{st.task_name ?? `Operation ${st.task}`}</td>
+              <td>{st.cycles}</td>
+              <td>{percent(st.good, st.cycles)}</td>
+              <td>{seconds(st.avg_ms)}</td>
+              <td>{seconds(st.stddev_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,168 @@
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+
+import type { CycleFigures, CycleStats, StationFigures } from '@/api/generated';
+import { EmptyState } from '@/components/ui/empty-state';
+import { QueryStatus } from '@/components/ui/query-status';
+import { ScreenHeader } from '@/components/ui/screen-header';
+import { StreamBadge } from '@/components/ui/stream-badge';
+import { useDeviceStream } from '@/lib/device-stream';
+import { useSession } from '@/lib/session';
+
+import { cycleStatsQuery, percent, seconds, thisWeek, today } from '../api/cycle-stats';
+
+/**
+ * `/user/home` (the dashboard): today's and this week's cycles of the organisation,
+ * the good share, the average cycle time against the operation's target, today hour by
+ * hour, and each station (an operation on a device) this week. Live: the device stream
+ * tells of new cycles and the figures are asked for again at once.
+ */
+export default function HomeScreen() {
+  const s = useSession();
+  const org = s.organization;
+  const stream = useDeviceStream(org);
+  // The day and week are fixed while the screen is open past midnight; a reload moves them.
+  const [day, week] = useMemo(() => {
+    const now = new Date();
+    return [today(now), thisWeek(now)];
+  }, []);
+  const on = org !== null;
+  const dayQ = useQuery({ ...cycleStatsQuery(org ?? 0, { ...day, bucket: 'hour' }), enabled: on });
+  const weekQ = useQuery({ ...cycleStatsQuery(org ?? 0, { ...week, bucket: 'day' }), enabled: on });
+
+  if (org === null) {
+    return (
+      <section>
+        <h1>Dashboard</h1>
+        <EmptyState title="User is not assigned to any organization" />
+      </section>
+    );
+  }
+  // One target when every cycle this week is of one operation.
+  const weekStations = weekQ.data?.stations ?? [];
+  const target = new Set(weekStations.map((st) => st.task)).size === 1 ? (weekStations[0]?.target_ms ?? null) : null;
+
+  return (
+    <section>
+      <ScreenHeader title="Dashboard">
+        <StreamBadge state={stream} />
+      </ScreenHeader>
+      <QueryStatus pending={dayQ.isPending} error={dayQ.error ?? weekQ.error} what="Cycle figures" />
+      <div className="figure-cards">
+        <PeriodCard title="Today" figures={dayQ.data?.total} target={target} />
+        <PeriodCard title="This week" figures={weekQ.data?.total} target={target} />
+      </div>
+      {dayQ.data ? <TodayChart stats={dayQ.data} /> : null}
+      <h2>Stations this week</h2>
+      {weekQ.data && weekQ.data.stations.length === 0 ? (
+        <EmptyState title="No cycles this week yet.">
+          <p>Cycles appear here as the devices send them.</p>
+        </EmptyState>
+      ) : (
+        <Stations week={weekStations} day={dayQ.data?.stations ?? []} />
+      )}
+    </section>
+  );
+}
+
+/** A period's figures: cycles, good share, average cycle time against the target. */
+function PeriodCard({ title, figures, target }: { title: string; figures?: CycleFigures; target: number | null }) {
+  const f = figures;
+  return (
+    <article className="figure-card" aria-label={title}>
+      <h2>{title}</h2>
+      <dl>
+        <dt>Cycles</dt>
+        <dd data-testid={`${title}-cycles`}>{f ? f.cycles : '…'}</dd>
+        <dt>Good</dt>
+        <dd>{f ? `${percent(f.good, f.cycles)} (${f.good} good, ${f.bad} bad)` : '…'}</dd>
+        <dt>Average cycle time</dt>
+        <dd>
+          {f ? seconds(f.avg_ms) : '…'}
+          {target !== null && f?.avg_ms != null ? <Against avg={f.avg_ms} target={target} /> : null}
+        </dd>
+      </dl>
+    </article>
+  );
+}
+
+/**
+ * The average against the target, with the spec's marker colours (section 9): green at
+ * or under the target, yellow up to 10% over, red beyond.
+ */
+function Against({ avg, target }: { avg: number; target: number }) {
+  const over = avg / target - 1;
+  const colour = over <= 0 ? 'green' : over <= 0.1 ? 'yellow' : 'red';
+  const words = over <= 0 ? 'at or under target' : `${Math.round(over * 100)}% over target`;
+  return (
+    <span className={`marker marker-${colour}`} title={`Target ${seconds(target)}`}>
+      {' '}
+      {words} ({seconds(target)})
+    </span>
+  );
+}
+
+/** Today hour by hour: good and bad cycles stacked. */
+function TodayChart({ stats }: { stats: CycleStats }) {
+  const data = stats.trend.map((p) => ({
+    hour: `${String(new Date(p.start_ms).getHours()).padStart(2, '0')}:00`,
+    good: p.good,
+    bad: p.bad,
+  }));
+  return (
+    <figure className="chart" aria-label="Cycles today by hour">
+      <figcaption>Cycles today by hour</figcaption>
+      <ResponsiveContainer width="100%" height={220}>
+        <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" />
+          <XAxis dataKey="hour" interval={2} />
+          <YAxis allowDecimals={false} />
+          <Tooltip />
+          <Legend />
+          <Bar dataKey="good" name="Good" stackId="c" fill="#2e9e5b" isAnimationActive={false} />
+          <Bar dataKey="bad" name="Bad" stackId="c" fill="#d64d4d" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+/** Each station this week, with today's cycles beside. */
+function Stations({ week, day }: { week: StationFigures[]; day: StationFigures[] }) {
+  return (
+    <table className="data-table" aria-label="Stations">
+      <thead>
+        <tr>
+          <th>Device</th>
+          <th>Operation</th>
+          <th>Today</th>
+          <th>This week</th>
+          <th>Good</th>
+          <th>Average cycle time</th>
+          <th>Target</th>
+        </tr>
+      </thead>
+      <tbody>
+        {week.map((st) => {
+          const target = st.target_ms;
+          const d = day.find((x) => x.task === st.task && x.device === st.device);
+          return (
+            <tr key={`${st.task}-${st.device ?? 0}`}>
+              <td>{st.device_name ?? 'Deleted device'}</td>
+              <td>{st.task_name ?? `Operation ${st.task}`}</td>
+              <td>{d?.cycles ?? 0}</td>
+              <td>{st.cycles}</td>
+              <td>{percent(st.good, st.cycles)}</td>
+              <td>
+                {seconds(st.avg_ms)}
+                {target !== null && st.avg_ms !== null ? <Against avg={st.avg_ms} target={target} /> : null}
+              </td>
+              <td>{seconds(target)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
