@@ -194,6 +194,7 @@ fn export_bindings() {
         tm::TimeBin,
         tm::TrendPoint,
         tm::CycleStats,
+        tm::TopCycles,
         tr::RunStatus,
         tr::TrainingRun,
         tr::Metrics,

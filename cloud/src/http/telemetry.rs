@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::api::v1::telemetry::{
-    CycleFigures, CycleStats, StationFigures, StepFigures, TimeBin, TrendPoint,
+    CycleFigures, CycleStats, StationFigures, StepFigures, TimeBin, TopCycles, TrendPoint,
 };
 
 use crate::db::analytics::{self, StatsQuery, Width};
@@ -37,6 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(fetch_cycles))
         .routes(routes!(cycle_stats))
+        .routes(routes!(top_five_percentile))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -74,6 +75,59 @@ pub async fn fetch_cycles(
     known_ids(&state, &me, org, q.task, q.device).await?;
     let (results, count) = cycles::page(&state.db, org, &q).await?;
     Ok(axum::Json(Page { results, count }))
+}
+
+/// The slowest 5% of the organisation's cycles that the filters name (a range, a task,
+/// a device, the cycle filter; `ordering` is not taken), slowest first, a page at a time.
+#[utoipa::path(get, path = "/telemetry/top_five_percentile", tag = "telemetry", params(CyclesParams),
+    responses((status = 200, body = TopCycles), (status = 400), (status = 403)))]
+pub async fn top_five_percentile(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Query(p): Query<CyclesParams>,
+) -> ApiResult<axum::Json<TopCycles>> {
+    me.require(Permission::ViewCycles)?;
+    let org = me.org()?;
+    if p.ordering.as_deref().is_some_and(|o| !o.trim().is_empty()) {
+        return Err(ApiError::field(
+            "ordering",
+            "The slowest cycles come slowest first; send no ordering.",
+        ));
+    }
+    let q = CycleQuery {
+        order: "end_ms - start_ms DESC",
+        ..query_of(&p)?
+    };
+    known_ids(&state, &me, org, q.task, q.device).await?;
+    let one = |offset: i64| CycleQuery {
+        offset,
+        limit: 1,
+        ..q.clone()
+    };
+    let (first, n) = cycles::page(&state.db, org, &one(0)).await?;
+    // 5% rounded up: at least one cycle when there is any.
+    let k = (n + 19) / 20;
+    let threshold_ms = if first.is_empty() {
+        None
+    } else {
+        let (kth, _) = cycles::page(&state.db, org, &one(k - 1)).await?;
+        kth.first().map(|c| c.end_ms - c.start_ms)
+    };
+    let results = if q.offset < k {
+        let window = CycleQuery {
+            limit: q.limit.min(k - q.offset),
+            ..q.clone()
+        };
+        cycles::page(&state.db, org, &window).await?.0
+    } else {
+        vec![]
+    };
+    Ok(axum::Json(TopCycles {
+        threshold_ms,
+        count: k,
+        cycles: n,
+        results,
+    }))
 }
 
 /// Refuses a task or device that is not one of the organisation's, as unknown.

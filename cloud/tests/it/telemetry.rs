@@ -201,3 +201,105 @@ both!(
         assert_eq!(s, StatusCode::FORBIDDEN);
     }
 );
+
+both!(
+    the_slowest_five_percent_are_the_raw_cycles_slowest,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let bench = add(&app, &w.boss, "Bench 1").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        let other = add(&app, &w.boss, "Bench 2").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        // 45 cycles of lengths that repeat now and then (ties go by id).
+        let raw: Vec<Raw> = (0..45)
+            .map(|i: i64| Raw {
+                id: format!("c{i:02}"),
+                task: w.task,
+                device: if i % 3 == 0 { other } else { bench },
+                start_ms: NOV_2 + i * 60_000,
+                len_ms: 20_000 + (i * 7919) % 9_000 / 1000 * 1000,
+                good: i % 4 != 0,
+            })
+            .collect();
+        store(&app, w.a, &raw).await;
+        let slowest = |keep: &dyn Fn(&Raw) -> bool| {
+            let mut v: Vec<&Raw> = raw.iter().filter(|c| keep(c)).collect();
+            v.sort_by(|a, b| b.len_ms.cmp(&a.len_ms).then(a.id.cmp(&b.id)));
+            let k = v.len().div_ceil(20);
+            let ids: Vec<String> = v[..k].iter().map(|c| c.id.clone()).collect();
+            (ids, v[k - 1].len_ms, v.len() as i64)
+        };
+        let top = |query: String| {
+            let app = &app;
+            let tok = w.analyst.clone();
+            async move {
+                let (s, v) = app
+                    .get(&format!("telemetry/top_five_percentile?{query}"), &tok)
+                    .await;
+                assert_eq!(s, StatusCode::OK, "{query}: {v}");
+                let ids: Vec<String> = v["results"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c["id"].as_str().unwrap().to_string())
+                    .collect();
+                (ids, v)
+            }
+        };
+        // All 45: the slowest 3 (5% rounded up), slowest first, with the threshold.
+        let (want, threshold, n) = slowest(&|_| true);
+        let (ids, v) = top(String::new()).await;
+        assert_eq!(ids, want);
+        assert_eq!(
+            (
+                v["count"].as_i64(),
+                v["cycles"].as_i64(),
+                v["threshold_ms"].as_i64()
+            ),
+            (Some(3), Some(n), Some(threshold))
+        );
+        // A page at a time, never past the 5%.
+        let (p2, _) = top("page=2&page_size=2".into()).await;
+        assert_eq!(p2, want[2..]);
+        let (p3, _) = top("page=3&page_size=2".into()).await;
+        assert!(p3.is_empty());
+        // One device's bad cycles: its own slowest.
+        let keep = |c: &Raw| c.device == other && !c.good;
+        let (want, threshold, _) = slowest(&keep);
+        let (ids, v) = top(format!("device={other}&cycle_filter=bad_cycles")).await;
+        assert_eq!((ids, v["threshold_ms"].as_i64()), (want, Some(threshold)));
+        // A range without cycles: none, no threshold.
+        let (ids, v) = top("datetime_start=2026-10-01&datetime_end=2026-10-02".into()).await;
+        assert!(
+            ids.is_empty() && v["threshold_ms"].is_null() && v["count"] == 0,
+            "{v}"
+        );
+
+        let (_, task_b) = b_task(&app, &w).await;
+        for (query, field) in [
+            ("ordering=duration", "ordering"),
+            ("page_size=0", "page_size"),
+            ("page=0", "page"),
+            ("cycle_filter=worst", "cycle_filter"),
+            (
+                "datetime_start=2026-11-04&datetime_end=2026-11-03",
+                "datetime_end",
+            ),
+            (&*format!("task={task_b}"), "task"),
+        ] {
+            let (s, v) = app
+                .get(
+                    &format!("telemetry/top_five_percentile?{query}"),
+                    &w.analyst,
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{query}: {v}");
+            assert!(v[field][0].is_string(), "{query}: {v}");
+        }
+        let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
+        let (s, _) = app.get("telemetry/top_five_percentile", &lab).await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+    }
+);

@@ -78,6 +78,22 @@ pub struct TrendPoint {
     pub figures: CycleFigures,
 }
 
+/// The answer of `GET telemetry/top_five_percentile`: the slowest 5% of the cycles
+/// (at least one when there is any), slowest first, a page at a time.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TopCycles {
+    /// The quickest of the slowest 5% (ms): every cycle listed took at least this long;
+    /// `null` without cycles.
+    pub threshold_ms: Option<i64>,
+    /// How many cycles the slowest 5% are (5% of `cycles`, rounded up).
+    pub count: i64,
+    /// How many cycles match the filters in all.
+    pub cycles: i64,
+    pub results: Vec<super::device::RecentCycle>,
+}
+
 /// The answer of `GET telemetry/cycle_stats`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -141,6 +141,7 @@ export type * from './TimeTag';
 export type * from './TimeTagCreate';
 export type * from './TokenPair';
 export type * from './TokenRequest';
+export type * from './TopCycles';
 export type * from './TrainStatus';
 export type * from './TrainedTask';
 export type * from './TrainedTaskPatch';
