@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::api::v1::task::TaskSettings;
+use crate::cycle::{Cycle, CycleEngine, EngineConfig, Event};
 
 /// Labelled footage: the operation (task-detail text), the steps, the step segments and
 /// the cycles as they really happened.
@@ -41,13 +42,14 @@ pub struct TruthCycle {
 impl Truth {
     /// The footage's task: its operation (named by its first line), default
     /// parameters, its step order rule, and as its target cycle time
-    /// (`stepsAvgTime.cycle_time`, seconds) the mean of its good cycles.
+    /// (`stepsAvgTime.cycle_time`, seconds) the mean of the good cycles the cycle engine
+    /// finds in the true labels: what a station running it measures.
     pub fn task_settings(&self) -> TaskSettings {
         let name = self.operation.lines().next().unwrap_or_default().trim();
         let mut s = TaskSettings::new(name.to_string(), self.operation.clone());
         s.task_parameters.telemetry_params.strict_step_order = self.strict_step_order;
         let good: Vec<i64> = self
-            .cycles
+            .engine_cycles(&EngineConfig::from_task(&s))
             .iter()
             .filter(|c| c.good)
             .map(|c| c.end_ms - c.start_ms)
@@ -60,6 +62,27 @@ impl Truth {
             );
         }
         s
+    }
+
+    /// The cycles the cycle engine (`cfg`) finds in the true labels, read at 15 frames
+    /// a second.
+    pub fn engine_cycles(&self, cfg: &EngineConfig) -> Vec<Cycle> {
+        let mut e = CycleEngine::new(cfg.clone());
+        let end = self.segments.iter().map(|s| s.end_ms).max().unwrap_or(0);
+        let mut events = Vec::new();
+        let mut t = 0;
+        while t < end {
+            events.extend(e.push_label(t, self.label_at(t)));
+            t += 1000 / 15;
+        }
+        events.extend(e.finish(t));
+        events
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Cycle(c) => Some(c),
+                Event::Rejected { .. } => None,
+            })
+            .collect()
     }
 
     /// The step at `t_ms`, `None` for background.

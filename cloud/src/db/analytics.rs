@@ -357,10 +357,7 @@ pub async fn stats_from(db: &Db, org: i64, q: &StatsQuery, spans: &[i64]) -> sql
         let slot = &mut trend
             .entry(bucket_start(at, q.width, q.offset_ms))
             .or_insert([None, None])[usize::from(good)];
-        match slot {
-            Some(x) => x.merge(&s),
-            None => *slot = Some(s),
-        }
+        Sums::add_to(slot, &s);
     }
     out.trend = trend.into_iter().collect();
     Ok(out)

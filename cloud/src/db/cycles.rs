@@ -352,40 +352,65 @@ pub struct CycleQuery {
     pub limit: i64,
 }
 
+/// The filter of a [`CycleQuery`]: `$1` organisation, then `$2`–`$6` ([`filtered`]).
+const FILTER: &str = "organization_id = $1 AND ($2 IS NULL OR task_id = $2) \
+    AND ($3 IS NULL OR device_id = $3) AND ($4 IS NULL OR start_ms >= $4) \
+    AND ($5 IS NULL OR start_ms < $5) AND ($6 IS NULL OR good = $6)";
+
+/// `sql` with [`FILTER`]'s parameters bound.
+fn filtered<'q, O>(
+    sql: sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments>,
+    org: i64,
+    q: &CycleQuery,
+) -> sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+    sql.bind(org)
+        .bind(q.task)
+        .bind(q.device)
+        .bind(q.start)
+        .bind(q.end)
+        .bind(q.good.map(i64::from))
+}
+
+/// A page of organisation `org`'s cycles: `q`'s order, limit and offset.
+pub async fn rows(
+    db: &Db,
+    org: i64,
+    q: &CycleQuery,
+) -> sqlx::Result<Vec<gemba_shared::api::v1::device::RecentCycle>> {
+    let rows: Vec<CycleRow> = filtered(
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {CYCLE_COLS} FROM cycles WHERE {FILTER} ORDER BY {}, id LIMIT $7 OFFSET $8",
+            q.order
+        ))),
+        org,
+        q,
+    )
+    .bind(q.limit)
+    .bind(q.offset)
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows.into_iter().map(to_api).collect())
+}
+
+/// How many of organisation `org`'s cycles `q` names, in all.
+pub async fn count(db: &Db, org: i64, q: &CycleQuery) -> sqlx::Result<i64> {
+    let (n,): (i64,) = filtered(
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM cycles WHERE {FILTER}"
+        ))),
+        org,
+        q,
+    )
+    .fetch_one(&db.pool)
+    .await?;
+    Ok(n)
+}
+
 /// A page of organisation `org`'s cycles, and how many match in all.
 pub async fn page(
     db: &Db,
     org: i64,
     q: &CycleQuery,
 ) -> sqlx::Result<(Vec<gemba_shared::api::v1::device::RecentCycle>, i64)> {
-    let cond = "organization_id = $1 AND ($2 IS NULL OR task_id = $2) \
-        AND ($3 IS NULL OR device_id = $3) AND ($4 IS NULL OR start_ms >= $4) \
-        AND ($5 IS NULL OR start_ms < $5) AND ($6 IS NULL OR good = $6)";
-    let good = q.good.map(i64::from);
-    let rows: Vec<CycleRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {CYCLE_COLS} FROM cycles WHERE {cond} ORDER BY {}, id LIMIT $7 OFFSET $8",
-        q.order
-    )))
-    .bind(org)
-    .bind(q.task)
-    .bind(q.device)
-    .bind(q.start)
-    .bind(q.end)
-    .bind(good)
-    .bind(q.limit)
-    .bind(q.offset)
-    .fetch_all(&db.pool)
-    .await?;
-    let count: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT COUNT(*) FROM cycles WHERE {cond}"
-    )))
-    .bind(org)
-    .bind(q.task)
-    .bind(q.device)
-    .bind(q.start)
-    .bind(q.end)
-    .bind(good)
-    .fetch_one(&db.pool)
-    .await?;
-    Ok((rows.into_iter().map(to_api).collect(), count))
+    Ok((rows(db, org, q).await?, count(db, org, q).await?))
 }

@@ -89,6 +89,14 @@ impl Sums {
         }
     }
 
+    /// Adds `s` to `to`, or makes it `s` when empty.
+    pub fn add_to(to: &mut Option<Sums>, s: &Sums) {
+        match to {
+            Some(t) => t.merge(s),
+            None => *to = Some(*s),
+        }
+    }
+
     pub fn merge(&mut self, o: &Sums) {
         self.n += o.n;
         self.sum_ms += o.sum_ms;

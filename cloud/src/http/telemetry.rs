@@ -99,18 +99,18 @@ pub async fn top_five_percentile(
         ..query_of(&p)?
     };
     known_ids(&state, &me, org, q.task, q.device).await?;
-    let one = |offset: i64| CycleQuery {
-        offset,
-        limit: 1,
-        ..q.clone()
-    };
-    let (first, n) = cycles::page(&state.db, org, &one(0)).await?;
+    let n = cycles::count(&state.db, org, &q).await?;
     // 5% rounded up: at least one cycle when there is any.
     let k = (n + 19) / 20;
-    let threshold_ms = if first.is_empty() {
+    let threshold_ms = if k == 0 {
         None
     } else {
-        let (kth, _) = cycles::page(&state.db, org, &one(k - 1)).await?;
+        let kth = CycleQuery {
+            offset: k - 1,
+            limit: 1,
+            ..q.clone()
+        };
+        let kth = cycles::rows(&state.db, org, &kth).await?;
         kth.first().map(|c| c.end_ms - c.start_ms)
     };
     let results = if q.offset < k {
@@ -118,7 +118,7 @@ pub async fn top_five_percentile(
             limit: q.limit.min(k - q.offset),
             ..q.clone()
         };
-        cycles::page(&state.db, org, &window).await?.0
+        cycles::rows(&state.db, org, &window).await?
     } else {
         vec![]
     };
@@ -259,8 +259,8 @@ pub async fn cycle_stats(
     let mut per_station: BTreeMap<(i64, i64), (Option<Sums>, i64)> = BTreeMap::new();
     for (&(task, device, is_good), sums) in &s.stations {
         let e = per_station.entry((task, device)).or_default();
-        add(&mut e.0, sums);
-        add(&mut total, sums);
+        Sums::add_to(&mut e.0, sums);
+        Sums::add_to(&mut total, sums);
         if is_good {
             e.1 += sums.n;
             good += sums.n;
@@ -341,7 +341,7 @@ pub async fn cycle_stats(
             .map(|(start_ms, [bad, good])| {
                 let mut all = *bad;
                 if let Some(g) = good {
-                    add(&mut all, g);
+                    Sums::add_to(&mut all, g);
                 }
                 TrendPoint {
                     start_ms: *start_ms,
@@ -359,13 +359,6 @@ fn target_ms(s: &TaskSettings) -> Option<f64> {
         .and_then(serde_json::Value::as_f64)
         .filter(|v| *v > 0.0)
         .map(|v| v * 1000.0)
-}
-
-fn add(to: &mut Option<Sums>, s: &Sums) {
-    match to {
-        Some(t) => t.merge(s),
-        None => *to = Some(*s),
-    }
 }
 
 /// Population standard deviation from a count, a sum and a sum of squares.

@@ -7,7 +7,7 @@
 //! built again from the cycles. Bad parameters are refused and named.
 
 use gemba_cloud::db::cycles::{Received, insert_cycles};
-use gemba_shared::cycle::{Cycle, CycleEngine, EngineConfig, Event};
+use gemba_shared::cycle::{Cycle, EngineConfig};
 use gemba_shared::footage::Truth;
 use gemba_shared::mqtt::v1::CycleMessage;
 use reqwest::StatusCode;
@@ -23,26 +23,6 @@ const DAY: i64 = 86_400_000;
 const HOUR: i64 = 3_600_000;
 /// 2026-10-13T00:00:00Z.
 const OCT_13: i64 = 1_791_849_600_000;
-
-/// The cycles the engine finds in the demo footage's ground truth, at 15 frames a second.
-fn engine_cycles(truth: &Truth) -> Vec<Cycle> {
-    let mut e = CycleEngine::new(EngineConfig::from_task(&truth.task_settings()));
-    let end = truth.segments.iter().map(|s| s.end_ms).max().unwrap();
-    let mut events = Vec::new();
-    let mut t = 0;
-    while t < end {
-        events.extend(e.push_label(t, truth.label_at(t)));
-        t += 1000 / 15;
-    }
-    events.extend(e.finish(t));
-    events
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::Cycle(c) => Some(c),
-            Event::Rejected { .. } => None,
-        })
-        .collect()
-}
 
 /// `c` moved by `by` ms.
 fn moved(c: &Cycle, by: i64) -> Cycle {
@@ -251,7 +231,7 @@ both!(
             .await;
         assert_eq!(s, StatusCode::CREATED, "{t}");
         let task = t["id"].as_i64().unwrap();
-        let template = engine_cycles(&truth);
+        let template = truth.engine_cycles(&EngineConfig::from_task(&truth.task_settings()));
         assert!(
             template.len() >= 4 && template.iter().any(|c| !c.good),
             "the demo footage has good and bad cycles: {template:?}"

@@ -105,28 +105,8 @@ export default function AnalyticsScreen() {
         <label>
           To <input type="date" aria-label="To" value={to} min={from} onChange={(e) => set('to', e.target.value)} />
         </label>
-        <label>
-          Operation{' '}
-          <select aria-label="Operation" value={task ?? ''} onChange={(e) => set('task', e.target.value)}>
-            <option value="">All operations</option>
-            {options(stats, 'task').map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Device{' '}
-          <select aria-label="Device" value={device ?? ''} onChange={(e) => set('device', e.target.value)}>
-            <option value="">All devices</option>
-            {options(stats, 'device').map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <IdChoice label="Operation" all="All operations" value={task} options={options(stats, 'task')} onChange={(v) => set('task', v)} />
+        <IdChoice label="Device" all="All devices" value={device} options={options(stats, 'device')} onChange={(v) => set('device', v)} />
         <label>
           Cycles{' '}
           <select aria-label="Cycles" value={filter} onChange={(e) => set('filter', e.target.value === 'all_cycles' ? undefined : e.target.value)}>
@@ -160,6 +140,35 @@ export default function AnalyticsScreen() {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** One of some ids by name, or all of them (''). */
+function IdChoice({
+  label,
+  all,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  all: string;
+  value: number | undefined;
+  options: [number, string][];
+  onChange: (v: string) => void;
+}) {
+  return (
+    <label>
+      {label}{' '}
+      <select aria-label={label} value={value ?? ''} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{all}</option>
+        {options.map(([id, name]) => (
+          <option key={id} value={id}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
