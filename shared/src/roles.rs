@@ -134,6 +134,10 @@ impl Role {
                 self,
                 Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser | AnalyticsUser
             ),
+            // Correcting cycles (docs/decisions.md "Who corrects cycles"): a verdict,
+            // archiving, restoring and deleting, by those who define the operations; the
+            // analytics user only reads.
+            ManageCycles => matches!(self, Admin | OrgAdmin | OrgUser | User | SupportUser),
         }
     }
 }
@@ -182,10 +186,12 @@ pub enum Permission {
     LabelRequested,
     /// Read the organisation's cycles (telemetry, analytics).
     ViewCycles,
+    /// Mark cycles good or bad, archive, restore and delete them.
+    ManageCycles,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 27] = [
+    pub const ALL: [Permission; 28] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -213,6 +219,7 @@ impl Permission {
         Permission::LabelVideos,
         Permission::LabelRequested,
         Permission::ViewCycles,
+        Permission::ManageCycles,
     ];
 }
 

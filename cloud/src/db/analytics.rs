@@ -145,6 +145,10 @@ fn trend_spans(w: Width, offset_ms: i64) -> &'static [i64] {
 /// `$4` good; then the pieces' `(span, from, to)` from `$5`.
 const FILTER: &str = "organization_id = $1 AND ($2 IS NULL OR task_id = $2) \
     AND ($3 IS NULL OR device_id = $3) AND ($4 IS NULL OR good = $4)";
+/// [`FILTER`] for the raw cycles, which also keep archived ones.
+const RAW_FILTER: &str = "organization_id = $1 AND archived_at IS NULL \
+    AND ($2 IS NULL OR task_id = $2) AND ($3 IS NULL OR device_id = $3) \
+    AND ($4 IS NULL OR good = $4)";
 
 /// `FILTER AND` one of the roll-up pieces (none: `false`), and the pieces' parameters.
 fn rollup_cond(pieces: &[(i64, i64, i64)]) -> (String, Vec<i64>) {
@@ -212,7 +216,7 @@ async fn raw(
     r: &mut Rollup,
 ) -> sqlx::Result<()> {
     let rows: Vec<RawRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {RAW_COLS} FROM cycles WHERE {FILTER} AND start_ms >= $5 AND start_ms < $6"
+        "SELECT {RAW_COLS} FROM cycles WHERE {RAW_FILTER} AND start_ms >= $5 AND start_ms < $6"
     )))
     .bind(org)
     .bind(q.task)

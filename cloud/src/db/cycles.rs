@@ -352,8 +352,9 @@ pub struct CycleQuery {
     pub limit: i64,
 }
 
-/// The filter of a [`CycleQuery`]: `$1` organisation, then `$2`–`$6` ([`filtered`]).
-const FILTER: &str = "organization_id = $1 AND ($2 IS NULL OR task_id = $2) \
+/// The filter of a [`CycleQuery`]: `$1` organisation, then `$2`–`$6` ([`filtered`]);
+/// archived cycles are left out.
+const FILTER: &str = "organization_id = $1 AND archived_at IS NULL AND ($2 IS NULL OR task_id = $2) \
     AND ($3 IS NULL OR device_id = $3) AND ($4 IS NULL OR start_ms >= $4) \
     AND ($5 IS NULL OR start_ms < $5) AND ($6 IS NULL OR good = $6)";
 

@@ -642,7 +642,8 @@ pub async fn commands(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<Devi
 /// Device `device`'s latest `limit` cycles, newest first.
 pub async fn recent_cycles(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<RecentCycle>> {
     let rows: Vec<super::cycles::CycleRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {} FROM cycles WHERE device_id = $1 ORDER BY start_ms DESC, id LIMIT $2",
+        "SELECT {} FROM cycles WHERE device_id = $1 AND archived_at IS NULL \
+         ORDER BY start_ms DESC, id LIMIT $2",
         super::cycles::CYCLE_COLS
     )))
     .bind(device)
@@ -676,7 +677,8 @@ pub async fn stats(db: &Db, org: i64, since: i64) -> sqlx::Result<DeviceStats> {
     .fetch_one(&db.pool)
     .await?;
     let cycles_24h: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM cycles WHERE organization_id = $1 AND received_at >= $2",
+        "SELECT COUNT(*) FROM cycles WHERE organization_id = $1 AND received_at >= $2 \
+         AND archived_at IS NULL",
     )
     .bind(org)
     .bind(since)

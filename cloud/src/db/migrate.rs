@@ -92,6 +92,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "cycle_rollups",
         include_str!("../../migrations/20261207000001_cycle_rollups.sql"),
     ),
+    (
+        20261208000001,
+        "cycle_changes",
+        include_str!("../../migrations/20261208000001_cycle_changes.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -436,7 +436,7 @@ pub async fn backfill(db: &Db) -> anyhow::Result<()> {
     let mut tx = db.pool.begin().await?;
     for org in orgs {
         let rows: Vec<RawRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT {RAW_COLS} FROM cycles WHERE organization_id = $1"
+            "SELECT {RAW_COLS} FROM cycles WHERE organization_id = $1 AND archived_at IS NULL"
         )))
         .bind(org)
         .fetch_all(&mut *tx)
@@ -479,6 +479,84 @@ pub async fn forget_device(
         }
     }
     Ok(())
+}
+
+/// Begins a transaction that changes stored cycles (a person's verdict, archiving,
+/// restoring, deleting) and then [`rebuild`]s their roll-ups: it holds the roll-ups'
+/// write lock from its start, so that no batch being ingested adds to a bucket between
+/// the rebuild's reading of the cycles and its writing. SQLite: `BEGIN IMMEDIATE` (the
+/// database's one write lock, which the cycle writer also takes). PostgreSQL: `SHARE ROW
+/// EXCLUSIVE` on `cycle_rollups`, which waits for the batches that already added to it
+/// and holds back the others' roll-up statements (not their cycles) until the commit.
+pub async fn begin_change(db: &Db) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Any>> {
+    match db.backend {
+        Backend::Sqlite => db.pool.begin_with("BEGIN IMMEDIATE").await,
+        Backend::Postgres => {
+            let mut tx = db.pool.begin().await?;
+            sqlx::query("LOCK TABLE cycle_rollups IN SHARE ROW EXCLUSIVE MODE")
+                .execute(&mut *tx)
+                .await?;
+            Ok(tx)
+        }
+    }
+}
+
+/// The roll-up rows a stored cycle counts in: one per span.
+pub fn keys_of(org: i64, task: i64, device: Option<i64>, start_ms: i64, good: bool) -> [Key; 2] {
+    SPANS.map(|span| Key {
+        org,
+        span,
+        bucket: start_ms.div_euclid(span) * span,
+        task,
+        device: device.unwrap_or(0),
+        good,
+    })
+}
+
+/// Makes the roll-up rows of `keys` anew from the stored cycles that are not archived,
+/// in a transaction from [`begin_change`]. Each key's rows in the three tables are
+/// deleted, then its cycles summed and written again: exact for every figure, the
+/// shortest and longest included, which a subtraction could not give.
+pub async fn rebuild(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    keys: &std::collections::BTreeSet<Key>,
+) -> sqlx::Result<()> {
+    let mut r = Rollup::default();
+    for k in keys {
+        for t in &TABLES {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "DELETE FROM {} WHERE organization_id = $1 AND span_ms = $2 AND bucket_ms = $3 \
+                 AND task_id = $4 AND device_id = $5 AND good = $6",
+                t.name
+            )))
+            .bind(k.org)
+            .bind(k.span)
+            .bind(k.bucket)
+            .bind(k.task)
+            .bind(k.device)
+            .bind(i64::from(k.good))
+            .execute(&mut *conn)
+            .await?;
+        }
+        let rows: Vec<RawRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {RAW_COLS} FROM cycles WHERE organization_id = $1 AND task_id = $2 \
+             AND COALESCE(device_id, 0) = $3 AND good = $4 AND start_ms >= $5 \
+             AND start_ms < $6 AND archived_at IS NULL"
+        )))
+        .bind(k.org)
+        .bind(k.task)
+        .bind(k.device)
+        .bind(i64::from(k.good))
+        .bind(k.bucket)
+        .bind(k.bucket + k.span)
+        .fetch_all(&mut *conn)
+        .await?;
+        for row in &rows {
+            add_raw(&mut r, k.org, row, &[k.span]);
+        }
+    }
+    write(conn, backend, &r).await
 }
 
 /// Organisation `org` is being deleted: its roll-ups go, in the caller's transaction.

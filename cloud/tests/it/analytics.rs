@@ -37,7 +37,7 @@ fn moved(c: &Cycle, by: i64) -> Cycle {
 }
 
 /// Cycle `c` of `task` as device `device` of `org` sent it (a new id).
-fn as_sent(org: i64, device: i64, task: i64, c: &Cycle) -> Received {
+pub(crate) fn as_sent(org: i64, device: i64, task: i64, c: &Cycle) -> Received {
     Received {
         org,
         device,
@@ -51,9 +51,9 @@ fn as_sent(org: i64, device: i64, task: i64, c: &Cycle) -> Received {
 }
 
 /// A stored cycle as the test knows it.
-struct Raw {
-    device: i64,
-    c: Cycle,
+pub(crate) struct Raw {
+    pub(crate) device: i64,
+    pub(crate) c: Cycle,
 }
 
 impl Raw {
@@ -104,7 +104,7 @@ fn close(what: &str, got: f64, want: f64) {
 
 /// Checks every figure of `query`'s answer against the raw cycles `keep` selects of
 /// those started in the answer's range.
-async fn check(
+pub(crate) async fn check(
     app: &TestApp,
     w: &World,
     raw: &[Raw],
@@ -211,63 +211,97 @@ async fn check(
     v
 }
 
+/// The demo footage's operation as a task of A, two devices of A, and `days` days on
+/// which each station works the footage once at an hour and minute that vary (so that
+/// ranges cut through days, hours and cycles), stored as ingestion stores them.
+pub(crate) struct Demo {
+    pub(crate) truth: Truth,
+    pub(crate) task: i64,
+    pub(crate) bench: i64,
+    pub(crate) other: i64,
+    /// Cycles a station works a day.
+    pub(crate) per_station: usize,
+    pub(crate) raw: Vec<Raw>,
+    pub(crate) received: Vec<Received>,
+}
+
+pub(crate) async fn demo_cycles(app: &TestApp, w: &World, days: i64) -> Demo {
+    let truth: Truth =
+        serde_json::from_slice(&std::fs::read(models_dir().join("demo.truth.json")).unwrap())
+            .unwrap();
+    // The footage's operation, a sub-step to each step as the portal asks.
+    let detail: String = std::iter::once(format!("{}\n", truth.task_settings().task_name))
+        .chain(truth.steps.iter().map(|s| format!("{s}:\nDo {s};\n")))
+        .collect();
+    let (s, t) = app
+        .post(
+            "organization/task/",
+            json!({"task_detail": detail}),
+            Some(&w.eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{t}");
+    let task = t["id"].as_i64().unwrap();
+    let template = truth.engine_cycles(&EngineConfig::from_task(&truth.task_settings()));
+    assert!(
+        template.len() >= 4 && template.iter().any(|c| !c.good),
+        "the demo footage has good and bad cycles: {template:?}"
+    );
+    let bench = add(app, &w.boss, "Bench 1").await["device"]["id"]
+        .as_i64()
+        .unwrap();
+    let other = add(app, &w.boss, "Bench 2").await["device"]["id"]
+        .as_i64()
+        .unwrap();
+    let mut raw = Vec::new();
+    for day in 0..days {
+        for (s, device) in [bench, other].into_iter().enumerate() {
+            let at = OCT_13
+                + day * DAY
+                + ((day * 7 + s as i64 * 11) % 24) * HOUR
+                + ((day * 13 + s as i64 * 29) % 60) * 60_000;
+            for c in &template {
+                raw.push(Raw {
+                    device,
+                    c: moved(c, at),
+                });
+            }
+        }
+    }
+    let received: Vec<Received> = raw
+        .iter()
+        .map(|r| as_sent(w.a, r.device, task, &r.c))
+        .collect();
+    // In batches as ingestion makes them.
+    for batch in received.chunks(37) {
+        insert_cycles(&app.state.db, batch).await.unwrap();
+    }
+    Demo {
+        truth,
+        task,
+        bench,
+        other,
+        per_station: template.len(),
+        raw,
+        received,
+    }
+}
+
 both!(
     cycle_figures_equal_the_raw_cycles_figures,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let truth: Truth =
-            serde_json::from_slice(&std::fs::read(models_dir().join("demo.truth.json")).unwrap())
-                .unwrap();
-        // The footage's operation, a sub-step to each step as the portal asks.
-        let detail: String = std::iter::once(format!("{}\n", truth.task_settings().task_name))
-            .chain(truth.steps.iter().map(|s| format!("{s}:\nDo {s};\n")))
-            .collect();
-        let (s, t) = app
-            .post(
-                "organization/task/",
-                json!({"task_detail": detail}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{t}");
-        let task = t["id"].as_i64().unwrap();
-        let template = truth.engine_cycles(&EngineConfig::from_task(&truth.task_settings()));
-        assert!(
-            template.len() >= 4 && template.iter().any(|c| !c.good),
-            "the demo footage has good and bad cycles: {template:?}"
-        );
-        let bench = add(&app, &w.boss, "Bench 1").await["device"]["id"]
-            .as_i64()
-            .unwrap();
-        let other = add(&app, &w.boss, "Bench 2").await["device"]["id"]
-            .as_i64()
-            .unwrap();
-        // 40 days; each day each station works the footage once, at an hour and minute
-        // that vary, so that ranges cut through days, hours and cycles.
-        let mut raw = Vec::new();
-        for day in 0..40i64 {
-            for (s, device) in [bench, other].into_iter().enumerate() {
-                let at = OCT_13
-                    + day * DAY
-                    + ((day * 7 + s as i64 * 11) % 24) * HOUR
-                    + ((day * 13 + s as i64 * 29) % 60) * 60_000;
-                for c in &template {
-                    raw.push(Raw {
-                        device,
-                        c: moved(c, at),
-                    });
-                }
-            }
-        }
-        let received: Vec<Received> = raw
-            .iter()
-            .map(|r| as_sent(w.a, r.device, task, &r.c))
-            .collect();
-        // In batches as ingestion makes them; one sent again changes nothing.
+        let Demo {
+            truth,
+            task,
+            bench,
+            other,
+            per_station,
+            mut raw,
+            received,
+        } = demo_cycles(&app, &w, 40).await;
+        // One sent again changes nothing.
         let db = &app.state.db;
-        for batch in received.chunks(37) {
-            insert_cycles(db, batch).await.unwrap();
-        }
         insert_cycles(db, &received[100..140]).await.unwrap();
         // Organisation B's cycles at the same times: never counted for A.
         let (_, task_b) = b_task(&app, &w).await;
@@ -299,9 +333,9 @@ both!(
         assert_eq!(whole["trend"].as_array().unwrap().len(), 40);
         // Days, hours and minutes at both ends; hourly trend.
         // Each end cuts a station's run of cycles, inside an hour.
-        let per_day = 2 * template.len();
+        let per_day = 2 * per_station;
         let a = raw[7 * per_day + 3].c.start_ms - 1;
-        let b = raw[23 * per_day + template.len() + 5].c.start_ms + 1;
+        let b = raw[23 * per_day + per_station + 5].c.start_ms + 1;
         let odd = format!("datetime_start={}&datetime_end={}", rfc3339(a), rfc3339(b));
         let hourly = check(&app, &w, &raw, &format!("{odd}&bucket=hour"), &all).await;
         assert_eq!(
@@ -469,7 +503,7 @@ both!(
 
 /// The same figures, but for the last bits of a standard deviation summed in another
 /// order.
-fn same(a: &Value, b: &Value) {
+pub(crate) fn same(a: &Value, b: &Value) {
     for f in [
         "cycles", "good", "bad", "avg_ms", "min_ms", "max_ms", "idle_ms",
     ] {
@@ -482,7 +516,7 @@ fn same(a: &Value, b: &Value) {
     );
 }
 
-fn rfc3339(ms: i64) -> String {
+pub(crate) fn rfc3339(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .unwrap()
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)

@@ -49,7 +49,8 @@ const DAY: i64 = 86_400_000;
 /// 2026-11-02T00:00:00Z.
 const NOV_2: i64 = 1_793_577_600_000;
 
-async fn ids(app: &TestApp, w: &World, query: &str) -> (Vec<String>, i64) {
+/// The ids and count of `fetch_cycles/v2?{query}` as the analytics user reads them.
+pub(crate) async fn ids(app: &TestApp, w: &World, query: &str) -> (Vec<String>, i64) {
     let (s, v) = app
         .get(&format!("telemetry/fetch_cycles/v2?{query}"), &w.analyst)
         .await;

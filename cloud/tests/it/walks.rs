@@ -876,6 +876,33 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
         call("GET /telemetry/top_five_percentile", None, Perm(ViewCycles)),
         call("GET /telemetry/cycle_stats", None, Perm(ViewCycles))
             .at("telemetry/cycle_stats?datetime_start=2026-11-01&datetime_end=2026-11-30"),
+        // Unknown cycles (404 or 400): nothing changes.
+        call(
+            "PATCH /telemetry/cycle/{id}",
+            Some(json!({"good": false, "reason": "walk"})),
+            Perm(ManageCycles),
+        )
+        .at("telemetry/cycle/no-such-cycle"),
+        call("DELETE /telemetry/cycle/{id}/", None, Perm(ManageCycles))
+            .at("telemetry/cycle/no-such-cycle/"),
+        call(
+            "GET /telemetry/trace/trace_single_cycle_details/",
+            None,
+            Perm(ViewCycles),
+        )
+        .at("telemetry/trace/trace_single_cycle_details/?cycle_id=no-such-cycle"),
+        call(
+            "POST /telemetry/archive_cycle/",
+            Some(json!({"ids": ["no-such-cycle"], "reason": "walk"})),
+            Perm(ManageCycles),
+        ),
+        call("GET /telemetry/archive_cycle/", None, Perm(ManageCycles)),
+        call(
+            "DELETE /telemetry/archived_cycle/{id}",
+            None,
+            Perm(ManageCycles),
+        )
+        .at("telemetry/archived_cycle/no-such-cycle"),
         call("GET /organization/model_version", None, Perm(ViewTasks))
             .at(format!("organization/model_version?task={}", w.task)),
         // An unknown model file (400): the permission is what is walked.
@@ -2433,6 +2460,12 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
             None,
         )
         .or_unknown("task"),
+        cross(
+            "GET /telemetry/archive_cycle/",
+            format!("telemetry/archive_cycle/?organization={bo}"),
+            None,
+        )
+        .or_unknown("organization"),
         cross(
             "GET /telemetry/cycle_stats",
             format!(

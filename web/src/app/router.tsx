@@ -96,8 +96,9 @@ export const routes: RouteObject[] = [
               screen(a.pendingUsers, () => import('@/features/admin/components/pending-users-screen')),
               screen(a.modelVersions, () => import('@/features/media/components/org-model-versions-screen')),
               screen(a.modelTypes, () => import('@/features/media/components/model-types-screen')),
+              screen(a.archivedCycles, () => import('@/features/admin/components/archived-cycles-screen')),
               ...[
-                a.tamperingRequests, a.devices, a.archivedCycles,
+                a.tamperingRequests, a.devices,
                 a.tasks, a.updates, a.instances, a.trainedTasks, a.annotations, a.labelers, a.taskVideos, a.userReport,
                 a.barcode, a.awsToken, a.featureControl, a.eventNotification,
               ].map(todo),

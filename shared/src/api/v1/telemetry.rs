@@ -114,3 +114,91 @@ pub struct CycleStats {
     /// Every bucket of the range, the empty ones too, in time order.
     pub trend: Vec<TrendPoint>,
 }
+
+/// `PATCH telemetry/cycle/{id}`: a person's verdict on a cycle, good or bad, and why.
+/// Kept in the cycle's history; the device's own reasons stay on the cycle.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct CycleVerdict {
+    pub good: Option<bool>,
+    /// Why (1 to [`REASON_MAX`] characters).
+    pub reason: Option<String>,
+}
+
+/// The longest reason a person may give for a change to a cycle.
+pub const REASON_MAX: usize = 500;
+
+/// One change a person made to a cycle.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CycleChange {
+    pub id: i64,
+    pub at_ms: i64,
+    /// `good` or `bad` (a verdict), `archived` or `restored`.
+    pub change: String,
+    pub reason: String,
+    /// Who made it (their e-mail; `null` once their account is gone).
+    pub by: Option<String>,
+}
+
+/// A cycle with the changes people made to it, oldest first.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CycleDetails {
+    pub cycle: super::device::RecentCycle,
+    /// When it was archived; `null` while it counts.
+    pub archived_at_ms: Option<i64>,
+    pub history: Vec<CycleChange>,
+}
+
+/// `POST telemetry/archive_cycle/`: cycles to take out of lists and figures (kept, and
+/// restored with `DELETE telemetry/archived_cycle/{id}`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct ArchiveCycles {
+    /// 1 to [`ARCHIVE_MAX`] cycle ids of the organisation, none archived already.
+    pub ids: Option<Vec<String>>,
+    /// Why (1 to [`REASON_MAX`] characters).
+    pub reason: Option<String>,
+}
+
+/// The most cycles one archive call takes.
+pub const ARCHIVE_MAX: usize = 100;
+
+/// The answer of `POST telemetry/archive_cycle/`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Archived {
+    pub archived: i64,
+}
+
+/// An archived cycle (spec section 3: id, organization, task, device, start_datetime,
+/// end_datetime), with names for the admin's list.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ArchivedCycle {
+    pub id: String,
+    pub organization: i64,
+    pub organization_name: Option<String>,
+    pub task: i64,
+    pub task_name: Option<String>,
+    /// `null` once its device was deleted.
+    pub device: Option<i64>,
+    pub device_name: Option<String>,
+    /// RFC 3339, UTC.
+    pub start_datetime: String,
+    pub end_datetime: String,
+    pub good: bool,
+    pub archived_at_ms: i64,
+    /// Who archived it (e-mail), and why.
+    pub archived_by: Option<String>,
+    pub reason: String,
+}

@@ -1,3 +1,5 @@
+import type { ReactNode } from 'react';
+
 import type { BadReason, RecentCycle } from '@/api/generated';
 import { formatDateTime } from '@/lib/format';
 
@@ -56,19 +58,21 @@ export function StepBar({ cycle, steps }: { cycle: RecentCycle; steps: readonly 
 /**
  * A device's latest cycles, newest first: when each ended, on which camera and task,
  * its cycle time, its steps as a bar, and good or bad with the reasons. The legend
- * names the steps' colours.
+ * names the steps' colours. `action` adds a last column (e.g. the cycle's changes).
  */
 export function RecentCycles({
   cycles,
   taskSteps,
   taskName,
   label = 'Latest cycles',
+  action,
 }: {
   cycles: readonly RecentCycle[];
   /** The table's name. */
   label?: string;
   taskSteps: { [task: number]: string[] | undefined };
   taskName: (id: number | null) => string;
+  action?: (cycle: RecentCycle) => ReactNode;
 }) {
   if (cycles.length === 0) return <p className="muted">No cycle received yet.</p>;
   const tasks = [...new Set(cycles.map((c) => c.task))];
@@ -83,6 +87,7 @@ export function RecentCycles({
             <th scope="col">Cycle time</th>
             <th scope="col">Steps</th>
             <th scope="col">Verdict</th>
+            {action ? <th scope="col">Actions</th> : null}
           </tr>
         </thead>
         <tbody>
@@ -107,6 +112,7 @@ export function RecentCycles({
                     </>
                   )}
                 </td>
+                {action ? <td>{action(c)}</td> : null}
               </tr>
             );
           })}

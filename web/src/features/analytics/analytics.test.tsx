@@ -84,3 +84,93 @@ test('the CSV is the trend a row a period; bins merge into bars; periods are nam
   expect(bucketLabel(at(23), 'week')).toBe('week of 11/23');
   expect(bucketLabel(at(1), 'month')).toBe('2026-11');
 });
+
+const CYCLE = {
+  id: 'c-1',
+  task: 4,
+  device: 7,
+  camera: 'cam0',
+  start_ms: at(25, 9),
+  end_ms: at(25, 9) + 42_000,
+  idle_ms: 0,
+  good: true,
+  reasons: [],
+  segments: [{ step: 0, start_ms: at(25, 9), end_ms: at(25, 9) + 30_000 }],
+};
+
+test('an engineer opens a cycle of a period, sees its history and marks it bad with a reason; the figures are asked again', async () => {
+  signInAs('org_user', 1);
+  let stats = 0;
+  const patched: unknown[] = [];
+  server.use(
+    http.get(apiUrl('telemetry/cycle_stats'), () => {
+      stats += 1;
+      return HttpResponse.json(STATS);
+    }),
+    http.get(apiUrl('telemetry/fetch_cycles/v2'), () => HttpResponse.json({ results: [CYCLE], count: 1 })),
+    http.get(apiUrl('telemetry/trace/trace_single_cycle_details/'), ({ request }) => {
+      expect(new URL(request.url).searchParams.get('cycle_id')).toBe('c-1');
+      return HttpResponse.json({
+        cycle: CYCLE,
+        archived_at_ms: null,
+        history: [{ id: 1, at_ms: at(25, 10), change: 'good', reason: 'Seen on the video', by: 'lead@a.test' }],
+      });
+    }),
+    http.patch(apiUrl('telemetry/cycle/c-1'), async ({ request }) => {
+      patched.push(await request.json());
+      return HttpResponse.json({ cycle: { ...CYCLE, good: false }, archived_at_ms: null, history: [] });
+    }),
+  );
+  const user = userEvent.setup();
+  renderApp('/user/analytics?from=2026-11-24&to=2026-11-25');
+  await user.click(within(await screen.findByRole('table', { name: 'Trend table' })).getByRole('button', { name: '11/25' }));
+  await user.click(await screen.findByRole('button', { name: /^Change the cycle ended/ }));
+  const dialog = await screen.findByRole('dialog');
+  expect(await within(dialog).findByText(/Marked good .* by lead@a.test: Seen on the video/)).toBeInTheDocument();
+  // A reason is asked for before anything is sent.
+  await user.click(within(dialog).getByRole('button', { name: 'Mark bad' }));
+  expect(within(dialog).getByRole('alert')).toHaveTextContent('Say why, in 1 to 500 characters.');
+  expect(patched).toHaveLength(0);
+  const before = stats;
+  await user.type(within(dialog).getByLabelText('Reason'), ' Skipped the seal check ');
+  await user.click(within(dialog).getByRole('button', { name: 'Mark bad' }));
+  await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  expect(patched).toEqual([{ good: false, reason: 'Skipped the seal check' }]);
+  await waitFor(() => expect(stats).toBeGreaterThan(before));
+});
+
+test("the server's refusal shows in the cycle's dialog, which stays open", async () => {
+  signInAs('org_admin', 1);
+  server.use(
+    http.get(apiUrl('telemetry/cycle_stats'), () => HttpResponse.json(STATS)),
+    http.get(apiUrl('telemetry/fetch_cycles/v2'), () => HttpResponse.json({ results: [CYCLE], count: 1 })),
+    http.get(apiUrl('telemetry/trace/trace_single_cycle_details/'), () =>
+      HttpResponse.json({ cycle: CYCLE, archived_at_ms: null, history: [] }),
+    ),
+    http.post(apiUrl('telemetry/archive_cycle/'), () =>
+      HttpResponse.json({ ids: ['Cycle c-1 is archived: restore it first (Archived Cycles).'] }, { status: 400 }),
+    ),
+  );
+  const user = userEvent.setup();
+  renderApp('/user/analytics?from=2026-11-24&to=2026-11-25');
+  await user.click(within(await screen.findByRole('table', { name: 'Trend table' })).getByRole('button', { name: '11/25' }));
+  await user.click(await screen.findByRole('button', { name: /^Change the cycle ended/ }));
+  const dialog = await screen.findByRole('dialog');
+  expect(await within(dialog).findByText('No one has changed this cycle.')).toBeInTheDocument();
+  await user.type(within(dialog).getByLabelText('Reason'), 'trial');
+  await user.click(within(dialog).getByRole('button', { name: 'Archive' }));
+  expect(await within(dialog).findByText('Cycle c-1 is archived: restore it first (Archived Cycles).')).toBeInTheDocument();
+});
+
+test('an analytics user reads the cycles of a period but has nothing to change', async () => {
+  signInAs('analytics_user', 1);
+  server.use(
+    http.get(apiUrl('telemetry/cycle_stats'), () => HttpResponse.json(STATS)),
+    http.get(apiUrl('telemetry/fetch_cycles/v2'), () => HttpResponse.json({ results: [CYCLE], count: 1 })),
+  );
+  const user = userEvent.setup();
+  renderApp('/user/analytics?from=2026-11-24&to=2026-11-25');
+  await user.click(within(await screen.findByRole('table', { name: 'Trend table' })).getByRole('button', { name: '11/25' }));
+  expect(await screen.findByRole('table', { name: 'Cycles of 11/25' })).toBeInTheDocument();
+  expect(screen.queryByRole('button', { name: /^Change the cycle/ })).toBeNull();
+});

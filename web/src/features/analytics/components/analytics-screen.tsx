@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
-import type { CycleStats, TrendPoint } from '@/api/generated';
+import type { CycleStats, RecentCycle, TrendPoint } from '@/api/generated';
+import { CycleDialog } from '@/components/cycles/cycle-dialog';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
@@ -12,6 +13,7 @@ import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
 import { can } from '@/lib/access/roles';
 import { useDeviceStream } from '@/lib/device-stream';
+import { formatDateTime } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
 import {
@@ -285,7 +287,10 @@ function TrendTable({ stats, picked, onPick }: { stats: CycleStats; picked: numb
   );
 }
 
-/** The cycles behind a trend bucket, a page at a time (`telemetry/fetch_cycles/v2`). */
+/**
+ * The cycles behind a trend bucket, a page at a time (`telemetry/fetch_cycles/v2`); those
+ * who may correct cycles (`ManageCycles`) open one to mark it or archive it.
+ */
 function DrillDown({
   org,
   stats,
@@ -300,6 +305,8 @@ function DrillDown({
   onClose: () => void;
 }) {
   const [page, setPage] = useState(1);
+  const role = useSession().role;
+  const [open, setOpen] = useState<RecentCycle | null>(null);
   const point = stats.trend[index]!;
   const start = new Date(Math.max(point.start_ms, range.start.getTime()));
   const end = new Date(Math.min(stats.trend[index + 1]?.start_ms ?? range.end.getTime(), range.end.getTime()));
@@ -324,10 +331,20 @@ function DrillDown({
             cycles={q.data.results}
             taskSteps={taskSteps}
             taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))}
+            action={
+              role !== null && can(role, 'ManageCycles')
+                ? (c) => (
+                    <button type="button" className="secondary" onClick={() => setOpen(c)} aria-label={`Change the cycle ended ${formatDateTime(c.end_ms)}`}>
+                      Change
+                    </button>
+                  )
+                : undefined
+            }
           />
           <Pager page={page} count={q.data.count} onPage={setPage} label={`Cycles of ${label}`} />
         </>
       ) : null}
+      {open ? <CycleDialog cycle={open} onClose={() => setOpen(null)} /> : null}
     </section>
   );
 }

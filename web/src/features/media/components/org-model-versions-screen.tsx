@@ -1,10 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 
 import { EmptyState } from '@/components/ui/empty-state';
-import { SelectField } from '@/components/ui/field';
-import { QueryStatus } from '@/components/ui/query-status';
-import { allOrganizationsQuery } from '@/lib/organizations';
+import { OrganizationSelect } from '@/components/ui/organization-select';
 
 import { ModelVersionsTable } from './model-versions-table';
 
@@ -16,25 +13,10 @@ import { ModelVersionsTable } from './model-versions-table';
 export default function OrgModelVersionsScreen() {
   const [params, setParams] = useSearchParams();
   const org = Number(params.get('organization')) || null;
-  const orgs = useQuery(allOrganizationsQuery());
   return (
     <section>
       <h1>Org Model Versions</h1>
-      <div className="toolbar">
-        <SelectField
-          label="Organization"
-          value={org ?? ''}
-          onChange={(e) => setParams(e.target.value ? { organization: e.target.value } : {})}
-        >
-          <option value="">Choose an organization…</option>
-          {(orgs.data ?? []).map((o) => (
-            <option key={o.id} value={o.id}>
-              {o.org_name_to_display}
-            </option>
-          ))}
-        </SelectField>
-      </div>
-      <QueryStatus pending={orgs.isPending} error={orgs.error} what="Organizations" />
+      <OrganizationSelect value={org} none="Choose an organization…" onChange={(o) => setParams(o !== null ? { organization: String(o) } : {})} />
       {org !== null ? (
         <ModelVersionsTable
           key={org}

@@ -33,8 +33,15 @@ use crate::state::AppState;
 /// Most cycles one page holds.
 pub const MAX_PAGE_SIZE: i64 = 100;
 
+mod changes;
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        .routes(routes!(changes::patch_cycle))
+        .routes(routes!(changes::delete_cycle))
+        .routes(routes!(changes::cycle_details))
+        .routes(routes!(changes::archive, changes::archived))
+        .routes(routes!(changes::restore))
         .routes(routes!(fetch_cycles))
         .routes(routes!(cycle_stats))
         .routes(routes!(top_five_percentile))
@@ -178,18 +185,7 @@ fn cycle_filter(f: Option<&str>) -> ApiResult<Option<bool>> {
 fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
     let (start, end) = date_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
     let good = cycle_filter(p.cycle_filter.as_deref())?;
-    let limit = p.page_size.unwrap_or(PAGE_SIZE);
-    if !(1..=MAX_PAGE_SIZE).contains(&limit) {
-        return Err(ApiError::field(
-            "page_size",
-            format!("Choose a page size from 1 to {MAX_PAGE_SIZE}."),
-        ));
-    }
-    let offset = match p.page.unwrap_or(1) {
-        n if n >= 1 => (n - 1).checked_mul(limit),
-        _ => None,
-    }
-    .ok_or_else(|| ApiError::field("page", "Invalid page."))?;
+    let (offset, limit) = paging(p.page, p.page_size)?;
     let order = match p.ordering.as_deref().map(str::trim) {
         None | Some("") | Some("-start_ms") => "start_ms DESC",
         Some("start_ms") => "start_ms",
@@ -212,6 +208,24 @@ fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
         offset,
         limit,
     })
+}
+
+/// A 1-based page of 1 to [`MAX_PAGE_SIZE`] rows (default [`PAGE_SIZE`]) as (offset,
+/// limit).
+fn paging(page: Option<i64>, page_size: Option<i64>) -> ApiResult<(i64, i64)> {
+    let limit = page_size.unwrap_or(PAGE_SIZE);
+    if !(1..=MAX_PAGE_SIZE).contains(&limit) {
+        return Err(ApiError::field(
+            "page_size",
+            format!("Choose a page size from 1 to {MAX_PAGE_SIZE}."),
+        ));
+    }
+    let offset = match page.unwrap_or(1) {
+        n if n >= 1 => (n - 1).checked_mul(limit),
+        _ => None,
+    }
+    .ok_or_else(|| ApiError::field("page", "Invalid page."))?;
+    Ok((offset, limit))
 }
 
 /// Most trend buckets one answer holds.
