@@ -346,17 +346,23 @@ pub struct CycleQuery {
     pub end: Option<i64>,
     /// Good ones only (`Some(true)`), bad ones only, or all.
     pub good: Option<bool>,
+    /// Those of one issue: a `LIKE` pattern of their reasons ([`super::issues`]).
+    pub reasons: Option<String>,
+    /// Reviewed ones only (`Some(true)`), those nobody reviewed, or all.
+    pub reviewed: Option<bool>,
     /// `ORDER BY` terms, checked by the caller.
     pub order: &'static str,
     pub offset: i64,
     pub limit: i64,
 }
 
-/// The filter of a [`CycleQuery`]: `$1` organisation, then `$2`–`$6` ([`filtered`]);
+/// The filter of a [`CycleQuery`]: `$1` organisation, then `$2`–`$8` ([`filtered`]);
 /// archived cycles are left out.
 const FILTER: &str = "organization_id = $1 AND archived_at IS NULL AND ($2 IS NULL OR task_id = $2) \
     AND ($3 IS NULL OR device_id = $3) AND ($4 IS NULL OR start_ms >= $4) \
-    AND ($5 IS NULL OR start_ms < $5) AND ($6 IS NULL OR good = $6)";
+    AND ($5 IS NULL OR start_ms < $5) AND ($6 IS NULL OR good = $6) \
+    AND ($7 IS NULL OR reasons LIKE $7 ESCAPE '\\') \
+    AND ($8 IS NULL OR (CASE WHEN reviewed_at IS NULL THEN 0 ELSE 1 END) = $8)";
 
 /// `sql` with [`FILTER`]'s parameters bound.
 fn filtered<'q, O>(
@@ -370,6 +376,8 @@ fn filtered<'q, O>(
         .bind(q.start)
         .bind(q.end)
         .bind(q.good.map(i64::from))
+        .bind(q.reasons.clone())
+        .bind(q.reviewed.map(i64::from))
 }
 
 /// A page of organisation `org`'s cycles: `q`'s order, limit and offset.
@@ -380,7 +388,7 @@ pub async fn rows(
 ) -> sqlx::Result<Vec<gemba_shared::api::v1::device::RecentCycle>> {
     let rows: Vec<CycleRow> = filtered(
         sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT {CYCLE_COLS} FROM cycles WHERE {FILTER} ORDER BY {}, id LIMIT $7 OFFSET $8",
+            "SELECT {CYCLE_COLS} FROM cycles WHERE {FILTER} ORDER BY {}, id LIMIT $9 OFFSET $10",
             q.order
         ))),
         org,

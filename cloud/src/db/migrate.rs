@@ -97,6 +97,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "cycle_changes",
         include_str!("../../migrations/20261208000001_cycle_changes.sql"),
     ),
+    (
+        20261209000001,
+        "cycle_reviews",
+        include_str!("../../migrations/20261209000001_cycle_reviews.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -11,6 +11,7 @@ pub mod cycle_changes;
 pub mod cycles;
 pub mod devices;
 pub mod features;
+pub mod issues;
 pub mod labelers;
 pub mod migrate;
 pub mod model_types;

@@ -19,10 +19,10 @@ use crate::devices::{World, add, world};
 use crate::learning_loop::models_dir;
 use crate::videos::b_task;
 
-const DAY: i64 = 86_400_000;
+pub(crate) const DAY: i64 = 86_400_000;
 const HOUR: i64 = 3_600_000;
 /// 2026-10-13T00:00:00Z.
-const OCT_13: i64 = 1_791_849_600_000;
+pub(crate) const OCT_13: i64 = 1_791_849_600_000;
 
 /// `c` moved by `by` ms.
 fn moved(c: &Cycle, by: i64) -> Cycle {

@@ -12,6 +12,7 @@ mod devices;
 mod features;
 mod flows;
 mod fuzz_found;
+mod issues;
 mod labeler;
 mod learning_loop;
 mod model_types;

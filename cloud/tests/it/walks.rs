@@ -897,6 +897,15 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageCycles),
         ),
         call("GET /telemetry/archive_cycle/", None, Perm(ManageCycles)),
+        call("GET /telemetry/issues", None, Perm(ViewCycles))
+            .at("telemetry/issues?datetime_start=2026-11-01&datetime_end=2026-11-30"),
+        // No open cycle in the range (0 reviewed): nothing changes.
+        call(
+            "POST /telemetry/issues/review",
+            Some(json!({"task": w.task, "key": "too_long",
+                "datetime_start": "2026-11-01", "datetime_end": "2026-11-30"})),
+            Perm(ManageCycles),
+        ),
         call(
             "DELETE /telemetry/archived_cycle/{id}",
             None,
@@ -2458,6 +2467,19 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
             "GET /telemetry/top_five_percentile",
             format!("telemetry/top_five_percentile?task={bt}"),
             None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/issues",
+            format!("telemetry/issues?task={bt}&datetime_start=2026-11-01&datetime_end=2026-11-30"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "POST /telemetry/issues/review",
+            "telemetry/issues/review",
+            Some(json!({"task": bt, "key": "too_long",
+                "datetime_start": "2026-11-01", "datetime_end": "2026-11-30"})),
         )
         .or_unknown("task"),
         cross(

@@ -68,10 +68,11 @@ export const routes: RouteObject[] = [
               ...[
                 u.temp, u.opc,
                 u.cameras, u.remoteDevices, u.lineAnalytics, u.trace, u.userManual,
-                u.fundamentals, u.issueCenter, u.line, u.lineVisibility,
+                u.fundamentals, u.line, u.lineVisibility,
               ].map(todo),
               screen(u.home, () => import('@/features/analytics/components/home-screen')),
               screen(u.analytics, () => import('@/features/analytics/components/analytics-screen')),
+              screen(u.issueCenter, () => import('@/features/analytics/components/issue-center-screen')),
               screen(u.orgUsers, () => import('@/features/org-users/components/org-users-screen')),
               screen(u.setting, () => import('@/features/account/components/profile-screen')),
               screen(u.process, () => import('@/features/operations/components/define-operation-screen')),

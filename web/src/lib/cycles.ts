@@ -45,4 +45,5 @@ export const CHANGE_LABEL: Record<string, string> = {
   bad: 'Marked bad',
   archived: 'Archived',
   restored: 'Restored',
+  reviewed: 'Reviewed',
 };

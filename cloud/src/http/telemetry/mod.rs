@@ -18,13 +18,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::api::v1::telemetry::{
-    CycleFigures, CycleStats, StationFigures, StepFigures, TimeBin, TopCycles, TrendPoint,
+    CycleFigures, CycleStats, IssueKey, StationFigures, StepFigures, TimeBin, TopCycles, TrendPoint,
 };
 
 use crate::db::analytics::{self, StatsQuery, Width};
 use crate::db::cycles::{self, CycleQuery};
 use crate::db::rollups::{self, Sums};
-use crate::db::{devices, tasks};
+use crate::db::{devices, issues, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Query};
 use crate::http::videos::date_range;
@@ -34,6 +34,7 @@ use crate::state::AppState;
 pub const MAX_PAGE_SIZE: i64 = 100;
 
 mod changes;
+mod issue_center;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -42,6 +43,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(changes::cycle_details))
         .routes(routes!(changes::archive, changes::archived))
         .routes(routes!(changes::restore))
+        .routes(routes!(issue_center::issues))
+        .routes(routes!(issue_center::review))
         .routes(routes!(fetch_cycles))
         .routes(routes!(cycle_stats))
         .routes(routes!(top_five_percentile))
@@ -66,6 +69,11 @@ pub struct CyclesParams {
     pub page_size: Option<i64>,
     /// `-start_ms` (newest first, the default), `start_ms`, `duration` or `-duration`.
     pub ordering: Option<String>,
+    /// One issue's cycles (bad ones): its key (`missed_step:1`, `too_long`,
+    /// `marked_bad`…; see `telemetry/issues`).
+    pub reason: Option<String>,
+    /// Reviewed ones only (`true`) or those nobody reviewed (`false`).
+    pub reviewed: Option<bool>,
 }
 
 /// The organisation's cycles, a page at a time.
@@ -181,6 +189,17 @@ fn cycle_filter(f: Option<&str>) -> ApiResult<Option<bool>> {
     }
 }
 
+/// An issue's key ([`IssueKey::key`]), else a 400 on `field`.
+fn issue_key(k: &str, field: &str) -> ApiResult<IssueKey> {
+    IssueKey::parse(k.trim()).ok_or_else(|| {
+        ApiError::field(
+            field,
+            "Choose an issue: missed_step:N, negative_step:N, wrong_order:N (N a step), \
+             too_long or marked_bad.",
+        )
+    })
+}
+
 /// The checked parameters, each bad one named with what to send instead.
 fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
     let (start, end) = date_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
@@ -198,12 +217,28 @@ fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
             ));
         }
     };
+    // An issue's cycles are bad ones (a good cycle keeps the reasons its device gave).
+    let (reasons, good) = match p.reason.as_deref().map(str::trim).filter(|r| !r.is_empty()) {
+        None => (None, good),
+        Some(_) if good == Some(true) => {
+            return Err(ApiError::field(
+                "cycle_filter",
+                "An issue's cycles are bad ones: choose bad_cycles or all_cycles.",
+            ));
+        }
+        Some(r) => (
+            Some(issues::reasons_pattern(&issue_key(r, "reason")?)),
+            Some(false),
+        ),
+    };
     Ok(CycleQuery {
         task: p.task,
         device: p.device,
         start,
         end,
         good,
+        reasons,
+        reviewed: p.reviewed,
         order,
         offset,
         limit,

@@ -202,3 +202,172 @@ pub struct ArchivedCycle {
     pub archived_by: Option<String>,
     pub reason: String,
 }
+
+/// An issue of the issue center: the bad cycles of one operation for one reason.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Issue {
+    pub task: i64,
+    /// The operation's name (`null` once the task is gone).
+    pub task_name: Option<String>,
+    /// What names the issue to `fetch_cycles/v2?reason=` and `issues/review`
+    /// ([`IssueKey`]): `missed_step:1`, `too_long`, `marked_bad`…
+    pub key: String,
+    /// `missed_step`, `negative_step`, `wrong_order`, `too_long`, or `marked_bad` (bad
+    /// by a person's verdict, without a reason of the device's).
+    pub reason: String,
+    /// The step the reason is about, and its name in the operation.
+    pub step: Option<u32>,
+    pub step_name: Option<String>,
+    /// Bad cycles with this reason, and how many of them nobody has reviewed.
+    pub cycles: i64,
+    pub open: i64,
+    /// Its cycles in each bucket of the answer's `buckets`.
+    pub trend: Vec<i64>,
+}
+
+/// The answer of `GET telemetry/issues`: the bad cycles of a range grouped by reason.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct IssueCenter {
+    pub start_ms: i64,
+    pub end_ms: i64,
+    /// The trend's buckets: `hour`, `day`, `week` or `month`, and where each starts.
+    pub bucket: String,
+    pub buckets: Vec<i64>,
+    /// Bad cycles (each once, whatever its reasons), and those nobody has reviewed.
+    pub bad: i64,
+    pub open: i64,
+    /// The issues, most cycles first.
+    pub issues: Vec<Issue>,
+}
+
+/// `POST telemetry/issues/review`: an issue's open bad cycles of a range (of one device,
+/// when given) marked reviewed, with an optional note kept in their history.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct ReviewIssue {
+    pub task: Option<i64>,
+    /// The issue's [`Issue::key`].
+    pub key: Option<String>,
+    pub device: Option<i64>,
+    /// The range, as `GET telemetry/issues` takes it.
+    pub datetime_start: Option<String>,
+    pub datetime_end: Option<String>,
+    /// At most [`REASON_MAX`] characters.
+    pub note: Option<String>,
+}
+
+/// The answer of `POST telemetry/issues/review`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Reviewed {
+    pub reviewed: i64,
+}
+
+/// What an issue is about: one of the device's reasons, or a person's verdict of bad on
+/// a cycle the device gave no reason for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IssueKey {
+    Reason(crate::cycle::BadReason),
+    MarkedBad,
+}
+
+impl IssueKey {
+    /// The issues a bad cycle with `reasons` belongs to (each once).
+    pub fn of(reasons: &[crate::cycle::BadReason]) -> Vec<IssueKey> {
+        if reasons.is_empty() {
+            return vec![IssueKey::MarkedBad];
+        }
+        let mut keys: Vec<IssueKey> = reasons.iter().map(|r| IssueKey::Reason(*r)).collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
+    /// The reason's name and its step.
+    pub fn parts(&self) -> (&'static str, Option<u32>) {
+        use crate::cycle::BadReason::*;
+        match self {
+            IssueKey::Reason(MissedStep { step }) => ("missed_step", Some(*step)),
+            IssueKey::Reason(NegativeStep { step }) => ("negative_step", Some(*step)),
+            IssueKey::Reason(WrongOrder { step }) => ("wrong_order", Some(*step)),
+            IssueKey::Reason(TooLong) => ("too_long", None),
+            IssueKey::MarkedBad => ("marked_bad", None),
+        }
+    }
+
+    /// `missed_step:1`, `too_long`, `marked_bad`…
+    pub fn key(&self) -> String {
+        match self.parts() {
+            (r, Some(step)) => format!("{r}:{step}"),
+            (r, None) => r.to_string(),
+        }
+    }
+
+    /// The key [`IssueKey::key`] wrote, or `None`.
+    pub fn parse(s: &str) -> Option<IssueKey> {
+        use crate::cycle::BadReason::*;
+        let (reason, step) = match s.split_once(':') {
+            Some((r, n)) => (r, Some(n.parse::<u32>().ok()?)),
+            None => (s, None),
+        };
+        Some(match (reason, step) {
+            ("missed_step", Some(step)) => IssueKey::Reason(MissedStep { step }),
+            ("negative_step", Some(step)) => IssueKey::Reason(NegativeStep { step }),
+            ("wrong_order", Some(step)) => IssueKey::Reason(WrongOrder { step }),
+            ("too_long", None) => IssueKey::Reason(TooLong),
+            ("marked_bad", None) => IssueKey::MarkedBad,
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cycle::BadReason::*;
+
+    #[test]
+    fn issue_keys_round_trip_and_refuse_the_rest() {
+        for k in [
+            IssueKey::Reason(MissedStep { step: 3 }),
+            IssueKey::Reason(NegativeStep { step: 0 }),
+            IssueKey::Reason(WrongOrder { step: 12 }),
+            IssueKey::Reason(TooLong),
+            IssueKey::MarkedBad,
+        ] {
+            assert_eq!(IssueKey::parse(&k.key()), Some(k));
+        }
+        for bad in [
+            "",
+            "missed_step",
+            "missed_step:",
+            "missed_step:-1",
+            "too_long:1",
+            "marked_bad:0",
+            "late",
+            "missed_step:1:2",
+        ] {
+            assert_eq!(IssueKey::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_bad_cycle_is_in_each_of_its_reasons_once_or_marked_bad() {
+        let reasons = [
+            MissedStep { step: 2 },
+            TooLong,
+            MissedStep { step: 2 },
+            WrongOrder { step: 1 },
+        ];
+        let keys: Vec<String> = IssueKey::of(&reasons).iter().map(IssueKey::key).collect();
+        assert_eq!(keys, ["missed_step:2", "wrong_order:1", "too_long"]);
+        assert_eq!(IssueKey::of(&[]), [IssueKey::MarkedBad]);
+    }
+}

@@ -22,6 +22,8 @@ export interface StatsParams {
   task?: number;
   device?: number;
   cycleFilter?: 'all_cycles' | 'good_cycles' | 'bad_cycles';
+  /** One issue's cycles (its key, `telemetry/issues`); lists only. */
+  reason?: string;
 }
 
 /** Minutes east of UTC of the browser's time zone at `d`. */
@@ -50,6 +52,16 @@ export const cycleStatsQuery = (org: number, p: StatsParams) => {
     // The stream tells of new cycles at once; this covers a stream that dropped.
     refetchInterval: 30_000,
   });
+};
+
+/** `YYYY-MM-DD` of a local date. */
+export const isoDay = (d: Date) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/** The local midnight a `YYYY-MM-DD` names. */
+export const dayOf = (s: string) => {
+  const [y, m, d] = s.split('-').map(Number);
+  return new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1);
 };
 
 /** Local midnight of `d`'s day. */
@@ -92,6 +104,7 @@ export const cyclesPageQuery = (org: number, p: StatsParams, page: number) => {
   if (p.task !== undefined) query.task = p.task;
   if (p.device !== undefined) query.device = p.device;
   if (p.cycleFilter && p.cycleFilter !== 'all_cycles') query.cycle_filter = p.cycleFilter;
+  if (p.reason !== undefined) query.reason = p.reason;
   return queryOptions({
     queryKey: [...cyclesKey, 'page', org, query],
     queryFn: () => api.get<Page<RecentCycle>>('telemetry/fetch_cycles/v2', { query }),

@@ -3,17 +3,13 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
-import type { CycleStats, RecentCycle, TrendPoint } from '@/api/generated';
-import { CycleDialog } from '@/components/cycles/cycle-dialog';
-import { RecentCycles } from '@/components/cycles/recent-cycles';
+import type { CycleStats, TrendPoint } from '@/api/generated';
 import { EmptyState } from '@/components/ui/empty-state';
-import { Pager } from '@/components/ui/pager';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
 import { can } from '@/lib/access/roles';
 import { useDeviceStream } from '@/lib/device-stream';
-import { formatDateTime } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
 import {
@@ -22,24 +18,18 @@ import {
   addDays,
   bucketLabel,
   cycleStatsQuery,
-  cyclesPageQuery,
+  dayOf,
   distributionBars,
+  isoDay,
   percent,
   seconds,
   startOfDay,
   trendCsv,
 } from '../api/cycle-stats';
+import { CyclesPage } from './cycles-page';
 
 type Filter = NonNullable<StatsParams['cycleFilter']>;
 
-/** `YYYY-MM-DD` of a local date. */
-const isoDay = (d: Date) =>
-  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-/** The local midnight a `YYYY-MM-DD` names. */
-const dayOf = (s: string) => {
-  const [y, m, d] = s.split('-').map(Number);
-  return new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1);
-};
 
 /**
  * `/user/analytics` (Analytics): the cycles of a range of days (the last 30 by default),
@@ -287,10 +277,7 @@ function TrendTable({ stats, picked, onPick }: { stats: CycleStats; picked: numb
   );
 }
 
-/**
- * The cycles behind a trend bucket, a page at a time (`telemetry/fetch_cycles/v2`); those
- * who may correct cycles (`ManageCycles`) open one to mark it or archive it.
- */
+/** The cycles behind a trend bucket ([`CyclesPage`]). */
 function DrillDown({
   org,
   stats,
@@ -304,13 +291,9 @@ function DrillDown({
   index: number;
   onClose: () => void;
 }) {
-  const [page, setPage] = useState(1);
-  const role = useSession().role;
-  const [open, setOpen] = useState<RecentCycle | null>(null);
   const point = stats.trend[index]!;
   const start = new Date(Math.max(point.start_ms, range.start.getTime()));
   const end = new Date(Math.min(stats.trend[index + 1]?.start_ms ?? range.end.getTime(), range.end.getTime()));
-  const q = useQuery(cyclesPageQuery(org, { ...range, start, end }, page));
   const label = bucketLabel(point.start_ms, stats.bucket);
   const taskSteps: { [task: number]: string[] } = {};
   for (const st of stats.steps) (taskSteps[st.task] ??= [])[st.step] = st.name ?? `Step ${st.step + 1}`;
@@ -323,28 +306,13 @@ function DrillDown({
       <button type="button" className="secondary" onClick={onClose}>
         Close
       </button>
-      <QueryStatus pending={q.isPending} error={q.error} what="Cycles" />
-      {q.data ? (
-        <>
-          <RecentCycles
-            label={`Cycles of ${label}`}
-            cycles={q.data.results}
-            taskSteps={taskSteps}
-            taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))}
-            action={
-              role !== null && can(role, 'ManageCycles')
-                ? (c) => (
-                    <button type="button" className="secondary" onClick={() => setOpen(c)} aria-label={`Change the cycle ended ${formatDateTime(c.end_ms)}`}>
-                      Change
-                    </button>
-                  )
-                : undefined
-            }
-          />
-          <Pager page={page} count={q.data.count} onPage={setPage} label={`Cycles of ${label}`} />
-        </>
-      ) : null}
-      {open ? <CycleDialog cycle={open} onClose={() => setOpen(null)} /> : null}
+      <CyclesPage
+        org={org}
+        params={{ ...range, start, end }}
+        label={`Cycles of ${label}`}
+        taskSteps={taskSteps}
+        taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))}
+      />
     </section>
   );
 }

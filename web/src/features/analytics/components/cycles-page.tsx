@@ -1,0 +1,64 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+
+import type { RecentCycle } from '@/api/generated';
+import { CycleDialog } from '@/components/cycles/cycle-dialog';
+import { RecentCycles } from '@/components/cycles/recent-cycles';
+import { Pager } from '@/components/ui/pager';
+import { QueryStatus } from '@/components/ui/query-status';
+import { can } from '@/lib/access/roles';
+import { formatDateTime } from '@/lib/format';
+import { useSession } from '@/lib/session';
+
+import { type StatsParams, cyclesPageQuery } from '../api/cycle-stats';
+
+/**
+ * The cycles `params` names, a page at a time (`telemetry/fetch_cycles/v2`), each with
+ * its steps and verdict; those who may correct cycles (`ManageCycles`) open one
+ * (**Change**) to mark it or archive it.
+ */
+export function CyclesPage({
+  org,
+  params,
+  label,
+  taskSteps,
+  taskName,
+}: {
+  org: number;
+  params: StatsParams;
+  /** The table's name. */
+  label: string;
+  taskSteps: { [task: number]: string[] | undefined };
+  taskName: (id: number | null) => string;
+}) {
+  const [page, setPage] = useState(1);
+  const role = useSession().role;
+  const [open, setOpen] = useState<RecentCycle | null>(null);
+  const q = useQuery(cyclesPageQuery(org, params, page));
+  return (
+    <>
+      <QueryStatus pending={q.isPending} error={q.error} what="Cycles" />
+      {q.data ? (
+        <>
+          <RecentCycles
+            label={label}
+            cycles={q.data.results}
+            taskSteps={taskSteps}
+            taskName={taskName}
+            action={
+              role !== null && can(role, 'ManageCycles')
+                ? (c) => (
+                    <button type="button" className="secondary" onClick={() => setOpen(c)} aria-label={`Change the cycle ended ${formatDateTime(c.end_ms)}`}>
+                      Change
+                    </button>
+                  )
+                : undefined
+            }
+          />
+          <Pager page={page} count={q.data.count} onPage={setPage} label={label} />
+        </>
+      ) : null}
+      {open ? <CycleDialog cycle={open} onClose={() => setOpen(null)} /> : null}
+    </>
+  );
+}
