@@ -138,6 +138,9 @@ impl Role {
             // archiving, restoring and deleting, by those who define the operations; the
             // analytics user only reads.
             ManageCycles => matches!(self, Admin | OrgAdmin | OrgUser | User | SupportUser),
+            // Lines (docs/decisions.md "Lines"): defined by those with the Line screen,
+            // read by every reader of cycles (line analytics and visibility).
+            ManageLines => matches!(self, Admin | OrgAdmin | OrgUser | User | SupportUser),
         }
     }
 }
@@ -188,10 +191,12 @@ pub enum Permission {
     ViewCycles,
     /// Mark cycles good or bad, archive, restore and delete them.
     ManageCycles,
+    /// Define production lines (stations in order, takt time).
+    ManageLines,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 28] = [
+    pub const ALL: [Permission; 29] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -220,6 +225,7 @@ impl Permission {
         Permission::LabelRequested,
         Permission::ViewCycles,
         Permission::ManageCycles,
+        Permission::ManageLines,
     ];
 }
 

@@ -11,8 +11,8 @@
 use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
-    Msg, Page, account as a, device as d, feature_control as f, labeler as lb, organization as o,
-    stream as s, task as t, telemetry as tm, training as tr, video as v,
+    Msg, Page, account as a, device as d, feature_control as f, labeler as lb, line as ln,
+    organization as o, stream as s, task as t, telemetry as tm, training as tr, video as v,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -205,6 +205,14 @@ fn export_bindings() {
         tm::IssueCenter,
         tm::ReviewIssue,
         tm::Reviewed,
+        ln::Station,
+        ln::LineBody,
+        ln::LineStation,
+        ln::Line,
+        ln::LineStationFigures,
+        ln::LineStats,
+        ln::TracedStation,
+        ln::LineTrace,
         tr::RunStatus,
         tr::TrainingRun,
         tr::Metrics,

@@ -102,6 +102,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "cycle_reviews",
         include_str!("../../migrations/20261209000001_cycle_reviews.sql"),
     ),
+    (
+        20261210000001,
+        "lines",
+        include_str!("../../migrations/20261210000001_lines.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -13,6 +13,7 @@ pub mod devices;
 pub mod features;
 pub mod issues;
 pub mod labelers;
+pub mod lines;
 pub mod migrate;
 pub mod model_types;
 pub mod orgs;

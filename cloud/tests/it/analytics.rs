@@ -63,7 +63,7 @@ impl Raw {
 }
 
 /// Figures computed here from raw cycles, to compare with an answer's.
-fn check_figures(what: &str, got: &Value, raw: &[&Raw]) {
+pub(crate) fn check_figures(what: &str, got: &Value, raw: &[&Raw]) {
     let n = raw.len() as i64;
     assert_eq!(got["cycles"].as_i64(), Some(n), "{what}: {got}");
     let good = raw.iter().filter(|r| r.c.good).count() as i64;

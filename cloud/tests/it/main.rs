@@ -15,6 +15,7 @@ mod fuzz_found;
 mod issues;
 mod labeler;
 mod learning_loop;
+mod lines;
 mod model_types;
 mod portal;
 mod service;

@@ -897,6 +897,37 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageCycles),
         ),
         call("GET /telemetry/archive_cycle/", None, Perm(ManageCycles)),
+        call("GET /telemetry/trace/line/", None, Perm(ViewCycles)),
+        // An unknown device (400) or line (404): nothing changes.
+        call(
+            "POST /telemetry/trace/line/",
+            Some(
+                json!({"name": "Walk line", "stations": [{"task": w.task, "device": UNKNOWN_ID}]}),
+            ),
+            Perm(ManageLines),
+        ),
+        call("GET /telemetry/trace/line/{id}", None, Perm(ViewCycles))
+            .at(format!("telemetry/trace/line/{UNKNOWN_ID}")),
+        call(
+            "PATCH /telemetry/trace/line/{id}",
+            Some(json!({"name": "Walk line"})),
+            Perm(ManageLines),
+        )
+        .at(format!("telemetry/trace/line/{UNKNOWN_ID}")),
+        call("DELETE /telemetry/trace/line/{id}", None, Perm(ManageLines))
+            .at(format!("telemetry/trace/line/{UNKNOWN_ID}")),
+        call("GET /telemetry/line_stats", None, Perm(ViewCycles)).at(format!(
+            "telemetry/line_stats?line={UNKNOWN_ID}&datetime_start=2026-11-01&\
+             datetime_end=2026-11-30"
+        )),
+        call(
+            "GET /telemetry/trace/line_traceability/",
+            None,
+            Perm(ViewCycles),
+        )
+        .at(format!(
+            "telemetry/trace/line_traceability/?line={UNKNOWN_ID}&cycle_id=no-such-cycle"
+        )),
         call("GET /telemetry/issues", None, Perm(ViewCycles))
             .at("telemetry/issues?datetime_start=2026-11-01&datetime_end=2026-11-30"),
         // No open cycle in the range (0 reviewed): nothing changes.
@@ -1429,6 +1460,22 @@ async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64
 
 /// Subscribes `org` to Record Training Set and uploads a video of `task` there as the
 /// super admin (a one-second clip, ready); a tag, a comment and a time-stamp tag on it.
+/// A line of `org` with one station, `task` on `device`.
+async fn new_line(app: &TestApp, admin: &str, org: i64, task: i64, device: i64) -> i64 {
+    let o = org.to_string();
+    let (s, v) = app
+        .call_with(
+            Method::POST,
+            "telemetry/trace/line/",
+            Some(json!({"name": "Line", "stations": [{"task": task, "device": device}]})),
+            Some(admin),
+            &[("Organization", o.as_str())],
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    v["id"].as_i64().unwrap()
+}
+
 async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -> Media {
     app.subscribe(admin, org, "Record Training Set").await;
     app.subscribe(admin, org, "Deploy Model").await;
@@ -1923,6 +1970,8 @@ struct TenantB {
     devices: Devices,
     /// A video of B's task, a tag of B and a comment.
     video: Media,
+    /// A line of B's task on B's device.
+    line: i64,
 }
 
 #[derive(Clone, Copy)]
@@ -2470,6 +2519,44 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
         )
         .or_unknown("task"),
         cross(
+            "GET /telemetry/trace/line/{id}",
+            format!("telemetry/trace/line/{}", b.line),
+            None,
+        ),
+        cross(
+            "PATCH /telemetry/trace/line/{id}",
+            format!("telemetry/trace/line/{}", b.line),
+            Some(json!({"name": "Taken over"})),
+        ),
+        cross(
+            "DELETE /telemetry/trace/line/{id}",
+            format!("telemetry/trace/line/{}", b.line),
+            None,
+        ),
+        cross(
+            "GET /telemetry/line_stats",
+            format!(
+                "telemetry/line_stats?line={}&datetime_start=2026-11-01&\
+                 datetime_end=2026-11-30",
+                b.line
+            ),
+            None,
+        ),
+        cross(
+            "GET /telemetry/trace/line_traceability/",
+            format!(
+                "telemetry/trace/line_traceability/?line={}&cycle_id=no-such-cycle",
+                b.line
+            ),
+            None,
+        ),
+        cross(
+            "POST /telemetry/trace/line/",
+            "telemetry/trace/line/",
+            Some(json!({"name": "B's stations", "stations": [{"task": bt, "device": b.devices.device}]})),
+        )
+        .or_unknown("stations"),
+        cross(
             "GET /telemetry/issues",
             format!("telemetry/issues?task={bt}&datetime_start=2026-11-01&datetime_end=2026-11-30"),
             None,
@@ -2964,11 +3051,13 @@ both!(
         let a_notification = new_notification(&app, &admin, a, "lead@a.test").await;
         let (a_task, a_task_history) = new_task(&app, &admin, a, "Tenant A task").await;
         let (b_task, b_task_history) = new_task(&app, &admin, b, "Tenant B task").await;
+        let b_devices = new_devices(&app, &admin, b).await;
         let tenant_b = TenantB {
             task: b_task,
             task_history: b_task_history,
             detector: new_detector(&app, &admin, b_task).await,
-            devices: new_devices(&app, &admin, b).await,
+            line: new_line(&app, &admin, b, b_task, b_devices.device).await,
+            devices: b_devices,
             video: new_video(&app, &admin, b, b_task).await,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,

@@ -33,8 +33,8 @@ test('a role opening a screen outside its list lands on its landing screen, with
 
 test('unbuilt screens show their title and an honest empty state', async () => {
   signInAs('analytics_user');
-  renderApp('/user/line-visibility');
-  expect(await screen.findByRole('heading', { name: 'Line Visibility' })).toBeInTheDocument();
+  renderApp('/user/trace');
+  expect(await screen.findByRole('heading', { name: 'Trace' })).toBeInTheDocument();
   expect(screen.getByText('Nothing to show here yet.')).toBeInTheDocument();
 });
 

@@ -35,6 +35,7 @@ pub const MAX_PAGE_SIZE: i64 = 100;
 
 mod changes;
 mod issue_center;
+mod lines;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -45,6 +46,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(changes::restore))
         .routes(routes!(issue_center::issues))
         .routes(routes!(issue_center::review))
+        .routes(routes!(lines::list, lines::create))
+        .routes(routes!(lines::get, lines::patch, lines::delete))
+        .routes(routes!(lines::line_stats))
+        .routes(routes!(lines::traceability))
         .routes(routes!(fetch_cycles))
         .routes(routes!(cycle_stats))
         .routes(routes!(top_five_percentile))

@@ -4,6 +4,7 @@ pub mod account;
 pub mod device;
 pub mod feature_control;
 pub mod labeler;
+pub mod line;
 pub mod organization;
 pub mod stream;
 pub mod task;

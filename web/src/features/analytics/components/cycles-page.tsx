@@ -1,11 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router';
 
 import type { RecentCycle } from '@/api/generated';
 import { CycleDialog } from '@/components/cycles/cycle-dialog';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { Pager } from '@/components/ui/pager';
 import { QueryStatus } from '@/components/ui/query-status';
+import { paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
 import { formatDateTime } from '@/lib/format';
 import { useSession } from '@/lib/session';
@@ -14,8 +16,8 @@ import { type StatsParams, cyclesPageQuery } from '../api/cycle-stats';
 
 /**
  * The cycles `params` names, a page at a time (`telemetry/fetch_cycles/v2`), each with
- * its steps and verdict; those who may correct cycles (`ManageCycles`) open one
- * (**Change**) to mark it or archive it.
+ * its steps and verdict and a link to where it sits in its lines (**In line**); those who
+ * may correct cycles (`ManageCycles`) open one (**Change**) to mark it or archive it.
  */
 export function CyclesPage({
   org,
@@ -45,15 +47,18 @@ export function CyclesPage({
             cycles={q.data.results}
             taskSteps={taskSteps}
             taskName={taskName}
-            action={
-              role !== null && can(role, 'ManageCycles')
-                ? (c) => (
-                    <button type="button" className="secondary" onClick={() => setOpen(c)} aria-label={`Change the cycle ended ${formatDateTime(c.end_ms)}`}>
-                      Change
-                    </button>
-                  )
-                : undefined
-            }
+            action={(c) => (
+              <>
+                {role !== null && can(role, 'ManageCycles') ? (
+                  <button type="button" className="secondary" onClick={() => setOpen(c)} aria-label={`Change the cycle ended ${formatDateTime(c.end_ms)}`}>
+                    Change
+                  </button>
+                ) : null}{' '}
+                <Link to={`${paths.user.lineVisibility}?cycleId=${encodeURIComponent(c.id)}&taskId=${c.task}`} aria-label={`The line of the cycle ended ${formatDateTime(c.end_ms)}`}>
+                  In line
+                </Link>
+              </>
+            )}
           />
           <Pager page={page} count={q.data.count} onPage={setPage} label={label} />
         </>

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 import type { CycleFigures, CycleStats, StationFigures } from '@/api/generated';
+import { AgainstTarget } from '@/components/ui/against-target';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
@@ -80,26 +81,10 @@ function PeriodCard({ title, figures, target }: { title: string; figures?: Cycle
         <dt>Average cycle time</dt>
         <dd>
           {f ? seconds(f.avg_ms) : '…'}
-          {target !== null && f?.avg_ms != null ? <Against avg={f.avg_ms} target={target} /> : null}
+          {target !== null && f?.avg_ms != null ? <AgainstTarget avg={f.avg_ms} target={target} /> : null}
         </dd>
       </dl>
     </article>
-  );
-}
-
-/**
- * The average against the target, with the spec's marker colours (section 9): green at
- * or under the target, yellow up to 10% over, red beyond.
- */
-function Against({ avg, target }: { avg: number; target: number }) {
-  const over = avg / target - 1;
-  const colour = over <= 0 ? 'green' : over <= 0.1 ? 'yellow' : 'red';
-  const words = over <= 0 ? 'at or under target' : `${Math.round(over * 100)}% over target`;
-  return (
-    <span className={`marker marker-${colour}`} title={`Target ${seconds(target)}`}>
-      {' '}
-      {words} ({seconds(target)})
-    </span>
   );
 }
 
@@ -156,7 +141,7 @@ function Stations({ week, day }: { week: StationFigures[]; day: StationFigures[]
               <td>{percent(st.good, st.cycles)}</td>
               <td>
                 {seconds(st.avg_ms)}
-                {target !== null && st.avg_ms !== null ? <Against avg={st.avg_ms} target={target} /> : null}
+                {target !== null && st.avg_ms !== null ? <AgainstTarget avg={st.avg_ms} target={target} /> : null}
               </td>
               <td>{seconds(target)}</td>
             </tr>

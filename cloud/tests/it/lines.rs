@@ -1,0 +1,473 @@
+//! Lines (issue 7), on both backends: defining a line (stations in order, takt time)
+//! with every bad value named and nothing written; another organisation's lines and a
+//! reader's changes refused; a line's figures equal to the raw cycles' of its stations
+//! (with the bottleneck, output and balance); and a part traced along a line by time.
+
+use gemba_cloud::db::cycles::insert_cycles;
+use gemba_shared::cycle::Cycle;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::analytics::{Demo, Raw, as_sent, check_figures, demo_cycles};
+use crate::both;
+use crate::common::*;
+use crate::devices::{add, world};
+use crate::videos::b_task;
+
+const DAYS: &str = "datetime_start=2026-10-13&datetime_end=2026-10-17";
+
+async fn device(app: &TestApp, tok: &str, name: &str) -> i64 {
+    add(app, tok, name).await["device"]["id"].as_i64().unwrap()
+}
+
+both!(
+    lines_are_defined_checked_and_kept_to_their_organisation,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let (d1, d2) = (
+            device(&app, &w.boss, "Bench 1").await,
+            device(&app, &w.boss, "Bench 2").await,
+        );
+        let t = w.task;
+        let body = json!({"name": "Pump line", "takt_time_s": 60,
+            "stations": [{"task": t, "device": d1}, {"task": t, "device": d2}]});
+        let (s, v) = app
+            .post("telemetry/trace/line/", body.clone(), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let id = v["id"].as_i64().unwrap();
+        assert_eq!(v["name"], "Pump line");
+        assert_eq!(v["takt_time_s"], 60.0);
+        assert_eq!(v["stations"][0]["task_name"], "Pump");
+        assert_eq!(
+            (
+                &v["stations"][0]["device_name"],
+                &v["stations"][1]["device_name"]
+            ),
+            (&json!("Bench 1"), &json!("Bench 2"))
+        );
+        // Read by the analytics user.
+        let (s, list) = app.get("telemetry/trace/line/", &w.analyst).await;
+        assert_eq!(s, StatusCode::OK, "{list}");
+        assert_eq!(list.as_array().unwrap().len(), 1);
+        let (s, one) = app
+            .get(&format!("telemetry/trace/line/{id}"), &w.analyst)
+            .await;
+        assert_eq!((s, &one), (StatusCode::OK, &v));
+        // Changed: renamed, stations reversed, the takt time removed.
+        let (s, v) = app
+            .patch(
+                &format!("telemetry/trace/line/{id}"),
+                json!({"name": "Pump line A",
+                    "stations": [{"task": t, "device": d2}, {"task": t, "device": d1}]}),
+                Some(&w.boss),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["stations"][0]["device"], d2);
+        assert_eq!(v["takt_time_s"], 60.0);
+        let (_, v) = app
+            .patch(
+                &format!("telemetry/trace/line/{id}"),
+                json!({"takt_time_s": 0}),
+                Some(&w.boss),
+            )
+            .await;
+        assert!(v["takt_time_s"].is_null(), "{v}");
+        assert_eq!(v["name"], "Pump line A");
+
+        // Bad values, each named; nothing written.
+        let (_, task_b) = b_task(&app, &w).await;
+        let twenty_one: Vec<Value> = (0..21)
+            .map(|i| json!({"task": t, "device": d1 + i}))
+            .collect();
+        let with = |k: &str, val: Value| {
+            let mut b = body.clone();
+            b[k] = val;
+            b
+        };
+        for (b, field) in [
+            (with("name", json!("")), "name"),
+            (with("name", json!("  ")), "name"),
+            (with("name", json!("n".repeat(101))), "name"),
+            (with("name", json!("PUMP LINE a")), "name"),
+            (with("stations", json!([])), "stations"),
+            (with("stations", json!(twenty_one)), "stations"),
+            (
+                with(
+                    "stations",
+                    json!([{"task": t, "device": d1}, {"task": t, "device": d1}]),
+                ),
+                "stations",
+            ),
+            (
+                with("stations", json!([{"task": task_b, "device": d1}])),
+                "stations",
+            ),
+            (
+                with("stations", json!([{"task": t, "device": 999_999}])),
+                "stations",
+            ),
+            (with("takt_time_s", json!(-1)), "takt_time_s"),
+            (with("takt_time_s", json!(86_401)), "takt_time_s"),
+        ] {
+            let (s, v) = app
+                .post("telemetry/trace/line/", b.clone(), Some(&w.eng))
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{b}: {v}");
+            assert!(v[field][0].is_string(), "{b}: {v}");
+        }
+        for b in [
+            json!({"name": "x", "stations": [{"task": t}]}),
+            json!({"name": "x", "stations": "all"}),
+            with("colour", json!("red")),
+            json!([]),
+        ] {
+            let (s, _) = app
+                .post("telemetry/trace/line/", b.clone(), Some(&w.eng))
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
+        }
+        let (s, v) = app
+            .patch(
+                &format!("telemetry/trace/line/{id}"),
+                json!({"stations": []}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        let (_, list) = app.get("telemetry/trace/line/", &w.eng).await;
+        assert_eq!(list.as_array().unwrap().len(), 1);
+        assert_eq!(list[0]["stations"].as_array().unwrap().len(), 2);
+
+        // A reader changes nothing; a labeler reads nothing; B reaches none of A's.
+        for (s, v) in [
+            app.post("telemetry/trace/line/", body.clone(), Some(&w.analyst))
+                .await,
+            app.patch(
+                &format!("telemetry/trace/line/{id}"),
+                json!({"name": "Mine"}),
+                Some(&w.analyst),
+            )
+            .await,
+            app.delete(&format!("telemetry/trace/line/{id}"), &w.analyst)
+                .await,
+        ] {
+            assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
+        }
+        let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
+        assert_eq!(
+            app.get("telemetry/trace/line/", &lab).await.0,
+            StatusCode::FORBIDDEN
+        );
+        for (s, v) in [
+            app.get(&format!("telemetry/trace/line/{id}"), &w.boss_b)
+                .await,
+            app.patch(
+                &format!("telemetry/trace/line/{id}"),
+                json!({"name": "Taken"}),
+                Some(&w.boss_b),
+            )
+            .await,
+            app.delete(&format!("telemetry/trace/line/{id}"), &w.boss_b)
+                .await,
+            app.get(&format!("telemetry/line_stats?line={id}&{DAYS}"), &w.boss_b)
+                .await,
+        ] {
+            assert_eq!(s, StatusCode::NOT_FOUND, "{v}");
+        }
+        let (_, list_b) = app.get("telemetry/trace/line/", &w.boss_b).await;
+        assert_eq!(list_b, json!([]));
+        let (_, still) = app.get(&format!("telemetry/trace/line/{id}"), &w.eng).await;
+        assert_eq!(still["name"], "Pump line A");
+
+        // Deleted.
+        let (s, _) = app
+            .delete(&format!("telemetry/trace/line/{id}"), &w.eng)
+            .await;
+        assert_eq!(s, StatusCode::NO_CONTENT);
+        for (s, _) in [
+            app.get(&format!("telemetry/trace/line/{id}"), &w.eng).await,
+            app.delete(&format!("telemetry/trace/line/{id}"), &w.eng)
+                .await,
+        ] {
+            assert_eq!(s, StatusCode::NOT_FOUND);
+        }
+    }
+);
+
+both!(
+    a_lines_figures_are_its_stations_raw_cycles,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let d: Demo = demo_cycles(&app, &w, 5).await;
+        let (s, line) = app
+            .post(
+                "telemetry/trace/line/",
+                json!({"name": "Demo line", "takt_time_s": 14,
+                    "stations": [{"task": d.task, "device": d.bench},
+                        {"task": d.task, "device": d.other}]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{line}");
+        let id = line["id"].as_i64().unwrap();
+        // Both stations work the same footage: a tie, the first is the bottleneck. Then
+        // the first's slowest cycles archived: the second is.
+        let mut gone = std::collections::HashSet::new();
+        let v = check_line(&app, &w, &d, id, &gone, 0).await;
+        let mut slow: Vec<usize> = (0..d.raw.len())
+            .filter(|&i| d.raw[i].device == d.bench)
+            .collect();
+        slow.sort_by_key(|&i| std::cmp::Reverse(d.raw[i].c.end_ms - d.raw[i].c.start_ms));
+        let archive: Vec<&str> = slow[..3]
+            .iter()
+            .map(|&i| d.received[i].cycle.id.as_str())
+            .collect();
+        let (s, a) = app
+            .post(
+                "telemetry/archive_cycle/",
+                json!({"ids": archive, "reason": "slow trial"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{a}");
+        gone.extend(slow[..3].iter().copied());
+        check_line(&app, &w, &d, id, &gone, 1).await;
+        assert_eq!(v["takt_time_s"], 14.0);
+        // A range without cycles: no bottleneck, no balance.
+        let (_, empty) = app
+            .get(
+                &format!("telemetry/line_stats?line={id}&datetime_start=2026-01-01&datetime_end=2026-01-02"),
+                &w.analyst,
+            )
+            .await;
+        assert!(
+            empty["bottleneck"].is_null()
+                && empty["balance"].is_null()
+                && empty["capacity_per_hour"].is_null(),
+            "{empty}"
+        );
+        assert_eq!(empty["output"], 0);
+        for (query, field) in [
+            (DAYS.to_string(), "line"),
+            (format!("line={id}"), "datetime_start"),
+            (
+                format!("line={id}&datetime_start=2026-10-13"),
+                "datetime_end",
+            ),
+            (
+                format!("line={id}&datetime_start=2026-10-14&datetime_end=2026-10-13"),
+                "datetime_end",
+            ),
+        ] {
+            let (s, v) = app
+                .get(&format!("telemetry/line_stats?{query}"), &w.analyst)
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{query}: {v}");
+            assert!(v[field][0].is_string(), "{query}: {v}");
+        }
+        let (s, _) = app
+            .get(
+                &format!("telemetry/line_stats?line=999999&{DAYS}"),
+                &w.analyst,
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+    }
+);
+
+/// Checks line `id`'s figures over the five days against the raw cycles of its two
+/// stations (bench, then other) but `gone`; the bottleneck must be `bottleneck`.
+async fn check_line(
+    app: &TestApp,
+    w: &crate::devices::World,
+    d: &Demo,
+    id: i64,
+    gone: &std::collections::HashSet<usize>,
+    bottleneck: u64,
+) -> Value {
+    let (s, v) = app
+        .get(
+            &format!("telemetry/line_stats?line={id}&{DAYS}"),
+            &w.analyst,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let mut avgs = vec![];
+    let live = |i: &usize| !gone.contains(i);
+    for (k, dev) in [d.bench, d.other].into_iter().enumerate() {
+        let mine: Vec<&Raw> = (0..d.raw.len())
+            .filter(live)
+            .map(|i| &d.raw[i])
+            .filter(|r| r.device == dev)
+            .collect();
+        let st = &v["stations"][k];
+        assert_eq!(
+            (st["position"].as_u64(), st["device"].as_i64()),
+            (Some(k as u64), Some(dev))
+        );
+        check_figures(&format!("station {k}"), &st["figures"], &mine);
+        avgs.push(st["figures"]["avg_ms"].as_f64().unwrap());
+    }
+    // The slowest station; on a tie, the first.
+    let most = avgs.iter().cloned().fold(f64::MIN, f64::max);
+    assert_eq!(
+        avgs.iter().position(|a| *a == most),
+        Some(bottleneck as usize)
+    );
+    assert_eq!(v["bottleneck"].as_u64(), Some(bottleneck));
+    let output = (0..d.raw.len())
+        .filter(live)
+        .filter(|&i| d.raw[i].device == d.other && d.raw[i].c.good)
+        .count() as i64;
+    assert_eq!(v["output"].as_i64(), Some(output));
+    assert!((v["capacity_per_hour"].as_f64().unwrap() - 3_600_000.0 / most).abs() < 1e-9);
+    let balance = avgs.iter().sum::<f64>() / (2.0 * most);
+    assert!(
+        (v["balance"].as_f64().unwrap() - balance).abs() < 1e-9,
+        "{v}"
+    );
+    v
+}
+
+/// A cycle of `ms` from `from` (s after `base`) to `to`.
+fn at(base: i64, from: i64, to: i64) -> Cycle {
+    Cycle {
+        start_ms: base + from * 1000,
+        end_ms: base + to * 1000,
+        segments: vec![],
+        idle_ms: 0,
+        good: true,
+        reasons: vec![],
+    }
+}
+
+both!(
+    a_part_is_traced_along_a_line_by_time,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let t = w.task;
+        let ds = [
+            device(&app, &w.boss, "Press").await,
+            device(&app, &w.boss, "Weld").await,
+            device(&app, &w.boss, "Paint").await,
+        ];
+        const BASE: i64 = 1_793_577_600_000;
+        // Each station's cycles (s): a part moves on once a station is done with it.
+        let times = [
+            [(0, 10), (20, 30), (40, 50)],
+            [(12, 25), (31, 45), (52, 60)],
+            [(26, 35), (46, 58), (61, 70)],
+        ];
+        let mut ids = vec![];
+        for (k, dev) in ds.iter().enumerate() {
+            let sent: Vec<_> = times[k]
+                .iter()
+                .map(|&(a, b)| as_sent(w.a, *dev, t, &at(BASE, a, b)))
+                .collect();
+            ids.push(sent.iter().map(|r| r.cycle.id.clone()).collect::<Vec<_>>());
+            insert_cycles(&app.state.db, &sent).await.unwrap();
+        }
+        let (_, line) = app
+            .post(
+                "telemetry/trace/line/",
+                json!({"name": "Body line", "stations": ds.iter().map(|d| json!({"task": t, "device": d})).collect::<Vec<_>>()}),
+                Some(&w.eng),
+            )
+            .await;
+        let id = line["id"].as_i64().unwrap();
+        let trace = |cycle: String| {
+            let app = &app;
+            let tok = w.analyst.clone();
+            async move {
+                let (s, v) = app
+                    .get(
+                        &format!("telemetry/trace/line_traceability/?line={id}&cycle_id={cycle}"),
+                        &tok,
+                    )
+                    .await;
+                assert_eq!(s, StatusCode::OK, "{v}");
+                let found: Vec<Option<String>> = v["stations"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s["cycle"]["id"].as_str().map(str::to_string))
+                    .collect();
+                (v["position"].as_u64().unwrap(), found)
+            }
+        };
+        let some = |k: usize, i: usize| Some(ids[k][i].clone());
+        // From the middle station's second cycle: Press's second before, Paint's second
+        // after (the first started before Weld was done).
+        assert_eq!(
+            trace(ids[1][1].clone()).await,
+            (1, vec![some(0, 1), some(1, 1), some(2, 1)])
+        );
+        // From the first station's last cycle: Weld's last; Paint's last starts after it.
+        assert_eq!(
+            trace(ids[0][2].clone()).await,
+            (0, vec![some(0, 2), some(1, 2), some(2, 2)])
+        );
+        // From the last station's first cycle, back to the start.
+        assert_eq!(
+            trace(ids[2][0].clone()).await,
+            (2, vec![some(0, 0), some(1, 0), some(2, 0)])
+        );
+        // From the last station's last cycle: Weld's last ended at 60, before 61; Press's
+        // last at 50, before 52.
+        assert_eq!(
+            trace(ids[2][2].clone()).await,
+            (2, vec![some(0, 2), some(1, 2), some(2, 2)])
+        );
+        // A cycle of no station of the line; an unknown one; bad parameters.
+        let stray = as_sent(w.a, ds[0], t, &at(BASE, 100, 110));
+        let mut other_task = stray;
+        let (_, t2) = app
+            .post(
+                "organization/task/",
+                json!({"task_detail": "Other\nDo:\nIt;\n"}),
+                Some(&w.eng),
+            )
+            .await;
+        other_task.cycle.task = t2["id"].as_i64().unwrap();
+        insert_cycles(&app.state.db, std::slice::from_ref(&other_task))
+            .await
+            .unwrap();
+        for (query, want) in [
+            (
+                format!("line={id}&cycle_id={}", other_task.cycle.id),
+                StatusCode::BAD_REQUEST,
+            ),
+            (
+                format!("line={id}&cycle_id=no-such-cycle"),
+                StatusCode::NOT_FOUND,
+            ),
+            (format!("cycle_id={}", ids[0][0]), StatusCode::BAD_REQUEST),
+            (format!("line={id}"), StatusCode::BAD_REQUEST),
+            (
+                format!("line=999999&cycle_id={}", ids[0][0]),
+                StatusCode::NOT_FOUND,
+            ),
+        ] {
+            let (s, v) = app
+                .get(
+                    &format!("telemetry/trace/line_traceability/?{query}"),
+                    &w.analyst,
+                )
+                .await;
+            assert_eq!(s, want, "{query}: {v}");
+        }
+        // B cannot trace A's cycle on A's line.
+        let (s, _) = app
+            .get(
+                &format!(
+                    "telemetry/trace/line_traceability/?line={id}&cycle_id={}",
+                    ids[0][0]
+                ),
+                &w.boss_b,
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+    }
+);

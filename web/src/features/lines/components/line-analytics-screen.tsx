@@ -1,0 +1,141 @@
+import { useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
+import { Bar, BarChart, CartesianGrid, Cell, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+
+import type { LineStats } from '@/api/generated';
+import { AgainstTarget } from '@/components/ui/against-target';
+import { EmptyState } from '@/components/ui/empty-state';
+import { QueryStatus } from '@/components/ui/query-status';
+import { ScreenHeader } from '@/components/ui/screen-header';
+import { addDays, dayOf, isoDay, startOfDay } from '@/lib/days';
+
+import { lineStatsQuery, linesQuery, stationText } from '../api/lines';
+
+const seconds = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(1)} s`);
+
+/**
+ * `/user/line-analytics` (Line Analytics): a line's stations over a range of days (the
+ * last 7 by default): the parts it finished (the last station's good cycles), its pace
+ * (parts an hour at the bottleneck's mean cycle time), the balance of the work (1 when spread evenly), the bottleneck (the slowest
+ * station), and a balance chart of each station's mean cycle time against the takt
+ * time. The line and the days live in the address.
+ */
+export default function LineAnalyticsScreen() {
+  const [params, setParams] = useSearchParams();
+  const lines = useQuery(linesQuery());
+  const today = startOfDay(new Date());
+  const from = params.get('from') ?? isoDay(addDays(today, -6));
+  const to = params.get('to') ?? isoDay(today);
+  const chosen = Number(params.get('line')) || lines.data?.[0]?.id || null;
+  const start = dayOf(from);
+  const end = addDays(dayOf(to), 1);
+  const badRange = !(end > start);
+  const q = useQuery({ ...lineStatsQuery(chosen ?? 0, start, end), enabled: chosen !== null && !badRange });
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    next.set(k, v);
+    setParams(next, { replace: true });
+  };
+  return (
+    <section>
+      <ScreenHeader title="Line Analytics" />
+      <QueryStatus pending={lines.isPending} error={lines.error} what="Lines" />
+      {lines.data && lines.data.length === 0 ? <EmptyState title="No lines yet: define one on Line." /> : null}
+      {lines.data && lines.data.length > 0 ? (
+        <form className="filters" aria-label="Line filters" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Line{' '}
+            <select aria-label="Line" value={chosen ?? ''} onChange={(e) => set('line', e.target.value)}>
+              {lines.data.map((l) => (
+                <option key={l.id} value={l.id}>
+                  {l.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            From <input type="date" aria-label="From" value={from} max={to} onChange={(e) => set('from', e.target.value)} />
+          </label>
+          <label>
+            To <input type="date" aria-label="To" value={to} min={from} onChange={(e) => set('to', e.target.value)} />
+          </label>
+        </form>
+      ) : null}
+      {badRange ? <p role="alert">The end must come after the start.</p> : null}
+      {chosen !== null ? <QueryStatus pending={q.isPending && !badRange} error={q.error} what="Line figures" /> : null}
+      {q.data ? <Figures stats={q.data} /> : null}
+    </section>
+  );
+}
+
+function Figures({ stats }: { stats: LineStats }) {
+  const takt = stats.takt_time_s === null ? null : stats.takt_time_s * 1000;
+  const slowest = stats.bottleneck === null ? null : stats.stations[stats.bottleneck];
+  const bars = stats.stations.map((s) => ({
+    name: `${s.position + 1}. ${s.device_name ?? `Device ${s.device}`}`,
+    seconds: s.figures.avg_ms === null ? 0 : s.figures.avg_ms / 1000,
+    bottleneck: s.position === stats.bottleneck,
+  }));
+  return (
+    <>
+      <dl className="summary" aria-label="Line figures">
+        <dt>Parts finished</dt>
+        <dd>{stats.output}</dd>
+        <dt>Pace (parts an hour at the bottleneck)</dt>
+        <dd>{stats.capacity_per_hour === null ? '—' : stats.capacity_per_hour.toFixed(1)}</dd>
+        <dt>Balance</dt>
+        <dd>{stats.balance === null ? '—' : `${Math.round(stats.balance * 100)}%`}</dd>
+        <dt>Bottleneck</dt>
+        <dd>{slowest ? `${stationText(slowest)} (${seconds(slowest.figures.avg_ms)})` : '—'}</dd>
+        <dt>Takt time</dt>
+        <dd>{takt === null ? '—' : seconds(takt)}</dd>
+      </dl>
+      <figure className="chart wide" aria-label="Station cycle times against takt time">
+        <ResponsiveContainer width="100%" height={260}>
+          <BarChart data={bars} margin={{ top: 16, right: 16, bottom: 8, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="name" />
+            <YAxis unit=" s" />
+            <Tooltip formatter={(v) => `${Number(v).toFixed(1)} s`} />
+            <Bar dataKey="seconds" name="Mean cycle time" isAnimationActive={false}>
+              {bars.map((b) => (
+                <Cell key={b.name} fill={b.bottleneck ? '#d64d6b' : '#2f6fdf'} />
+              ))}
+            </Bar>
+            {takt !== null ? <ReferenceLine y={takt / 1000} stroke="#2e9e5b" strokeDasharray="6 3" label="Takt" /> : null}
+          </BarChart>
+        </ResponsiveContainer>
+      </figure>
+      <table className="data-table" aria-label="Stations">
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Station</th>
+            <th scope="col">Cycles</th>
+            <th scope="col">Good</th>
+            <th scope="col">Mean cycle time</th>
+            <th scope="col">Spread</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.stations.map((s) => (
+            <tr key={s.position} className={s.position === stats.bottleneck ? 'bottleneck' : undefined}>
+              <td>{s.position + 1}</td>
+              <td>
+                {stationText(s)}
+                {s.position === stats.bottleneck ? <span className="badge status-bad"> bottleneck</span> : null}
+              </td>
+              <td>{s.figures.cycles}</td>
+              <td>{s.figures.good}</td>
+              <td>
+                {seconds(s.figures.avg_ms)}
+                {takt !== null && s.figures.avg_ms !== null ? <AgainstTarget avg={s.figures.avg_ms} target={takt} /> : null}
+              </td>
+              <td>{s.figures.stddev_ms === null ? '—' : `± ${seconds(s.figures.stddev_ms)}`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
