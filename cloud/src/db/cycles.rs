@@ -300,6 +300,34 @@ pub fn sqlite_path(url: &str) -> anyhow::Result<PathBuf> {
 
 // ----- reading ---------------------------------------------------------------------------
 
+/// The keys of organisation `org`'s cycles' metadata (not archived; of `task` when
+/// given), sorted, at most `most`.
+pub async fn metadata_keys(
+    db: &Db,
+    org: i64,
+    task: Option<i64>,
+    most: i64,
+) -> sqlx::Result<Vec<String>> {
+    let keys = match db.backend {
+        Backend::Sqlite => {
+            "SELECT DISTINCT j.key FROM cycles c, json_each(c.metadata) j \
+             WHERE c.organization_id = $1 AND ($2 IS NULL OR c.task_id = $2) \
+             AND c.archived_at IS NULL AND c.metadata <> '{}' ORDER BY 1 LIMIT $3"
+        }
+        Backend::Postgres => {
+            "SELECT DISTINCT k FROM cycles c, jsonb_object_keys(c.metadata::jsonb) k \
+             WHERE c.organization_id = $1 AND ($2 IS NULL OR c.task_id = $2) \
+             AND c.archived_at IS NULL AND c.metadata <> '{}' ORDER BY 1 LIMIT $3"
+        }
+    };
+    sqlx::query_scalar(keys)
+        .bind(org)
+        .bind(task)
+        .bind(most)
+        .fetch_all(&db.pool)
+        .await
+}
+
 /// The columns of a [`CycleRow`].
 pub const CYCLE_COLS: &str =
     "id, task_id, device_id, camera, start_ms, end_ms, idle_ms, good, reasons, segments";
@@ -350,19 +378,23 @@ pub struct CycleQuery {
     pub reasons: Option<String>,
     /// Reviewed ones only (`Some(true)`), those nobody reviewed, or all.
     pub reviewed: Option<bool>,
+    /// Those whose metadata holds a key (and value): the two `LIKE` patterns of
+    /// [`metadata_patterns`].
+    pub metadata: Option<(String, String)>,
     /// `ORDER BY` terms, checked by the caller.
     pub order: &'static str,
     pub offset: i64,
     pub limit: i64,
 }
 
-/// The filter of a [`CycleQuery`]: `$1` organisation, then `$2`–`$8` ([`filtered`]);
+/// The filter of a [`CycleQuery`]: `$1` organisation, then `$2`–`$10` ([`filtered`]);
 /// archived cycles are left out.
 const FILTER: &str = "organization_id = $1 AND archived_at IS NULL AND ($2 IS NULL OR task_id = $2) \
     AND ($3 IS NULL OR device_id = $3) AND ($4 IS NULL OR start_ms >= $4) \
     AND ($5 IS NULL OR start_ms < $5) AND ($6 IS NULL OR good = $6) \
     AND ($7 IS NULL OR reasons LIKE $7 ESCAPE '\\') \
-    AND ($8 IS NULL OR (CASE WHEN reviewed_at IS NULL THEN 0 ELSE 1 END) = $8)";
+    AND ($8 IS NULL OR (CASE WHEN reviewed_at IS NULL THEN 0 ELSE 1 END) = $8) \
+    AND ($9 IS NULL OR metadata LIKE $9 ESCAPE '\\' OR metadata LIKE $10 ESCAPE '\\')";
 
 /// `sql` with [`FILTER`]'s parameters bound.
 fn filtered<'q, O>(
@@ -378,6 +410,29 @@ fn filtered<'q, O>(
         .bind(q.good.map(i64::from))
         .bind(q.reasons.clone())
         .bind(q.reviewed.map(i64::from))
+        .bind(q.metadata.as_ref().map(|m| m.0.clone()))
+        .bind(q.metadata.as_ref().map(|m| m.1.clone()))
+}
+
+/// The stored metadata (serde_json's text of a string map, `{"barcode":"A1","lot":"7"}`)
+/// holding `key`, with `value` when given: the key's text as the first entry (after `{`)
+/// or a later one (after `,`). A `"` inside a key or value is stored as `\"`, so neither
+/// pattern can match inside one.
+pub fn metadata_patterns(key: &str, value: Option<&str>) -> (String, String) {
+    let quoted = |t: &str| serde_json::to_string(t).expect("a string serialises");
+    let mut entry = format!("{}:", quoted(key));
+    if let Some(v) = value {
+        entry.push_str(&quoted(v));
+    }
+    let mut escaped = String::new();
+    for c in entry.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    // A value is whole: a quote closes it, then `,` or `}`; a key alone ends with `:`.
+    (format!("{{{escaped}%"), format!("%,{escaped}%"))
 }
 
 /// A page of organisation `org`'s cycles: `q`'s order, limit and offset.
@@ -388,7 +443,7 @@ pub async fn rows(
 ) -> sqlx::Result<Vec<gemba_shared::api::v1::device::RecentCycle>> {
     let rows: Vec<CycleRow> = filtered(
         sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT {CYCLE_COLS} FROM cycles WHERE {FILTER} ORDER BY {}, id LIMIT $9 OFFSET $10",
+            "SELECT {CYCLE_COLS} FROM cycles WHERE {FILTER} ORDER BY {}, id LIMIT $11 OFFSET $12",
             q.order
         ))),
         org,

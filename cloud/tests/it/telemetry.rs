@@ -3,6 +3,7 @@
 //! here; bad parameters and another organisation's ids are refused.
 
 use reqwest::StatusCode;
+use serde_json::json;
 
 use crate::both;
 use crate::common::*;
@@ -302,5 +303,147 @@ both!(
         let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
         let (s, _) = app.get("telemetry/top_five_percentile", &lab).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
+    }
+);
+
+both!(
+    cycles_are_found_by_their_metadata_and_the_keys_listed,
+    |app: TestApp| async move {
+        use gemba_cloud::db::cycles::insert_cycles;
+        let w = world(&app).await;
+        let bench = add(&app, &w.boss, "Bench 1").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        let with = |i: i64, meta: &[(&str, &str)]| {
+            let c = gemba_shared::cycle::Cycle {
+                start_ms: NOV_2 + i * 60_000,
+                end_ms: NOV_2 + i * 60_000 + 30_000,
+                segments: vec![],
+                idle_ms: 0,
+                good: true,
+                reasons: vec![],
+            };
+            let mut r = crate::analytics::as_sent(w.a, bench, w.task, &c);
+            r.cycle.metadata = meta
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            r
+        };
+        let sent = vec![
+            with(0, &[("barcode", "A1")]),
+            with(1, &[("barcode", "A12")]),
+            with(2, &[("barcode", "A1"), ("lot", "7")]),
+            // Neither is a barcode: the text is inside a value, or the key has a quote.
+            with(3, &[("note", r#"said "barcode":"A1""#)]),
+            with(4, &[(r#"x"barcode"#, "A1")]),
+            with(5, &[]),
+        ];
+        insert_cycles(&app.state.db, &sent).await.unwrap();
+        let (_, task_b) = b_task(&app, &w).await;
+        let mut theirs = with(6, &[("secret", "1")]);
+        theirs.org = w.b;
+        theirs.cycle.task = task_b;
+        insert_cycles(&app.state.db, &[theirs]).await.unwrap();
+        let id = |k: usize| sent[k].cycle.id.clone();
+
+        let (s, v) = app.get("telemetry/unique_metadata_keys/", &w.analyst).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v, json!(["barcode", "lot", "note", r#"x"barcode"#]));
+        let (_, v) = app
+            .get(
+                &format!("telemetry/unique_metadata_keys/?task={}", w.task),
+                &w.analyst,
+            )
+            .await;
+        assert_eq!(v.as_array().unwrap().len(), 4);
+
+        let found = |query: &str| {
+            let query = query.to_string();
+            let app = &app;
+            let w = &w;
+            async move {
+                let (mut got, n) = ids(app, w, &format!("{query}&page_size=100")).await;
+                got.sort();
+                assert_eq!(got.len() as i64, n);
+                got
+            }
+        };
+        let sorted = |mut v: Vec<String>| {
+            v.sort();
+            v
+        };
+        assert_eq!(
+            found("metadata_key=barcode").await,
+            sorted(vec![id(0), id(1), id(2)])
+        );
+        assert_eq!(
+            found("metadata_key=barcode&metadata_value=A1").await,
+            sorted(vec![id(0), id(2)])
+        );
+        assert_eq!(found("metadata_key=lot").await, vec![id(2)]);
+        assert_eq!(found("metadata_key=x%22barcode").await, vec![id(4)]);
+        assert!(found("metadata_key=secret").await.is_empty());
+
+        // The same through the first version's POST.
+        let (s, v) = app
+            .post(
+                "telemetry/fetch_cycles/",
+                json!({"metadata_key": "barcode", "page_size": 2}),
+                Some(&w.analyst),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(
+            (v["count"].as_i64(), v["results"].as_array().unwrap().len()),
+            (Some(3), 2)
+        );
+
+        for (query, field) in [
+            ("metadata_value=A1", "metadata_key"),
+            (
+                &*format!("metadata_key={}", "k".repeat(101)),
+                "metadata_key",
+            ),
+            (
+                &*format!("metadata_key=k&metadata_value={}", "v".repeat(1001)),
+                "metadata_value",
+            ),
+        ] {
+            let (s, v) = app
+                .get(&format!("telemetry/fetch_cycles/v2?{query}"), &w.analyst)
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{query}: {v}");
+            assert!(v[field][0].is_string(), "{v}");
+        }
+        for (body, field) in [
+            (json!({"page_size": 0}), Some("page_size")),
+            (json!({"task": task_b}), Some("task")),
+            (json!({"task": "x"}), None),
+            (json!([]), None),
+        ] {
+            let (s, v) = app
+                .post("telemetry/fetch_cycles/", body.clone(), Some(&w.analyst))
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+            if let Some(f) = field {
+                assert!(v[f][0].is_string(), "{v}");
+            }
+        }
+        let (s, v) = app
+            .get(
+                &format!("telemetry/unique_metadata_keys/?task={task_b}"),
+                &w.analyst,
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
+        for (s, _) in [
+            app.get("telemetry/unique_metadata_keys/", &lab).await,
+            app.post("telemetry/fetch_cycles/", json!({}), Some(&lab))
+                .await,
+        ] {
+            assert_eq!(s, StatusCode::FORBIDDEN);
+        }
     }
 );

@@ -873,6 +873,16 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
         )
         .at(format!("organization/task/annotations_check/{}", w.task)),
         call("GET /telemetry/fetch_cycles/v2", None, Perm(ViewCycles)),
+        call(
+            "POST /telemetry/fetch_cycles/",
+            Some(json!({"page_size": 1})),
+            Perm(ViewCycles),
+        ),
+        call(
+            "GET /telemetry/unique_metadata_keys/",
+            None,
+            Perm(ViewCycles),
+        ),
         call("GET /telemetry/top_five_percentile", None, Perm(ViewCycles)),
         call("GET /telemetry/cycle_stats", None, Perm(ViewCycles))
             .at("telemetry/cycle_stats?datetime_start=2026-11-01&datetime_end=2026-11-30"),
@@ -2509,6 +2519,18 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
         cross(
             "GET /telemetry/fetch_cycles/v2",
             format!("telemetry/fetch_cycles/v2?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "POST /telemetry/fetch_cycles/",
+            "telemetry/fetch_cycles/",
+            Some(json!({"task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/unique_metadata_keys/",
+            format!("telemetry/unique_metadata_keys/?task={bt}"),
             None,
         )
         .or_unknown("task"),

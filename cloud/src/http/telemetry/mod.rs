@@ -26,7 +26,7 @@ use crate::db::cycles::{self, CycleQuery};
 use crate::db::rollups::{self, Sums};
 use crate::db::{devices, issues, tasks};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{AuthUser, Query};
+use crate::http::extract::{AuthUser, Json, Query};
 use crate::http::videos::date_range;
 use crate::state::AppState;
 
@@ -51,11 +51,13 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(lines::line_stats))
         .routes(routes!(lines::traceability))
         .routes(routes!(fetch_cycles))
+        .routes(routes!(fetch_cycles_post))
+        .routes(routes!(unique_metadata_keys))
         .routes(routes!(cycle_stats))
         .routes(routes!(top_five_percentile))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Deserialize, utoipa::IntoParams, utoipa::ToSchema)]
 #[into_params(parameter_in = Query)]
 pub struct CyclesParams {
     /// One task's cycles.
@@ -79,6 +81,10 @@ pub struct CyclesParams {
     pub reason: Option<String>,
     /// Reviewed ones only (`true`) or those nobody reviewed (`false`).
     pub reviewed: Option<bool>,
+    /// Those whose metadata has this key (see `unique_metadata_keys`)…
+    pub metadata_key: Option<String>,
+    /// …with this value.
+    pub metadata_value: Option<String>,
 }
 
 /// The organisation's cycles, a page at a time.
@@ -95,6 +101,47 @@ pub async fn fetch_cycles(
     known_ids(&state, &me, org, q.task, q.device).await?;
     let (results, count) = cycles::page(&state.db, org, &q).await?;
     Ok(axum::Json(Page { results, count }))
+}
+
+/// The organisation's cycles, a page at a time: `fetch_cycles/v2`'s parameters in a JSON
+/// body (the spec's first version of the call).
+#[utoipa::path(post, path = "/telemetry/fetch_cycles/", tag = "telemetry",
+    request_body = CyclesParams,
+    responses((status = 200, body = Page<RecentCycle>), (status = 400), (status = 403)))]
+pub async fn fetch_cycles_post(
+    state: State<AppState>,
+    me: AuthUser,
+    Json(p): Json<CyclesParams>,
+) -> ApiResult<axum::Json<Page<RecentCycle>>> {
+    fetch_cycles(state, me, Query(p)).await
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MetadataKeysParams {
+    /// One task's cycles.
+    pub task: Option<i64>,
+}
+
+/// Most metadata keys one answer holds.
+pub const MAX_METADATA_KEYS: i64 = 1000;
+
+/// The keys the organisation's cycles carry in their metadata (a barcode read at the
+/// station…), sorted: what `fetch_cycles/v2?metadata_key=` filters on.
+#[utoipa::path(get, path = "/telemetry/unique_metadata_keys/", tag = "telemetry",
+    params(MetadataKeysParams),
+    responses((status = 200, body = Vec<String>), (status = 400), (status = 403)))]
+pub async fn unique_metadata_keys(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Query(p): Query<MetadataKeysParams>,
+) -> ApiResult<axum::Json<Vec<String>>> {
+    me.require(Permission::ViewCycles)?;
+    let org = me.org()?;
+    known_ids(&state, &me, org, p.task, None).await?;
+    Ok(axum::Json(
+        cycles::metadata_keys(&state.db, org, p.task, MAX_METADATA_KEYS).await?,
+    ))
 }
 
 /// The slowest 5% of the organisation's cycles that the filters name (a range, a task,
@@ -236,6 +283,26 @@ fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
             Some(false),
         ),
     };
+    let key = p.metadata_key.as_deref().filter(|k| !k.is_empty());
+    let value = p.metadata_value.as_deref();
+    if key.is_some_and(|k| k.chars().count() > 100) {
+        return Err(ApiError::field(
+            "metadata_key",
+            "A metadata key has at most 100 characters.",
+        ));
+    }
+    if value.is_some_and(|v| v.chars().count() > 1000) {
+        return Err(ApiError::field(
+            "metadata_value",
+            "A metadata value has at most 1000 characters.",
+        ));
+    }
+    if key.is_none() && value.is_some() {
+        return Err(ApiError::field(
+            "metadata_key",
+            "Name the metadata key the value is of.",
+        ));
+    }
     Ok(CycleQuery {
         task: p.task,
         device: p.device,
@@ -244,6 +311,7 @@ fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
         good,
         reasons,
         reviewed: p.reviewed,
+        metadata: key.map(|k| cycles::metadata_patterns(k, value)),
         order,
         offset,
         limit,
