@@ -2,7 +2,8 @@
  * Analytics (`/user/analytics`) against the real server: an analytics user of an
  * organisation whose device sent cycles today and yesterday sees their figures; a bar
  * of the trend opens the cycles behind it; the exported CSV holds the rows of the trend
- * table; a filter narrows the figures and stays in the address.
+ * table; the slowest 5% are listed; the period before is compared; a filter narrows the
+ * figures and stays in the address.
  */
 import { readFileSync } from 'node:fs';
 
@@ -65,6 +66,15 @@ test('a chart bar drills down to its cycles and the CSV holds the table', async 
     expect(avg === '' ? '—' : `${Number(avg).toFixed(1)} s`).toBe(row[4]);
   });
   expect(csv.slice(1).reduce((n, l) => n + Number(l.split(',')[1]), 0)).toBe(7);
+
+  // The slowest 5%: one cycle of seven, 61 s.
+  await expect(page.getByRole('region', { name: 'Slowest cycles' })).toContainText('1 of 7 cycles took 61.0 s or longer');
+  // Beside the 30 days before: none then.
+  await page.getByRole('combobox', { name: 'Compare with' }).selectOption('previous');
+  await expect(page).toHaveURL(/compare=previous/);
+  const comparison = page.getByRole('table', { name: 'Comparison' });
+  await expect(comparison.getByRole('row', { name: /^Cycles/ })).toHaveText(/Cycles\s*7\s*0\s*—/);
+  await page.getByRole('combobox', { name: 'Compare with' }).selectOption('');
 
   // Bad cycles only: two, and the choice is in the address.
   await page.getByRole('combobox', { name: 'Cycles' }).selectOption('bad_cycles');

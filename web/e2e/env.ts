@@ -185,17 +185,19 @@ export async function enrolDevice(code: string): Promise<Credentials> {
 }
 
 /**
- * Publishes `msg` on channel `channel` of the enrolled device `c` as its agent would:
- * signed with the device's key (compact JWS, HS256, `kid` its credential id), QoS 1,
- * through the broker the enrolment named.
+ * Publishes `msgs` on channel `channel` of the enrolled device `c` as its agent would,
+ * one connection for all: each signed with the device's key (compact JWS, HS256, `kid`
+ * its credential id), QoS 1, through the broker the enrolment named.
  */
-async function publishSigned(c: Credentials, channel: 'status' | 'cycles', msg: object): Promise<void> {
+async function publishSigned(c: Credentials, channel: 'status' | 'cycles', ...msgs: object[]): Promise<void> {
   const b64 = (s: string) => Buffer.from(s).toString('base64url');
-  const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(msg))}`;
-  const signature = createHmac('sha256', Buffer.from(c.key, 'base64')).update(signed).digest('base64url');
   const client = await connectAsync(c.mqtt);
   try {
-    await client.publishAsync(`gemba/v1/${c.organization}/${c.device}/${channel}`, `${signed}.${signature}`, { qos: 1 });
+    for (const msg of msgs) {
+      const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(msg))}`;
+      const signature = createHmac('sha256', Buffer.from(c.key, 'base64')).update(signed).digest('base64url');
+      await client.publishAsync(`gemba/v1/${c.organization}/${c.device}/${channel}`, `${signed}.${signature}`, { qos: 1 });
+    }
   } finally {
     await client.endAsync();
   }
@@ -221,26 +223,33 @@ export async function sayStatus(c: Credentials, online: boolean): Promise<void> 
  * splitting the cycle; a bad one misses the second.
  */
 export async function sendCycle(c: Credentials, task: number, at: { start_ms: number; end_ms: number; good: boolean }): Promise<void> {
-  const mid = Math.round((at.start_ms + at.end_ms) / 2);
-  const cycle = {
-    v: 1,
-    id: randomUUID(),
-    task,
-    camera: 'cam0',
-    start_ms: at.start_ms,
-    end_ms: at.end_ms,
-    segments: at.good
-      ? [
-          { step: 0, start_ms: at.start_ms, end_ms: mid },
-          { step: 1, start_ms: mid, end_ms: at.end_ms },
-        ]
-      : [{ step: 0, start_ms: at.start_ms, end_ms: at.end_ms }],
-    idle_ms: 0,
-    good: at.good,
-    reasons: at.good ? [] : [{ reason: 'missed_step', step: 1 }],
-    metadata: {},
+  await sendCycles(c, task, [at]);
+}
+
+/** [`sendCycle`] for many cycles, over one connection. */
+export async function sendCycles(c: Credentials, task: number, cycles: { start_ms: number; end_ms: number; good: boolean }[]): Promise<void> {
+  const message = (at: { start_ms: number; end_ms: number; good: boolean }) => {
+    const mid = Math.round((at.start_ms + at.end_ms) / 2);
+    return {
+      v: 1,
+      id: randomUUID(),
+      task,
+      camera: 'cam0',
+      start_ms: at.start_ms,
+      end_ms: at.end_ms,
+      segments: at.good
+        ? [
+            { step: 0, start_ms: at.start_ms, end_ms: mid },
+            { step: 1, start_ms: mid, end_ms: at.end_ms },
+          ]
+        : [{ step: 0, start_ms: at.start_ms, end_ms: at.end_ms }],
+      idle_ms: 0,
+      good: at.good,
+      reasons: at.good ? [] : [{ reason: 'missed_step', step: 1 }],
+      metadata: {},
+    };
   };
-  await publishSigned(c, 'cycles', cycle);
+  await publishSigned(c, 'cycles', ...cycles.map(message));
 }
 
 /** The super admin changes task `task` of `org` (`PATCH organization/task/{id}/`). */

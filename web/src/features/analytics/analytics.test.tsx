@@ -174,3 +174,40 @@ test('an analytics user reads the cycles of a period but has nothing to change',
   expect(await screen.findByRole('table', { name: 'Cycles of 11/25' })).toBeInTheDocument();
   expect(screen.queryByRole('button', { name: /^Change the cycle/ })).toBeNull();
 });
+
+test('the period before, as long, side by side with the change; the slowest 5% listed', async () => {
+  signInAs('analytics_user', 1);
+  const ranges: string[] = [];
+  const before: CycleStats = {
+    ...STATS,
+    total: { cycles: 2, good: 2, bad: 0, avg_ms: 40_000, stddev_ms: 1_000, min_ms: 39_000, max_ms: 41_000, idle_ms: 0 },
+  };
+  server.use(
+    http.get(apiUrl('telemetry/cycle_stats'), ({ request }) => {
+      const q = new URL(request.url).searchParams;
+      ranges.push(`${q.get('datetime_start')}/${q.get('datetime_end')}`);
+      return HttpResponse.json(q.get('datetime_start') === new Date(at(24)).toISOString() ? STATS : before);
+    }),
+    http.get(apiUrl('telemetry/top_five_percentile'), () =>
+      HttpResponse.json({ threshold_ms: 45_000, count: 1, cycles: 3, results: [{ ...CYCLE, end_ms: CYCLE.start_ms + 45_000 }] }),
+    ),
+  );
+  renderApp('/user/analytics?from=2026-11-24&to=2026-11-25&compare=previous');
+  const table = await screen.findByRole('table', { name: 'Comparison' });
+  expect(within(table).getAllByRole('rowheader').map((h) => h.textContent)).toEqual([
+    'Cycles',
+    'Good',
+    'Average cycle time',
+    'Spread (standard deviation)',
+  ]);
+  expect(tableRows(table)).toEqual([
+    ['3', '2', '+50%'],
+    ['67%', '100%', '−33 points'],
+    ['42.0 s', '40.0 s', '+2.0 s'],
+    ['2.0 s', '1.0 s', '+1.0 s'],
+  ]);
+  // The period before: the two days before the 24th.
+  expect(ranges).toContain(`${new Date(at(22)).toISOString()}/${new Date(at(24)).toISOString()}`);
+  expect(await screen.findByText('1 of 3 cycles took 45.0 s or longer; the slowest:')).toBeInTheDocument();
+  expect(tableRows(screen.getByRole('table', { name: 'Slowest cycles' }))).toHaveLength(1);
+});

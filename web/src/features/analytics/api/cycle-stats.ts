@@ -9,7 +9,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { CycleStats, Page, RecentCycle, TimeBin } from '@/api/generated';
+import type { CycleStats, Page, RecentCycle, TimeBin, TopCycles } from '@/api/generated';
 import { api } from '@/lib/api-client';
 import { addDays, startOfDay } from '@/lib/days';
 import { cyclesKey } from '@/lib/device-stream';
@@ -77,20 +77,33 @@ export const seconds = (ms: number | null | undefined) =>
 export const percent = (part: number, whole: number) =>
   whole > 0 ? `${Math.round((part / whole) * 100)}%` : '—';
 
-/** A page of the cycles `p` names, newest first (`telemetry/fetch_cycles/v2`). */
-export const cyclesPageQuery = (org: number, p: StatsParams, page: number) => {
-  const query: Record<string, string | number> = {
-    datetime_start: p.start.toISOString(),
-    datetime_end: p.end.toISOString(),
-    page,
-  };
+/** The cycle filters of `p` as `fetch_cycles/v2` and `top_five_percentile` take them. */
+function cycleQuery(p: StatsParams): Record<string, string | number> {
+  const query: Record<string, string | number> = { datetime_start: p.start.toISOString(), datetime_end: p.end.toISOString() };
   if (p.task !== undefined) query.task = p.task;
   if (p.device !== undefined) query.device = p.device;
   if (p.cycleFilter && p.cycleFilter !== 'all_cycles') query.cycle_filter = p.cycleFilter;
   if (p.reason !== undefined) query.reason = p.reason;
+  return query;
+}
+
+/** A page of the cycles `p` names, newest first (`telemetry/fetch_cycles/v2`). */
+export const cyclesPageQuery = (org: number, p: StatsParams, page: number) => {
+  const query = { ...cycleQuery(p), page };
   return queryOptions({
     queryKey: [...cyclesKey, 'page', org, query],
     queryFn: () => api.get<Page<RecentCycle>>('telemetry/fetch_cycles/v2', { query }),
+    staleTime: 0,
+  });
+};
+
+/** The slowest 5% of the cycles `p` names, slowest first, the first page
+ * (`telemetry/top_five_percentile`). */
+export const slowestQuery = (org: number, p: StatsParams) => {
+  const query = cycleQuery({ ...p, reason: undefined });
+  return queryOptions({
+    queryKey: [...cyclesKey, 'slowest', org, query],
+    queryFn: () => api.get<TopCycles>('telemetry/top_five_percentile', { query }),
     staleTime: 0,
   });
 };

@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router';
 import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 import type { CycleStats, TrendPoint } from '@/api/generated';
+import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
@@ -19,6 +20,7 @@ import {
   bucketLabel,
   cycleStatsQuery,
   dayOf,
+  slowestQuery,
   distributionBars,
   isoDay,
   percent,
@@ -55,6 +57,7 @@ export default function AnalyticsScreen() {
   const num = (k: string) => (params.get(k) ? Number(params.get(k)) : undefined);
   const task = num('task');
   const device = num('device');
+  const compare = params.get('compare') === 'previous';
   const [picked, setPicked] = useState<number | null>(null);
   const set = (k: string, v: string | undefined) => {
     const next = new URLSearchParams(params);
@@ -78,6 +81,14 @@ export default function AnalyticsScreen() {
     refetchInterval: live ? 30_000 : 10_000,
   });
   const stats = q.data;
+  // The period just before, as long, for the comparison.
+  const days = Math.round((range.end.getTime() - range.start.getTime()) / 86_400_000);
+  const previous: StatsParams = { ...range, start: addDays(range.start, -days), end: range.start };
+  const before = useQuery({
+    ...cycleStatsQuery(org ?? 0, previous),
+    enabled: org !== null && !badRange && compare,
+    refetchInterval: live ? 30_000 : 10_000,
+  });
 
   if (org === null) {
     return (
@@ -108,6 +119,13 @@ export default function AnalyticsScreen() {
           </select>
         </label>
         <label>
+          Compare with{' '}
+          <select aria-label="Compare with" value={compare ? 'previous' : ''} onChange={(e) => set('compare', e.target.value)}>
+            <option value="">Nothing</option>
+            <option value="previous">The period before</option>
+          </select>
+        </label>
+        <label>
           By{' '}
           <select aria-label="By" value={bucket} onChange={(e) => set('bucket', e.target.value === 'day' ? undefined : e.target.value)}>
             <option value="hour">Hour</option>
@@ -121,7 +139,7 @@ export default function AnalyticsScreen() {
       <QueryStatus pending={q.isPending && !badRange} error={q.error} what="Cycle figures" />
       {stats ? (
         <>
-          <Summary stats={stats} />
+          {compare && before.data ? <Comparison now={stats} before={before.data} /> : <Summary stats={stats} />}
           <Trend stats={stats} picked={picked} onPick={setPicked} />
           {picked !== null && stats.trend[picked] ? (
             <DrillDown org={org} stats={stats} range={range} index={picked} onClose={() => setPicked(null)} />
@@ -129,6 +147,7 @@ export default function AnalyticsScreen() {
           <Distribution stats={stats} />
           <Steps stats={stats} />
           <Stations stats={stats} />
+          <Slowest org={org} range={range} steps={stats} />
         </>
       ) : null}
     </section>
@@ -191,6 +210,89 @@ function Summary({ stats }: { stats: CycleStats }) {
         {seconds(t.min_ms)} / {seconds(t.max_ms)}
       </dd>
     </dl>
+  );
+}
+
+/** The figures beside those of the period before (as long), with the change. */
+function Comparison({ now, before }: { now: CycleStats; before: CycleStats }) {
+  const n = now.total;
+  const b = before.total;
+  const share = (t: CycleStats['total']) => (t.cycles > 0 ? t.good / t.cycles : null);
+  const pts = (x: number | null, y: number | null) => {
+    if (x === null || y === null) return '—';
+    const d = Math.round((x - y) * 100);
+    return `${d >= 0 ? '+' : '−'}${Math.abs(d)} points`;
+  };
+  const diff = (x: number | null, y: number | null) => (x === null || y === null ? '—' : `${x - y >= 0 ? '+' : '−'}${seconds(Math.abs(x - y))}`);
+  const rel = (x: number, y: number) => (y === 0 ? '—' : `${x >= y ? '+' : '−'}${Math.round((Math.abs(x - y) / y) * 100)}%`);
+  const day = (ms: number) => new Date(ms).toLocaleDateString();
+  return (
+    <table className="data-table comparison" aria-label="Comparison">
+      <thead>
+        <tr>
+          <th scope="col">Figure</th>
+          <th scope="col">This period</th>
+          <th scope="col">
+            The period before ({day(before.start_ms)} – {day(before.end_ms - 1)})
+          </th>
+          <th scope="col">Change</th>
+        </tr>
+      </thead>
+      <tbody>
+        <tr>
+          <th scope="row">Cycles</th>
+          <td>{n.cycles}</td>
+          <td>{b.cycles}</td>
+          <td>{rel(n.cycles, b.cycles)}</td>
+        </tr>
+        <tr>
+          <th scope="row">Good</th>
+          <td>{percent(n.good, n.cycles)}</td>
+          <td>{percent(b.good, b.cycles)}</td>
+          <td>{pts(share(n), share(b))}</td>
+        </tr>
+        <tr>
+          <th scope="row">Average cycle time</th>
+          <td>{seconds(n.avg_ms)}</td>
+          <td>{seconds(b.avg_ms)}</td>
+          <td>{diff(n.avg_ms, b.avg_ms)}</td>
+        </tr>
+        <tr>
+          <th scope="row">Spread (standard deviation)</th>
+          <td>{seconds(n.stddev_ms)}</td>
+          <td>{seconds(b.stddev_ms)}</td>
+          <td>{diff(n.stddev_ms, b.stddev_ms)}</td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
+/** The slowest 5% of the cycles shown (`top_five_percentile`): the time they all took at
+ * least, and the slowest of them. */
+function Slowest({ org, range, steps }: { org: number; range: StatsParams; steps: CycleStats }) {
+  const q = useQuery(slowestQuery(org, range));
+  const taskSteps: { [task: number]: string[] } = {};
+  for (const st of steps.steps) (taskSteps[st.task] ??= [])[st.step] = st.name ?? `Step ${st.step + 1}`;
+  const names = new Map(steps.stations.map((st) => [st.task, st.task_name ?? `Operation ${st.task}`]));
+  return (
+    <section aria-label="Slowest cycles">
+      <h2>The slowest 5%</h2>
+      <QueryStatus pending={q.isPending} error={q.error} what="The slowest cycles" />
+      {q.data && q.data.threshold_ms !== null ? (
+        <>
+          <p>
+            {q.data.count} of {q.data.cycles} cycles took {seconds(q.data.threshold_ms)} or longer; the slowest:
+          </p>
+          <RecentCycles
+            label="Slowest cycles"
+            cycles={q.data.results}
+            taskSteps={taskSteps}
+            taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))}
+          />
+        </>
+      ) : null}
+    </section>
   );
 }
 
