@@ -53,4 +53,17 @@ test('bad cycles are grouped by reason, listed, and reviewed', async ({ page }) 
   // A cycle's history names the review.
   await cycles.getByRole('button', { name: /^Change the cycle ended/ }).first().click();
   await expect(page.getByRole('dialog').getByRole('list', { name: 'History' })).toContainText(`by ${email}: Seal tool replaced`);
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+
+  // The second newest's trace: the station, the missed step, its steps in time, the
+  // review; the station's cycle before it was the good one.
+  await cycles.getByRole('link', { name: /^Trace of the cycle ended/ }).nth(1).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Cycle Trace' })).toBeVisible();
+  await expect(page.getByText('Assemble pump', { exact: true })).toBeVisible();
+  await expect(page.locator('.cycle-title')).toContainText('on Bench 9');
+  await expect(page.locator('.cycle-title')).toContainText('Missed Check seal');
+  await expect(page.getByRole('table', { name: 'Step times' }).getByRole('row')).toHaveCount(2);
+  await expect(page.getByRole('list', { name: 'History' })).toContainText('Seal tool replaced');
+  await page.getByRole('link', { name: '← Previous cycle' }).click();
+  await expect(page.locator('.cycle-title')).toContainText('Good');
 });

@@ -236,7 +236,8 @@ pub async fn delete(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Outcome
     Ok(Outcome::Done(f.station()))
 }
 
-/// Cycle `id` (of `org` when given), archived or not, with its history.
+/// Cycle `id` (of `org` when given), archived or not, with its history and its
+/// station's neighbouring cycles (the names are the caller's to fill).
 pub async fn details(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option<CycleDetails>> {
     let mut conn = db.pool.acquire().await?;
     let Some(f) = find_in(&mut conn, org, &[id.to_string()]).await?.pop() else {
@@ -251,8 +252,44 @@ pub async fn details(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option
     .bind(f.org)
     .fetch_all(&mut *conn)
     .await?;
+    // The station's neighbours, by start (ties by id), not archived.
+    let mut near = [None, None];
+    if let Some(device) = f.cycle.device {
+        for (k, (cond, order)) in [
+            (
+                "start_ms < $4 OR (start_ms = $4 AND id < $5)",
+                "start_ms DESC, id DESC",
+            ),
+            (
+                "start_ms > $4 OR (start_ms = $4 AND id > $5)",
+                "start_ms, id",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            near[k] = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                "SELECT id FROM cycles WHERE organization_id = $1 AND task_id = $2 \
+                 AND device_id = $3 AND archived_at IS NULL AND ({cond}) ORDER BY {order} \
+                 LIMIT 1"
+            )))
+            .bind(f.org)
+            .bind(f.cycle.task)
+            .bind(device)
+            .bind(f.cycle.start_ms)
+            .bind(&f.cycle.id)
+            .fetch_optional(&mut *conn)
+            .await?;
+        }
+    }
+    let [previous, next] = near;
     Ok(Some(CycleDetails {
         cycle: f.cycle,
+        task_name: None,
+        steps: vec![],
+        device_name: None,
+        previous,
+        next,
         archived_at_ms: f.archived_at,
         history: history
             .into_iter()

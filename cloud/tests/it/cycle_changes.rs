@@ -56,6 +56,7 @@ both!(
             mut raw,
             received,
             per_station,
+            truth: d_truth,
             ..
         } = demo_cycles(&app, &w, 5).await;
         let id = |i: usize| received[i].cycle.id.clone();
@@ -132,6 +133,22 @@ both!(
             .collect();
         assert_eq!(history, [("bad", "eng@a.test"), ("good", "boss@a.test")]);
         assert!(v["archived_at_ms"].is_null());
+        // Its names, and its station's cycles just before and after it.
+        assert_eq!(v["task_name"], json!(d_truth.task_settings().task_name));
+        assert_eq!(v["steps"], json!(d_truth.steps));
+        assert!(v["device_name"].is_string());
+        let mut station: Vec<usize> = (0..raw.len())
+            .filter(|&i| raw[i].device == raw[g].device)
+            .collect();
+        station.sort_by_key(|&i| (raw[i].c.start_ms, received[i].cycle.id.clone()));
+        let at = station.iter().position(|&i| i == g).unwrap();
+        let near = |k: Option<usize>| k.map_or(json!(null), |k| json!(id(station[k])));
+        assert_eq!(v["previous"], near(at.checked_sub(1)), "{v}");
+        assert_eq!(
+            v["next"],
+            near(Some(at + 1).filter(|&k| k < station.len())),
+            "{v}"
+        );
 
         // Two cycles archived (one named twice): out of the lists and the figures.
         let (a1, a2) = (per_day + per_station, 3 * per_day + 1);

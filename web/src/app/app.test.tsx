@@ -32,9 +32,9 @@ test('a role opening a screen outside its list lands on its landing screen, with
 });
 
 test('unbuilt screens show their title and an honest empty state', async () => {
-  signInAs('analytics_user');
-  renderApp('/user/trace');
-  expect(await screen.findByRole('heading', { name: 'Trace' })).toBeInTheDocument();
+  signInAs('org_user');
+  renderApp('/user/user-manual');
+  expect(await screen.findByRole('heading', { name: 'User Manuals' })).toBeInTheDocument();
   expect(screen.getByText('Nothing to show here yet.')).toBeInTheDocument();
 });
 

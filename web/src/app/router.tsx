@@ -61,17 +61,18 @@ export const routes: RouteObject[] = [
           {
             element: <AppLayout />,
             children: [
-              todo(paths.cycleTrace),
+              screen(paths.cycleTrace, () => import('@/features/analytics/components/cycle-trace-screen')),
               screen(paths.labeler.tasks, () => import('@/features/media/components/labeler-tasks-screen')),
               screen(paths.labeler.setting, () => import('@/features/account/components/profile-screen')),
               screen(paths.labeler.videos, () => import('@/features/media/components/labeler-videos-screen')),
               ...[
                 u.temp, u.opc,
-                u.cameras, u.remoteDevices, u.trace, u.userManual,
+                u.cameras, u.remoteDevices, u.userManual,
                 u.fundamentals,
               ].map(todo),
               screen(u.home, () => import('@/features/analytics/components/home-screen')),
               screen(u.analytics, () => import('@/features/analytics/components/analytics-screen')),
+              screen(u.trace, () => import('@/features/analytics/components/trace-screen')),
               screen(u.issueCenter, () => import('@/features/analytics/components/issue-center-screen')),
               screen(u.line, () => import('@/features/lines/components/lines-screen')),
               screen(u.lineAnalytics, () => import('@/features/lines/components/line-analytics-screen')),

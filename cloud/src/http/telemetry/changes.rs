@@ -19,6 +19,7 @@ use gemba_shared::api::v1::telemetry::{
 use serde::Deserialize;
 
 use crate::db::cycle_changes::{self, Outcome};
+use crate::db::{devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
@@ -89,9 +90,21 @@ fn done(state: &AppState, o: Outcome, field: Option<&str>) -> ApiResult<()> {
 }
 
 async fn details_of(state: &AppState, me: &AuthUser, id: &str) -> ApiResult<CycleDetails> {
-    cycle_changes::details(&state.db, scope(me)?, id)
+    let org = scope(me)?;
+    let mut d = cycle_changes::details(&state.db, org, id)
         .await?
-        .ok_or(ApiError::NotFound)
+        .ok_or(ApiError::NotFound)?;
+    if let Some(t) = tasks::get(&state.db, me.user.id, org, d.cycle.task).await? {
+        let s = t.settings();
+        d.steps = s.operation().step_names();
+        d.task_name = Some(s.task_name);
+    }
+    if let Some(device) = d.cycle.device {
+        d.device_name = devices::get(&state.db, me.user.id, org, device)
+            .await?
+            .map(|r| r.display_name);
+    }
+    Ok(d)
 }
 
 /// Mark cycle `id` good or bad, with why; kept in its history. The figures count it as

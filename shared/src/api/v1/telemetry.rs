@@ -144,15 +144,25 @@ pub struct CycleChange {
     pub by: Option<String>,
 }
 
-/// A cycle with the changes people made to it, oldest first.
+/// A cycle with the changes people made to it (oldest first), its names and its
+/// station's neighbouring cycles: `trace_single_cycle_details`, the cycle-trace screen.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CycleDetails {
     pub cycle: super::device::RecentCycle,
+    /// Its operation's name and step names (`null` and empty once the task is gone), its
+    /// device's name.
+    pub task_name: Option<String>,
+    pub steps: Vec<String>,
+    pub device_name: Option<String>,
     /// When it was archived; `null` while it counts.
     pub archived_at_ms: Option<i64>,
     pub history: Vec<CycleChange>,
+    /// The station's cycles just before and after it (same task and device, by start,
+    /// not archived).
+    pub previous: Option<String>,
+    pub next: Option<String>,
 }
 
 /// `POST telemetry/archive_cycle/`: cycles to take out of lists and figures (kept, and

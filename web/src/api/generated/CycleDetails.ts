@@ -3,10 +3,21 @@ import type { CycleChange } from "./CycleChange";
 import type { RecentCycle } from "./RecentCycle";
 
 /**
- * A cycle with the changes people made to it, oldest first.
+ * A cycle with the changes people made to it (oldest first), its names and its
+ * station's neighbouring cycles: `trace_single_cycle_details`, the cycle-trace screen.
  */
 export type CycleDetails = { cycle: RecentCycle, 
 /**
+ * Its operation's name and step names (`null` and empty once the task is gone), its
+ * device's name.
+ */
+task_name: string | null, steps: Array<string>, device_name: string | null, 
+/**
  * When it was archived; `null` while it counts.
  */
-archived_at_ms: number | null, history: Array<CycleChange>, };
+archived_at_ms: number | null, history: Array<CycleChange>, 
+/**
+ * The station's cycles just before and after it (same task and device, by start,
+ * not archived).
+ */
+previous: string | null, next: string | null, };

@@ -211,3 +211,44 @@ test('the period before, as long, side by side with the change; the slowest 5% l
   expect(await screen.findByText('1 of 3 cycles took 45.0 s or longer; the slowest:')).toBeInTheDocument();
   expect(tableRows(screen.getByRole('table', { name: 'Slowest cycles' }))).toHaveLength(1);
 });
+
+test("a cycle's trace: its station, times, verdict, steps in time, neighbours and history", async () => {
+  signInAs('analytics_user', 1);
+  const bad = {
+    ...CYCLE,
+    good: false,
+    reasons: [{ reason: 'missed_step' as const, step: 1 }],
+    segments: [
+      { step: 0, start_ms: CYCLE.start_ms + 2_000, end_ms: CYCLE.start_ms + 30_000 },
+    ],
+    idle_ms: 2_000,
+  };
+  server.use(
+    http.get(apiUrl('telemetry/trace/trace_single_cycle_details/'), ({ request }) => {
+      const id = new URL(request.url).searchParams.get('cycle_id');
+      return HttpResponse.json({
+        cycle: { ...bad, id },
+        task_name: 'Assemble pump',
+        steps: ['Fit housing', 'Check seal'],
+        device_name: 'Bench 7',
+        archived_at_ms: null,
+        history: [{ id: 1, at_ms: at(25, 10), change: 'reviewed', reason: 'Retrained', by: 'lead@a.test' }],
+        previous: id === 'c-1' ? 'c-0' : null,
+        next: id === 'c-1' ? 'c-2' : null,
+      });
+    }),
+  );
+  const user = userEvent.setup();
+  renderApp('/cycle-trace/c-1');
+  expect(await screen.findByText('Assemble pump')).toBeInTheDocument();
+  expect(screen.getByText(/on Bench 7/)).toHaveTextContent('(42.0 s)');
+  expect(screen.getByText('Missed Check seal', { exact: false })).toBeInTheDocument();
+  expect(tableRows(screen.getByRole('table', { name: 'Step times' }))).toEqual([[' Fit housing', '2.0 s', '28.0 s']]);
+  expect(screen.getByText('Idle within the cycle: 2.0 s.')).toBeInTheDocument();
+  expect(screen.getByRole('list', { name: 'History' })).toHaveTextContent('Reviewed');
+  expect(screen.getByText(/does not send clips yet/)).toBeInTheDocument();
+  // An analytics user changes nothing.
+  expect(screen.queryByRole('button', { name: 'Change' })).toBeNull();
+  await user.click(screen.getByRole('link', { name: 'Next cycle →' }));
+  expect(await screen.findByText('No later cycle')).toBeInTheDocument();
+});

@@ -9,7 +9,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { CycleStats, Page, RecentCycle, TimeBin, TopCycles } from '@/api/generated';
+import type { CycleStats, Page, RecentCycle, Task, TimeBin, TopCycles } from '@/api/generated';
 import { api } from '@/lib/api-client';
 import { addDays, startOfDay } from '@/lib/days';
 import { cyclesKey } from '@/lib/device-stream';
@@ -107,6 +107,13 @@ export const slowestQuery = (org: number, p: StatsParams) => {
     staleTime: 0,
   });
 };
+
+/** The organisation's operations (names and steps, for the cycle lists). */
+export const operationsQuery = () =>
+  queryOptions({
+    queryKey: ['tasks', 'names'],
+    queryFn: () => api.get<Task[]>('organization/task/'),
+  });
 
 const two = (n: number) => String(n).padStart(2, '0');
 

@@ -7,7 +7,7 @@ import { CycleDialog } from '@/components/cycles/cycle-dialog';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { Pager } from '@/components/ui/pager';
 import { QueryStatus } from '@/components/ui/query-status';
-import { paths } from '@/config/paths';
+import { cycleTracePath, paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
 import { formatDateTime } from '@/lib/format';
 import { useSession } from '@/lib/session';
@@ -16,7 +16,7 @@ import { type StatsParams, cyclesPageQuery } from '../api/cycle-stats';
 
 /**
  * The cycles `params` names, a page at a time (`telemetry/fetch_cycles/v2`), each with
- * its steps and verdict and a link to where it sits in its lines (**In line**); those who
+ * its steps and verdict, its **Trace** and where it sits in its lines (**In line**); those who
  * may correct cycles (`ManageCycles`) open one (**Change**) to mark it or archive it.
  */
 export function CyclesPage({
@@ -54,6 +54,9 @@ export function CyclesPage({
                     Change
                   </button>
                 ) : null}{' '}
+                <Link to={cycleTracePath(c.id)} aria-label={`Trace of the cycle ended ${formatDateTime(c.end_ms)}`}>
+                  Trace
+                </Link>{' '}
                 <Link to={`${paths.user.lineVisibility}?cycleId=${encodeURIComponent(c.id)}&taskId=${c.task}`} aria-label={`The line of the cycle ended ${formatDateTime(c.end_ms)}`}>
                   In line
                 </Link>

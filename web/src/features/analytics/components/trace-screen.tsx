@@ -1,0 +1,58 @@
+import { useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
+
+import { ScreenHeader } from '@/components/ui/screen-header';
+import { useSession } from '@/lib/session';
+
+import { type StatsParams, addDays, dayOf, isoDay, operationsQuery, startOfDay } from '../api/cycle-stats';
+import { CyclesPage } from './cycles-page';
+
+type Filter = NonNullable<StatsParams['cycleFilter']>;
+
+/**
+ * `/user/trace` (Trace): the organisation's cycles of a range of days (the last 7 by
+ * default), all, good or bad ones, newest first; each opens on Cycle Trace. The choices
+ * live in the address.
+ */
+export default function TraceScreen() {
+  const org = useSession().organization;
+  const [params, setParams] = useSearchParams();
+  const today = startOfDay(new Date());
+  const from = params.get('from') ?? isoDay(addDays(today, -6));
+  const to = params.get('to') ?? isoDay(today);
+  const filter = (params.get('filter') ?? 'all_cycles') as Filter;
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    if (v === '' || v === 'all_cycles') next.delete(k);
+    else next.set(k, v);
+    setParams(next, { replace: true });
+  };
+  const ops = useQuery(operationsQuery());
+  const names = new Map((ops.data ?? []).map((t) => [t.id, t.taskName]));
+  const taskSteps = Object.fromEntries((ops.data ?? []).map((t) => [t.id, t.steps]));
+  const range: StatsParams = { start: dayOf(from), end: addDays(dayOf(to), 1), bucket: 'day', cycleFilter: filter };
+  return (
+    <section>
+      <ScreenHeader title="Trace" />
+      <form className="filters" aria-label="Trace filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          From <input type="date" aria-label="From" value={from} max={to} onChange={(e) => set('from', e.target.value)} />
+        </label>
+        <label>
+          To <input type="date" aria-label="To" value={to} min={from} onChange={(e) => set('to', e.target.value)} />
+        </label>
+        <label>
+          Cycles{' '}
+          <select aria-label="Cycles" value={filter} onChange={(e) => set('filter', e.target.value)}>
+            <option value="all_cycles">All Cycles</option>
+            <option value="good_cycles">Good Cycles</option>
+            <option value="bad_cycles">Bad Cycles</option>
+          </select>
+        </label>
+      </form>
+      {org !== null && range.end > range.start ? (
+        <CyclesPage key={`${from}/${to}/${filter}`} org={org} params={range} label="Cycles" taskSteps={taskSteps} taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))} />
+      ) : null}
+    </section>
+  );
+}
