@@ -52,6 +52,9 @@ test('the figures, the trend table, the slowest step and a drill-down to the cyc
     ['Fit housing', '3', '30.0 s', '± 1.0 s'],
     ['Check seal', '2', '12.5 s', '± 0.5 s'],
   ]);
+  // The table is drawn once opened.
+  expect(screen.queryByRole('table', { name: 'Trend table' })).toBeNull();
+  await user.click(screen.getByText('The trend as a table'));
   expect(tableRows(screen.getByRole('table', { name: 'Trend table' }))).toEqual([
     ['11/24', '0', '0', '0', '—'],
     ['11/25', '3', '2', '1', '42.0 s'],
@@ -123,6 +126,7 @@ test('an engineer opens a cycle of a period, sees its history and marks it bad w
   );
   const user = userEvent.setup();
   renderApp('/user/analytics?from=2026-11-24&to=2026-11-25');
+  await user.click(await screen.findByText('The trend as a table'));
   await user.click(within(await screen.findByRole('table', { name: 'Trend table' })).getByRole('button', { name: '11/25' }));
   await user.click(await screen.findByRole('button', { name: /^Change the cycle ended/ }));
   const dialog = await screen.findByRole('dialog');
@@ -153,6 +157,7 @@ test("the server's refusal shows in the cycle's dialog, which stays open", async
   );
   const user = userEvent.setup();
   renderApp('/user/analytics?from=2026-11-24&to=2026-11-25');
+  await user.click(await screen.findByText('The trend as a table'));
   await user.click(within(await screen.findByRole('table', { name: 'Trend table' })).getByRole('button', { name: '11/25' }));
   await user.click(await screen.findByRole('button', { name: /^Change the cycle ended/ }));
   const dialog = await screen.findByRole('dialog');
@@ -170,6 +175,7 @@ test('an analytics user reads the cycles of a period but has nothing to change',
   );
   const user = userEvent.setup();
   renderApp('/user/analytics?from=2026-11-24&to=2026-11-25');
+  await user.click(await screen.findByText('The trend as a table'));
   await user.click(within(await screen.findByRole('table', { name: 'Trend table' })).getByRole('button', { name: '11/25' }));
   expect(await screen.findByRole('table', { name: 'Cycles of 11/25' })).toBeInTheDocument();
   expect(screen.queryByRole('button', { name: /^Change the cycle/ })).toBeNull();
@@ -251,4 +257,29 @@ test("a cycle's trace: its station, times, verdict, steps in time, neighbours an
   expect(screen.queryByRole('button', { name: 'Change' })).toBeNull();
   await user.click(screen.getByRole('link', { name: 'Next cycle →' }));
   expect(await screen.findByText('No later cycle')).toBeInTheDocument();
+});
+
+test('a long trend is drawn merged to at most 500 bars, cycles summed and means weighted', async () => {
+  const { drawnTrend } = await import('./components/analytics-screen');
+  const trend = Array.from({ length: 1992 }, (_, i) => ({
+    start_ms: at(1) + i * 3_600_000,
+    ...empty,
+    cycles: i % 3,
+    good: i % 3 === 2 ? 1 : i % 3,
+    bad: i % 3 === 2 ? 1 : 0,
+    avg_ms: i % 3 === 0 ? null : 1000 * (i % 5),
+  }));
+  const stats: CycleStats = { ...STATS, bucket: 'hour', trend };
+  const drawn = drawnTrend(stats, 500);
+  expect(drawn).toHaveLength(498);
+  expect(drawn.reduce((n, d) => n + d.good + d.bad, 0)).toBe(trend.reduce((n, p) => n + p.cycles, 0));
+  // Buckets 0-3: cycles 0, 1, 2, 0 with means -, 1 s, 2 s, -: (1·1 + 2·2) / 3.
+  expect(drawn[0]).toMatchObject({ from: 0, to: 4, good: 2, bad: 1 });
+  expect(drawn[0]!.avg).toBeCloseTo(5 / 3);
+  expect(drawn.at(-1)!.to).toBe(1992);
+  // A short one is drawn as it is.
+  expect(drawnTrend(STATS, 500).map((d) => [d.from, d.to])).toEqual([
+    [0, 1],
+    [1, 2],
+  ]);
 });

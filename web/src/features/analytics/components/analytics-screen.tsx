@@ -32,6 +32,41 @@ import { CyclesPage } from './cycles-page';
 
 type Filter = NonNullable<StatsParams['cycleFilter']>;
 
+/** Trend buckets `from` to `to` (exclusive), as drawn and picked. */
+interface Span {
+  from: number;
+  to: number;
+}
+
+/**
+ * The most bars (and line points) a trend chart draws: a chart is about 900 px wide,
+ * and drawing 2,000 points took the page past its 1 s render target (bench/render.sh);
+ * more buckets are merged, neighbours summed, to at most this many.
+ */
+const MAX_DRAWN = 500;
+
+/** The trend as drawn: runs of neighbouring buckets merged so there are at most `most`,
+ * each with its cycles summed and its mean cycle time weighted by cycles. */
+export function drawnTrend(stats: CycleStats, most: number) {
+  const n = stats.trend.length;
+  const per = Math.max(1, Math.ceil(n / most));
+  const out: (Span & { label: string; good: number; bad: number; avg: number | null })[] = [];
+  for (let from = 0; from < n; from += per) {
+    const part = stats.trend.slice(from, from + per);
+    const cycles = part.reduce((k, p) => k + p.cycles, 0);
+    const sum = part.reduce((k, p) => k + (p.avg_ms ?? 0) * p.cycles, 0);
+    out.push({
+      from,
+      to: from + part.length,
+      label: bucketLabel(part[0]!.start_ms, stats.bucket),
+      good: part.reduce((k, p) => k + p.good, 0),
+      bad: part.reduce((k, p) => k + p.bad, 0),
+      avg: cycles > 0 ? sum / cycles / 1000 : null,
+    });
+  }
+  return out;
+}
+
 
 /**
  * `/user/analytics` (Analytics): the cycles of a range of days (the last 30 by default),
@@ -58,7 +93,7 @@ export default function AnalyticsScreen() {
   const task = num('task');
   const device = num('device');
   const compare = params.get('compare') === 'previous';
-  const [picked, setPicked] = useState<number | null>(null);
+  const [picked, setPicked] = useState<Span | null>(null);
   const set = (k: string, v: string | undefined) => {
     const next = new URLSearchParams(params);
     if (v === undefined || v === '') next.delete(k);
@@ -141,8 +176,8 @@ export default function AnalyticsScreen() {
         <>
           {compare && before.data ? <Comparison now={stats} before={before.data} /> : <Summary stats={stats} />}
           <Trend stats={stats} picked={picked} onPick={setPicked} />
-          {picked !== null && stats.trend[picked] ? (
-            <DrillDown org={org} stats={stats} range={range} index={picked} onClose={() => setPicked(null)} />
+          {picked !== null && stats.trend[picked.from] ? (
+            <DrillDown org={org} stats={stats} range={range} span={picked} onClose={() => setPicked(null)} />
           ) : null}
           <Distribution stats={stats} />
           <Steps stats={stats} />
@@ -298,14 +333,10 @@ function Slowest({ org, range, steps }: { org: number; range: StatsParams; steps
 
 /** Good and bad cycles per bucket (a bar opens its cycles) and the average cycle time;
  * the same rows as a table, and as CSV. */
-function Trend({ stats, picked, onPick }: { stats: CycleStats; picked: number | null; onPick: (i: number) => void }) {
-  const rows = stats.trend.map((p) => ({
-    label: bucketLabel(p.start_ms, stats.bucket),
-    good: p.good,
-    bad: p.bad,
-    avg: p.avg_ms === null ? null : p.avg_ms / 1000,
-  }));
+function Trend({ stats, picked, onPick }: { stats: CycleStats; picked: Span | null; onPick: (s: Span) => void }) {
+  const rows = drawnTrend(stats, MAX_DRAWN);
   const csv = trendCsv(stats);
+  const [tableOpen, setTableOpen] = useState(false);
   return (
     <section aria-label="Trend">
       <h2>Cycles over time</h2>
@@ -317,8 +348,8 @@ function Trend({ stats, picked, onPick }: { stats: CycleStats; picked: number | 
             <YAxis allowDecimals={false} />
             <Tooltip />
             <Legend />
-            <Bar dataKey="good" name="Good" stackId="c" fill="#2e9e5b" isAnimationActive={false} onClick={(_, i) => onPick(i)} cursor="pointer" />
-            <Bar dataKey="bad" name="Bad" stackId="c" fill="#d64d4d" isAnimationActive={false} onClick={(_, i) => onPick(i)} cursor="pointer" />
+            <Bar dataKey="good" name="Good" stackId="c" fill="#2e9e5b" isAnimationActive={false} onClick={(_, i) => onPick(rows[i]!)} cursor="pointer" />
+            <Bar dataKey="bad" name="Bad" stackId="c" fill="#d64d4d" isAnimationActive={false} onClick={(_, i) => onPick(rows[i]!)} cursor="pointer" />
           </BarChart>
         </ResponsiveContainer>
       </figure>
@@ -333,9 +364,10 @@ function Trend({ stats, picked, onPick }: { stats: CycleStats; picked: number | 
           </LineChart>
         </ResponsiveContainer>
       </figure>
-      <details>
+      {/* Drawn once opened: 2,000 rows cost the page a fifth of its render time. */}
+      <details open={tableOpen} onToggle={(e) => setTableOpen(e.currentTarget.open)}>
         <summary>The trend as a table</summary>
-        <TrendTable stats={stats} picked={picked} onPick={onPick} />
+        {tableOpen ? <TrendTable stats={stats} picked={picked} onPick={onPick} /> : null}
       </details>
       <a
         className="button secondary"
@@ -348,7 +380,7 @@ function Trend({ stats, picked, onPick }: { stats: CycleStats; picked: number | 
   );
 }
 
-function TrendTable({ stats, picked, onPick }: { stats: CycleStats; picked: number | null; onPick: (i: number) => void }) {
+function TrendTable({ stats, picked, onPick }: { stats: CycleStats; picked: Span | null; onPick: (s: Span) => void }) {
   return (
     <table className="data-table" aria-label="Trend table">
       <thead>
@@ -362,9 +394,9 @@ function TrendTable({ stats, picked, onPick }: { stats: CycleStats; picked: numb
       </thead>
       <tbody>
         {stats.trend.map((p: TrendPoint, i) => (
-          <tr key={p.start_ms} aria-selected={picked === i}>
+          <tr key={p.start_ms} aria-selected={picked?.from === i && picked.to === i + 1}>
             <td>
-              <button type="button" className="link-button" onClick={() => onPick(i)}>
+              <button type="button" className="link-button" onClick={() => onPick({ from: i, to: i + 1 })}>
                 {bucketLabel(p.start_ms, stats.bucket)}
               </button>
             </td>
@@ -379,31 +411,34 @@ function TrendTable({ stats, picked, onPick }: { stats: CycleStats; picked: numb
   );
 }
 
-/** The cycles behind a trend bucket ([`CyclesPage`]). */
+/** The cycles behind trend buckets `span` ([`CyclesPage`]). */
 function DrillDown({
   org,
   stats,
   range,
-  index,
+  span,
   onClose,
 }: {
   org: number;
   stats: CycleStats;
   range: StatsParams;
-  index: number;
+  span: Span;
   onClose: () => void;
 }) {
-  const point = stats.trend[index]!;
+  const point = stats.trend[span.from]!;
+  const last = stats.trend[span.to - 1] ?? point;
   const start = new Date(Math.max(point.start_ms, range.start.getTime()));
-  const end = new Date(Math.min(stats.trend[index + 1]?.start_ms ?? range.end.getTime(), range.end.getTime()));
-  const label = bucketLabel(point.start_ms, stats.bucket);
+  const end = new Date(Math.min(stats.trend[span.to]?.start_ms ?? range.end.getTime(), range.end.getTime()));
+  const cycles = stats.trend.slice(span.from, span.to).reduce((n, p) => n + p.cycles, 0);
+  const label =
+    span.to - span.from > 1 ? `${bucketLabel(point.start_ms, stats.bucket)} – ${bucketLabel(last.start_ms, stats.bucket)}` : bucketLabel(point.start_ms, stats.bucket);
   const taskSteps: { [task: number]: string[] } = {};
   for (const st of stats.steps) (taskSteps[st.task] ??= [])[st.step] = st.name ?? `Step ${st.step + 1}`;
   const names = new Map(stats.stations.map((st) => [st.task, st.task_name ?? `Operation ${st.task}`]));
   return (
     <section aria-label={`Cycles of ${label}`} className="drill-down">
       <h3>
-        Cycles of {label} ({point.cycles})
+        Cycles of {label} ({cycles})
       </h3>
       <button type="button" className="secondary" onClick={onClose}>
         Close
