@@ -9,6 +9,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
+import { BucketChoice, CycleFilterChoice, DayRange } from '@/components/ui/range-fields';
 import { can } from '@/lib/access/roles';
 import { useDeviceStream } from '@/lib/device-stream';
 import { useSession } from '@/lib/session';
@@ -137,22 +138,10 @@ export default function AnalyticsScreen() {
     <section>
       <ScreenHeader title="Analytics">{live ? <StreamBadge state={stream} /> : null}</ScreenHeader>
       <form className="filters" aria-label="Analytics filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          From <input type="date" aria-label="From" value={from} max={to} onChange={(e) => set('from', e.target.value)} />
-        </label>
-        <label>
-          To <input type="date" aria-label="To" value={to} min={from} onChange={(e) => set('to', e.target.value)} />
-        </label>
+        <DayRange from={from} to={to} onChange={set} />
         <IdChoice label="Operation" all="All operations" value={task} options={options(stats, 'task')} onChange={(v) => set('task', v)} />
         <IdChoice label="Device" all="All devices" value={device} options={options(stats, 'device')} onChange={(v) => set('device', v)} />
-        <label>
-          Cycles{' '}
-          <select aria-label="Cycles" value={filter} onChange={(e) => set('filter', e.target.value === 'all_cycles' ? undefined : e.target.value)}>
-            <option value="all_cycles">All Cycles</option>
-            <option value="good_cycles">Good Cycles</option>
-            <option value="bad_cycles">Bad Cycles</option>
-          </select>
-        </label>
+        <CycleFilterChoice value={filter} onChange={(f) => set('filter', f === 'all_cycles' ? undefined : f)} />
         <label>
           Compare with{' '}
           <select aria-label="Compare with" value={compare ? 'previous' : ''} onChange={(e) => set('compare', e.target.value)}>
@@ -160,15 +149,7 @@ export default function AnalyticsScreen() {
             <option value="previous">The period before</option>
           </select>
         </label>
-        <label>
-          By{' '}
-          <select aria-label="By" value={bucket} onChange={(e) => set('bucket', e.target.value === 'day' ? undefined : e.target.value)}>
-            <option value="hour">Hour</option>
-            <option value="day">Day</option>
-            <option value="week">Week</option>
-            <option value="month">Month</option>
-          </select>
-        </label>
+        <BucketChoice value={bucket} onChange={(b) => set('bucket', b === 'day' ? undefined : b)} />
       </form>
       {badRange ? <p role="alert">The end must come after the start.</p> : null}
       <QueryStatus pending={q.isPending && !badRange} error={q.error} what="Cycle figures" />

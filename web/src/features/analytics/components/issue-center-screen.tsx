@@ -10,6 +10,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { Field } from '@/components/ui/field';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
+import { BucketChoice, DayRange } from '@/components/ui/range-fields';
 import { DATA_UPDATED } from '@/config/messages';
 import { can } from '@/lib/access/roles';
 import { cyclesKey } from '@/lib/device-stream';
@@ -70,12 +71,7 @@ export default function IssueCenterScreen() {
     <section>
       <ScreenHeader title="Issue Center" />
       <form className="filters" aria-label="Issue filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          From <input type="date" aria-label="From" value={from} max={to} onChange={(e) => set('from', e.target.value)} />
-        </label>
-        <label>
-          To <input type="date" aria-label="To" value={to} min={from} onChange={(e) => set('to', e.target.value)} />
-        </label>
+        <DayRange from={from} to={to} onChange={set} />
         <label>
           Operation{' '}
           <select aria-label="Operation" value={task ?? ''} onChange={(e) => set('task', e.target.value)}>
@@ -87,15 +83,7 @@ export default function IssueCenterScreen() {
             ))}
           </select>
         </label>
-        <label>
-          By{' '}
-          <select aria-label="By" value={bucket} onChange={(e) => set('bucket', e.target.value === 'day' ? undefined : e.target.value)}>
-            <option value="hour">Hour</option>
-            <option value="day">Day</option>
-            <option value="week">Week</option>
-            <option value="month">Month</option>
-          </select>
-        </label>
+        <BucketChoice value={bucket} onChange={(b) => set('bucket', b === 'day' ? undefined : b)} />
       </form>
       {badRange ? <p role="alert">The end must come after the start.</p> : null}
       <QueryStatus pending={q.isPending && !badRange} error={q.error} what="Issues" />

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 
 import { ScreenHeader } from '@/components/ui/screen-header';
+import { CycleFilterChoice, DayRange } from '@/components/ui/range-fields';
 import { useSession } from '@/lib/session';
 
 import { type StatsParams, addDays, dayOf, isoDay, operationsQuery, startOfDay } from '../api/cycle-stats';
@@ -35,20 +36,8 @@ export default function TraceScreen() {
     <section>
       <ScreenHeader title="Trace" />
       <form className="filters" aria-label="Trace filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          From <input type="date" aria-label="From" value={from} max={to} onChange={(e) => set('from', e.target.value)} />
-        </label>
-        <label>
-          To <input type="date" aria-label="To" value={to} min={from} onChange={(e) => set('to', e.target.value)} />
-        </label>
-        <label>
-          Cycles{' '}
-          <select aria-label="Cycles" value={filter} onChange={(e) => set('filter', e.target.value)}>
-            <option value="all_cycles">All Cycles</option>
-            <option value="good_cycles">Good Cycles</option>
-            <option value="bad_cycles">Bad Cycles</option>
-          </select>
-        </label>
+        <DayRange from={from} to={to} onChange={set} />
+        <CycleFilterChoice value={filter} onChange={(f) => set('filter', f)} />
       </form>
       {org !== null && range.end > range.start ? (
         <CyclesPage key={`${from}/${to}/${filter}`} org={org} params={range} label="Cycles" taskSteps={taskSteps} taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))} />

@@ -7,6 +7,7 @@ import { AgainstTarget } from '@/components/ui/against-target';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
+import { DayRange } from '@/components/ui/range-fields';
 import { addDays, dayOf, isoDay, startOfDay } from '@/lib/days';
 
 import { lineStatsQuery, linesQuery, stationText } from '../api/lines';
@@ -53,12 +54,7 @@ export default function LineAnalyticsScreen() {
               ))}
             </select>
           </label>
-          <label>
-            From <input type="date" aria-label="From" value={from} max={to} onChange={(e) => set('from', e.target.value)} />
-          </label>
-          <label>
-            To <input type="date" aria-label="To" value={to} min={from} onChange={(e) => set('to', e.target.value)} />
-          </label>
+          <DayRange from={from} to={to} onChange={set} />
         </form>
       ) : null}
       {badRange ? <p role="alert">The end must come after the start.</p> : null}
