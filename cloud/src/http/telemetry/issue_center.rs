@@ -14,13 +14,12 @@ use gemba_shared::api::v1::telemetry::{
 };
 use gemba_shared::cycle::BadReason;
 
-use super::{StatsParams, issue_key, known_ids, stats_query_of};
+use super::{StatsParams, closed_range, issue_key, known_ids, stats_query_of};
 use crate::db::analytics::{bucket_start, next_bucket};
 use crate::db::issues::{self, Review};
 use crate::db::tasks;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Query};
-use crate::http::videos::date_range;
 use crate::state::AppState;
 
 /// The bad cycles started in a range (both ends required; `task`, `device`, `bucket` and
@@ -136,10 +135,7 @@ pub async fn review(
         .task
         .ok_or_else(|| ApiError::field("task", "Choose an operation."))?;
     let key = issue_key(req.key.as_deref().unwrap_or_default(), "key")?;
-    let (start, end) = date_range(req.datetime_start.as_deref(), req.datetime_end.as_deref())?;
-    let start =
-        start.ok_or_else(|| ApiError::field("datetime_start", "Choose where the range starts."))?;
-    let end = end.ok_or_else(|| ApiError::field("datetime_end", "Choose where the range ends."))?;
+    let (start, end) = closed_range(req.datetime_start.as_deref(), req.datetime_end.as_deref())?;
     let note = req.note.as_deref().map(str::trim).unwrap_or_default();
     if note.chars().count() > REASON_MAX {
         return Err(ApiError::field(

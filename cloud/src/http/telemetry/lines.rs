@@ -16,14 +16,13 @@ use gemba_shared::api::v1::line::{
 };
 use serde::Deserialize;
 
-use super::{figures, known_ids};
+use super::{closed_range, figures, known_ids};
 use crate::db::analytics::{self, StatsQuery, Width};
 use crate::db::lines::{self, LineRow};
 use crate::db::rollups::Sums;
 use crate::db::{cycles, devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
-use crate::http::videos::date_range;
 use crate::state::AppState;
 
 /// A line's stations with their names.
@@ -248,10 +247,7 @@ pub async fn line_stats(
     me.require(Permission::ViewCycles)?;
     let org = me.org()?;
     let id = line_param(p.line)?;
-    let (start, end) = date_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
-    let start =
-        start.ok_or_else(|| ApiError::field("datetime_start", "Choose where the range starts."))?;
-    let end = end.ok_or_else(|| ApiError::field("datetime_end", "Choose where the range ends."))?;
+    let (start, end) = closed_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
     let l = find(&state, org, id).await?;
     let names = named(&state, &me, &l).await?;
     let mut stations = Vec::with_capacity(names.len());

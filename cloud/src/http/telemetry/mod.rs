@@ -505,11 +505,18 @@ fn figures(s: Option<&Sums>, good: i64) -> CycleFigures {
     }
 }
 
-fn stats_query_of(p: &StatsParams) -> ApiResult<StatsQuery> {
-    let (start, end) = date_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
+/// A range both of whose ends are given (as `date_range` reads them), else a 400 on the
+/// missing one.
+fn closed_range(start: Option<&str>, end: Option<&str>) -> ApiResult<(i64, i64)> {
+    let (start, end) = date_range(start, end)?;
     let start =
         start.ok_or_else(|| ApiError::field("datetime_start", "Choose where the range starts."))?;
     let end = end.ok_or_else(|| ApiError::field("datetime_end", "Choose where the range ends."))?;
+    Ok((start, end))
+}
+
+fn stats_query_of(p: &StatsParams) -> ApiResult<StatsQuery> {
+    let (start, end) = closed_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
     let good = cycle_filter(p.cycle_filter.as_deref())?;
     let width = match p.bucket.as_deref().map(str::trim) {
         None | Some("") | Some("day") => Width::Day,
