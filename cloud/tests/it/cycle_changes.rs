@@ -550,3 +550,34 @@ both!(
         .await;
     }
 );
+
+both!(
+    a_change_holds_back_ingestions_rollups_until_it_commits,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let Demo { raw, received, .. } = demo_cycles(&app, &w, 1).await;
+        // A change's transaction, as a verdict or an archive opens it.
+        let tx = gemba_cloud::db::rollups::begin_change(&app.state.db)
+            .await
+            .unwrap();
+        // A device sends a cycle of the same hour meanwhile.
+        let task = received[0].cycle.task;
+        let copy = as_sent(w.a, raw[0].device, task, &raw[0].c);
+        let db = app.state.db.clone();
+        let ingest = tokio::spawn(async move { insert_cycles(&db, &[copy]).await.unwrap() });
+        tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+        assert!(
+            !ingest.is_finished(),
+            "a batch's roll-ups wait for the change to commit"
+        );
+        tx.commit().await.unwrap();
+        assert_eq!(ingest.await.unwrap(), [Stored::New]);
+        // Counted once, with the rest.
+        let mut expect = live(&raw, &HashSet::new());
+        expect.push(Raw {
+            device: raw[0].device,
+            c: raw[0].c.clone(),
+        });
+        check(&app, &w, &expect, DAYS, &|_| true).await;
+    }
+);
