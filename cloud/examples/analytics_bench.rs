@@ -2,7 +2,9 @@
 //! as ingestion stores them (in batches, roll-ups kept in the same transactions); then
 //! `GET telemetry/cycle_stats` for a month of one station and for a year of all
 //! stations, timed through HTTP, beside the same figures from the raw cycles alone (no
-//! roll-ups) in the same run. The two must agree.
+//! roll-ups) in the same run. The two must agree. Then the other analytics calls through
+//! HTTP for the same ranges: the issue center, the slowest 5%, a page of cycles, a line
+//! of every station, the metadata keys.
 //!
 //! Run by `bench/analytics.sh`:
 //! `cargo run --release -p gemba-cloud --example analytics_bench -- [sqlite|postgres] [CYCLES] [STATIONS]`
@@ -348,6 +350,114 @@ async fn main() -> anyhow::Result<()> {
             answer["total"]["cycles"],
             w95 / r95
         );
+    }
+    // The other analytics calls through HTTP, for the same month of one station and
+    // year of all stations: the issue center (raw bad cycles), the slowest 5% and a page
+    // of cycles (raw cycles, indexed), a line of every station (roll-ups per station),
+    // the metadata keys (every cycle of the organisation).
+    let line = gemba_cloud::db::lines::create(
+        &state.db,
+        org,
+        "Bench line",
+        Some(60_000),
+        &devices
+            .iter()
+            .map(|&device| gemba_shared::api::v1::line::Station { task, device })
+            .collect::<Vec<_>>(),
+    )
+    .await?;
+    let iso = |ms: i64| {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .unwrap_or_default()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    };
+    let one = format!(
+        "task={task}&device={}&datetime_start={}&datetime_end={}",
+        devices[0],
+        iso(month.0),
+        iso(month.1)
+    );
+    let all = format!(
+        "task={task}&datetime_start={}&datetime_end={}",
+        iso(YEAR_START),
+        iso(YEAR_START + 365 * DAY)
+    );
+    let line_month = format!(
+        "line={line}&datetime_start={}&datetime_end={}",
+        iso(month.0),
+        iso(month.1)
+    );
+    let line_year = format!(
+        "line={line}&datetime_start={}&datetime_end={}",
+        iso(YEAR_START),
+        iso(YEAR_START + 365 * DAY)
+    );
+    let calls = [
+        (
+            "issues",
+            "month, one station",
+            format!("telemetry/issues?{one}"),
+        ),
+        (
+            "issues",
+            "year, all stations",
+            format!("telemetry/issues?{all}&bucket=week"),
+        ),
+        (
+            "top_five_percentile",
+            "month, one station",
+            format!("telemetry/top_five_percentile?{one}"),
+        ),
+        (
+            "top_five_percentile",
+            "year, all stations",
+            format!("telemetry/top_five_percentile?{all}"),
+        ),
+        (
+            "fetch_cycles/v2",
+            "month, one station",
+            format!("telemetry/fetch_cycles/v2?{one}"),
+        ),
+        (
+            "fetch_cycles/v2",
+            "year, all stations",
+            format!("telemetry/fetch_cycles/v2?{all}"),
+        ),
+        (
+            "line_stats",
+            "month, the line's 20 stations",
+            format!("telemetry/line_stats?{line_month}"),
+        ),
+        (
+            "line_stats",
+            "year, the line's 20 stations",
+            format!("telemetry/line_stats?{line_year}"),
+        ),
+        (
+            "unique_metadata_keys",
+            "every cycle",
+            "telemetry/unique_metadata_keys/".to_string(),
+        ),
+    ];
+    for (call, what, path) in calls {
+        let url = format!("{base}{path}");
+        let (h50, h95, _) = timed(20, || async {
+            let r = client
+                .get(&url)
+                .bearer_auth(&token)
+                .header("Organization", org.to_string())
+                .send()
+                .await?;
+            anyhow::ensure!(
+                r.status().is_success(),
+                "{call}: {}: {}",
+                r.status(),
+                r.text().await?
+            );
+            Ok(r.bytes().await?.len())
+        })
+        .await?;
+        println!("{backend} | {call} | {what} | HTTP p50 {h50:.1} / p95 {h95:.1} ms");
     }
     if let Some(url) = database_url {
         state.db.pool.close().await;
