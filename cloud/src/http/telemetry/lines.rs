@@ -250,25 +250,29 @@ pub async fn line_stats(
     let (start, end) = closed_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
     let l = find(&state, org, id).await?;
     let names = named(&state, &me, &l).await?;
+    // One read of every station's figures (the roll-ups grouped by task and device),
+    // then the line's: 20 reads, one a station, took a year 1.8 s on PostgreSQL.
+    let q = StatsQuery {
+        task: None,
+        device: None,
+        good: None,
+        start,
+        end,
+        // One bucket: the trend is not read.
+        width: Width::Month,
+        offset_ms: 0,
+    };
+    let st = analytics::stats(&state.db, org, &q).await?;
     let mut stations = Vec::with_capacity(names.len());
     for (position, (s, station)) in l.stations.iter().zip(names).enumerate() {
-        let q = StatsQuery {
-            task: Some(s.task),
-            device: Some(s.device),
-            good: None,
-            start,
-            end,
-            // One bucket: the trend is not read.
-            width: Width::Month,
-            offset_ms: 0,
-        };
-        let st = analytics::stats(&state.db, org, &q).await?;
         let mut all: Option<Sums> = None;
         let mut good = 0;
-        for (&(_, _, is_good), sums) in &st.stations {
-            Sums::add_to(&mut all, sums);
-            if is_good {
-                good += sums.n;
+        for (&(task, device, is_good), sums) in &st.stations {
+            if task == s.task && device == s.device {
+                Sums::add_to(&mut all, sums);
+                if is_good {
+                    good += sums.n;
+                }
             }
         }
         stations.push(LineStationFigures {
