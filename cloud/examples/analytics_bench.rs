@@ -97,6 +97,35 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
     v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1]
 }
 
+/// `ms` as RFC 3339 (UTC), as the calls take a time.
+fn iso(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// `GET url` as the analyst of `org`: its JSON answer, or why not.
+async fn get(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    org: i64,
+) -> anyhow::Result<serde_json::Value> {
+    let r = client
+        .get(url)
+        .bearer_auth(token)
+        .header("Organization", org.to_string())
+        .send()
+        .await?;
+    anyhow::ensure!(
+        r.status().is_success(),
+        "{url}: {}: {}",
+        r.status(),
+        r.text().await?
+    );
+    Ok(r.json().await?)
+}
+
 /// p50 and p95 (ms) of `runs` calls of `f`, after one unmeasured call.
 async fn timed<F, Fut, T>(runs: usize, mut f: F) -> anyhow::Result<(f64, f64, T)>
 where
@@ -293,33 +322,13 @@ async fn main() -> anyhow::Result<()> {
             width,
             offset_ms: 0,
         };
-        let iso = |ms: i64| {
-            chrono::DateTime::from_timestamp_millis(ms)
-                .unwrap_or_default()
-                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-        };
         let url = format!(
             "{base}telemetry/cycle_stats?task={task}&datetime_start={}&datetime_end={}&bucket={bucket}{}",
             iso(start),
             iso(end),
             device.map(|d| format!("&device={d}")).unwrap_or_default()
         );
-        let (h50, h95, answer) = timed(40, || async {
-            let r = client
-                .get(&url)
-                .bearer_auth(&token)
-                .header("Organization", org.to_string())
-                .send()
-                .await?;
-            anyhow::ensure!(
-                r.status().is_success(),
-                "{}: {}",
-                r.status(),
-                r.text().await?
-            );
-            Ok(r.json::<serde_json::Value>().await?)
-        })
-        .await?;
+        let (h50, h95, answer) = timed(40, || get(&client, &url, &token, org)).await?;
         let (r50, r95, rolled) = timed(40, || async {
             Ok(analytics::stats(&state.db, org, &q).await?)
         })
@@ -366,11 +375,6 @@ async fn main() -> anyhow::Result<()> {
             .collect::<Vec<_>>(),
     )
     .await?;
-    let iso = |ms: i64| {
-        chrono::DateTime::from_timestamp_millis(ms)
-            .unwrap_or_default()
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-    };
     let one = format!(
         "task={task}&device={}&datetime_start={}&datetime_end={}",
         devices[0],
@@ -441,22 +445,7 @@ async fn main() -> anyhow::Result<()> {
     ];
     for (call, what, path) in calls {
         let url = format!("{base}{path}");
-        let (h50, h95, _) = timed(20, || async {
-            let r = client
-                .get(&url)
-                .bearer_auth(&token)
-                .header("Organization", org.to_string())
-                .send()
-                .await?;
-            anyhow::ensure!(
-                r.status().is_success(),
-                "{call}: {}: {}",
-                r.status(),
-                r.text().await?
-            );
-            Ok(r.bytes().await?.len())
-        })
-        .await?;
+        let (h50, h95, _) = timed(20, || get(&client, &url, &token, org)).await?;
         println!("{backend} | {call} | {what} | HTTP p50 {h50:.1} / p95 {h95:.1} ms");
     }
     if let Some(url) = database_url {

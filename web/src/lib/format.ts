@@ -20,3 +20,7 @@ export const TRAIN_STATUS_LABEL: Record<TrainStatus, string> = {
 
 /** A size in bytes as '1.2 MB' (MiB, one decimal). */
 export const megabytes = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
+
+/** A time in seconds with one decimal: "12.4 s"; a dash for none. */
+export const seconds = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`;

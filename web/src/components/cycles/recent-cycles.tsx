@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 
 import type { BadReason, RecentCycle } from '@/api/generated';
-import { formatDateTime } from '@/lib/format';
+import { formatDateTime, seconds } from '@/lib/format';
 
 /** Colours of steps 1, 2, 3… in the step bars (repeating after eight). */
 const STEP_COLOURS = ['#2f6fdf', '#d9822b', '#2e9e5b', '#a24dd6', '#d64d6b', '#1a9cb0', '#8a8f2b', '#6b6b6b'];
@@ -27,8 +27,6 @@ export function reasonText(r: BadReason, steps: readonly string[] | undefined): 
   }
 }
 
-/** Seconds with one decimal: "12.4 s". */
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
  * One cycle as a bar: each step's segment in its colour, at its place and length in

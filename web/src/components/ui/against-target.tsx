@@ -1,5 +1,4 @@
-/** Seconds with one decimal: "12.4 s". */
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+import { seconds } from '@/lib/format';
 
 /**
  * A mean cycle time against its target (both ms), with the spec's marker colours

@@ -69,9 +69,7 @@ export function thisWeek(now: Date): { start: Date; end: Date } {
   return { start, end: addDays(start, 7) };
 }
 
-/** Seconds with one decimal: "12.4 s"; a dash for none. */
-export const seconds = (ms: number | null | undefined) =>
-  ms === null || ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`;
+export { seconds } from '@/lib/format';
 
 /** A share as a whole percentage: "83%"; a dash for none. */
 export const percent = (part: number, whole: number) =>

@@ -10,10 +10,9 @@ import { ScreenHeader } from '@/components/ui/screen-header';
 import { cycleTracePath, paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
 import { CHANGE_LABEL, cycleDetailsQuery } from '@/lib/cycles';
-import { formatDateTime } from '@/lib/format';
+import { formatDateTime, seconds } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
  * `/cycle-trace/{traceId}` (Cycle Trace): one cycle as its station recorded it: its

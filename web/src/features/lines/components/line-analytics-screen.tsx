@@ -9,10 +9,10 @@ import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { DayRange } from '@/components/ui/range-fields';
 import { addDays, dayOf, isoDay, startOfDay } from '@/lib/days';
+import { seconds } from '@/lib/format';
 
 import { lineStatsQuery, linesQuery, stationText } from '../api/lines';
 
-const seconds = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(1)} s`);
 
 /**
  * `/user/line-analytics` (Line Analytics): a line's stations over a range of days (the
