@@ -70,6 +70,9 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// Largest video accepted for upload, in bytes (sent in parts of at most 8 MiB).
     pub max_video_bytes: i64,
+    /// Days a cycle's video clip is kept; 0: devices are asked for no clips (and those
+    /// kept go at the next sweep).
+    pub clip_days: i64,
     /// Threads that check the signatures of a batch of cycles side by side.
     pub ingest_workers: usize,
     /// How soon a device whose status still differs from what the portal set is sent
@@ -163,6 +166,7 @@ impl Default for Settings {
             },
             max_body_bytes: 1024 * 1024,
             max_video_bytes: 4 * 1024 * 1024 * 1024,
+            clip_days: 30,
             ingest_workers: 2,
             reconcile_retry_ms: 30_000,
             stream_recheck_ms: 30_000,

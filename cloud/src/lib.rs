@@ -137,6 +137,7 @@ pub async fn launch(
             }
         });
     }
+    tokio::spawn(http::clips::sweep_every_hour(state.clone()));
     let app = http::app(state);
     tracing::info!(addr = %listener.local_addr()?, "gemba-cloud listening");
     axum::serve(listener, app)

@@ -535,6 +535,7 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
                 v: v1::VERSION,
                 ids: vec![],
                 refused: vec![],
+                clip_url: None,
             });
         if s != Stored::Refused {
             ack.ids.push(c.cycle.id);
@@ -550,7 +551,13 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
     for (org, device) in fresh {
         state.events.cycles_stored(link, org, device);
     }
-    for ((org, device), ack) in acks {
+    for ((org, device), mut ack) in acks {
+        if !ack.ids.is_empty() {
+            ack.clip_url = crate::http::clips::clip_url(&state, org, device).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "signing a clip URL");
+                None
+            });
+        }
         if let Err(e) = link
             .send(&state.db, org, device, Channel::CyclesAck, &ack)
             .await

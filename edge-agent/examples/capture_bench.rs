@@ -39,6 +39,7 @@ fn opts() -> capture::Options {
         fps: 1000,
         looped: true,
         fast: true,
+        clips: None,
     }
 }
 

@@ -38,6 +38,9 @@ struct Args {
     /// Seconds each camera count is held.
     #[arg(long, default_value_t = 8)]
     hold: u64,
+    /// The cameras keep no video for cycle clips (the agent's `--clip-seconds 0`).
+    #[arg(long)]
+    no_clips: bool,
 }
 
 fn fast(model: &Model) -> capture::Options {
@@ -47,6 +50,7 @@ fn fast(model: &Model) -> capture::Options {
         fps: 1000,
         looped: true,
         fast: true,
+        clips: None,
     }
 }
 
@@ -69,6 +73,8 @@ fn main() -> anyhow::Result<()> {
     let (footage, model_dir, frames, max_cameras) =
         (args.footage, args.model, args.frames, args.max_cameras);
     let hold = Duration::from_secs(args.hold);
+    let clips = !args.no_clips;
+    let clip_dir = tempfile::tempdir()?;
     let source = Source::File(footage.clone());
     let truth: Truth =
         serde_json::from_slice(&std::fs::read(footage.with_extension("truth.json"))?)?;
@@ -135,8 +141,9 @@ fn main() -> anyhow::Result<()> {
 
     // 4. Cameras at 15 fps, real time: add cameras while every one keeps ≥ 14 fps.
     println!(
-        "cameras at 15 fps (real time), each step held {} s:",
-        hold.as_secs()
+        "cameras at 15 fps (real time), each step held {} s, cycle clips {}:",
+        hold.as_secs(),
+        if clips { "kept" } else { "off" }
     );
     let mut rss_one = 0.0;
     let mut sustained = 0;
@@ -154,11 +161,16 @@ fn main() -> anyhow::Result<()> {
                             fps: 15,
                             looped: true,
                             fast: false,
+                            // As the agent runs by default: each camera keeps its
+                            // last minutes encoded for cycle clips.
+                            clips: clips.then(Default::default),
                         },
                         task: 1,
                         engine: engine.clone(),
                         org: "1".into(),
                         device: "1".into(),
+                        clip_dir: clip_dir.path().to_path_buf(),
+                        clip_budget: 256 * 1024 * 1024,
                     },
                     model,
                     outbox.clone(),

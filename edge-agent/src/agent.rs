@@ -59,6 +59,10 @@ pub struct Config {
     pub fast: bool,
     /// Outbox capacity in messages.
     pub outbox_capacity: usize,
+    /// Cycle clips: how much video each camera keeps in memory; `None`: no clips.
+    pub clips: Option<crate::clip::ClipOptions>,
+    /// The most disk clips waiting for upload take, in bytes (the oldest go first).
+    pub clip_budget_bytes: i64,
     pub heartbeat: Duration,
 }
 
@@ -118,6 +122,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         cmd_tx,
         link_stop,
     ));
+    let clips = tokio::spawn(upload_clips(agent.outbox.clone(), link_stop_tx.subscribe()));
     let mut beat = tokio::time::interval(agent.cfg.heartbeat);
     loop {
         tokio::select! {
@@ -140,6 +145,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     tokio::task::spawn_blocking(move || workers.into_values().for_each(Worker::stop)).await?;
     let _ = link_stop_tx.send(true);
     let _ = link.await;
+    let _ = clips.await;
     Ok(())
 }
 
@@ -249,6 +255,7 @@ impl Agent {
                 fps: self.cfg.fps,
                 looped: self.cfg.looped,
                 fast: false,
+                clips: None,
             },
         )?;
         let done = cap.record(&path, seconds)?;
@@ -304,11 +311,14 @@ impl Agent {
                 fps: self.cfg.fps,
                 looped: self.cfg.looped,
                 fast: self.cfg.fast,
+                clips: self.cfg.clips,
             },
             task,
             engine,
             org: self.org.clone(),
             device: self.device.clone(),
+            clip_dir: clips_dir(&self.cfg.data),
+            clip_budget: self.cfg.clip_budget_bytes,
         };
         Ok((job, model))
     }
@@ -500,7 +510,7 @@ async fn finish_recording(done: capture::RecordingDone, url: &str) -> anyhow::Re
             .unwrap_or_else(|_| Err(anyhow::anyhow!("the recording stopped")))
     })
     .await??;
-    let r = upload(&rec.path, url).await;
+    let r = put_file(&rec.path, url, "recording").await;
     let _ = tokio::fs::remove_file(&rec.path).await;
     let bytes = r?;
     Ok(format!(
@@ -511,10 +521,33 @@ async fn finish_recording(done: capture::RecordingDone, url: &str) -> anyhow::Re
     ))
 }
 
-/// Sends file `path` whole in one `PUT` to `url`, streamed; answers its size.
-async fn upload(path: &Path, url: &str) -> anyhow::Result<u64> {
-    let file = tokio::fs::File::open(path).await?;
-    let size = file.metadata().await?.len();
+/// Why a file did not reach the cloud.
+#[derive(Debug)]
+enum PutError {
+    /// The cloud refused it for good (a 4xx answer but 408 and 429): sending it again
+    /// changes nothing.
+    Refused(String),
+    /// The link or the cloud failed: it may go later.
+    Failed(anyhow::Error),
+}
+
+impl From<PutError> for anyhow::Error {
+    fn from(e: PutError) -> anyhow::Error {
+        match e {
+            PutError::Refused(why) => anyhow::anyhow!(why),
+            PutError::Failed(e) => e,
+        }
+    }
+}
+
+/// Sends file `path` (a `what`: recording, clip) whole in one `PUT` to `url`, streamed;
+/// answers its size.
+async fn put_file(path: &Path, url: &str, what: &str) -> Result<u64, PutError> {
+    let failed = |e: anyhow::Error| PutError::Failed(e);
+    let file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| PutError::Refused(format!("the {what} is gone: {e}")))?;
+    let size = file.metadata().await.map_err(|e| failed(e.into()))?.len();
     let stream = futures_util::stream::try_unfold(file, |mut f| async move {
         use tokio::io::AsyncReadExt;
         let mut buf = vec![0u8; 256 * 1024];
@@ -530,16 +563,90 @@ async fn upload(path: &Path, url: &str) -> anyhow::Result<u64> {
         .timeout(Duration::from_secs(3600))
         .send()
         .await
-        .context("uploading the recording")?;
-    if !res.status().is_success() {
-        let status = res.status();
+        .with_context(|| format!("uploading the {what}"))
+        .map_err(failed)?;
+    let status = res.status();
+    if !status.is_success() {
         let body = res.text().await.unwrap_or_default();
-        bail!(
-            "the cloud refused the recording ({status}): {}",
+        let why = format!(
+            "the cloud refused the {what} ({status}): {}",
             body.chars().take(300).collect::<String>()
+        );
+        return Err(
+            if status.is_client_error()
+                && status != reqwest::StatusCode::REQUEST_TIMEOUT
+                && status != reqwest::StatusCode::TOO_MANY_REQUESTS
+            {
+                PutError::Refused(why)
+            } else {
+                failed(anyhow::anyhow!(why))
+            },
         );
     }
     Ok(size)
+}
+
+/// Uploads the clips whose cycles the cloud stored, oldest first, until `stop`: each
+/// to the URL its cycles' acknowledgement carried. A clip the cloud refuses goes; one
+/// that failed to reach it is tried again after a back-off.
+async fn upload_clips(outbox: Arc<Mutex<Outbox>>, mut stop: watch::Receiver<bool>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut swept = 0;
+    loop {
+        tokio::select! {
+            _ = stop.changed() => if *stop.borrow() { return },
+            _ = tick.tick() => {}
+        }
+        let now = capture::now_ms();
+        if now - swept > 60_000 {
+            swept = now;
+            if let Err(e) = outbox.lock().expect("outbox lock").clips_stale(now) {
+                tracing::warn!(error = %e, "forgetting stale clip URLs");
+            }
+        }
+        let due = match outbox.lock().expect("outbox lock").clips_due(8, now) {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the clip queue");
+                continue;
+            }
+        };
+        for c in due {
+            if *stop.borrow() {
+                return;
+            }
+            let url = format!("{}{}?start_ms={}", c.url, c.cycle, c.start_ms);
+            // A stop does not wait for an upload: the clip goes next time.
+            let r = tokio::select! {
+                r = put_file(Path::new(&c.path), &url, "clip") => r,
+                _ = stop.changed() => return,
+            };
+            let r = {
+                let mut o = outbox.lock().expect("outbox lock");
+                match r {
+                    Ok(bytes) => {
+                        tracing::debug!(cycle = c.cycle, bytes, "clip uploaded");
+                        o.clip_gone(&c.cycle)
+                    }
+                    Err(PutError::Refused(why)) => {
+                        tracing::warn!(cycle = c.cycle, why, "a clip was refused; dropped");
+                        o.clip_gone(&c.cycle)
+                    }
+                    Err(PutError::Failed(e)) => {
+                        tracing::info!(cycle = c.cycle, attempts = c.attempts + 1, error = %format!("{e:#}"), "a clip upload failed; trying again later");
+                        o.clip_retry(&c.cycle, capture::now_ms()).map(|()| None)
+                    }
+                }
+            };
+            match r {
+                Ok(Some(path)) => {
+                    let _ = tokio::fs::remove_file(path).await;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "updating the clip queue"),
+            }
+        }
+    }
 }
 
 /// Which model each task runs with (`{data}/models/deployed.json`).
@@ -624,6 +731,11 @@ async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Res
     tokio::fs::create_dir_all(dir).await?;
     tokio::fs::rename(&part, dir.join("model.onnx")).await?;
     Ok(())
+}
+
+/// Where cycle clips wait for upload.
+fn clips_dir(data: &Path) -> PathBuf {
+    data.join("clips")
 }
 
 /// The data folder's credentials file.

@@ -51,6 +51,10 @@ pub struct Job {
     pub engine: EngineConfig,
     pub org: String,
     pub device: String,
+    /// Where this camera's cycle clips are written (when its capture keeps clips), and
+    /// the most disk the clips waiting for upload take.
+    pub clip_dir: std::path::PathBuf,
+    pub clip_budget: i64,
 }
 
 pub struct Worker {
@@ -82,6 +86,10 @@ impl Worker {
         job.capture.height = model.height;
         // Opened here so that a camera that cannot start is an answer, not a log line.
         let cap = Capture::open(&job.source, job.capture.clone())?;
+        let clips = match cap.clips() {
+            Some(ring) => Some(clip_writer(ring, &job, outbox.clone())?),
+            None => None,
+        };
         let (tx, rx) = mpsc::channel();
         let stats = Arc::new(Mutex::new(Stats {
             model_version: Some(model.version.clone()),
@@ -93,7 +101,12 @@ impl Worker {
         let thread = std::thread::Builder::new()
             .name(format!("camera {}", job.camera))
             .spawn(move || {
-                let r = work(job, cap, model, outbox, rx, &s);
+                let (jobs, writer) = clips.unzip();
+                let r = work(job, cap, model, outbox, rx, &s, jobs);
+                // The capture is closed: the writer finishes the clips it was given.
+                if let Some(w) = writer {
+                    let _ = w.join();
+                }
                 let mut st = s.lock().expect("stats lock");
                 st.ended = true;
                 if let Err(e) = r {
@@ -151,6 +164,41 @@ impl Worker {
     }
 }
 
+/// Starts the thread that writes the clips of `job`'s cycles from `ring` and queues
+/// them for upload; answers where to send its cycles.
+fn clip_writer(
+    ring: crate::clip::Shared,
+    job: &Job,
+    outbox: Arc<Mutex<Outbox>>,
+) -> anyhow::Result<(Sender<crate::clip::Job>, JoinHandle<()>)> {
+    let (tx, rx) = crate::clip::jobs();
+    let budget = job.clip_budget;
+    let handle = crate::clip::writer(ring, job.clip_dir.clone(), rx, move |w| {
+        let path = w.path.to_string_lossy().to_string();
+        let r = outbox.lock().expect("outbox lock").clip_written(
+            &w.cycle,
+            &path,
+            w.start_ms,
+            w.bytes as i64,
+            budget,
+            capture::now_ms(),
+        );
+        match r {
+            Ok(gone) => {
+                for p in gone {
+                    tracing::warn!(path = p, "a clip waiting for upload was dropped for room");
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "queueing a clip");
+                let _ = std::fs::remove_file(&w.path);
+            }
+        }
+    })?;
+    Ok((tx, handle))
+}
+
 fn work(
     job: Job,
     mut cap: Capture,
@@ -158,7 +206,19 @@ fn work(
     outbox: Arc<Mutex<Outbox>>,
     control: Receiver<Control>,
     stats: &Mutex<Stats>,
+    clips: Option<Sender<crate::clip::Job>>,
 ) -> anyhow::Result<()> {
+    let clip = |made: &[gemba_shared::mqtt::v1::CycleMessage]| {
+        if let Some(tx) = &clips {
+            for m in made {
+                let _ = tx.send(crate::clip::Job {
+                    cycle: m.id.clone(),
+                    start_ms: m.start_ms,
+                    end_ms: m.end_ms,
+                });
+            }
+        }
+    };
     let mut rec = Recorder::new(
         job.engine,
         &job.org,
@@ -195,6 +255,7 @@ fn work(
         let probs = model.infer(&frame.rgb)?;
         last_t = frame.t_ms;
         let made = rec.frame(frame.t_ms, &probs)?;
+        clip(&made);
         window.1 += 1;
         let mut st = stats.lock().expect("stats lock");
         st.frames += 1;
@@ -211,6 +272,7 @@ fn work(
         capture::now_ms()
     };
     let made = rec.finish(end.max(last_t))?;
+    clip(&made);
     stats.lock().expect("stats lock").cycles += made.len() as u64;
     // Cycles the full outbox could not take yet: wait for room rather than drop them.
     while rec.waiting() > 0 {

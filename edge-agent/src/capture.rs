@@ -69,6 +69,8 @@ pub struct Options {
     /// As fast as possible (files only), every frame kept; else at real time, and a
     /// slow consumer gets the newest frame.
     pub fast: bool,
+    /// Keep the last minutes encoded for cycle clips ([`crate::clip`]).
+    pub clips: Option<crate::clip::ClipOptions>,
 }
 
 /// One frame: RGB, `width × height × 3` bytes, and its time in milliseconds (the wall
@@ -85,6 +87,10 @@ pub struct Capture {
     valve: gst::Element,
     rec_sink: gst_app::AppSink,
     recording: Arc<Mutex<Option<gst_app::AppSrc>>>,
+    /// The clip branch's last minutes and its sink, and the offset from running times
+    /// to frame times.
+    clips: Option<(crate::clip::Shared, gst_app::AppSink)>,
+    clock: Arc<crate::clip::Clock>,
     opts: Options,
     /// Time added to a looped file's frames: the length of the loops before.
     offset_ms: i64,
@@ -114,8 +120,12 @@ impl Capture {
             Source::V4l2(d) => ("v4l2src name=src ! decodebin", Some(("device", d.clone()))),
             Source::Test => ("videotestsrc name=src is-live=true pattern=ball", None),
         };
+        let clip_branch = match opts.clips {
+            Some(_) => format!(" t. ! {}", crate::clip::branch(opts.fps, !opts.fast)),
+            None => String::new(),
+        };
         let desc = format!(
-            "{head} ! tee name=t \
+            "{head} ! tee name=t{clip_branch} \
              t. ! queue ! videoconvert ! videoscale ! videorate drop-only=true max-rate={fps} \
              ! video/x-raw,format=RGB,width={w},height={h},pixel-aspect-ratio=1/1 \
              ! appsink name=sink \
@@ -145,6 +155,20 @@ impl Capture {
             .expect("the recording sink is named")
             .downcast::<gst_app::AppSink>()
             .map_err(|_| anyhow!("the recording sink is not an appsink"))?;
+        let clock = Arc::new(crate::clip::Clock::new());
+        let clips = match opts.clips {
+            Some(c) => {
+                let ring = crate::clip::ring(c, clock.clone());
+                let clip_sink = pipeline
+                    .by_name("clipsink")
+                    .expect("the clip sink is named")
+                    .downcast::<gst_app::AppSink>()
+                    .map_err(|_| anyhow!("the clip sink is not an appsink"))?;
+                crate::clip::feed(&clip_sink, ring.clone());
+                Some((ring, clip_sink))
+            }
+            None => None,
+        };
         let live = !opts.fast;
         sink.set_sync(live);
         sink.set_max_buffers(if live { 2 } else { 8 });
@@ -158,6 +182,8 @@ impl Capture {
             valve,
             rec_sink,
             recording: Arc::new(Mutex::new(None)),
+            clips,
+            clock,
             opts,
             offset_ms: 0,
             first_pts: None,
@@ -178,6 +204,7 @@ impl Capture {
                 .sink
                 .try_pull_sample(gst::ClockTime::from_mseconds(200))
             {
+                let running = crate::clip::running_ms(&sample);
                 let buffer = sample
                     .buffer_owned()
                     .ok_or_else(|| anyhow!("a frame without data"))?;
@@ -189,6 +216,9 @@ impl Capture {
                     now_ms()
                 };
                 self.last_ms = t_ms.max(self.last_ms);
+                if let Some(r) = running {
+                    self.clock.set(r, t_ms);
+                }
                 let rgb = buffer
                     .into_mapped_buffer_readable()
                     .map_err(|_| anyhow!("a frame could not be read"))?;
@@ -392,8 +422,26 @@ fn wait_encoded(encoder: &gst::Pipeline, limit: Duration) -> anyhow::Result<()> 
     }
 }
 
+impl Capture {
+    /// The last minutes kept for cycle clips (when asked for in [`Options`]).
+    pub fn clips(&self) -> Option<crate::clip::Shared> {
+        self.clips.as_ref().map(|(ring, _)| ring.clone())
+    }
+}
+
 impl Drop for Capture {
     fn drop(&mut self) {
+        if let Some((ring, sink)) = &self.clips {
+            // A file read to its end: the encoder's last frames are let through first
+            // (a few frames of latency), so the last cycle's clip has them.
+            if self.ended {
+                let until = std::time::Instant::now() + Duration::from_secs(3);
+                while !sink.is_eos() && std::time::Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            crate::clip::end(ring);
+        }
         // A recording under way ends here, with what it has.
         if let Some(src) = self.recording.lock().expect("recording lock").take() {
             self.valve.set_property("drop", true);
@@ -428,6 +476,7 @@ mod tests {
             fps: 15,
             looped: false,
             fast,
+            clips: None,
         }
     }
 

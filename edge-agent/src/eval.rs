@@ -53,6 +53,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
             fps: 1000,
             looped: false,
             fast: true,
+            clips: None,
         },
     )?;
     let mut labels = truth.steps.clone();

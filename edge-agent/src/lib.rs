@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod camera;
 pub mod capture;
+pub mod clip;
 pub mod enroll;
 pub mod eval;
 pub mod infer;

@@ -75,6 +75,13 @@ struct RunArgs {
     /// Seconds between heartbeats.
     #[arg(long, default_value_t = 5)]
     heartbeat: u64,
+    /// Seconds of video each camera keeps in memory for the clips of its cycles (a
+    /// cycle longer than this gets its last part); 0: no clips.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(0..=1800))]
+    clip_seconds: u32,
+    /// The most disk, in MiB, clips waiting for upload take (the oldest go first).
+    #[arg(long, default_value_t = 1024)]
+    clip_disk_mib: u32,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -125,6 +132,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 looped: a.looped,
                 fast: a.fast,
                 outbox_capacity: a.outbox_capacity,
+                clips: (a.clip_seconds > 0).then(|| gemba_agent::clip::ClipOptions {
+                    seconds: a.clip_seconds,
+                    ..Default::default()
+                }),
+                clip_budget_bytes: i64::from(a.clip_disk_mib) * 1024 * 1024,
                 heartbeat: std::time::Duration::from_secs(a.heartbeat.max(1)),
             };
             let (tx, rx) = tokio::sync::watch::channel(false);

@@ -72,7 +72,20 @@ impl Outbox {
                  -- When the broker last acknowledged it (cycles wait for the cloud).
                  sent_ms INTEGER
              );
-             CREATE INDEX IF NOT EXISTS outbox_key ON outbox (key);",
+             CREATE INDEX IF NOT EXISTS outbox_key ON outbox (key);
+             -- Cycle clips waiting for upload: a clip's file (once written) and the URL
+             -- the cloud's acknowledgement of its cycle carried (once stored). Media,
+             -- so it goes only after its cycle, and may be dropped for room.
+             CREATE TABLE IF NOT EXISTS clips (
+                 cycle TEXT PRIMARY KEY,
+                 path TEXT,
+                 start_ms INTEGER,
+                 bytes INTEGER NOT NULL DEFAULT 0,
+                 url TEXT,
+                 attempts INTEGER NOT NULL DEFAULT 0,
+                 next_ms INTEGER NOT NULL DEFAULT 0,
+                 created_ms INTEGER NOT NULL
+             );",
         )?;
         Ok(Outbox {
             db,
@@ -210,6 +223,147 @@ impl Outbox {
     }
 }
 
+/// A clip ready to upload: its cycle's file and where to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueClip {
+    pub cycle: String,
+    pub path: String,
+    pub start_ms: i64,
+    pub url: String,
+    pub attempts: i64,
+}
+
+/// How long a clip's URL waits for its file (a cycle whose camera kept no video), in
+/// milliseconds.
+pub const CLIP_WAIT_MS: i64 = 10 * 60 * 1000;
+
+/// The clip queue (cycles before media: a clip is uploaded only once its cycle was
+/// acknowledged, with the URL that acknowledgement carried).
+impl Outbox {
+    /// Clip `path` of `cycle` (first frame at `start_ms`, `bytes` long) is written.
+    /// Answers the files to delete to keep the clips within `budget` bytes (the oldest
+    /// first; never the new one).
+    pub fn clip_written(
+        &mut self,
+        cycle: &str,
+        path: &str,
+        start_ms: i64,
+        bytes: i64,
+        budget: i64,
+        now_ms: i64,
+    ) -> rusqlite::Result<Vec<String>> {
+        let tx = self.db.transaction()?;
+        tx.execute(
+            "INSERT INTO clips (cycle, path, start_ms, bytes, created_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (cycle) DO UPDATE SET \
+             path = excluded.path, start_ms = excluded.start_ms, bytes = excluded.bytes",
+            params![cycle, path, start_ms, bytes, now_ms],
+        )?;
+        let mut gone = vec![];
+        let mut total: i64 =
+            tx.query_row("SELECT COALESCE(SUM(bytes), 0) FROM clips", [], |r| {
+                r.get(0)
+            })?;
+        if total > budget {
+            let mut st = tx.prepare(
+                "SELECT cycle, path, bytes FROM clips WHERE path IS NOT NULL AND cycle <> ?1 \
+                 ORDER BY created_ms, cycle",
+            )?;
+            let rows: Vec<(String, String, i64)> = st
+                .query_map([cycle], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            drop(st);
+            for (c, p, b) in rows {
+                if total <= budget {
+                    break;
+                }
+                tx.execute("DELETE FROM clips WHERE cycle = ?1", [&c])?;
+                total -= b;
+                gone.push(p);
+            }
+        }
+        tx.commit()?;
+        Ok(gone)
+    }
+
+    /// The cloud stored `cycles` and takes their clips at `url` (followed by the id).
+    pub fn clip_urls(&mut self, cycles: &[String], url: &str, now_ms: i64) -> rusqlite::Result<()> {
+        let tx = self.db.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO clips (cycle, url, created_ms) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (cycle) DO UPDATE SET url = excluded.url, attempts = 0, next_ms = 0",
+            )?;
+            for c in cycles {
+                st.execute(params![c, url, now_ms])?;
+            }
+        }
+        tx.commit()
+    }
+
+    /// Up to `n` clips with both their file and their URL, due at `now_ms`, oldest first.
+    pub fn clips_due(&self, n: usize, now_ms: i64) -> rusqlite::Result<Vec<DueClip>> {
+        let mut st = self.db.prepare_cached(
+            "SELECT cycle, path, start_ms, url, attempts FROM clips WHERE path IS NOT NULL \
+             AND url IS NOT NULL AND next_ms <= ?2 ORDER BY created_ms, cycle LIMIT ?1",
+        )?;
+        st.query_map(params![n as i64, now_ms], |r| {
+            Ok(DueClip {
+                cycle: r.get(0)?,
+                path: r.get(1)?,
+                start_ms: r.get(2)?,
+                url: r.get(3)?,
+                attempts: r.get(4)?,
+            })
+        })?
+        .collect()
+    }
+
+    /// Clip `cycle` leaves the queue (uploaded, refused for good, or its cycle refused);
+    /// answers its file, for the caller to delete.
+    pub fn clip_gone(&mut self, cycle: &str) -> rusqlite::Result<Option<String>> {
+        let path = self
+            .db
+            .query_row("SELECT path FROM clips WHERE cycle = ?1", [cycle], |r| {
+                r.get::<_, Option<String>>(0)
+            })
+            .optional()?
+            .flatten();
+        self.db
+            .execute("DELETE FROM clips WHERE cycle = ?1", [cycle])?;
+        Ok(path)
+    }
+
+    /// Clip `cycle`'s upload failed: tried again after a back-off.
+    pub fn clip_retry(&mut self, cycle: &str, now_ms: i64) -> rusqlite::Result<()> {
+        let attempts: i64 = self
+            .db
+            .query_row(
+                "SELECT attempts FROM clips WHERE cycle = ?1",
+                [cycle],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0);
+        let wait = backoff_ms((attempts + 1).min(32) as u32) as i64;
+        self.db.execute(
+            "UPDATE clips SET attempts = attempts + 1, next_ms = ?2 WHERE cycle = ?1",
+            params![cycle, now_ms + wait],
+        )?;
+        Ok(())
+    }
+
+    /// Forgets the URLs that waited [`CLIP_WAIT_MS`] for a file (their camera kept no
+    /// video). A file waits for its URL as long as its cycle waits for the cloud, within
+    /// the clips' budget.
+    pub fn clips_stale(&mut self, now_ms: i64) -> rusqlite::Result<usize> {
+        self.db.execute(
+            "DELETE FROM clips WHERE path IS NULL AND created_ms < ?1",
+            [now_ms - CLIP_WAIT_MS],
+        )
+    }
+}
+
 #[derive(Debug)]
 pub enum PushError {
     Full(Full),
@@ -314,6 +468,60 @@ mod tests {
         // The cloud's word, twice (a replayed acknowledgement), and one for nothing.
         assert_eq!(o.ack_keys(&["uuid-1".into(), "uuid-9".into()]).unwrap(), 1);
         assert_eq!(o.ack_keys(&["uuid-1".into()]).unwrap(), 0);
+        assert!(o.is_empty().unwrap());
+    }
+
+    #[test]
+    fn a_clip_goes_only_once_its_cycle_is_stored_and_within_its_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = outbox(&dir, 10);
+        let due = |o: &Outbox, now| -> Vec<String> {
+            o.clips_due(10, now)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.cycle)
+                .collect()
+        };
+        // Written, but its cycle not stored yet: not due.
+        assert!(
+            o.clip_written("a", "/c/a.mp4", 5, 400, 1000, 1)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(due(&o, 10).is_empty());
+        // Stored before its clip was written (the other order): due once written.
+        o.clip_urls(&["a".into(), "b".into()], "http://cloud/clip/t/", 2)
+            .unwrap();
+        assert!(
+            o.clip_written("b", "/c/b.mp4", 7, 400, 1000, 3)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(due(&o, 10), ["a", "b"]);
+        let a = &o.clips_due(1, 10).unwrap()[0];
+        assert_eq!(
+            (a.path.as_str(), a.start_ms, a.url.as_str(), a.attempts),
+            ("/c/a.mp4", 5, "http://cloud/clip/t/", 0)
+        );
+        // A failed upload waits its back-off.
+        o.clip_retry("a", 100).unwrap();
+        assert_eq!(due(&o, 599), ["b"]);
+        assert_eq!(due(&o, 600), ["a", "b"]);
+        // Over the budget: the oldest files go, never the new one.
+        let gone = o.clip_written("c", "/c/c.mp4", 9, 700, 1000, 4).unwrap();
+        assert_eq!(gone, ["/c/a.mp4", "/c/b.mp4"]);
+        assert!(due(&o, 1_000).is_empty());
+        // Uploaded: it leaves, its file for the caller to delete.
+        o.clip_urls(&["c".into()], "http://cloud/clip/t/", 5)
+            .unwrap();
+        assert_eq!(o.clip_gone("c").unwrap().as_deref(), Some("/c/c.mp4"));
+        assert_eq!(o.clip_gone("c").unwrap(), None);
+        // A URL whose cycle kept no clip is forgotten after a while.
+        o.clip_urls(&["d".into()], "http://cloud/clip/t/", 10)
+            .unwrap();
+        assert_eq!(o.clips_stale(10 + CLIP_WAIT_MS).unwrap(), 0);
+        assert_eq!(o.clips_stale(11 + CLIP_WAIT_MS).unwrap(), 1);
+        // The clip queue never counts against the cycles' capacity.
         assert!(o.is_empty().unwrap());
     }
 

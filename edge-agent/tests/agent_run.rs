@@ -10,6 +10,17 @@ use std::time::Duration;
 mod common;
 use common::*;
 
+/// The clips stored: cycle, clip start and length, cycle start and end, object key.
+async fn clips(db: &gemba_cloud::db::Db) -> Vec<(String, i64, i64, i64, i64, String)> {
+    sqlx::query_as(
+        "SELECT k.cycle_id, k.start_ms, k.duration_ms, c.start_ms, c.end_ms, k.object_key \
+         FROM cycle_clips k JOIN cycles c ON c.id = k.cycle_id ORDER BY c.start_ms",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .unwrap()
+}
+
 /// `gemba-agent eval` of `model` on `video` against the demo's ground truth.
 fn eval(
     d: &Demo,
@@ -53,6 +64,65 @@ async fn runs_the_demo(mqtt: Option<String>) {
         d.cycles,
         "each cycle once"
     );
+    // Each cycle's clip followed it (uploaded once the cloud stored the cycle), cut from
+    // the video the camera kept: from before the cycle's start to after its end, a video
+    // the cloud read the length of, playable through the cycle's details.
+    wait_for("every cycle's clip", 120, async || {
+        clips(&c.state.db).await.len() as u64 >= d.cycles
+    })
+    .await;
+    let clips = clips(&c.state.db).await;
+    assert_eq!(clips.len() as u64, d.cycles, "one clip a cycle");
+    for (id, clip_start, clip_ms, start, end, key) in &clips {
+        assert!(key.ends_with(".mp4") || key.ends_with(".webm"), "{key}");
+        // The footage's first key frame may come before the first frame is timed.
+        if *start >= 3_000 {
+            assert!(
+                clip_start <= start,
+                "{id}: the clip starts at {clip_start}, the cycle at {start}"
+            );
+            assert!(
+                start - clip_start <= 3_200,
+                "{id}: at most a second and a key interval before"
+            );
+        }
+        assert!(
+            clip_start + clip_ms >= *end,
+            "{id}: the clip ends at {}, the cycle at {end}",
+            clip_start + clip_ms
+        );
+    }
+    let (id, ..) = &clips[clips.len() / 2];
+    let org: i64 = sqlx::query_scalar("SELECT organization_id FROM cycles WHERE id = $1")
+        .bind(id)
+        .fetch_one(&c.state.db.pool)
+        .await
+        .unwrap();
+    let clip = gemba_cloud::http::clips::of_cycle(&c.state, Some(org), id)
+        .await
+        .unwrap()
+        .unwrap();
+    let bytes = reqwest::get(format!("{}{}", c.url, clip.url))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let file = data.path().join("played.mp4");
+    std::fs::write(&file, &bytes).unwrap();
+    let info = gemba_cloud::media::probe(&file).unwrap();
+    assert!(
+        (info.duration_ms - clip.duration_ms).abs() <= 200,
+        "{info:?} {clip:?}"
+    );
+    // Nothing is left waiting in the agent's clip folder.
+    wait_for("the agent's clip folder emptied", 30, async || {
+        std::fs::read_dir(data.path().join("clips"))
+            .unwrap()
+            .count()
+            == 0
+    })
+    .await;
     let (task, camera, good): (i64, String, i64) =
         sqlx::query_as("SELECT MIN(task_id), MIN(camera), SUM(good) FROM cycles")
             .fetch_one(&c.state.db.pool)

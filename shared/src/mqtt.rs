@@ -215,6 +215,12 @@ pub mod v1 {
         /// the agent lets them go too, and logs them.
         #[serde(default)]
         pub refused: Vec<String>,
+        /// Where the agent may upload the video clips of the cycles in `ids` (signed,
+        /// good for hours): one `PUT` of a clip's whole file to this URL followed by the
+        /// cycle's id and `?start_ms=` (the time of the clip's first frame, on the
+        /// cycle's clock). Absent: the cloud wants no clips.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub clip_url: Option<String>,
     }
 
     /// What the cloud asks of an agent on `cmd`.
@@ -511,6 +517,7 @@ pub mod v1 {
                     v: 1,
                     ids: vec![],
                     refused: vec![],
+                    clip_url: None,
                 },
             );
             assert!(verify::<CycleMessage>(key, &ack).is_err());

@@ -198,6 +198,7 @@ fn export_bindings() {
         tm::CycleVerdict,
         tm::CycleChange,
         tm::CycleDetails,
+        tm::CycleClip,
         tm::ArchiveCycles,
         tm::Archived,
         tm::ArchivedCycle,

@@ -179,6 +179,16 @@ export function runAgent(code: string): () => void {
   };
 }
 
+/** Sets camera `camera` of device `device` (of `org`) to run `task`, as the device page does. */
+export async function runTaskOn(org: number, device: number, camera: string, task: number): Promise<void> {
+  await call('POST', 'device/device_tasks_upsert/', await admin(), { device, camera, task }, { Organization: String(org) });
+}
+
+/** Calls the API as the super admin in `org` (`GET`): the answer. */
+export async function adminGet<T>(org: number, path: string): Promise<T> {
+  return call<T>('GET', path, await admin(), undefined, { Organization: String(org) });
+}
+
 /** Enrols a device with its one-time code, as the agent does (`POST device/enroll/`, no user). */
 export async function enrolDevice(code: string): Promise<Credentials> {
   return call<Credentials>('POST', 'device/enroll/', null, { code } satisfies EnrolRequest);

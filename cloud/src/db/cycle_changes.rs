@@ -290,6 +290,7 @@ pub async fn details(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option
         device_name: None,
         previous,
         next,
+        clip: None,
         archived_at_ms: f.archived_at,
         history: history
             .into_iter()

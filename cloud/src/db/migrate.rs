@@ -107,6 +107,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "lines",
         include_str!("../../migrations/20261210000001_lines.sql"),
     ),
+    (
+        20261211000001,
+        "cycle_clips",
+        include_str!("../../migrations/20261211000001_cycle_clips.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

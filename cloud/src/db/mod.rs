@@ -7,6 +7,7 @@
 //! parameter; handlers get it from the [`crate::http::extract::AuthUser`] scope.
 
 pub mod analytics;
+pub mod clips;
 pub mod cycle_changes;
 pub mod cycles;
 pub mod devices;

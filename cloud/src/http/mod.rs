@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod clips;
 pub mod devices;
 pub mod error;
 pub mod extract;
@@ -126,6 +127,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(devices::router())
         .merge(videos::router())
         .merge(recording::router())
+        .merge(clips::router())
         .merge(models::router())
         .merge(model_types::router())
         .merge(labeler::router())

@@ -151,7 +151,7 @@ pub async fn upload(
         ));
     }
     let path = staging(&state, id);
-    let size = match save_body(&path, body, state.settings.max_video_bytes).await {
+    let size = match save_body(&path, body, state.settings.max_video_bytes, "recording").await {
         Ok(n) => n,
         Err(e) => {
             let _ = tokio::fs::remove_file(&path).await;
@@ -187,12 +187,17 @@ pub async fn upload(
     Ok(axum::Json(one_with_tags(&state, row).await?))
 }
 
-/// Streams `body` into the staging file `path` (durably), at most `limit` bytes;
-/// answers its size.
-async fn save_body(path: &std::path::Path, body: Body, limit: i64) -> ApiResult<i64> {
+/// Streams a device's `body` (its `what`: a recording, a clip) into the staging file
+/// `path` (durably), at most `limit` bytes; answers its size.
+pub(crate) async fn save_body(
+    path: &std::path::Path,
+    body: Body,
+    limit: i64,
+    what: &str,
+) -> ApiResult<i64> {
     use futures_util::StreamExt;
     let internal = |e: std::io::Error| {
-        ApiError::Internal(anyhow::Error::new(e).context("staging a recording"))
+        ApiError::Internal(anyhow::Error::new(e).context(format!("staging a {what}")))
     };
     if let Some(dir) = path.parent() {
         tokio::fs::create_dir_all(dir).await.map_err(internal)?;
@@ -208,7 +213,7 @@ async fn save_body(path: &std::path::Path, body: Body, limit: i64) -> ApiResult<
             return Err(ApiError::Status(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!(
-                    "The recording is larger than the {} MiB a video may be.",
+                    "The {what} is larger than the {} MiB it may be.",
                     limit / (1024 * 1024)
                 ),
             ));

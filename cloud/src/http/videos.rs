@@ -586,7 +586,7 @@ pub(crate) async fn finish(
 }
 
 /// Streams a file into the object store in parts (a video may be gigabytes).
-async fn copy_to_store(
+pub(crate) async fn copy_to_store(
     state: &AppState,
     path: &std::path::Path,
     key: &object_store::path::Path,

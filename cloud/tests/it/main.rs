@@ -6,6 +6,7 @@ mod common;
 
 mod account;
 mod analytics;
+mod clips;
 mod cycle_changes;
 mod device_recording;
 mod devices;

@@ -1238,6 +1238,12 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
         call("PUT /device/recording/{token}", Some(json!({})), Public)
             .at("device/recording/not-a-token"),
         call(
+            "PUT /device/clip/{token}/{cycle_id}",
+            Some(json!({})),
+            Public,
+        )
+        .at(format!("device/clip/not-a-token/{}", uuid::Uuid::new_v4())),
+        call(
             "PATCH /organization/task_record/{id}/",
             Some(json!({"file_name": format!("{r}.mp4")})),
             Perm(ManageVideos),

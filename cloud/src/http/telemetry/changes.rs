@@ -104,6 +104,7 @@ async fn details_of(state: &AppState, me: &AuthUser, id: &str) -> ApiResult<Cycl
             .await?
             .map(|r| r.display_name);
     }
+    d.clip = crate::http::clips::of_cycle(state, org, id).await?;
     Ok(d)
 }
 
@@ -139,8 +140,10 @@ pub async fn delete_cycle(
     Path(id): Path<String>,
 ) -> ApiResult<StatusCode> {
     me.require(Permission::ManageCycles)?;
-    let o = cycle_changes::delete(&state.db, scope(&me)?, &id).await?;
+    let org = scope(&me)?;
+    let o = cycle_changes::delete(&state.db, org, &id).await?;
     done(&state, o, None)?;
+    crate::http::clips::forget(&state, org, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -163,7 +163,27 @@ pub struct CycleDetails {
     /// not archived).
     pub previous: Option<String>,
     pub next: Option<String>,
+    /// The video the station's device recorded around the cycle; `null` until it is
+    /// uploaded (after the cycle), or when the device sends none.
+    pub clip: Option<CycleClip>,
 }
+
+/// A cycle's video clip.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CycleClip {
+    /// Signed, good for [`super::video::MEDIA_URL_TTL_SECS`]; plays with HTTP ranges.
+    pub url: String,
+    /// The time of its first frame on the cycle's clock (`start_ms`, the segments'):
+    /// the video's second `s` shows the moment `start_ms + 1000 s`.
+    pub start_ms: i64,
+    /// Its length.
+    pub duration_ms: i64,
+}
+
+/// The largest clip a device may upload (bytes).
+pub const CLIP_MAX_BYTES: i64 = 256 * 1024 * 1024;
 
 /// `POST telemetry/archive_cycle/`: cycles to take out of lists and figures (kept, and
 /// restored with `DELETE telemetry/archived_cycle/{id}`).

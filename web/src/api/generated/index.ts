@@ -19,6 +19,7 @@ export type * from './Comment';
 export type * from './CommentCreate';
 export type * from './Credentials';
 export type * from './CycleChange';
+export type * from './CycleClip';
 export type * from './CycleDetails';
 export type * from './CycleFigures';
 export type * from './CycleStats';

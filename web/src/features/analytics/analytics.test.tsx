@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { HttpResponse, http } from 'msw';
 
@@ -241,6 +241,7 @@ test("a cycle's trace: its station, times, verdict, steps in time, neighbours an
         history: [{ id: 1, at_ms: at(25, 10), change: 'reviewed', reason: 'Retrained', by: 'lead@a.test' }],
         previous: id === 'c-1' ? 'c-0' : null,
         next: id === 'c-1' ? 'c-2' : null,
+        clip: null,
       });
     }),
   );
@@ -252,11 +253,79 @@ test("a cycle's trace: its station, times, verdict, steps in time, neighbours an
   expect(tableRows(screen.getByRole('table', { name: 'Step times' }))).toEqual([[' Fit housing', '2.0 s', '28.0 s']]);
   expect(screen.getByText('Idle within the cycle: 2.0 s.')).toBeInTheDocument();
   expect(screen.getByRole('list', { name: 'History' })).toHaveTextContent('Reviewed');
-  expect(screen.getByText(/does not send clips yet/)).toBeInTheDocument();
+  expect(screen.getByText(/No video clip for this cycle yet/)).toBeInTheDocument();
+  expect(screen.queryByLabelText('Cycle clip')).toBeNull();
   // An analytics user changes nothing.
   expect(screen.queryByRole('button', { name: 'Change' })).toBeNull();
   await user.click(screen.getByRole('link', { name: 'Next cycle →' }));
   expect(await screen.findByText('No later cycle')).toBeInTheDocument();
+});
+
+test("a cycle's clip: the step shown follows the video, and a step plays from its start", async () => {
+  signInAs('analytics_user', 1);
+  const start = CYCLE.start_ms;
+  server.use(
+    http.get(apiUrl('telemetry/trace/trace_single_cycle_details/'), () =>
+      HttpResponse.json({
+        cycle: {
+          ...CYCLE,
+          segments: [
+            { step: 0, start_ms: start, end_ms: start + 10_000 },
+            { step: 1, start_ms: start + 12_000, end_ms: start + 42_000 },
+          ],
+        },
+        task_name: 'Assemble pump',
+        steps: ['Fit housing', 'Check seal'],
+        device_name: 'Bench 7',
+        archived_at_ms: null,
+        history: [],
+        previous: null,
+        next: null,
+        clip: { url: '/api/media/clip-token', start_ms: start - 1_500, duration_ms: 45_000 },
+      }),
+    ),
+  );
+  const user = userEvent.setup();
+  renderApp('/cycle-trace/c-1');
+  const video = await screen.findByLabelText<HTMLVideoElement>('Cycle clip');
+  expect(video.getAttribute('src')).toBe('/api/media/clip-token');
+  // The browser's player, as far as the screen reads it: where the video is.
+  let time = 0;
+  Object.defineProperty(video, 'currentTime', {
+    get: () => time,
+    set: (t: number) => {
+      time = t;
+      video.dispatchEvent(new Event('seeked'));
+    },
+  });
+  const now = screen.getByRole('status', { name: 'Now playing' });
+  const current = () => screen.getByRole('table', { name: 'Step times' }).querySelector('tr[aria-current="step"]')?.textContent ?? null;
+  const playAt = (s: number) => act(() => {
+    time = s;
+    video.dispatchEvent(new Event('timeupdate'));
+  });
+  playAt(0.5);
+  expect(now).toHaveTextContent('Before the cycle · 1.0 s before it starts');
+  expect(current()).toBeNull();
+  playAt(5);
+  expect(now).toHaveTextContent('Fit housing · 3.5 s into the cycle');
+  expect(current()).toContain('Fit housing');
+  expect(screen.getByRole('button', { name: 'Play Fit housing from 0.0 s' })).toHaveAttribute('aria-current', 'step');
+  playAt(12.5);
+  expect(now).toHaveTextContent('Between steps');
+  playAt(20);
+  expect(now).toHaveTextContent('Check seal · 18.5 s into the cycle');
+  expect(current()).toContain('Check seal');
+  playAt(44);
+  expect(now).toHaveTextContent('After the cycle · 0.5 s after it ended');
+  // A step from the table, then from the timeline: the video moves to its start.
+  const rows = within(screen.getByRole('table', { name: 'Step times' })).getAllByRole('row');
+  await user.click(within(rows[2]!).getByRole('button', { name: 'Play from here' }));
+  expect(time).toBeCloseTo(13.5);
+  expect(now).toHaveTextContent('Check seal · 12.0 s into the cycle');
+  await user.click(screen.getByRole('button', { name: 'Play Fit housing from 0.0 s' }));
+  expect(time).toBeCloseTo(1.5);
+  expect(now).toHaveTextContent('Fit housing · 0.0 s into the cycle');
 });
 
 test('a long trend is drawn merged to at most 500 bars, cycles summed and means weighted', async () => {

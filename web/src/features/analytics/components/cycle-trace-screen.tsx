@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
+import { CycleClipPlayer, segmentAt } from '@/components/cycles/cycle-clip';
 import { CycleDialog } from '@/components/cycles/cycle-dialog';
 import { StepBar, reasonText, stepColour } from '@/components/cycles/recent-cycles';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -19,12 +20,16 @@ import { useSession } from '@/lib/session';
  * operation, device and times, good or bad with why, its steps on a timeline and as a
  * table (when each began in the cycle and how long it took), the station's previous and
  * next cycles, the changes people made to it; Change and In line as on the cycle lists.
- * The cycle's video clip comes with the devices' clips (not sent yet), and says so.
+ * Its video clip (recorded by the station's device around the cycle, uploaded after it)
+ * plays beside the steps: the step being performed is highlighted on the clip's timeline
+ * and in the table as the video plays, and any step can be played from its start.
  */
 export default function CycleTraceScreen() {
   const { traceId } = useParams();
   const role = useSession().role;
   const [changing, setChanging] = useState(false);
+  const [at, setAt] = useState<number | null>(null);
+  const [seekTo, setSeekTo] = useState<{ at: number } | null>(null);
   const q = useQuery({ ...cycleDetailsQuery(traceId ?? ''), enabled: !!traceId });
   if (!traceId) {
     return (
@@ -60,7 +65,11 @@ export default function CycleTraceScreen() {
               </button>
             ) : null}
           </nav>
-          <p className="muted">No video clip for this cycle: the station's device does not send clips yet.</p>
+          {d.clip ? (
+            <CycleClipPlayer key={c.id} cycle={c} steps={d.steps} clip={d.clip} onTime={setAt} seekTo={seekTo} />
+          ) : (
+            <p className="muted">No video clip for this cycle yet: the station's device uploads it after the cycle (unless it keeps no clips).</p>
+          )}
           <section aria-label="Steps">
             <h2>Steps</h2>
             <div className="trace-timeline">
@@ -72,16 +81,24 @@ export default function CycleTraceScreen() {
                   <th scope="col">Step</th>
                   <th scope="col">Began at</th>
                   <th scope="col">Took</th>
+                  {d.clip ? <th scope="col">Clip</th> : null}
                 </tr>
               </thead>
               <tbody>
                 {c.segments.map((s, i) => (
-                  <tr key={i}>
+                  <tr key={i} className={d.clip && at !== null && i === segmentAt(c, at) ? 'current' : undefined} aria-current={d.clip && at !== null && i === segmentAt(c, at) ? 'step' : undefined}>
                     <td>
                       <span className="step-swatch" style={{ background: stepColour(s.step) }} /> {d.steps[s.step] ?? `Step ${s.step + 1}`}
                     </td>
                     <td>{seconds(s.start_ms - c.start_ms)}</td>
                     <td>{seconds(s.end_ms - s.start_ms)}</td>
+                    {d.clip ? (
+                      <td>
+                        <button type="button" className="secondary small" onClick={() => setSeekTo({ at: s.start_ms })}>
+                          Play from here
+                        </button>
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>

@@ -1,0 +1,257 @@
+//! Cycle clips (issue 7, "a cycle's video clip recorded by the agent around each cycle
+//! and uploaded after it"). The cloud's acknowledgement of a device's stored cycles
+//! carries a signed clip URL (`cycles/ack`'s `clip_url`, good for hours, naming the
+//! organisation and the device); the device then sends each acknowledged cycle's clip
+//! whole in one `PUT` to that URL followed by the cycle's id and `?start_ms=` (its first
+//! frame on the cycle's clock). The cloud keeps it in the object store
+//! (`clips/{cycle}.{mp4|webm}`), and Cycle Trace plays it through a signed media URL
+//! (`trace_single_cycle_details`'s `clip`). A clip replaces the cycle's earlier one; it
+//! goes with its cycle, and after `clip_days`.
+
+use axum::body::Body;
+use axum::extract::State;
+use gemba_shared::api::v1::telemetry::{CLIP_MAX_BYTES, CycleClip};
+use gemba_shared::api::v1::video::MEDIA_URL_TTL_SECS;
+use object_store::ObjectStoreExt;
+use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::auth::Keys;
+use crate::config::Settings;
+use crate::db::clips::{self, ClipRow};
+use crate::db::now_ms;
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::extract::{Path, Query};
+use crate::http::recording::save_body;
+use crate::http::videos::{copy_to_store, media_url};
+use crate::media::{self, NotVideo, ReadError};
+use crate::objects;
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(upload))
+}
+
+/// The clip URL for the acknowledgement of device `device`'s cycles: `None` when the
+/// deployment keeps no clips.
+pub fn clip_url(state: &AppState, org: i64, device: i64) -> anyhow::Result<Option<String>> {
+    clip_url_for(&state.settings, &state.keys, org, device)
+}
+
+/// [`clip_url`] under `settings`, signed with `keys`.
+pub fn clip_url_for(
+    settings: &Settings,
+    keys: &Keys,
+    org: i64,
+    device: i64,
+) -> anyhow::Result<Option<String>> {
+    if settings.clip_days <= 0 {
+        return Ok(None);
+    }
+    let exp = now_ms() / 1000 + MEDIA_URL_TTL_SECS;
+    Ok(Some(format!(
+        "{}/api/device/clip/{}/",
+        settings.public_url(),
+        keys.sign_clip(org, device, exp)?
+    )))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct ClipParams {
+    /// The clip's first frame on the cycle's clock (unix ms at real time).
+    start_ms: Option<String>,
+}
+
+/// A device's clip of one of its stored cycles, the whole file (MP4 or WebM) in one
+/// request, to the URL its cycles' acknowledgement carried. Answers the clip.
+#[utoipa::path(put, path = "/device/clip/{token}/{cycle_id}", tag = "telemetry", security(()),
+    params(("token" = String, Path), ("cycle_id" = String, Path), ClipParams),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    responses((status = 200, body = CycleClip), (status = 400), (status = 404),
+        (status = 413)))]
+pub async fn upload(
+    State(state): State<AppState>,
+    Path((token, cycle)): Path<(String, String)>,
+    Query(p): Query<ClipParams>,
+    body: Body,
+) -> ApiResult<axum::Json<CycleClip>> {
+    let Some((org, device)) = state.keys.verify_clip(&token) else {
+        return Err(refuse(body, ApiError::NotFound).await);
+    };
+    // Only a cycle this device recorded (a UUID: the key names a file).
+    if uuid::Uuid::parse_str(&cycle).is_err()
+        || clips::cycle_device(&state.db, org, &cycle).await? != Some(Some(device))
+    {
+        return Err(refuse(body, ApiError::NotFound).await);
+    }
+    let Some(start_ms) = p
+        .start_ms
+        .as_deref()
+        .and_then(|t| t.trim().parse::<i64>().ok())
+    else {
+        let e = ApiError::field(
+            "start_ms",
+            "Say when the clip's first frame was (start_ms).",
+        );
+        return Err(refuse(body, e).await);
+    };
+    let path = state
+        .settings
+        .data
+        .join("uploads")
+        .join(format!("clip-{}.part", uuid::Uuid::new_v4()));
+    let r = keep(&state, org, &cycle, start_ms, &path, body).await;
+    let _ = tokio::fs::remove_file(&path).await;
+    r.map(axum::Json)
+}
+
+async fn keep(
+    state: &AppState,
+    org: i64,
+    cycle: &str,
+    start_ms: i64,
+    path: &std::path::Path,
+    body: Body,
+) -> ApiResult<CycleClip> {
+    let size = save_body(path, body, CLIP_MAX_BYTES, "clip").await?;
+    let not_video = |why: NotVideo| ApiError::field("file", why.to_string());
+    let ext = match container(path).await? {
+        Some(ext) => ext,
+        None => return Err(not_video(NotVideo::Unreadable)),
+    };
+    let p = path.to_path_buf();
+    let info = match tokio::task::spawn_blocking(move || media::probe(&p))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))?
+    {
+        Ok(info) => info,
+        Err(ReadError::NotVideo(why)) => return Err(not_video(why)),
+        Err(ReadError::Failed(e)) => return Err(ApiError::Internal(e)),
+    };
+    let key = format!("clips/{cycle}.{ext}");
+    copy_to_store(state, path, &objects::key(org, &key)).await?;
+    let row = ClipRow {
+        cycle_id: cycle.into(),
+        organization_id: org,
+        object_key: key,
+        start_ms,
+        duration_ms: info.duration_ms,
+        size_bytes: size,
+        created_at: now_ms(),
+    };
+    if let Some(old) = clips::put(&state.db, &row).await? {
+        delete_object(state, org, &old).await;
+    }
+    // The cycle may have been deleted meanwhile: then the clip goes too.
+    if clips::cycle_device(&state.db, org, cycle).await?.is_none() {
+        forget(state, Some(org), cycle).await?;
+        return Err(ApiError::NotFound);
+    }
+    to_api(state, &row)
+}
+
+/// Reads and drops the body of a refused upload (at most a clip's size) before the
+/// answer: answered unread, the device would see its connection cut, not the refusal,
+/// and try again.
+async fn refuse(body: Body, e: ApiError) -> ApiError {
+    use futures_util::StreamExt;
+    let mut stream = body.into_data_stream();
+    let mut read: i64 = 0;
+    while let Some(Ok(chunk)) = stream.next().await {
+        read += chunk.len() as i64;
+        if read > CLIP_MAX_BYTES {
+            break;
+        }
+    }
+    e
+}
+
+/// `mp4` or `webm` by the file's first bytes; `None` for anything else.
+async fn container(path: &std::path::Path) -> ApiResult<Option<&'static str>> {
+    use tokio::io::AsyncReadExt;
+    let mut head = [0u8; 12];
+    let mut f = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))?;
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..]).await {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) => return Err(ApiError::Internal(e.into())),
+        }
+    }
+    Ok(if n >= 8 && &head[4..8] == b"ftyp" {
+        Some("mp4")
+    } else if n >= 4 && head[..4] == [0x1a, 0x45, 0xdf, 0xa3] {
+        Some("webm")
+    } else {
+        None
+    })
+}
+
+/// The API's clip of a stored one.
+pub fn to_api(state: &AppState, c: &ClipRow) -> ApiResult<CycleClip> {
+    Ok(CycleClip {
+        url: media_url(state, c.organization_id, &c.object_key)?,
+        start_ms: c.start_ms,
+        duration_ms: c.duration_ms,
+    })
+}
+
+/// The clip of cycle `id` (of `org` when given), for its details.
+pub async fn of_cycle(
+    state: &AppState,
+    org: Option<i64>,
+    id: &str,
+) -> ApiResult<Option<CycleClip>> {
+    match clips::get(&state.db, org, id).await? {
+        Some(c) => Ok(Some(to_api(state, &c)?)),
+        None => Ok(None),
+    }
+}
+
+/// Forgets the clip of cycle `id` (of `org` when given) and deletes its file.
+pub async fn forget(state: &AppState, org: Option<i64>, id: &str) -> ApiResult<()> {
+    if let Some((org, key)) = clips::remove(&state.db, org, id).await? {
+        delete_object(state, org, &key).await;
+    }
+    Ok(())
+}
+
+async fn delete_object(state: &AppState, org: i64, key: &str) {
+    if let Err(e) = state.objects.delete(&objects::key(org, key)).await {
+        tracing::warn!(key, error = %e, "deleting a clip's file");
+    }
+}
+
+/// Deletes the clips kept longer than `clip_days` (all when 0) and those whose cycle is
+/// gone; answers how many.
+pub async fn sweep(state: &AppState) -> anyhow::Result<usize> {
+    let before = clips::days_ago(state.settings.clip_days.max(0));
+    let mut n = 0;
+    loop {
+        let gone = clips::take_expired(&state.db, before, 500).await?;
+        for c in &gone {
+            delete_object(state, c.organization_id, &c.object_key).await;
+        }
+        n += gone.len();
+        if gone.len() < 500 {
+            return Ok(n);
+        }
+    }
+}
+
+/// Sweeps every hour, from a while after the start.
+pub async fn sweep_every_hour(state: AppState) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
+    loop {
+        tick.tick().await;
+        match sweep(&state).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "old cycle clips deleted"),
+            Err(e) => tracing::warn!(error = %e, "deleting old cycle clips"),
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! Cycle clips (issue 7), on both backends: a device's clip of one of its stored cycles,
+//! sent to the URL its cycles' acknowledgement carries, plays through the cycle's
+//! details (a signed media URL, with ranges); a second clip replaces the first; the
+//! clip goes with its cycle and after the retention. Bad tokens, other devices' and
+//! organisations' cycles, missing times and files that are not video are refused with
+//! nothing kept.
+
+use gemba_cloud::http::clips::{clip_url, clip_url_for, sweep};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::both;
+use crate::common::*;
+use crate::devices::{add, world};
+use crate::videos::clip;
+
+/// 2026-11-02T08:00:00Z.
+const AT: i64 = 1_793_606_400_000;
+
+/// Stores a 20-second cycle `id` of `task` from `device` of `org`, as ingestion does.
+async fn store(app: &TestApp, org: i64, device: i64, task: i64, id: &str, start_ms: i64) {
+    sqlx::query(
+        "INSERT INTO cycles (id, organization_id, device_id, task_id, camera, start_ms, \
+         end_ms, idle_ms, good, reasons, segments, metadata, received_at) \
+         VALUES ($1, $2, $3, $4, 'cam0', $5, $6, 0, 1, '[]', $7, '{}', $6)",
+    )
+    .bind(id)
+    .bind(org)
+    .bind(device)
+    .bind(task)
+    .bind(start_ms)
+    .bind(start_ms + 20_000)
+    .bind(
+        json!([
+            {"step": 0, "start_ms": start_ms, "end_ms": start_ms + 8_000},
+            {"step": 1, "start_ms": start_ms + 8_000, "end_ms": start_ms + 20_000}
+        ])
+        .to_string(),
+    )
+    .execute(&app.state.db.pool)
+    .await
+    .unwrap();
+}
+
+/// The clip token of the URL the acknowledgement of `device`'s cycles carries.
+fn token(app: &TestApp, org: i64, device: i64) -> String {
+    let url = clip_url(&app.state, org, device)
+        .unwrap()
+        .expect("clips are kept");
+    assert!(url.ends_with('/'), "{url}");
+    url.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+async fn put(app: &TestApp, path: &str, body: Vec<u8>) -> (StatusCode, Value) {
+    let r = app
+        .client
+        .put(format!("{}/device/clip/{path}", app.base))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let s = r.status();
+    (s, r.json().await.unwrap_or(Value::Null))
+}
+
+/// The clip files of organisation `org` in the object folder.
+fn files(app: &TestApp, org: i64) -> Vec<String> {
+    let dir = app.data_dir().join(format!("objects/org/{org}/clips"));
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+both!(
+    a_cycles_clip_plays_from_its_details_and_goes_with_it,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let dev = add(&app, &w.boss, "Bench").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        let other = add(&app, &w.boss, "Press").await["device"]["id"]
+            .as_i64()
+            .unwrap();
+        let (c1, c2, c3) = (
+            uuid::Uuid::new_v4().to_string(),
+            uuid::Uuid::new_v4().to_string(),
+            uuid::Uuid::new_v4().to_string(),
+        );
+        store(&app, w.a, dev, w.task, &c1, AT).await;
+        store(&app, w.a, dev, w.task, &c2, AT + 60_000).await;
+        store(&app, w.a, other, w.task, &c3, AT + 120_000).await;
+        let tok = token(&app, w.a, dev);
+        let dir = tempfile::tempdir().unwrap();
+        let mp4 = clip(dir.path(), 3);
+        let details = async |id: &str| -> Value {
+            let (s, v) = app
+                .get(
+                    &format!("telemetry/trace/trace_single_cycle_details/?cycle_id={id}"),
+                    &w.analyst,
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+            v
+        };
+        // No clip yet: the details say so.
+        assert_eq!(details(&c1).await["clip"], Value::Null);
+
+        // Refused, nothing kept: a token that is not one, a media token, an expired
+        // one, another device's or organisation's, an unknown or malformed cycle, no
+        // start time, a file that is not video, an empty one.
+        let keys = &app.state.keys;
+        let now = gemba_cloud::db::now_ms() / 1000;
+        let media = keys.sign_media(w.a, "clips/x.mp4", now + 60).unwrap();
+        let expired = keys.sign_clip(w.a, dev, now - 60).unwrap();
+        let b_tok = token(&app, w.b, dev);
+        let other_tok = token(&app, w.a, other);
+        let random = uuid::Uuid::new_v4();
+        for (path, why) in [
+            (format!("not-a-token/{c1}?start_ms=1"), "a made-up token"),
+            (format!("{media}/{c1}?start_ms=1"), "a media token"),
+            (format!("{expired}/{c1}?start_ms=1"), "an expired token"),
+            (format!("{b_tok}/{c1}?start_ms=1"), "organisation B's token"),
+            (format!("{other_tok}/{c1}?start_ms=1"), "another device's"),
+            (format!("{tok}/{c3}?start_ms=1"), "another device's cycle"),
+            (format!("{tok}/{random}?start_ms=1"), "an unknown cycle"),
+            (format!("{tok}/..%2F..%2Fx?start_ms=1"), "not a cycle id"),
+        ] {
+            let (s, v) = put(&app, &path, mp4.clone()).await;
+            assert_eq!(s, StatusCode::NOT_FOUND, "{why}: {v}");
+        }
+        let (s, v) = put(&app, &format!("{tok}/{c1}"), mp4.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            v["start_ms"][0],
+            "Say when the clip's first frame was (start_ms)."
+        );
+        let (s, v) = put(&app, &format!("{tok}/{c1}?start_ms=x"), mp4.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        for body in [b"not a video at all".to_vec(), vec![], mp4[..40].to_vec()] {
+            let (s, v) = put(&app, &format!("{tok}/{c1}?start_ms=1"), body).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+            assert!(
+                v["file"][0]
+                    .as_str()
+                    .unwrap()
+                    .contains("not a video that can be read"),
+                "{v}"
+            );
+        }
+        assert_eq!(details(&c1).await["clip"], Value::Null);
+        assert!(files(&app, w.a).is_empty(), "{:?}", files(&app, w.a));
+        assert!(
+            std::fs::read_dir(app.data_dir().join("uploads"))
+                .map(|d| d.count())
+                .unwrap_or(0)
+                == 0,
+            "no staging file left"
+        );
+
+        // The device's clip of its cycle: kept, and played through the details.
+        let start = AT - 1_500;
+        let (s, v) = put(&app, &format!("{tok}/{c1}?start_ms={start}"), mp4.clone()).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let d = details(&c1).await;
+        let c = &d["clip"];
+        assert_eq!(c["start_ms"], start);
+        let len = c["duration_ms"].as_i64().unwrap();
+        assert!((2900..=3100).contains(&len), "{c}");
+        assert_eq!(
+            (&v["start_ms"], &v["duration_ms"]),
+            (&c["start_ms"], &c["duration_ms"])
+        );
+        let url = format!(
+            "{}{}",
+            app.base.trim_end_matches("/api"),
+            c["url"].as_str().unwrap()
+        );
+        let got = app.client.get(&url).send().await.unwrap();
+        assert_eq!(got.status(), StatusCode::OK);
+        assert_eq!(got.headers()["content-type"], "video/mp4");
+        assert_eq!(got.bytes().await.unwrap().to_vec(), mp4);
+        let part = app
+            .client
+            .get(&url)
+            .header("Range", "bytes=0-99")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT);
+        assert_eq!(part.bytes().await.unwrap().to_vec(), mp4[..100].to_vec());
+        assert_eq!(files(&app, w.a), vec![format!("{c1}.mp4")]);
+        // Organisation B sees neither the cycle nor its clip.
+        let (s, _) = app
+            .get(
+                &format!("telemetry/trace/trace_single_cycle_details/?cycle_id={c1}"),
+                &w.boss_b,
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+
+        // Sent again (the device did not hear the answer): the new one replaces it.
+        let longer = clip(dir.path(), 4);
+        let (s, _) = put(&app, &format!("{tok}/{c1}?start_ms={}", AT - 500), longer).await;
+        assert_eq!(s, StatusCode::OK);
+        let c = details(&c1).await["clip"].clone();
+        assert_eq!(c["start_ms"], AT - 500);
+        assert!(c["duration_ms"].as_i64().unwrap() > 3500, "{c}");
+        assert_eq!(files(&app, w.a), vec![format!("{c1}.mp4")]);
+
+        // A second cycle's clip; then the first cycle is deleted: its clip goes too.
+        let (s, _) = put(&app, &format!("{tok}/{c2}?start_ms={AT}"), mp4.clone()).await;
+        assert_eq!(s, StatusCode::OK);
+        let (s, v) = app.delete(&format!("telemetry/cycle/{c1}/"), &w.eng).await;
+        assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
+        assert_eq!(files(&app, w.a), vec![format!("{c2}.mp4")]);
+        let (s, _) = put(&app, &format!("{tok}/{c1}?start_ms={AT}"), mp4.clone()).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "a deleted cycle takes no clip");
+
+        // Kept for the retention: a sweep now keeps it; one past 30 days deletes it.
+        assert_eq!(sweep(&app.state).await.unwrap(), 0);
+        assert_eq!(files(&app, w.a).len(), 1);
+        sqlx::query("UPDATE cycle_clips SET created_at = $1")
+            .bind(gemba_cloud::db::now_ms() - 31 * 86_400_000)
+            .execute(&app.state.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(sweep(&app.state).await.unwrap(), 1);
+        assert!(files(&app, w.a).is_empty());
+        assert_eq!(details(&c2).await["clip"], Value::Null);
+
+        // A deployment that keeps no clips asks devices for none.
+        let none = gemba_cloud::config::Settings {
+            clip_days: 0,
+            ..app.state.settings.clone()
+        };
+        assert_eq!(clip_url_for(&none, keys, w.a, dev).unwrap(), None);
+    }
+);

@@ -1,0 +1,608 @@
+//! Cycle clips: a camera running a task keeps its last minutes encoded in memory (a
+//! third branch of the capture pipeline: H.264, or VP8 where x264 is missing, at most
+//! 640 × 480, a key frame every two seconds), and each finished cycle's moments, from
+//! a little before its start to a little after its end, are written to a file of their
+//! own by copying those encoded frames into a container (MP4, or WebM): nothing is
+//! encoded twice. The file then waits in the outbox's clip queue until the cloud has
+//! acknowledged the cycle (cycles before media), and is uploaded to the URL that
+//! acknowledgement carried.
+//!
+//! Times: the ring keeps each encoded frame's running time (the pipeline's time, the
+//! same on every branch); a cycle's times (the cycle's clock: the wall clock at real
+//! time, the video's time when read as fast as possible) are turned into running times
+//! by the offset the task's frames had ([`Clock`]) when its clip is cut.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, anyhow, bail};
+use gstreamer as gst;
+use gstreamer::prelude::*;
+use gstreamer_app as gst_app;
+
+/// Kept before a cycle's start and after its end, in milliseconds (the clip starts at
+/// the key frame before `start - PRE_MS`).
+pub const PRE_MS: i64 = 1000;
+pub const POST_MS: i64 = 1000;
+/// The longest wait for a cycle's last frames to be encoded, in real time.
+const WAIT: Duration = Duration::from_secs(5);
+
+/// How clips are kept: the last `seconds` (and at most `max_bytes`) in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClipOptions {
+    pub seconds: u32,
+    pub max_bytes: usize,
+}
+
+impl Default for ClipOptions {
+    fn default() -> ClipOptions {
+        ClipOptions {
+            seconds: 120,
+            max_bytes: 48 * 1024 * 1024,
+        }
+    }
+}
+
+/// The running time of a sample's buffer (its timestamp within its segment), in ms: the
+/// same moment has the same running time on every branch of a pipeline, whereas
+/// timestamps differ (an encoder shifts its output's).
+pub fn running_ms(sample: &gst::Sample) -> Option<i64> {
+    let pts = sample.buffer()?.pts()?;
+    let seg = sample.segment()?.downcast_ref::<gst::ClockTime>()?;
+    seg.to_running_time(pts).map(|t| t.mseconds() as i64)
+}
+
+/// The offset from a buffer's running time to the cycle's clock, as the task's latest
+/// frame had it (unknown before the first frame).
+#[derive(Debug)]
+pub struct Clock(AtomicI64);
+
+impl Default for Clock {
+    fn default() -> Clock {
+        Clock::new()
+    }
+}
+
+const UNKNOWN: i64 = i64::MIN;
+
+impl Clock {
+    pub fn new() -> Clock {
+        Clock(AtomicI64::new(UNKNOWN))
+    }
+
+    /// The task's frame at running time `running_ms` has time `t_ms`. At real time a
+    /// frame's time is when it was taken from the pipeline, a little after it was seen,
+    /// by a varying lag: the smallest offset is the truest, and is kept, unless the
+    /// offset jumps by more than a second (the source started again: a loop).
+    pub fn set(&self, running_ms: i64, t_ms: i64) {
+        let d = t_ms - running_ms;
+        let _ = self
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                (old == UNKNOWN || d < old || d > old + 1000).then_some(d)
+            });
+    }
+
+    fn offset(&self) -> Option<i64> {
+        match self.0.load(Ordering::Relaxed) {
+            UNKNOWN => None,
+            d => Some(d),
+        }
+    }
+
+    #[cfg(test)]
+    fn at(&self, running_ms: i64) -> Option<i64> {
+        self.offset().map(|d| running_ms + d)
+    }
+}
+
+/// The container clips are written in here: `mp4` (H.264) where GStreamer has x264,
+/// else `webm` (VP8).
+pub fn format() -> &'static str {
+    crate::capture::recording_format()
+}
+
+/// The encoding tail of the capture pipeline's clip branch, ending in `appsink
+/// name=clipsink`.
+pub fn branch(fps: u32, live: bool) -> String {
+    let fps = fps.max(1);
+    let key = fps * 2;
+    let enc = if format() == "mp4" {
+        format!(
+            "x264enc speed-preset=ultrafast tune=zerolatency key-int-max={key} bitrate=800 \
+             ! h264parse ! video/x-h264,stream-format=avc,alignment=au"
+        )
+    } else {
+        format!("vp8enc deadline=1 cpu-used=8 keyframe-max-dist={key} target-bitrate=800000")
+    };
+    // At real time a slow encoder loses frames, never holds the task's up; read as fast
+    // as possible, every frame is encoded.
+    let leaky = if live {
+        "leaky=downstream max-size-buffers=30 max-size-bytes=0 max-size-time=0"
+    } else {
+        "max-size-buffers=8"
+    };
+    format!(
+        "queue {leaky} ! videoconvert ! videoscale ! videorate drop-only=true max-rate={fps} \
+         ! video/x-raw,format=I420,width=[16,640],height=[16,480],pixel-aspect-ratio=1/1 \
+         ! {enc} ! appsink name=clipsink sync=false async=false"
+    )
+}
+
+/// One encoded frame, at its running time.
+struct Sample {
+    t_ms: i64,
+    key: bool,
+    buffer: gst::Buffer,
+}
+
+/// The last encoded frames of a camera.
+#[derive(Default)]
+pub struct Ring {
+    caps: Option<gst::Caps>,
+    samples: VecDeque<Sample>,
+    bytes: usize,
+    max_ms: i64,
+    max_bytes: usize,
+    /// The camera stopped: no frame will come.
+    ended: bool,
+    /// From running time to the cycle's clock.
+    clock: Arc<Clock>,
+}
+
+/// A camera's ring, shared by its pipeline and its clip writer.
+pub type Shared = Arc<(Mutex<Ring>, std::sync::Condvar)>;
+
+pub fn ring(opts: ClipOptions, clock: Arc<Clock>) -> Shared {
+    Arc::new((
+        Mutex::new(Ring {
+            max_ms: i64::from(opts.seconds) * 1000,
+            max_bytes: opts.max_bytes,
+            clock,
+            ..Ring::default()
+        }),
+        std::sync::Condvar::new(),
+    ))
+}
+
+impl Ring {
+    fn push(&mut self, mut s: Sample) {
+        if let Some(b) = self.samples.back() {
+            if b.t_ms > s.t_ms + 1000 {
+                // Far back (a looped file starting again): what came before is another
+                // stretch of time.
+                self.samples.clear();
+                self.bytes = 0;
+            } else if s.t_ms <= b.t_ms {
+                // Kept in order.
+                s.t_ms = b.t_ms + 1;
+            }
+        }
+        if self.samples.is_empty() && !s.key {
+            return;
+        }
+        self.bytes += s.buffer.size();
+        self.samples.push_back(s);
+        // Whole groups go, so that the ring always starts at a key frame.
+        let last = self.samples.back().map(|s| s.t_ms).unwrap_or(0);
+        while self.samples.len() > 1
+            && (self.bytes > self.max_bytes
+                || last - self.samples.front().map(|s| s.t_ms).unwrap_or(last) > self.max_ms)
+        {
+            let Some(next_key) = self.samples.iter().skip(1).position(|s| s.key) else {
+                break;
+            };
+            for _ in 0..=next_key {
+                if let Some(s) = self.samples.pop_front() {
+                    self.bytes -= s.buffer.size();
+                }
+            }
+        }
+    }
+
+    /// The frames from the last key frame at or before `from_ms` (or the first kept) to
+    /// the last at or before `to_ms`.
+    fn take(&self, from_ms: i64, to_ms: i64) -> Vec<(i64, gst::Buffer)> {
+        let start = self
+            .samples
+            .iter()
+            .rposition(|s| s.key && s.t_ms <= from_ms)
+            .unwrap_or(0);
+        self.samples
+            .iter()
+            .skip(start)
+            .take_while(|s| s.t_ms <= to_ms)
+            .map(|s| (s.t_ms, s.buffer.clone()))
+            .collect()
+    }
+
+    fn latest(&self) -> Option<i64> {
+        self.samples.back().map(|s| s.t_ms)
+    }
+}
+
+/// Feeds `sink`'s encoded frames into `ring`.
+pub fn feed(sink: &gst_app::AppSink, ring: Shared) {
+    sink.set_callbacks(
+        gst_app::AppSinkCallbacks::builder()
+            .new_sample(move |sink| {
+                let sample = sink.pull_sample().map_err(|_| gst::FlowError::Eos)?;
+                let Some(t_ms) = running_ms(&sample) else {
+                    return Ok(gst::FlowSuccess::Ok);
+                };
+                let Some(buffer) = sample.buffer_owned() else {
+                    return Ok(gst::FlowSuccess::Ok);
+                };
+                let key = !buffer.flags().contains(gst::BufferFlags::DELTA_UNIT);
+                let (lock, cv) = &*ring;
+                let mut r = lock.lock().expect("clip ring lock");
+                if r.caps.is_none() {
+                    r.caps = sample.caps().map(|c| c.to_owned());
+                }
+                r.push(Sample { t_ms, key, buffer });
+                cv.notify_all();
+                Ok(gst::FlowSuccess::Ok)
+            })
+            .build(),
+    );
+}
+
+/// Marks the ring's camera stopped (its writer stops waiting for frames).
+pub fn end(ring: &Shared) {
+    let (lock, cv) = &**ring;
+    lock.lock().expect("clip ring lock").ended = true;
+    cv.notify_all();
+}
+
+/// A clip written: the cycle's id, the file, its first frame's time and its length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub cycle: String,
+    pub path: PathBuf,
+    pub start_ms: i64,
+    pub duration_ms: i64,
+    pub bytes: u64,
+}
+
+/// A cycle to write the clip of.
+pub struct Job {
+    pub cycle: String,
+    pub start_ms: i64,
+    pub end_ms: i64,
+}
+
+/// Writes the clips of a camera's cycles on a thread of its own, each into
+/// `{dir}/{cycle}.{format}`, and hands each written clip to `done`. Ends when `jobs`
+/// closes (after the ones queued).
+pub fn writer(
+    ring: Shared,
+    dir: PathBuf,
+    jobs: Receiver<Job>,
+    done: impl Fn(Written) + Send + 'static,
+) -> anyhow::Result<std::thread::JoinHandle<()>> {
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(std::thread::Builder::new()
+        .name("clips".into())
+        .spawn(move || {
+            for job in jobs {
+                match write(&ring, &dir, &job) {
+                    Ok(Some(w)) => done(w),
+                    Ok(None) => tracing::info!(cycle = job.cycle, "no video kept for a cycle"),
+                    Err(e) => {
+                        tracing::warn!(cycle = job.cycle, error = %format!("{e:#}"), "writing a cycle's clip")
+                    }
+                }
+            }
+        })?)
+}
+
+/// A channel for a writer's jobs.
+pub fn jobs() -> (Sender<Job>, Receiver<Job>) {
+    channel()
+}
+
+/// Writes `job`'s clip once its last frames are in the ring (or the wait is over);
+/// `None` when the ring holds none of its frames.
+fn write(ring: &Shared, dir: &Path, job: &Job) -> anyhow::Result<Option<Written>> {
+    let (lock, cv) = &**ring;
+    let deadline = Instant::now() + WAIT;
+    let mut r = lock.lock().expect("clip ring lock");
+    // The cycle's times as running times (the task's frames set the offset before the
+    // engine made the cycle).
+    let Some(offset) = r.clock.offset() else {
+        return Ok(None);
+    };
+    let until = job.end_ms + POST_MS - offset;
+    while !r.ended && r.latest().is_none_or(|t| t < until) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        r = cv.wait_timeout(r, left).expect("clip ring lock").0;
+    }
+    let frames = r.take(job.start_ms - PRE_MS - offset, until);
+    let caps = r.caps.clone();
+    drop(r);
+    let (Some(caps), Some(first), Some(last)) = (caps, frames.first(), frames.last()) else {
+        return Ok(None);
+    };
+    // Frames that end before the cycle begins make no clip of it.
+    if last.0 + offset < job.start_ms {
+        return Ok(None);
+    }
+    let start_ms = first.0 + offset;
+    let frame_ms = frames
+        .windows(2)
+        .map(|w| w[1].0 - w[0].0)
+        .filter(|d| *d > 0)
+        .min()
+        .unwrap_or(66);
+    let path = dir.join(format!("{}.{}", job.cycle, format()));
+    let part = dir.join(format!(".{}.part", job.cycle));
+    let r = mux(&caps, &frames, &part).and_then(|()| {
+        std::fs::rename(&part, &path)?;
+        Ok(())
+    });
+    if let Err(e) = r {
+        let _ = std::fs::remove_file(&part);
+        return Err(e);
+    }
+    Ok(Some(Written {
+        cycle: job.cycle.clone(),
+        bytes: std::fs::metadata(&path)?.len(),
+        path,
+        start_ms,
+        duration_ms: last.0 - first.0 + frame_ms,
+    }))
+}
+
+/// Copies encoded `frames` (times in ms) into a container file at `path`.
+fn mux(caps: &gst::Caps, frames: &[(i64, gst::Buffer)], path: &Path) -> anyhow::Result<()> {
+    let muxer = if format() == "mp4" {
+        "mp4mux faststart=true"
+    } else {
+        "webmmux"
+    };
+    // The muxer's video pad by name: linked before the source has caps, a muxer would
+    // give any pad (an audio one).
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src format=time ! mux.video_0 {muxer} name=mux ! filesink name=file"
+    ))
+    .context("building the clip pipeline")?
+    .downcast::<gst::Pipeline>()
+    .map_err(|_| anyhow!("the clip pipeline is not a pipeline"))?;
+    pipeline
+        .by_name("file")
+        .expect("the file sink is named")
+        .set_property("location", path.to_string_lossy().as_ref());
+    let src = pipeline
+        .by_name("src")
+        .expect("the source is named")
+        .downcast::<gst_app::AppSrc>()
+        .map_err(|_| anyhow!("the clip source is not an appsrc"))?;
+    src.set_caps(Some(caps));
+    src.set_max_bytes(0);
+    pipeline
+        .set_state(gst::State::Playing)
+        .map_err(|_| anyhow!("the clip pipeline could not start"))?;
+    let first = frames[0].0;
+    let r = (|| {
+        for (i, (t, b)) in frames.iter().enumerate() {
+            let mut out = b.copy();
+            {
+                let o = out.make_mut();
+                let at = gst::ClockTime::from_mseconds((t - first).max(0) as u64);
+                o.set_pts(at);
+                o.set_dts(at);
+                let next = frames.get(i + 1).map(|n| n.0).unwrap_or(t + 66);
+                o.set_duration(gst::ClockTime::from_mseconds((next - t).max(1) as u64));
+            }
+            src.push_buffer(out)
+                .map_err(|e| anyhow!("writing the clip: {e:?}"))?;
+        }
+        src.end_of_stream()
+            .map_err(|e| anyhow!("ending the clip: {e:?}"))?;
+        let bus = pipeline.bus().expect("a pipeline has a bus");
+        match bus
+            .timed_pop_filtered(
+                gst::ClockTime::from_seconds(30),
+                &[gst::MessageType::Eos, gst::MessageType::Error],
+            )
+            .as_ref()
+            .map(|m| m.view())
+        {
+            Some(gst::MessageView::Eos(_)) => Ok(()),
+            Some(gst::MessageView::Error(e)) => {
+                bail!("writing the clip: {} ({:?})", e.error(), e.debug())
+            }
+            _ => bail!("the clip was not written in time"),
+        }
+    })();
+    let _ = pipeline.set_state(gst::State::Null);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buf(n: usize) -> gst::Buffer {
+        gst::Buffer::with_size(n).unwrap()
+    }
+
+    fn sample(t_ms: i64, key: bool) -> Sample {
+        Sample {
+            t_ms,
+            key,
+            buffer: buf(100),
+        }
+    }
+
+    #[test]
+    fn the_ring_keeps_whole_groups_of_its_last_seconds_and_starts_at_a_key_frame() {
+        gst::init().unwrap();
+        let mut r = Ring {
+            max_ms: 2000,
+            max_bytes: 1_000_000,
+            ..Ring::default()
+        };
+        // Frames before any key frame cannot be decoded: not kept.
+        r.push(sample(0, false));
+        assert!(r.samples.is_empty());
+        // 10 fps, a key frame every second, for 5 s.
+        for i in 0..50 {
+            r.push(sample(100 + i * 100, i % 10 == 0));
+        }
+        let first = r.samples.front().unwrap();
+        assert!(first.key);
+        assert_eq!(first.t_ms, 3100, "the last 2 s, from a key frame");
+        assert_eq!(r.bytes, r.samples.len() * 100);
+        // A cycle from 3.5 s to 4.2 s: from the key frame before 3.5 s to 4.2 s.
+        let got = r.take(3500, 4200);
+        assert_eq!(got.first().unwrap().0, 3100);
+        assert_eq!(got.last().unwrap().0, 4200);
+        // One before the ring: from what is kept.
+        assert_eq!(r.take(0, 3300).first().unwrap().0, 3100);
+        // Bytes bound it too.
+        r.max_bytes = 1000;
+        r.push(sample(5100, true));
+        assert!(r.bytes <= 1000 && r.samples.front().unwrap().key);
+        // Time going back by a little keeps the order; by more than a second (a loop),
+        // it starts afresh.
+        let last = r.samples.back().unwrap().t_ms;
+        r.push(sample(last - 30, false));
+        assert_eq!(r.samples.back().unwrap().t_ms, last + 1);
+        r.push(sample(50, true));
+        assert_eq!(r.samples.len(), 1);
+    }
+
+    /// Frames of the video file at `path`, and its length in ms.
+    fn read_back(path: &Path) -> u64 {
+        use crate::capture::{Capture, Options, Source};
+        let mut cap = Capture::open(
+            &Source::File(path.into()),
+            Options {
+                width: 32,
+                height: 24,
+                fps: 15,
+                looped: false,
+                fast: true,
+                clips: None,
+            },
+        )
+        .unwrap();
+        let mut n = 0;
+        while cap.next_frame().unwrap().is_some() {
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn a_running_camera_writes_each_cycles_clip_from_a_key_frame_to_after_its_end() {
+        use crate::capture::{Capture, Options, Source};
+        let dir = tempfile::tempdir().unwrap();
+        let mut cap = Capture::open(
+            &Source::Test,
+            Options {
+                width: 32,
+                height: 24,
+                fps: 15,
+                looped: false,
+                fast: false,
+                clips: Some(ClipOptions {
+                    seconds: 20,
+                    max_bytes: 16 * 1024 * 1024,
+                }),
+            },
+        )
+        .unwrap();
+        let ring = cap.clips().unwrap();
+        let (tx, rx) = jobs();
+        let (done_tx, done) = channel();
+        let writer = writer(ring, dir.path().to_path_buf(), rx, move |w| {
+            done_tx.send(w).unwrap()
+        })
+        .unwrap();
+        let mut pull = |ms: u64| {
+            let until = Instant::now() + Duration::from_millis(ms);
+            let mut last = 0;
+            while Instant::now() < until {
+                last = cap.next_frame().unwrap().unwrap().t_ms;
+            }
+            last
+        };
+        let t0 = pull(6000);
+        // A cycle of the last seconds: written at once, from the key frame before its
+        // start (less a second) to a second after its end.
+        let (s, e) = (t0 - 2500, t0 - 1500);
+        tx.send(Job {
+            cycle: "a".into(),
+            start_ms: s,
+            end_ms: e,
+        })
+        .unwrap();
+        let a = done.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert_eq!(a.path, dir.path().join(format!("a.{}", format())));
+        assert!(a.start_ms <= s - PRE_MS, "{a:?} from {s}");
+        assert!(
+            a.start_ms > s - PRE_MS - 2200,
+            "at most a key interval early: {a:?}"
+        );
+        assert!(a.start_ms + a.duration_ms >= e + POST_MS, "{a:?} to {e}");
+        // Every frame in the file, at 15 a second.
+        let frames = read_back(&a.path) as i64;
+        assert!(
+            (frames - a.duration_ms * 15 / 1000).abs() <= 2,
+            "{frames} frames: {a:?}"
+        );
+        assert_eq!(a.bytes, std::fs::metadata(&a.path).unwrap().len());
+        // A cycle that ends after the frames so far: written once its end is encoded.
+        let e2 = t0 + 1000;
+        tx.send(Job {
+            cycle: "b".into(),
+            start_ms: t0 - 1000,
+            end_ms: e2,
+        })
+        .unwrap();
+        assert!(
+            done.recv_timeout(Duration::from_millis(300)).is_err(),
+            "it waits"
+        );
+        pull(3000);
+        let b = done.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert!(b.start_ms + b.duration_ms >= e2 + POST_MS, "{b:?} to {e2}");
+        // The camera stops: a cycle past its last frame gets what there is, at once.
+        drop(cap);
+        tx.send(Job {
+            cycle: "c".into(),
+            start_ms: e2,
+            end_ms: e2 + 60_000,
+        })
+        .unwrap();
+        let c = done.recv_timeout(Duration::from_secs(3)).unwrap();
+        assert!(c.start_ms + c.duration_ms < e2 + 60_000);
+        drop(tx);
+        writer.join().unwrap();
+    }
+
+    #[test]
+    fn the_clock_is_unknown_until_a_frame_sets_it() {
+        let c = Clock::new();
+        assert_eq!(c.at(10), None);
+        c.set(1000, 51_000);
+        assert_eq!(c.at(1500), Some(51_500));
+        // A frame taken later than it was seen does not move it; one taken sooner does.
+        c.set(2000, 52_080);
+        assert_eq!(c.at(1500), Some(51_500));
+        c.set(3000, 52_990);
+        assert_eq!(c.at(1500), Some(51_490));
+        // The source starting again (its running time back at 0) moves it.
+        c.set(0, 60_000);
+        assert_eq!(c.at(100), Some(60_100));
+    }
+}
