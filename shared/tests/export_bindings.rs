@@ -199,6 +199,7 @@ fn export_bindings() {
         tm::CycleChange,
         tm::CycleDetails,
         tm::CycleClip,
+        tm::Trace,
         tm::ArchiveCycles,
         tm::Archived,
         tm::ArchivedCycle,

@@ -233,6 +233,45 @@ async fn raw(
 }
 
 /// Organisation `org`'s figures for `q`.
+/// The cycle-time bins alone of `q`'s cycles (its trend's width and offset unused), as
+/// [`stats`] counts them.
+pub async fn bins(db: &Db, org: i64, q: &StatsQuery) -> sqlx::Result<BTreeMap<i64, i64>> {
+    let main = pieces(q.start, q.end, &SPANS);
+    let (cond, args) = rollup_cond(&main);
+    let mut out = rollup_bins(db, (org, q), &cond, &args).await?;
+    let mut r = Rollup::default();
+    for &(_, from, to) in main.iter().filter(|p| p.0 == 1) {
+        raw(db, org, q, from, to, &mut r).await?;
+    }
+    for ((_, bin), n) in &r.bins {
+        *out.entry(*bin).or_insert(0) += n;
+    }
+    Ok(out)
+}
+
+/// The roll-ups' cycle-time bins where `cond` holds.
+async fn rollup_bins(
+    db: &Db,
+    this: (i64, &StatsQuery),
+    cond: &str,
+    args: &[i64],
+) -> sqlx::Result<BTreeMap<i64, i64>> {
+    let rows: Vec<(i64, i64)> = bound!(
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT bin, CAST(SUM(n) AS BIGINT) FROM cycle_time_bins WHERE {cond} GROUP BY bin"
+        ))),
+        this,
+        args
+    )
+    .fetch_all(&db.pool)
+    .await?;
+    let mut out = BTreeMap::new();
+    for (bin, n) in rows {
+        *out.entry(bin).or_insert(0) += n;
+    }
+    Ok(out)
+}
+
 pub async fn stats(db: &Db, org: i64, q: &StatsQuery) -> sqlx::Result<Stats> {
     stats_from(db, org, q, &SPANS).await
 }
@@ -278,18 +317,7 @@ pub async fn stats_from(db: &Db, org: i64, q: &StatsQuery, spans: &[i64]) -> sql
             .or_default()
             .merge(&StepSums { n, sum_ms, sum_sq });
     }
-    let rows: Vec<(i64, i64)> = bound!(
-        sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT bin, CAST(SUM(n) AS BIGINT) FROM cycle_time_bins WHERE {cond} GROUP BY bin"
-        ))),
-        this,
-        &args
-    )
-    .fetch_all(&db.pool)
-    .await?;
-    for (bin, n) in rows {
-        *out.bins.entry(bin).or_insert(0) += n;
-    }
+    out.bins = rollup_bins(db, this, &cond, &args).await?;
 
     // The trend's sources: roll-up buckets and raw cycles, each in one trend bucket.
     let mut sources: BTreeMap<(i64, bool), Sums> = BTreeMap::new();

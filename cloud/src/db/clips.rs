@@ -69,6 +69,24 @@ pub async fn get(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option<Cli
     .await
 }
 
+/// The clips of cycles `ids` of `org` (those that have one).
+pub async fn of_cycles(db: &Db, org: i64, ids: &[String]) -> sqlx::Result<Vec<ClipRow>> {
+    if ids.is_empty() {
+        return Ok(vec![]);
+    }
+    let marks: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 2)).collect();
+    let sql = format!(
+        "SELECT cycle_id, organization_id, object_key, start_ms, duration_ms, size_bytes, \
+         created_at FROM cycle_clips WHERE organization_id = $1 AND cycle_id IN ({})",
+        marks.join(", ")
+    );
+    let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(org);
+    for id in ids {
+        q = q.bind(id);
+    }
+    q.fetch_all(&db.pool).await
+}
+
 /// Forgets the clip of cycle `id` (of `org` when given); answers its organisation and
 /// object key (for the caller to delete).
 pub async fn remove(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option<(i64, String)>> {

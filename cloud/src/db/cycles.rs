@@ -381,6 +381,8 @@ pub struct CycleQuery {
     /// Those whose metadata holds a key (and value): the two `LIKE` patterns of
     /// [`metadata_patterns`].
     pub metadata: Option<(String, String)>,
+    /// At least this long (ms).
+    pub min_ms: Option<i64>,
     /// `ORDER BY` terms, checked by the caller.
     pub order: &'static str,
     pub offset: i64,
@@ -432,6 +434,9 @@ fn filter(org: i64, q: &CycleQuery) -> (String, Vec<Arg>) {
         Some(true) => add("reviewed_at IS NOT NULL", vec![]),
         Some(false) => add("reviewed_at IS NULL", vec![]),
         None => {}
+    }
+    if let Some(ms) = q.min_ms {
+        add("end_ms - start_ms >= ?1", vec![Arg::Int(ms)]);
     }
     if let Some((first, later)) = &q.metadata {
         add(

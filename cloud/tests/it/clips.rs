@@ -220,6 +220,44 @@ both!(
         // A second cycle's clip; then the first cycle is deleted: its clip goes too.
         let (s, _) = put(&app, &format!("{tok}/{c2}?start_ms={AT}"), mp4.clone()).await;
         assert_eq!(s, StatusCode::OK);
+        // Trace lists the cycles with their clips (and the spec's first version alike);
+        // a cycle without one says so; organisation B sees none of A's; bad ranges are
+        // refused.
+        for call in ["trace/v2", "trace/"] {
+            let (s, v) = app
+                .get(
+                    &format!("telemetry/{call}?device={dev}&ordering=start_ms"),
+                    &w.analyst,
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+            assert_eq!(v["count"], 2);
+            assert_eq!(v["results"][0]["cycle"]["id"], c1.as_str());
+            assert_eq!(v["results"][0]["clip"]["start_ms"], AT - 500);
+            assert_eq!(v["results"][1]["cycle"]["id"], c2.as_str());
+            assert_eq!(v["results"][1]["clip"]["start_ms"], AT);
+            assert!(
+                v["results"][1]["clip"]["url"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("/api/media/")
+            );
+        }
+        let (_, v) = app
+            .get(&format!("telemetry/trace/v2?device={other}"), &w.analyst)
+            .await;
+        assert_eq!(v["results"][0]["clip"], Value::Null, "{v}");
+        let (s, v) = app.get("telemetry/trace/v2", &w.boss_b).await;
+        assert_eq!((s, &v["count"]), (StatusCode::OK, &json!(0)), "{v}");
+        let (s, v) = app
+            .get(
+                "telemetry/trace/v2?datetime_start=2026-11-04&datetime_end=2026-11-03",
+                &w.analyst,
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert!(v["datetime_end"].is_array(), "{v}");
+
         let (s, v) = app.delete(&format!("telemetry/cycle/{c1}/"), &w.eng).await;
         assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
         assert_eq!(files(&app, w.a), vec![format!("{c2}.mp4")]);

@@ -226,6 +226,10 @@ both!(
             })
             .collect();
         store(&app, w.a, &raw).await;
+        // Their roll-ups, as ingestion keeps them: a closed range is read through them.
+        gemba_cloud::db::rollups::backfill(&app.state.db)
+            .await
+            .unwrap();
         let slowest = |keep: &dyn Fn(&Raw) -> bool| {
             let mut v: Vec<&Raw> = raw.iter().filter(|c| keep(c)).collect();
             v.sort_by(|a, b| b.len_ms.cmp(&a.len_ms).then(a.id.cmp(&b.id)));
@@ -272,6 +276,40 @@ both!(
         let (want, threshold, _) = slowest(&keep);
         let (ids, v) = top(format!("device={other}&cycle_filter=bad_cycles")).await;
         assert_eq!((ids, v["threshold_ms"].as_i64()), (want, Some(threshold)));
+        // Closed ranges (read through the roll-ups' cycle-time bins): the whole day, and
+        // one cutting the hour (its raw cycles) with one device's good cycles.
+        let (want, threshold, n) = slowest(&|_| true);
+        let (ids, v) =
+            top("datetime_start=2026-11-02&datetime_end=2026-11-02&page_size=100".into()).await;
+        assert_eq!(ids, want);
+        assert_eq!(
+            (
+                v["count"].as_i64(),
+                v["cycles"].as_i64(),
+                v["threshold_ms"].as_i64()
+            ),
+            (Some(3), Some(n), Some(threshold))
+        );
+        let (p2, _) =
+            top("datetime_start=2026-11-02&datetime_end=2026-11-02&page=2&page_size=2".into())
+                .await;
+        assert_eq!(p2, want[2..]);
+        let keep = |c: &Raw| {
+            c.device == bench
+                && c.good
+                && c.start_ms >= NOV_2 + 5 * 60_000
+                && c.start_ms < NOV_2 + 40 * 60_000
+        };
+        let (want, threshold, n) = slowest(&keep);
+        let (ids, v) = top(format!(
+            "device={bench}&cycle_filter=good_cycles&datetime_start={}&datetime_end={}",
+            "2026-11-02T00:05:00Z", "2026-11-02T00:40:00Z"
+        ))
+        .await;
+        assert_eq!(
+            (ids, v["threshold_ms"].as_i64(), v["cycles"].as_i64()),
+            (want, Some(threshold), Some(n))
+        );
         // A range without cycles: none, no threshold.
         let (ids, v) = top("datetime_start=2026-10-01&datetime_end=2026-10-02".into()).await;
         assert!(

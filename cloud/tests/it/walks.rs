@@ -884,6 +884,8 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ViewCycles),
         ),
         call("GET /telemetry/top_five_percentile", None, Perm(ViewCycles)),
+        call("GET /telemetry/trace/v2", None, Perm(ViewCycles)),
+        call("GET /telemetry/trace/", None, Perm(ViewCycles)),
         call("GET /telemetry/cycle_stats", None, Perm(ViewCycles))
             .at("telemetry/cycle_stats?datetime_start=2026-11-01&datetime_end=2026-11-30"),
         // Unknown cycles (404 or 400): nothing changes.
@@ -2543,6 +2545,18 @@ fn cross_tenant(b: &TenantB, a: i64, wa: &World, org_admin_role: i64, me: &Me) -
         cross(
             "GET /telemetry/top_five_percentile",
             format!("telemetry/top_five_percentile?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/trace/v2",
+            format!("telemetry/trace/v2?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/trace/",
+            format!("telemetry/trace/?task={bt}"),
             None,
         )
         .or_unknown("task"),

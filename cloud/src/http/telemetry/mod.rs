@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::api::v1::telemetry::{
-    CycleFigures, CycleStats, IssueKey, StationFigures, StepFigures, TimeBin, TopCycles, TrendPoint,
+    CycleFigures, CycleStats, IssueKey, StationFigures, StepFigures, TimeBin, TopCycles, Trace,
+    TrendPoint,
 };
 
 use crate::db::analytics::{self, StatsQuery, Width};
@@ -52,6 +53,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(lines::traceability))
         .routes(routes!(fetch_cycles))
         .routes(routes!(fetch_cycles_post))
+        .routes(routes!(traces))
+        .routes(routes!(traces_v1))
         .routes(routes!(unique_metadata_keys))
         .routes(routes!(cycle_stats))
         .routes(routes!(top_five_percentile))
@@ -101,6 +104,53 @@ pub async fn fetch_cycles(
     known_ids(&state, &me, org, q.task, q.device).await?;
     let (results, count) = cycles::page(&state.db, org, &q).await?;
     Ok(axum::Json(Page { results, count }))
+}
+
+/// The organisation's cycles, a page at a time (`fetch_cycles/v2`'s parameters), each
+/// with its video clip when its device sent one.
+#[utoipa::path(get, path = "/telemetry/trace/v2", tag = "telemetry", params(CyclesParams),
+    responses((status = 200, body = Page<Trace>), (status = 400), (status = 403)))]
+pub async fn traces(
+    state: State<AppState>,
+    me: AuthUser,
+    p: Query<CyclesParams>,
+) -> ApiResult<axum::Json<Page<Trace>>> {
+    me.require(Permission::ViewCycles)?;
+    let org = me.org()?;
+    let page = fetch_cycles(state.clone(), me, p).await?.0;
+    let ids: Vec<String> = page.results.iter().map(|c| c.id.clone()).collect();
+    let mut clips: HashMap<String, crate::db::clips::ClipRow> =
+        crate::db::clips::of_cycles(&state.db, org, &ids)
+            .await?
+            .into_iter()
+            .map(|c| (c.cycle_id.clone(), c))
+            .collect();
+    let results = page
+        .results
+        .into_iter()
+        .map(|cycle| {
+            let clip = match clips.remove(&cycle.id) {
+                Some(c) => Some(crate::http::clips::to_api(&state, &c)?),
+                None => None,
+            };
+            Ok(Trace { cycle, clip })
+        })
+        .collect::<ApiResult<_>>()?;
+    Ok(axum::Json(Page {
+        results,
+        count: page.count,
+    }))
+}
+
+/// The spec's first version of `trace/v2`: the same.
+#[utoipa::path(get, path = "/telemetry/trace/", tag = "telemetry", params(CyclesParams),
+    responses((status = 200, body = Page<Trace>), (status = 400), (status = 403)))]
+pub async fn traces_v1(
+    state: State<AppState>,
+    me: AuthUser,
+    p: Query<CyclesParams>,
+) -> ApiResult<axum::Json<Page<Trace>>> {
+    traces(state, me, p).await
 }
 
 /// The organisation's cycles, a page at a time: `fetch_cycles/v2`'s parameters in a JSON
@@ -166,7 +216,39 @@ pub async fn top_five_percentile(
         ..query_of(&p)?
     };
     known_ids(&state, &me, org, q.task, q.device).await?;
-    let n = cycles::count(&state.db, org, &q).await?;
+    let (n, q) = match (q.start, q.end) {
+        // Filters the roll-ups keep, over a closed range: the count and a floor under
+        // the slowest 5% from the cycle-time bins, so that only the cycles above it are
+        // sorted (a year of cycles is read once, not sorted whole three times).
+        (Some(start), Some(end))
+            if q.reasons.is_none() && q.reviewed.is_none() && q.metadata.is_none() =>
+        {
+            let bins = analytics::bins(
+                &state.db,
+                org,
+                &StatsQuery {
+                    task: q.task,
+                    device: q.device,
+                    good: q.good,
+                    start,
+                    end,
+                    width: Width::Day,
+                    offset_ms: 0,
+                },
+            )
+            .await?;
+            let n: i64 = bins.values().sum();
+            let floor = slowest_floor(&bins, (n + 19) / 20);
+            (
+                n,
+                CycleQuery {
+                    min_ms: Some(floor),
+                    ..q
+                },
+            )
+        }
+        _ => (cycles::count(&state.db, org, &q).await?, q),
+    };
     // 5% rounded up: at least one cycle when there is any.
     let k = (n + 19) / 20;
     let threshold_ms = if k == 0 {
@@ -195,6 +277,19 @@ pub async fn top_five_percentile(
         cycles: n,
         results,
     }))
+}
+
+/// The lower edge of the cycle-time bin holding the `k`-th slowest of the cycles
+/// counted in `bins`: every one of the `k` slowest is at least that long.
+fn slowest_floor(bins: &BTreeMap<i64, i64>, k: i64) -> i64 {
+    let mut seen = 0;
+    for (bin, n) in bins.iter().rev() {
+        seen += n;
+        if seen >= k {
+            return rollups::bin_bounds(*bin).0;
+        }
+    }
+    0
 }
 
 /// Refuses a task or device that is not one of the organisation's, as unknown.
@@ -312,6 +407,7 @@ fn query_of(p: &CyclesParams) -> ApiResult<CycleQuery> {
         reasons,
         reviewed: p.reviewed,
         metadata: key.map(|k| cycles::metadata_patterns(k, value)),
+        min_ms: None,
         order,
         offset,
         limit,

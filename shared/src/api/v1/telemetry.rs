@@ -182,6 +182,16 @@ pub struct CycleClip {
     pub duration_ms: i64,
 }
 
+/// A cycle with its clip when the device sent one: `telemetry/trace/v2` (and the spec's
+/// first version, `telemetry/trace/`), the Trace screen.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Trace {
+    pub cycle: super::device::RecentCycle,
+    pub clip: Option<CycleClip>,
+}
+
 /// The largest clip a device may upload (bytes).
 pub const CLIP_MAX_BYTES: i64 = 256 * 1024 * 1024;
 

@@ -160,6 +160,7 @@ export type * from './TimeTagCreate';
 export type * from './TokenPair';
 export type * from './TokenRequest';
 export type * from './TopCycles';
+export type * from './Trace';
 export type * from './TracedStation';
 export type * from './TrainStatus';
 export type * from './TrainedTask';

@@ -328,6 +328,30 @@ test("a cycle's clip: the step shown follows the video, and a step plays from it
   expect(now).toHaveTextContent('Fit housing · 0.0 s into the cycle');
 });
 
+test('Trace lists the cycles of its days, those with a clip marked, each opening its trace', async () => {
+  signInAs('analytics_user', 1);
+  const asked: string[] = [];
+  server.use(
+    http.get(apiUrl('telemetry/trace/v2'), ({ request }) => {
+      asked.push(new URL(request.url).searchParams.get('cycle_filter') ?? 'all');
+      return HttpResponse.json({
+        count: 2,
+        results: [
+          { cycle: CYCLE, clip: { url: '/api/media/t', start_ms: CYCLE.start_ms - 1_000, duration_ms: 44_500 } },
+          { cycle: { ...CYCLE, id: 'c-2', end_ms: CYCLE.end_ms - 60_000 }, clip: null },
+        ],
+      });
+    }),
+  );
+  renderApp('/user/trace?filter=bad_cycles');
+  const play = await screen.findAllByRole('link', { name: /^Play the clip of the cycle ended/ });
+  expect(play).toHaveLength(1);
+  expect(play[0]).toHaveTextContent('▶ Play clip (44.5 s)');
+  expect(play[0]).toHaveAttribute('href', '/cycle-trace/c-1');
+  expect(screen.getAllByRole('link', { name: /^Trace of the cycle ended/ }).map((l) => l.getAttribute('href'))).toEqual(['/cycle-trace/c-1', '/cycle-trace/c-2']);
+  expect(asked).toEqual(['bad_cycles']);
+});
+
 test('a long trend is drawn merged to at most 500 bars, cycles summed and means weighted', async () => {
   const { drawnTrend } = await import('./components/analytics-screen');
   const trend = Array.from({ length: 1992 }, (_, i) => ({

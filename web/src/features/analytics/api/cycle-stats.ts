@@ -9,7 +9,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { CycleStats, Page, RecentCycle, Task, TimeBin, TopCycles } from '@/api/generated';
+import type { CycleStats, Page, RecentCycle, Task, TimeBin, TopCycles, Trace } from '@/api/generated';
 import { api } from '@/lib/api-client';
 import { addDays, startOfDay } from '@/lib/days';
 import { cyclesKey } from '@/lib/device-stream';
@@ -91,6 +91,16 @@ export const cyclesPageQuery = (org: number, p: StatsParams, page: number) => {
   return queryOptions({
     queryKey: [...cyclesKey, 'page', org, query],
     queryFn: () => api.get<Page<RecentCycle>>('telemetry/fetch_cycles/v2', { query }),
+    staleTime: 0,
+  });
+};
+
+/** A page of the cycles `p` names, each with its video clip when it has one (`telemetry/trace/v2`). */
+export const tracesPageQuery = (org: number, p: StatsParams, page: number) => {
+  const query = { ...cycleQuery(p), page };
+  return queryOptions({
+    queryKey: [...cyclesKey, 'traces', org, query],
+    queryFn: () => api.get<Page<Trace>>('telemetry/trace/v2', { query }),
     staleTime: 0,
   });
 };

@@ -9,15 +9,17 @@ import { Pager } from '@/components/ui/pager';
 import { QueryStatus } from '@/components/ui/query-status';
 import { cycleTracePath, paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
-import { formatDateTime } from '@/lib/format';
+import { formatDateTime, seconds } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
-import { type StatsParams, cyclesPageQuery } from '../api/cycle-stats';
+import { type StatsParams, cyclesPageQuery, tracesPageQuery } from '../api/cycle-stats';
 
 /**
  * The cycles `params` names, a page at a time (`telemetry/fetch_cycles/v2`), each with
  * its steps and verdict, its **Trace** and where it sits in its lines (**In line**); those who
  * may correct cycles (`ManageCycles`) open one (**Change**) to mark it or archive it.
+ * `clips`: read through `telemetry/trace/v2`, each cycle with a video clip also says so
+ * (**Play clip**, its length).
  */
 export function CyclesPage({
   org,
@@ -25,6 +27,7 @@ export function CyclesPage({
   label,
   taskSteps,
   taskName,
+  clips = false,
 }: {
   org: number;
   params: StatsParams;
@@ -32,19 +35,26 @@ export function CyclesPage({
   label: string;
   taskSteps: { [task: number]: string[] | undefined };
   taskName: (id: number | null) => string;
+  clips?: boolean;
 }) {
   const [page, setPage] = useState(1);
   const role = useSession().role;
   const [open, setOpen] = useState<RecentCycle | null>(null);
-  const q = useQuery(cyclesPageQuery(org, params, page));
+  const plain = useQuery({ ...cyclesPageQuery(org, params, page), enabled: !clips });
+  const traces = useQuery({ ...tracesPageQuery(org, params, page), enabled: clips });
+  const q = clips ? traces : plain;
+  const data = clips
+    ? traces.data && { count: traces.data.count, results: traces.data.results.map((t) => t.cycle) }
+    : plain.data;
+  const clipOf = new Map((traces.data?.results ?? []).map((t) => [t.cycle.id, t.clip]));
   return (
     <>
       <QueryStatus pending={q.isPending} error={q.error} what="Cycles" />
-      {q.data ? (
+      {data ? (
         <>
           <RecentCycles
             label={label}
-            cycles={q.data.results}
+            cycles={data.results}
             taskSteps={taskSteps}
             taskName={taskName}
             action={(c) => (
@@ -57,13 +67,20 @@ export function CyclesPage({
                 <Link to={cycleTracePath(c.id)} aria-label={`Trace of the cycle ended ${formatDateTime(c.end_ms)}`}>
                   Trace
                 </Link>{' '}
+                {clipOf.get(c.id) ? (
+                  <>
+                    <Link to={cycleTracePath(c.id)} aria-label={`Play the clip of the cycle ended ${formatDateTime(c.end_ms)}`}>
+                      ▶ Play clip ({seconds(clipOf.get(c.id)?.duration_ms)})
+                    </Link>{' '}
+                  </>
+                ) : null}
                 <Link to={`${paths.user.lineVisibility}?cycleId=${encodeURIComponent(c.id)}&taskId=${c.task}`} aria-label={`The line of the cycle ended ${formatDateTime(c.end_ms)}`}>
                   In line
                 </Link>
               </>
             )}
           />
-          <Pager page={page} count={q.data.count} onPage={setPage} label={label} />
+          <Pager page={page} count={data.count} onPage={setPage} label={label} />
         </>
       ) : null}
       {open ? <CycleDialog cycle={open} onClose={() => setOpen(null)} /> : null}

@@ -12,8 +12,8 @@ type Filter = NonNullable<StatsParams['cycleFilter']>;
 
 /**
  * `/user/trace` (Trace): the organisation's cycles of a range of days (the last 7 by
- * default), all, good or bad ones, newest first; each opens on Cycle Trace. The choices
- * live in the address.
+ * default), all, good or bad ones, newest first, those with a video clip marked; each
+ * opens on Cycle Trace. The choices live in the address.
  */
 export default function TraceScreen() {
   const org = useSession().organization;
@@ -40,7 +40,7 @@ export default function TraceScreen() {
         <CycleFilterChoice value={filter} onChange={(f) => set('filter', f)} />
       </form>
       {org !== null && range.end > range.start ? (
-        <CyclesPage key={`${from}/${to}/${filter}`} org={org} params={range} label="Cycles" taskSteps={taskSteps} taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))} />
+        <CyclesPage key={`${from}/${to}/${filter}`} org={org} params={range} label="Cycles" clips taskSteps={taskSteps} taskName={(id) => (id === null ? '—' : (names.get(id) ?? `Operation ${id}`))} />
       ) : null}
     </section>
   );
