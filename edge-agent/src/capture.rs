@@ -381,23 +381,11 @@ fn encoder(path: &Path) -> anyhow::Result<(gst::Pipeline, gst_app::AppSrc)> {
     } else {
         "vp8enc deadline=1 cpu-used=8 ! webmmux"
     };
-    let desc = format!(
-        "appsrc name=src format=time ! queue max-size-buffers=60 ! videoconvert ! {tail} \
-         ! filesink name=file"
-    );
-    let pipeline = gst::parse::launch(&desc)
-        .context("building the recording pipeline")?
-        .downcast::<gst::Pipeline>()
-        .map_err(|_| anyhow!("the recording pipeline is not a pipeline"))?;
-    pipeline
-        .by_name("file")
-        .expect("the file sink is named")
-        .set_property("location", path.to_string_lossy().as_ref());
-    let src = pipeline
-        .by_name("src")
-        .expect("the source is named")
-        .downcast::<gst_app::AppSrc>()
-        .map_err(|_| anyhow!("the recording source is not an appsrc"))?;
+    let (pipeline, src) = to_file(
+        &format!("queue max-size-buffers=60 ! videoconvert ! {tail}"),
+        path,
+        "recording",
+    )?;
     // At most 64 MiB of frames wait for a slow encoder; past that the oldest go (where
     // GStreamer can: 1.20 on), so a recording never holds the camera up.
     src.set_max_bytes(64 * 1024 * 1024);
@@ -408,8 +396,34 @@ fn encoder(path: &Path) -> anyhow::Result<(gst::Pipeline, gst_app::AppSrc)> {
     Ok((pipeline, src))
 }
 
+/// A pipeline `appsrc ! {middle} ! filesink` writing `path`, and its source (times in
+/// `format=time`); `what` names it in errors.
+pub(crate) fn to_file(
+    middle: &str,
+    path: &Path,
+    what: &str,
+) -> anyhow::Result<(gst::Pipeline, gst_app::AppSrc)> {
+    init()?;
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src format=time ! {middle} ! filesink name=file"
+    ))
+    .with_context(|| format!("building the {what} pipeline"))?
+    .downcast::<gst::Pipeline>()
+    .map_err(|_| anyhow!("the {what} pipeline is not a pipeline"))?;
+    pipeline
+        .by_name("file")
+        .expect("the file sink is named")
+        .set_property("location", path.to_string_lossy().as_ref());
+    let src = pipeline
+        .by_name("src")
+        .expect("the source is named")
+        .downcast::<gst_app::AppSrc>()
+        .map_err(|_| anyhow!("the {what} source is not an appsrc"))?;
+    Ok((pipeline, src))
+}
+
 /// Waits for the encoder to write its file to the end (EOS), an error, or `limit`.
-fn wait_encoded(encoder: &gst::Pipeline, limit: Duration) -> anyhow::Result<()> {
+pub(crate) fn wait_encoded(encoder: &gst::Pipeline, limit: Duration) -> anyhow::Result<()> {
     let bus = encoder.bus().expect("a pipeline has a bus");
     let msg = bus.timed_pop_filtered(
         gst::ClockTime::from_mseconds(limit.as_millis() as u64),

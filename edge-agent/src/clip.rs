@@ -19,7 +19,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, anyhow};
 use gstreamer as gst;
 use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
@@ -369,21 +369,8 @@ fn mux(caps: &gst::Caps, frames: &[(i64, gst::Buffer)], path: &Path) -> anyhow::
     };
     // The muxer's video pad by name: linked before the source has caps, a muxer would
     // give any pad (an audio one).
-    let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src format=time ! mux.video_0 {muxer} name=mux ! filesink name=file"
-    ))
-    .context("building the clip pipeline")?
-    .downcast::<gst::Pipeline>()
-    .map_err(|_| anyhow!("the clip pipeline is not a pipeline"))?;
-    pipeline
-        .by_name("file")
-        .expect("the file sink is named")
-        .set_property("location", path.to_string_lossy().as_ref());
-    let src = pipeline
-        .by_name("src")
-        .expect("the source is named")
-        .downcast::<gst_app::AppSrc>()
-        .map_err(|_| anyhow!("the clip source is not an appsrc"))?;
+    let (pipeline, src) =
+        crate::capture::to_file(&format!("mux.video_0 {muxer} name=mux"), path, "clip")?;
     src.set_caps(Some(caps));
     src.set_max_bytes(0);
     pipeline
@@ -406,21 +393,7 @@ fn mux(caps: &gst::Caps, frames: &[(i64, gst::Buffer)], path: &Path) -> anyhow::
         }
         src.end_of_stream()
             .map_err(|e| anyhow!("ending the clip: {e:?}"))?;
-        let bus = pipeline.bus().expect("a pipeline has a bus");
-        match bus
-            .timed_pop_filtered(
-                gst::ClockTime::from_seconds(30),
-                &[gst::MessageType::Eos, gst::MessageType::Error],
-            )
-            .as_ref()
-            .map(|m| m.view())
-        {
-            Some(gst::MessageView::Eos(_)) => Ok(()),
-            Some(gst::MessageView::Error(e)) => {
-                bail!("writing the clip: {} ({:?})", e.error(), e.debug())
-            }
-            _ => bail!("the clip was not written in time"),
-        }
+        crate::capture::wait_encoded(&pipeline, Duration::from_secs(30))
     })();
     let _ = pipeline.set_state(gst::State::Null);
     r
