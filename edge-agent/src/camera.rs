@@ -37,6 +37,8 @@ pub struct Stats {
     /// Frames per second over the last few seconds.
     pub fps: f32,
     pub model_version: Option<String>,
+    /// Frames encoded for cycle clips so far (0 without clips).
+    pub clip_frames: u64,
     /// Why it stopped, when it stopped by itself.
     pub error: Option<String>,
     pub ended: bool,
@@ -227,6 +229,7 @@ fn work(
         &job.camera,
         outbox,
     );
+    let ring = cap.clips();
     let mut window = (Instant::now(), 0u32);
     let mut last_t = 0;
     loop {
@@ -261,6 +264,9 @@ fn work(
         st.frames += 1;
         st.cycles += made.len() as u64;
         let secs = window.0.elapsed().as_secs_f32();
+        if let Some(ring) = &ring {
+            st.clip_frames = ring.0.lock().expect("clip ring lock").encoded;
+        }
         if secs >= 2.0 {
             st.fps = window.1 as f32 / secs;
             window = (Instant::now(), 0);

@@ -152,6 +152,8 @@ pub struct Ring {
     ended: bool,
     /// From running time to the cycle's clock.
     clock: Arc<Clock>,
+    /// Frames encoded so far (for the camera's figures).
+    pub encoded: u64,
 }
 
 /// A camera's ring, shared by its pipeline and its clip writer.
@@ -182,6 +184,7 @@ impl Ring {
                 s.t_ms = b.t_ms + 1;
             }
         }
+        self.encoded += 1;
         if self.samples.is_empty() && !s.key {
             return;
         }
