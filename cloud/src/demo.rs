@@ -24,6 +24,10 @@ pub const ORG: &str = "demo";
 pub const USER_EMAIL: &str = "demo@gemba.local";
 pub const USER_PASSWORD: &str = "gemba-demo-1";
 pub const DEVICE: &str = "Demo station";
+/// The demo's analytics user (the same password): the analytics screens alone.
+pub const ANALYST_EMAIL: &str = "analyst@gemba.local";
+/// The demo line: the demo station, with a takt time a tenth over its target.
+pub const LINE: &str = "Demo line";
 pub const CAMERA: &str = "cam0";
 
 /// Where the demo's parts are.
@@ -114,7 +118,8 @@ pub async fn start(
     tracing::info!(
         org = seeded.org,
         device = seeded.device,
-        "demo agent started; sign in as {USER_EMAIL} / {USER_PASSWORD} and open Devices"
+        "demo agent started; sign in as {USER_EMAIL} / {USER_PASSWORD} and open Devices \
+         (or as {ANALYST_EMAIL}, the same password, for the analytics screens)"
     );
     Ok(child)
 }
@@ -265,6 +270,38 @@ async fn seed(state: &AppState, dir: &Path, footage: &Path) -> anyhow::Result<Se
     let device =
         crate::seed::device_with_code(state, org, DEVICE, &crate::auth::enrolment_code()).await?;
     devices::set_camera_task(&state.db, device, CAMERA, Some(task)).await?;
+    let target_s = truth
+        .task_settings()
+        .steps_avg_time
+        .get("cycle_time")
+        .and_then(|v| v.as_f64());
+    crate::db::lines::create(
+        &state.db,
+        org,
+        LINE,
+        target_s.map(|t| (t * 1100.0).round() as i64),
+        &[gemba_shared::api::v1::line::Station { task, device }],
+    )
+    .await?;
+    if users::by_email(&state.db, ANALYST_EMAIL).await?.is_none() {
+        let hash = state.passwords.hash(USER_PASSWORD.to_string()).await?;
+        let analyst = users::insert(
+            &state.db,
+            &users::NewUser {
+                email: ANALYST_EMAIL,
+                name: "Demo",
+                lastname: "Analyst",
+                password_hash: &hash,
+                role: Some(Role::AnalyticsUser),
+                is_active: true,
+                is_email_verified: true,
+                is_approved: true,
+                require_otp: false,
+            },
+        )
+        .await?;
+        users::link(&state.db, analyst, org).await?;
+    }
     let seeded = Seeded { org, task, device };
     std::fs::write(&file, serde_json::to_vec(&seeded)?)?;
     Ok(seeded)

@@ -130,6 +130,68 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
         "first demo cycle {:.1} s after serve --demo started",
         after.as_secs_f64()
     );
+    // The cycle's clip follows it, and plays from its details; the demo line has the
+    // station, and its figures count the cycles.
+    let id = cycle["id"].as_str().unwrap().to_string();
+    let mut trace = Value::Null;
+    wait_for("the first cycle's clip", 60, async || {
+        trace = get(format!(
+            "telemetry/trace/trace_single_cycle_details/?cycle_id={id}"
+        ))
+        .await;
+        !trace["clip"].is_null()
+    })
+    .await;
+    let clip = &trace["clip"];
+    assert!(
+        clip["start_ms"].as_i64() <= cycle["start_ms"].as_i64(),
+        "{clip} {cycle}"
+    );
+    let played = http
+        .get(format!("{}{}", served.url(), clip["url"].as_str().unwrap()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(played.status(), 200);
+    assert_eq!(played.headers()["content-type"], "video/mp4");
+    let lines = get("telemetry/trace/line/".into()).await;
+    assert_eq!(lines[0]["name"], demo::LINE, "{lines}");
+    let line = lines[0]["id"].as_i64().unwrap();
+    let today = chrono::DateTime::from_timestamp_millis(cycle["start_ms"].as_i64().unwrap())
+        .unwrap()
+        .format("%Y-%m-%d");
+    let stats = get(format!(
+        "telemetry/line_stats?line={line}&datetime_start={today}&datetime_end={today}"
+    ))
+    .await;
+    assert_eq!(stats["bottleneck"], 0, "{stats}");
+    assert!(
+        stats["stations"][0]["figures"]["cycles"].as_i64() >= Some(1),
+        "{stats}"
+    );
+    // The demo's analytics user signs in and reads the same cycles.
+    let analyst: Value = http
+        .post(api("account/login_v2"))
+        .json(&json!({"email": demo::ANALYST_EMAIL, "password": demo::USER_PASSWORD}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let (s, v) = {
+        let r = http
+            .get(api(&format!("telemetry/trace/v2?task={task}")))
+            .bearer_auth(analyst["token"].as_str().unwrap())
+            .header("Organization", org.to_string())
+            .send()
+            .await
+            .unwrap();
+        (r.status(), r.json::<Value>().await.unwrap())
+    };
+    assert_eq!(s, 200, "{v}");
+    assert!(v["count"].as_i64() >= Some(1), "{v}");
+
     // Stopped as a service manager stops it (SIGTERM): the demo agent goes with it.
     let data = served.data.display().to_string();
     let agents = || -> usize {
