@@ -121,7 +121,10 @@ impl Capture {
             Source::Test => ("videotestsrc name=src is-live=true pattern=ball", None),
         };
         let clip_branch = match opts.clips {
-            Some(_) => format!(" t. ! {}", crate::clip::branch(opts.fps, !opts.fast)),
+            Some(c) => format!(
+                " t. ! {}",
+                crate::clip::branch(opts.fps, !opts.fast, c.webm)
+            ),
             None => String::new(),
         };
         let desc = format!(

@@ -31,20 +31,29 @@ pub const POST_MS: i64 = 1000;
 /// The longest wait for a cycle's last frames to be encoded, in real time.
 const WAIT: Duration = Duration::from_secs(5);
 
-/// How clips are kept: the last `seconds` (and at most `max_bytes`) in memory.
+/// How clips are kept: the last `seconds` (and at most `max_bytes`) in memory, as
+/// H.264 for MP4 files or VP8 for WebM (`webm`: what browsers without H.264 play).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClipOptions {
     pub seconds: u32,
     pub max_bytes: usize,
+    pub webm: bool,
 }
 
 impl Default for ClipOptions {
+    /// Two minutes, MP4 where GStreamer has x264.
     fn default() -> ClipOptions {
         ClipOptions {
             seconds: 120,
             max_bytes: 48 * 1024 * 1024,
+            webm: !has_x264(),
         }
     }
+}
+
+/// Whether GStreamer here has x264 (H.264 clips).
+pub fn has_x264() -> bool {
+    crate::capture::recording_format() == "mp4"
 }
 
 /// The running time of a sample's buffer (its timestamp within its segment), in ms: the
@@ -100,18 +109,20 @@ impl Clock {
     }
 }
 
-/// The container clips are written in here: `mp4` (H.264) where GStreamer has x264,
-/// else `webm` (VP8).
-pub fn format() -> &'static str {
-    crate::capture::recording_format()
+/// The container of clips encoded as `caps` say: `webm` for VP8, else `mp4`.
+fn container(caps: &gst::Caps) -> &'static str {
+    match caps.structure(0).map(|s| s.name().as_str()) {
+        Some("video/x-vp8") => "webm",
+        _ => "mp4",
+    }
 }
 
 /// The encoding tail of the capture pipeline's clip branch, ending in `appsink
 /// name=clipsink`.
-pub fn branch(fps: u32, live: bool) -> String {
+pub fn branch(fps: u32, live: bool, webm: bool) -> String {
     let fps = fps.max(1);
     let key = fps * 2;
-    let enc = if format() == "mp4" {
+    let enc = if !webm {
         format!(
             "x264enc speed-preset=ultrafast tune=zerolatency key-int-max={key} bitrate=800 \
              ! h264parse ! video/x-h264,stream-format=avc,alignment=au"
@@ -344,7 +355,7 @@ fn write(ring: &Shared, dir: &Path, job: &Job) -> anyhow::Result<Option<Written>
         .filter(|d| *d > 0)
         .min()
         .unwrap_or(66);
-    let path = dir.join(format!("{}.{}", job.cycle, format()));
+    let path = dir.join(format!("{}.{}", job.cycle, container(&caps)));
     let part = dir.join(format!(".{}.part", job.cycle));
     let r = mux(&caps, &frames, &part).and_then(|()| {
         std::fs::rename(&part, &path)?;
@@ -365,7 +376,7 @@ fn write(ring: &Shared, dir: &Path, job: &Job) -> anyhow::Result<Option<Written>
 
 /// Copies encoded `frames` (times in ms) into a container file at `path`.
 fn mux(caps: &gst::Caps, frames: &[(i64, gst::Buffer)], path: &Path) -> anyhow::Result<()> {
-    let muxer = if format() == "mp4" {
+    let muxer = if container(caps) == "mp4" {
         "mp4mux faststart=true"
     } else {
         "webmmux"
@@ -480,6 +491,18 @@ mod tests {
 
     #[test]
     fn a_running_camera_writes_each_cycles_clip_from_a_key_frame_to_after_its_end() {
+        if has_x264() {
+            camera_clips(false);
+        }
+    }
+
+    #[test]
+    fn clips_are_webm_when_asked() {
+        camera_clips(true);
+    }
+
+    /// A live camera's cycle clips, in MP4 or (`webm`) WebM.
+    fn camera_clips(webm: bool) {
         use crate::capture::{Capture, Options, Source};
         let dir = tempfile::tempdir().unwrap();
         let mut cap = Capture::open(
@@ -493,6 +516,7 @@ mod tests {
                 clips: Some(ClipOptions {
                     seconds: 20,
                     max_bytes: 16 * 1024 * 1024,
+                    webm,
                 }),
             },
         )
@@ -523,7 +547,14 @@ mod tests {
         })
         .unwrap();
         let a = done.recv_timeout(Duration::from_secs(30)).unwrap();
-        assert_eq!(a.path, dir.path().join(format!("a.{}", format())));
+        let ext = if webm { "webm" } else { "mp4" };
+        assert_eq!(a.path, dir.path().join(format!("a.{ext}")));
+        let head = std::fs::read(&a.path).unwrap();
+        if webm {
+            assert_eq!(head[..4], [0x1a, 0x45, 0xdf, 0xa3], "a WebM file");
+        } else {
+            assert_eq!(&head[4..8], b"ftyp", "an MP4 file");
+        }
         assert!(a.start_ms <= s - PRE_MS, "{a:?} from {s}");
         assert!(
             a.start_ms > s - PRE_MS - 2200,

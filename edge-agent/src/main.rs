@@ -79,9 +79,34 @@ struct RunArgs {
     /// cycle longer than this gets its last part); 0: no clips.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(0..=1800))]
     clip_seconds: u32,
+    /// The clips' format: `mp4` (H.264; the default where GStreamer has x264) or `webm`
+    /// (VP8: for browsers that play no H.264).
+    #[arg(long, value_parser = ["mp4", "webm"])]
+    clip_format: Option<String>,
     /// The most disk, in MiB, clips waiting for upload take (the oldest go first).
     #[arg(long, default_value_t = 1024)]
     clip_disk_mib: u32,
+}
+
+/// The clips asked for: `seconds` of video, in `format` (checked against GStreamer).
+fn clip_options(
+    seconds: u32,
+    format: Option<&str>,
+) -> anyhow::Result<gemba_agent::clip::ClipOptions> {
+    let webm = match format {
+        None => !gemba_agent::clip::has_x264(),
+        Some("webm") => true,
+        Some(_) if gemba_agent::clip::has_x264() => false,
+        Some(_) => anyhow::bail!(
+            "--clip-format mp4 needs GStreamer's x264enc (Debian: gstreamer1.0-plugins-ugly); \
+             use webm"
+        ),
+    };
+    Ok(gemba_agent::clip::ClipOptions {
+        seconds,
+        webm,
+        ..Default::default()
+    })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -132,10 +157,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 looped: a.looped,
                 fast: a.fast,
                 outbox_capacity: a.outbox_capacity,
-                clips: (a.clip_seconds > 0).then(|| gemba_agent::clip::ClipOptions {
-                    seconds: a.clip_seconds,
-                    ..Default::default()
-                }),
+                clips: (a.clip_seconds > 0)
+                    .then(|| clip_options(a.clip_seconds, a.clip_format.as_deref()))
+                    .transpose()?,
                 clip_budget_bytes: i64::from(a.clip_disk_mib) * 1024 * 1024,
                 heartbeat: std::time::Duration::from_secs(a.heartbeat.max(1)),
             };

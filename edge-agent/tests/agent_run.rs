@@ -261,6 +261,30 @@ fn bad_arguments_get_one_clear_line() {
         ),
         (
             vec![
+                "run",
+                "--camera",
+                &footage,
+                "--model",
+                &model,
+                "--clip-format",
+                "avi",
+            ],
+            "invalid value 'avi' for '--clip-format",
+        ),
+        (
+            vec![
+                "run",
+                "--camera",
+                &footage,
+                "--model",
+                &model,
+                "--clip-seconds",
+                "3600",
+            ],
+            "invalid value '3600' for '--clip-seconds",
+        ),
+        (
+            vec![
                 "eval",
                 "--model",
                 &model,

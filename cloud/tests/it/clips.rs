@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::both;
 use crate::common::*;
 use crate::devices::{add, world};
-use crate::videos::clip;
+use crate::videos::{clip, make_file};
 
 /// 2026-11-02T08:00:00Z.
 const AT: i64 = 1_793_606_400_000;
@@ -217,9 +217,27 @@ both!(
         assert!(c["duration_ms"].as_i64().unwrap() > 3500, "{c}");
         assert_eq!(files(&app, w.a), vec![format!("{c1}.mp4")]);
 
-        // A second cycle's clip; then the first cycle is deleted: its clip goes too.
-        let (s, _) = put(&app, &format!("{tok}/{c2}?start_ms={AT}"), mp4.clone()).await;
-        assert_eq!(s, StatusCode::OK);
+        // A second cycle's clip, in WebM (VP8, as an agent with `--clip-format webm`
+        // sends); then the first cycle is deleted: its clip goes too.
+        let webm = make_file(
+            "videotestsrc num-buffers=30 ! video/x-raw,width=320,height=240,framerate=15/1 \
+             ! vp8enc deadline=1 ! webmmux",
+            &dir.path().join("clip.webm"),
+        );
+        let (s, v) = put(&app, &format!("{tok}/{c2}?start_ms={AT}"), webm.clone()).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert!(
+            (1900..=2100).contains(&v["duration_ms"].as_i64().unwrap()),
+            "{v}"
+        );
+        let url = format!(
+            "{}{}",
+            app.base.trim_end_matches("/api"),
+            v["url"].as_str().unwrap()
+        );
+        let got = app.client.get(&url).send().await.unwrap();
+        assert_eq!(got.headers()["content-type"], "video/webm");
+        assert_eq!(got.bytes().await.unwrap().to_vec(), webm);
         // Trace lists the cycles with their clips (and the spec's first version alike);
         // a cycle without one says so; organisation B sees none of A's; bad ranges are
         // refused.
@@ -260,7 +278,7 @@ both!(
 
         let (s, v) = app.delete(&format!("telemetry/cycle/{c1}/"), &w.eng).await;
         assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
-        assert_eq!(files(&app, w.a), vec![format!("{c2}.mp4")]);
+        assert_eq!(files(&app, w.a), vec![format!("{c2}.webm")]);
         let (s, _) = put(&app, &format!("{tok}/{c1}?start_ms={AT}"), mp4.clone()).await;
         assert_eq!(s, StatusCode::NOT_FOUND, "a deleted cycle takes no clip");
 

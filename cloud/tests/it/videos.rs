@@ -15,7 +15,7 @@ use crate::common::*;
 use crate::devices::{World, world};
 
 /// Runs a GStreamer pipeline to its end, writing `path`.
-fn make_file(desc: &str, path: &Path) -> Vec<u8> {
+pub(crate) fn make_file(desc: &str, path: &Path) -> Vec<u8> {
     gst::init().unwrap();
     let p = gst::parse::launch(&format!("{desc} ! filesink name=out"))
         .unwrap()
