@@ -38,6 +38,9 @@ struct Args {
     /// Seconds each camera count is held.
     #[arg(long, default_value_t = 8)]
     hold: u64,
+    /// Then the real `gemba-agent` binary at this path, enrolled with a cloud started here.
+    #[arg(long)]
+    agent: Option<PathBuf>,
     /// Cameras only without cycle clips (the agent's `--clip-seconds 0`); by default
     /// without, then with.
     #[arg(long)]
@@ -158,8 +161,13 @@ fn status_mib(pid: &str, field: &str) -> f64 {
 
 fn main() -> anyhow::Result<()> {
     let args: Args = clap::Parser::parse();
-    let (footage, model_dir, frames, max_cameras) =
-        (args.footage, args.model, args.frames, args.max_cameras);
+    let (footage, model_dir, frames, max_cameras, agent) = (
+        args.footage,
+        args.model,
+        args.frames,
+        args.max_cameras,
+        args.agent,
+    );
     let hold = Duration::from_secs(args.hold);
     let clips = !args.no_clips;
     let clip_dir = tempfile::tempdir()?;
@@ -248,11 +256,11 @@ fn main() -> anyhow::Result<()> {
             "RSS: {rss_start:.1} MiB with the model loaded, {rss_one:.1} MiB with one camera running"
         );
     }
-    if let Some(agent) = std::env::args().skip_while(|a| a != "--agent").nth(1) {
+    if let Some(agent) = &agent {
         // At least 12 s: the cloud starts the cameras on the agent's first status, and the
         // reading is taken from a heartbeat (every 5 s) after they all run.
         let hold = hold.max(Duration::from_secs(12));
-        agent_binary(&PathBuf::from(agent), &footage, &model_dir, &truth, hold)?;
+        agent_binary(agent, &footage, &model_dir, &truth, hold)?;
     }
     Ok(())
 }
@@ -288,9 +296,11 @@ fn agent_binary(
         "enrolling: {}",
         String::from_utf8_lossy(&enrolled.stderr)
     );
-    for cameras in [1, 4] {
+    // Each without cycle clips and with them (the default), a fresh process each.
+    for (cameras, clip_seconds) in [(1, "0"), (1, "120"), (4, "0"), (4, "120")] {
         let mut c = std::process::Command::new(agent);
         c.arg("--data").arg(&data).arg("run");
+        c.args(["--clip-seconds", clip_seconds]);
         for cam in 0..cameras {
             c.arg("--camera")
                 .arg(format!("cam{cam}={}", footage.display()));
@@ -322,8 +332,9 @@ fn agent_binary(
         child.kill()?;
         child.wait()?;
         println!(
-            "gemba-agent run, {cameras} camera(s) at 15 fps for {} s: RSS {now:.1} MiB, peak {peak:.1} MiB \
-             ({} running, at {} fps, as its last status said)",
+            "gemba-agent run, {cameras} camera(s) at 15 fps, clips {}, for {} s: RSS {now:.1} MiB, \
+             peak {peak:.1} MiB ({} running, at {} fps, as its last status said)",
+            if clip_seconds == "0" { "off" } else { "kept" },
             hold.as_secs(),
             running.len(),
             running.join(", ")
