@@ -283,6 +283,10 @@ pub async fn details(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option
         }
     }
     let [previous, next] = near;
+    let metadata: String = sqlx::query_scalar("SELECT metadata FROM cycles WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut *conn)
+        .await?;
     Ok(Some(CycleDetails {
         cycle: f.cycle,
         task_name: None,
@@ -290,6 +294,7 @@ pub async fn details(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option
         device_name: None,
         previous,
         next,
+        metadata: serde_json::from_str(&metadata).unwrap_or_default(),
         clip: None,
         archived_at_ms: f.archived_at,
         history: history

@@ -117,6 +117,31 @@ pub async fn delete(db: &Db, org: i64, id: i64) -> sqlx::Result<bool> {
 
 /// For tracing a part by time along a line: station `s`'s first cycle (not archived)
 /// starting at or after `at` (`after`), or its last one ending at or before `at`.
+/// Station `s`'s cycle whose metadata matches `patterns` ([`super::cycles::metadata_patterns`]),
+/// the one starting nearest to `at` (unix ms).
+pub async fn nearest_with(
+    db: &Db,
+    org: i64,
+    s: Station,
+    patterns: &(String, String),
+    at: i64,
+) -> sqlx::Result<Option<super::cycles::CycleRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {} FROM cycles WHERE organization_id = $1 AND task_id = $2 AND device_id = $3 \
+         AND archived_at IS NULL AND (metadata LIKE $4 ESCAPE '\\' OR metadata LIKE $5 ESCAPE '\\') \
+         ORDER BY ABS(start_ms - $6), id LIMIT 1",
+        super::cycles::CYCLE_COLS
+    )))
+    .bind(org)
+    .bind(s.task)
+    .bind(s.device)
+    .bind(&patterns.0)
+    .bind(&patterns.1)
+    .bind(at)
+    .fetch_optional(&db.pool)
+    .await
+}
+
 pub async fn neighbour(
     db: &Db,
     org: i64,

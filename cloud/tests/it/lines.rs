@@ -344,7 +344,7 @@ fn at(base: i64, from: i64, to: i64) -> Cycle {
 }
 
 both!(
-    a_part_is_traced_along_a_line_by_time,
+    a_part_is_traced_along_a_line_by_time_and_by_barcode,
     |app: TestApp| async move {
         let w = world(&app).await;
         let t = w.task;
@@ -420,6 +420,108 @@ both!(
             trace(ids[2][2].clone()).await,
             (2, vec![some(0, 2), some(1, 2), some(2, 2)])
         );
+        // By barcode: parts that overtook one another. Press makes P-1 then P-2; Weld
+        // and Paint take P-2 first. By time, P-1's Press cycle is followed by Weld's
+        // next cycle (P-2's); by barcode, by P-1's own, the one nearest in time (a
+        // later P-1 at Weld, hours on, is another pass).
+        let coded = [
+            [
+                (1000, 1010, "P-1"),
+                (1020, 1030, "P-2"),
+                (9000, 9010, "P-3"),
+            ],
+            [
+                (1012, 1025, "P-2"),
+                (1031, 1045, "P-1"),
+                (9000, 9010, "P-1"),
+            ],
+            [
+                (1026, 1035, "P-2"),
+                (1046, 1058, "P-1"),
+                (9100, 9110, "P-3"),
+            ],
+        ];
+        let mut coded_ids = vec![];
+        for (k, dev) in ds.iter().enumerate() {
+            let sent: Vec<_> = coded[k]
+                .iter()
+                .map(|&(a, b, code)| {
+                    let mut r = as_sent(w.a, *dev, t, &at(BASE, a, b));
+                    r.cycle.metadata.insert("barcode".into(), code.into());
+                    r
+                })
+                .collect();
+            coded_ids.push(sent.iter().map(|r| r.cycle.id.clone()).collect::<Vec<_>>());
+            insert_cycles(&app.state.db, &sent).await.unwrap();
+        }
+        let by = |cycle: String, how: &'static str| {
+            let app = &app;
+            let tok = w.analyst.clone();
+            async move {
+                let (s, v) = app
+                    .get(
+                        &format!(
+                            "telemetry/trace/line_traceability/?line={id}&cycle_id={cycle}&by={how}"
+                        ),
+                        &tok,
+                    )
+                    .await;
+                assert_eq!(s, StatusCode::OK, "{v}");
+                let found: Vec<Option<String>> = v["stations"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s["cycle"]["id"].as_str().map(str::to_string))
+                    .collect();
+                (v["by"].clone(), v["barcode"].clone(), found)
+            }
+        };
+        let c = |k: usize, i: usize| Some(coded_ids[k][i].clone());
+        assert_eq!(
+            by(coded_ids[0][0].clone(), "time").await,
+            (json!("time"), Value::Null, vec![c(0, 0), c(1, 0), c(2, 0)])
+        );
+        assert_eq!(
+            by(coded_ids[0][0].clone(), "barcode").await,
+            (
+                json!("barcode"),
+                json!("P-1"),
+                vec![c(0, 0), c(1, 1), c(2, 1)]
+            )
+        );
+        // From the middle station, both ways; a barcode some station never saw.
+        assert_eq!(
+            by(coded_ids[1][0].clone(), "barcode").await.2,
+            vec![c(0, 1), c(1, 0), c(2, 0)]
+        );
+        assert_eq!(
+            by(coded_ids[2][2].clone(), "barcode").await.2,
+            vec![c(0, 2), None, c(2, 2)]
+        );
+        // A cycle without a barcode, or a way that is neither: refused on `by`.
+        for (cycle, how, why) in [
+            (
+                ids[0][0].clone(),
+                "barcode",
+                "The cycle carries no barcode: trace it by time.",
+            ),
+            (
+                coded_ids[0][0].clone(),
+                "colour",
+                "Trace by time or by barcode.",
+            ),
+        ] {
+            let (s, v) = app
+                .get(
+                    &format!(
+                        "telemetry/trace/line_traceability/?line={id}&cycle_id={cycle}&by={how}"
+                    ),
+                    &w.analyst,
+                )
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+            assert_eq!(v["by"][0], why);
+        }
         // A cycle of no station of the line; an unknown one; bad parameters.
         let stray = as_sent(w.a, ds[0], t, &at(BASE, 100, 110));
         let mut other_task = stray;

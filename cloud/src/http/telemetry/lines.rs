@@ -319,6 +319,9 @@ pub async fn line_stats(
     }))
 }
 
+/// The metadata key a barcode read at a station is sent under.
+pub const BARCODE: &str = "barcode";
+
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TraceParams {
@@ -326,6 +329,8 @@ pub struct TraceParams {
     pub line: Option<i64>,
     /// A cycle of one of the line's stations.
     pub cycle_id: Option<String>,
+    /// `time` (the default) or `barcode` (the cycle's barcode, at every station).
+    pub by: Option<String>,
 }
 
 /// Where the part a cycle worked on was at each station of a line, by time: each later
@@ -346,11 +351,26 @@ pub async fn traceability(
         .cycle_id
         .filter(|c| !c.trim().is_empty())
         .ok_or_else(|| ApiError::field("cycle_id", "Choose a cycle."))?;
-    let cycle = crate::db::cycle_changes::details(&state.db, Some(org), &id)
+    let by_barcode = match p.by.as_deref().map(str::trim) {
+        None | Some("") | Some("time") => false,
+        Some("barcode") => true,
+        Some(_) => return Err(ApiError::field("by", "Trace by time or by barcode.")),
+    };
+    let details = crate::db::cycle_changes::details(&state.db, Some(org), &id)
         .await?
         .filter(|d| d.archived_at_ms.is_none())
-        .ok_or(ApiError::NotFound)?
-        .cycle;
+        .ok_or(ApiError::NotFound)?;
+    let barcode = match (by_barcode, details.metadata.get(BARCODE)) {
+        (false, _) => None,
+        (true, Some(b)) => Some(b.clone()),
+        (true, None) => {
+            return Err(ApiError::field(
+                "by",
+                "The cycle carries no barcode: trace it by time.",
+            ));
+        }
+    };
+    let cycle = details.cycle;
     let position = l
         .stations
         .iter()
@@ -363,14 +383,25 @@ pub async fn traceability(
         })?;
     let mut found: Vec<Option<gemba_shared::api::v1::device::RecentCycle>> =
         vec![None; l.stations.len()];
+    let cycle_start = cycle.start_ms;
     found[position] = Some(cycle);
-    for i in position + 1..l.stations.len() {
+    if let Some(code) = &barcode {
+        let patterns = cycles::metadata_patterns(BARCODE, Some(code));
+        for (i, s) in l.stations.iter().enumerate() {
+            if i != position {
+                found[i] = lines::nearest_with(&state.db, org, *s, &patterns, cycle_start)
+                    .await?
+                    .map(cycles::to_api);
+            }
+        }
+    }
+    for i in (position + 1..l.stations.len()).filter(|_| barcode.is_none()) {
         let Some(prev) = &found[i - 1] else { break };
         found[i] = lines::neighbour(&state.db, org, l.stations[i], prev.end_ms, true)
             .await?
             .map(cycles::to_api);
     }
-    for i in (0..position).rev() {
+    for i in (0..position).rev().filter(|_| barcode.is_none()) {
         let Some(next) = &found[i + 1] else { break };
         found[i] = lines::neighbour(&state.db, org, l.stations[i], next.start_ms, false)
             .await?
@@ -380,6 +411,8 @@ pub async fn traceability(
     Ok(axum::Json(LineTrace {
         line: l.id,
         cycle_id: id,
+        by: if barcode.is_some() { "barcode" } else { "time" }.into(),
+        barcode,
         position,
         stations: names
             .into_iter()

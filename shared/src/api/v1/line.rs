@@ -122,6 +122,11 @@ pub struct TracedStation {
 pub struct LineTrace {
     pub line: i64,
     pub cycle_id: String,
+    /// How the part was followed: `time`, or `barcode` (each station's cycle with the
+    /// traced cycle's barcode, the one nearest in time).
+    pub by: String,
+    /// The barcode followed (`by` = `barcode`).
+    pub barcode: Option<String>,
     /// The traced cycle's station.
     pub position: usize,
     pub stations: Vec<TracedStation>,

@@ -163,6 +163,8 @@ pub struct CycleDetails {
     /// not archived).
     pub previous: Option<String>,
     pub next: Option<String>,
+    /// What its device said of the part (a barcode read at the station…).
+    pub metadata: std::collections::BTreeMap<String, String>,
     /// The video the station's device recorded around the cycle; `null` until it is
     /// uploaded (after the cycle), or when the device sends none.
     pub clip: Option<CycleClip>,

@@ -23,6 +23,10 @@ archived_at_ms: number | null, history: Array<CycleChange>,
  */
 previous: string | null, next: string | null, 
 /**
+ * What its device said of the part (a barcode read at the station…).
+ */
+metadata: { [key in string]: string }, 
+/**
  * The video the station's device recorded around the cycle; `null` until it is
  * uploaded (after the cycle), or when the device sends none.
  */

@@ -9,6 +9,15 @@ import type { TracedStation } from "./TracedStation";
  */
 export type LineTrace = { line: number, cycle_id: string, 
 /**
+ * How the part was followed: `time`, or `barcode` (each station's cycle with the
+ * traced cycle's barcode, the one nearest in time).
+ */
+by: string, 
+/**
+ * The barcode followed (`by` = `barcode`).
+ */
+barcode: string | null, 
+/**
  * The traced cycle's station.
  */
 position: number, stations: Array<TracedStation>, };

@@ -112,13 +112,16 @@ test("a line's figures: output, balance, the bottleneck named and marked, each s
   expect(asked[0]!.get('datetime_end')).toBe(new Date(2026, 10, 26).toISOString());
 });
 
+const cycle = (id: string, start: number, good: boolean) => ({ id, task: 4, device: 7, camera: 'cam0', start_ms: start, end_ms: start + 42_000, idle_ms: 0, good, reasons: [], segments: [] });
+
 test("a cycle's line visibility: its lines' stations in order, its own marked, the part's cycle at each", async () => {
   signInAs('analytics_user', 1);
   const other: Line = { ...LINE, id: 9, name: 'Other line', stations: [station(6, 9, 'Bench 9')] };
-  const cycle = (id: string, start: number, good: boolean) => ({ id, task: 4, device: 7, camera: 'cam0', start_ms: start, end_ms: start + 42_000, idle_ms: 0, good, reasons: [], segments: [] });
   const trace: LineTrace = {
     line: 3,
     cycle_id: 'c-1',
+    by: 'time',
+    barcode: null,
     position: 0,
     stations: [
       { position: 0, ...station(4, 7, 'Bench 7'), cycle: cycle('c-1', new Date(2026, 10, 25, 9).getTime(), true) },
@@ -130,9 +133,12 @@ test("a cycle's line visibility: its lines' stations in order, its own marked, t
     http.get(apiUrl('telemetry/trace/line/'), () => HttpResponse.json([LINE, other])),
     http.get(apiUrl('telemetry/trace/line_traceability/'), ({ request }) => {
       const q = new URL(request.url).searchParams;
-      traced.push(`${q.get('line')}/${q.get('cycle_id')}`);
+      traced.push(`${q.get('line')}/${q.get('cycle_id')}/${q.get('by')}`);
       return HttpResponse.json(trace);
     }),
+    http.get(apiUrl('telemetry/trace/trace_single_cycle_details/'), () =>
+      HttpResponse.json({ cycle: cycle('c-1', new Date(2026, 10, 25, 9).getTime(), true), metadata: {}, history: [] }),
+    ),
   );
   renderApp('/user/line-visibility?cycleId=c-1&taskId=4');
   const list = await screen.findByRole('list', { name: 'Stations of Pump line' });
@@ -144,5 +150,30 @@ test("a cycle's line visibility: its lines' stations in order, its own marked, t
   expect(items[1]).toHaveTextContent('No cycle found for this part.');
   // Only the lines its operation is on.
   expect(screen.queryByRole('region', { name: 'Other line' })).toBeNull();
-  expect(traced).toEqual(['3/c-1']);
+  expect(traced).toEqual(['3/c-1/time']);
+  // Its device read no barcode: only the line's times can follow it.
+  expect(screen.queryByLabelText('Trace by')).toBeNull();
+});
+
+test('a cycle with a barcode is followed by its barcode when asked', async () => {
+  signInAs('analytics_user', 1);
+  const traced: string[] = [];
+  server.use(
+    http.get(apiUrl('telemetry/trace/line/'), () => HttpResponse.json([LINE])),
+    http.get(apiUrl('telemetry/trace/line_traceability/'), ({ request }) => {
+      const by = new URL(request.url).searchParams.get('by') ?? 'time';
+      traced.push(by);
+      return HttpResponse.json({ line: 3, cycle_id: 'c-1', by, barcode: by === 'barcode' ? 'P-1' : null, position: 0, stations: [] });
+    }),
+    http.get(apiUrl('telemetry/trace/trace_single_cycle_details/'), () =>
+      HttpResponse.json({ cycle: cycle('c-1', new Date(2026, 10, 25, 9).getTime(), true), metadata: { barcode: 'P-1' }, history: [] }),
+    ),
+  );
+  const user = userEvent.setup();
+  const { router } = renderApp('/user/line-visibility?cycleId=c-1&taskId=4');
+  const choice = await screen.findByLabelText('Trace by');
+  expect(choice).toHaveValue('time');
+  await user.selectOptions(choice, 'Barcode P-1');
+  await waitFor(() => expect(traced).toEqual(['time', 'barcode']));
+  expect(router.state.location.search).toContain('by=barcode');
 });

@@ -34,10 +34,13 @@ export const lineStatsQuery = (line: number, start: Date, end: Date) => {
   });
 };
 
-export const lineTraceQuery = (line: number, cycle: string) =>
+/** How a part is followed along a line: by the line's times, or by its barcode. */
+export type TraceBy = 'time' | 'barcode';
+
+export const lineTraceQuery = (line: number, cycle: string, by: TraceBy = 'time') =>
   queryOptions({
-    queryKey: [...cyclesKey, 'line-trace', line, cycle],
-    queryFn: () => api.get<LineTrace>('telemetry/trace/line_traceability/', { query: { line, cycle_id: cycle } }),
+    queryKey: [...cyclesKey, 'line-trace', line, cycle, by],
+    queryFn: () => api.get<LineTrace>('telemetry/trace/line_traceability/', { query: { line, cycle_id: cycle, by } }),
     staleTime: 0,
   });
 

@@ -5,21 +5,27 @@ import type { Line, TracedStation } from '@/api/generated';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
+import { cycleDetailsQuery } from '@/lib/cycles';
 import { formatDateTime } from '@/lib/format';
 
-import { lineTraceQuery, linesQuery, stationText } from '../api/lines';
+import { type TraceBy, lineTraceQuery, linesQuery, stationText } from '../api/lines';
 
 /**
  * `/user/line-visibility?cycleId=&taskId=` (Line Visibility): where a cycle sits in the
  * lines its operation is a station of: each line's stations in order, the cycle's own
  * marked, and at every other station the cycle of the same part as the line's times
- * show it (`trace/line_traceability/`). Opened from a cycle's "In line".
+ * show it (`trace/line_traceability/`), or, for a cycle whose device read the part's
+ * barcode, the cycles with the same barcode ("Trace by", `by=barcode` in the address).
+ * Opened from a cycle's "In line".
  */
 export default function LineVisibilityScreen() {
-  const [params] = useSearchParams();
+  const [params, setParams] = useSearchParams();
   const cycle = params.get('cycleId');
   const task = Number(params.get('taskId')) || null;
   const lines = useQuery(linesQuery());
+  const details = useQuery({ ...cycleDetailsQuery(cycle ?? ''), enabled: cycle !== null });
+  const barcode = details.data?.metadata.barcode;
+  const by: TraceBy = barcode !== undefined && params.get('by') === 'barcode' ? 'barcode' : 'time';
   const mine = (lines.data ?? []).filter((l) => task === null || l.stations.some((s) => s.task === task));
   return (
     <section>
@@ -30,8 +36,25 @@ export default function LineVisibilityScreen() {
         <>
           <QueryStatus pending={lines.isPending} error={lines.error} what="Lines" />
           {lines.data && mine.length === 0 ? <EmptyState title="This cycle's operation is on no line." /> : null}
+          {barcode !== undefined && mine.length > 0 ? (
+            <label className="field">
+              Trace by
+              <select
+                value={by}
+                onChange={(e) => {
+                  const next = new URLSearchParams(params);
+                  if (e.target.value === 'barcode') next.set('by', 'barcode');
+                  else next.delete('by');
+                  setParams(next, { replace: true });
+                }}
+              >
+                <option value="time">Time (first in, first out)</option>
+                <option value="barcode">Barcode {barcode}</option>
+              </select>
+            </label>
+          ) : null}
           {mine.map((l) => (
-            <LineTraceView key={l.id} line={l} cycle={cycle} />
+            <LineTraceView key={l.id} line={l} cycle={cycle} by={by} />
           ))}
         </>
       )}
@@ -39,8 +62,8 @@ export default function LineVisibilityScreen() {
   );
 }
 
-function LineTraceView({ line, cycle }: { line: Line; cycle: string }) {
-  const q = useQuery(lineTraceQuery(line.id, cycle));
+function LineTraceView({ line, cycle, by }: { line: Line; cycle: string; by: TraceBy }) {
+  const q = useQuery(lineTraceQuery(line.id, cycle, by));
   return (
     <section aria-label={line.name} className="line-trace">
       <h2>{line.name}</h2>
