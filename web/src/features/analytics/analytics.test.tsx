@@ -282,6 +282,7 @@ test("a cycle's clip: the step shown follows the video, and a step plays from it
         previous: null,
         next: null,
         clip: { url: '/api/media/clip-token', start_ms: start - 1_500, duration_ms: 45_000 },
+        metadata: { barcode: 'P-1' },
       }),
     ),
   );
@@ -289,6 +290,9 @@ test("a cycle's clip: the step shown follows the video, and a step plays from it
   renderApp('/cycle-trace/c-1');
   const video = await screen.findByLabelText<HTMLVideoElement>('Cycle clip');
   expect(video.getAttribute('src')).toBe('/api/media/clip-token');
+  // What the device read of the part.
+  expect(screen.getByRole('definition')).toHaveTextContent('P-1');
+  expect(screen.getByRole('term')).toHaveTextContent('barcode');
   // The browser's player, as far as the screen reads it: where the video is.
   let time = 0;
   Object.defineProperty(video, 'currentTime', {

@@ -65,6 +65,16 @@ export default function CycleTraceScreen() {
               </button>
             ) : null}
           </nav>
+          {Object.keys(d.metadata ?? {}).length > 0 ? (
+            <dl className="cycle-metadata" aria-label="What the station's device read">
+              {Object.entries(d.metadata ?? {}).map(([k, v]) => (
+                <div key={k}>
+                  <dt>{k}</dt>
+                  <dd>{v}</dd>
+                </div>
+              ))}
+            </dl>
+          ) : null}
           {d.clip ? (
             <CycleClipPlayer key={c.id} cycle={c} steps={d.steps} clip={d.clip} onTime={setAt} seekTo={seekTo} />
           ) : (
