@@ -38,15 +38,17 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
     // the server's first answer (the demo is seeded before it answers).
     let http = reqwest::Client::new();
     let api = |path: &str| format!("{}/api/{path}", served.url());
-    let login: Value = http
-        .post(api("account/login_v2"))
-        .json(&json!({"email": demo::USER_EMAIL, "password": demo::USER_PASSWORD}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sign_in = async |email: &str| -> Value {
+        http.post(api("account/login_v2"))
+            .json(&json!({"email": email, "password": demo::USER_PASSWORD}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    };
+    let login = sign_in(demo::USER_EMAIL).await;
     let token = login["token"]
         .as_str()
         .unwrap_or_else(|| panic!("signed in: {login}"))
@@ -170,15 +172,7 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
         "{stats}"
     );
     // The demo's analytics user signs in and reads the same cycles.
-    let analyst: Value = http
-        .post(api("account/login_v2"))
-        .json(&json!({"email": demo::ANALYST_EMAIL, "password": demo::USER_PASSWORD}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let analyst = sign_in(demo::ANALYST_EMAIL).await;
     let (s, v) = {
         let r = http
             .get(api(&format!("telemetry/trace/v2?task={task}")))

@@ -377,13 +377,17 @@ both!(
             )
             .await;
         let id = line["id"].as_i64().unwrap();
-        let trace = |cycle: String| {
+        // How the line's traceability follows `cycle` (`how`: time or barcode): the
+        // traced cycle's position, `by`, the barcode and each station's cycle.
+        let follow = |cycle: String, how: &'static str| {
             let app = &app;
             let tok = w.analyst.clone();
             async move {
                 let (s, v) = app
                     .get(
-                        &format!("telemetry/trace/line_traceability/?line={id}&cycle_id={cycle}"),
+                        &format!(
+                            "telemetry/trace/line_traceability/?line={id}&cycle_id={cycle}&by={how}"
+                        ),
                         &tok,
                     )
                     .await;
@@ -394,8 +398,17 @@ both!(
                     .iter()
                     .map(|s| s["cycle"]["id"].as_str().map(str::to_string))
                     .collect();
-                (v["position"].as_u64().unwrap(), found)
+                (
+                    v["position"].as_u64().unwrap(),
+                    v["by"].clone(),
+                    v["barcode"].clone(),
+                    found,
+                )
             }
+        };
+        let trace = async |cycle: String| {
+            let (position, _, _, found) = follow(cycle, "time").await;
+            (position, found)
         };
         let some = |k: usize, i: usize| Some(ids[k][i].clone());
         // From the middle station's second cycle: Press's second before, Paint's second
@@ -454,27 +467,9 @@ both!(
             coded_ids.push(sent.iter().map(|r| r.cycle.id.clone()).collect::<Vec<_>>());
             insert_cycles(&app.state.db, &sent).await.unwrap();
         }
-        let by = |cycle: String, how: &'static str| {
-            let app = &app;
-            let tok = w.analyst.clone();
-            async move {
-                let (s, v) = app
-                    .get(
-                        &format!(
-                            "telemetry/trace/line_traceability/?line={id}&cycle_id={cycle}&by={how}"
-                        ),
-                        &tok,
-                    )
-                    .await;
-                assert_eq!(s, StatusCode::OK, "{v}");
-                let found: Vec<Option<String>> = v["stations"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|s| s["cycle"]["id"].as_str().map(str::to_string))
-                    .collect();
-                (v["by"].clone(), v["barcode"].clone(), found)
-            }
+        let by = async |cycle: String, how: &'static str| {
+            let (_, by, barcode, found) = follow(cycle, how).await;
+            (by, barcode, found)
         };
         let c = |k: usize, i: usize| Some(coded_ids[k][i].clone());
         assert_eq!(
