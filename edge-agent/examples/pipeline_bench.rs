@@ -107,10 +107,7 @@ impl Cameras<'_> {
                 })
                 .collect::<anyhow::Result<_>>()?;
             std::thread::sleep(Duration::from_secs(2));
-            let counts = |w: &Worker| {
-                let s = w.stats.lock().unwrap();
-                (s.frames, s.clip_frames)
-            };
+            let counts = |w: &Worker| (w.stats.lock().unwrap().frames, w.clip_frames());
             let before: Vec<(u64, u64)> = workers.iter().map(counts).collect();
             std::thread::sleep(hold);
             let rates: Vec<(f64, f64)> = workers

@@ -37,8 +37,6 @@ pub struct Stats {
     /// Frames per second over the last few seconds.
     pub fps: f32,
     pub model_version: Option<String>,
-    /// Frames encoded for cycle clips so far (0 without clips).
-    pub clip_frames: u64,
     /// Why it stopped, when it stopped by itself.
     pub error: Option<String>,
     pub ended: bool,
@@ -65,6 +63,8 @@ pub struct Worker {
     input: (u32, u32),
     control: Sender<Control>,
     pub stats: Arc<Mutex<Stats>>,
+    /// Its cycle clips' ring (when it keeps clips).
+    clips: Option<crate::clip::Shared>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -88,8 +88,9 @@ impl Worker {
         job.capture.height = model.height;
         // Opened here so that a camera that cannot start is an answer, not a log line.
         let cap = Capture::open(&job.source, job.capture.clone())?;
-        let clips = match cap.clips() {
-            Some(ring) => Some(clip_writer(ring, &job, outbox.clone())?),
+        let ring = cap.clips();
+        let clips = match &ring {
+            Some(ring) => Some(clip_writer(ring.clone(), &job, outbox.clone())?),
             None => None,
         };
         let (tx, rx) = mpsc::channel();
@@ -121,6 +122,7 @@ impl Worker {
             task,
             control: tx,
             stats,
+            clips: ring,
             thread: Some(thread),
         })
     }
@@ -159,6 +161,13 @@ impl Worker {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+
+    /// Frames encoded for its cycle clips so far (0 without clips).
+    pub fn clip_frames(&self) -> u64 {
+        self.clips
+            .as_ref()
+            .map_or(0, |r| r.0.lock().expect("clip ring lock").encoded)
     }
 
     pub fn ended(&self) -> bool {
@@ -229,7 +238,6 @@ fn work(
         &job.camera,
         outbox,
     );
-    let ring = cap.clips();
     let mut window = (Instant::now(), 0u32);
     let mut last_t = 0;
     loop {
@@ -264,9 +272,6 @@ fn work(
         st.frames += 1;
         st.cycles += made.len() as u64;
         let secs = window.0.elapsed().as_secs_f32();
-        if let Some(ring) = &ring {
-            st.clip_frames = ring.0.lock().expect("clip ring lock").encoded;
-        }
         if secs >= 2.0 {
             st.fps = window.1 as f32 / secs;
             window = (Instant::now(), 0);

@@ -185,15 +185,48 @@ impl Outbox {
     /// many did.
     pub fn ack_keys(&mut self, keys: &[String]) -> rusqlite::Result<usize> {
         let tx = self.db.transaction()?;
-        let mut n = 0;
+        let n = delete_keys(&tx, keys)?;
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// The cloud's acknowledgement, in one transaction (one sync to disk): the cycles
+    /// stored (`stored`) and refused for good (`refused`) leave; the stored ones' clips may
+    /// go to `clip_url` (followed by the id); a refused one's clip never will. Answers
+    /// the files of the clips dropped, for the caller to delete.
+    pub fn acknowledged(
+        &mut self,
+        stored: &[String],
+        refused: &[String],
+        clip_url: Option<&str>,
+        now_ms: i64,
+    ) -> rusqlite::Result<Vec<String>> {
+        let tx = self.db.transaction()?;
+        delete_keys(&tx, stored)?;
+        delete_keys(&tx, refused)?;
+        if let Some(url) = clip_url {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO clips (cycle, url, created_ms) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (cycle) DO UPDATE SET url = excluded.url, attempts = 0, next_ms = 0",
+            )?;
+            for c in stored {
+                st.execute(params![c, url, now_ms])?;
+            }
+        }
+        let mut gone = vec![];
         {
-            let mut st = tx.prepare_cached("DELETE FROM outbox WHERE key = ?1")?;
-            for k in keys {
-                n += st.execute([k])?;
+            let mut st = tx.prepare_cached("DELETE FROM clips WHERE cycle = ?1 RETURNING path")?;
+            for c in refused {
+                if let Some(Some(p)) = st
+                    .query_row([c], |r| r.get::<_, Option<String>>(0))
+                    .optional()?
+                {
+                    gone.push(p);
+                }
             }
         }
         tx.commit()?;
-        Ok(n)
+        Ok(gone)
     }
 
     /// Cycle records waiting (not yet stored by the cloud).
@@ -286,21 +319,6 @@ impl Outbox {
         Ok(gone)
     }
 
-    /// The cloud stored `cycles` and takes their clips at `url` (followed by the id).
-    pub fn clip_urls(&mut self, cycles: &[String], url: &str, now_ms: i64) -> rusqlite::Result<()> {
-        let tx = self.db.transaction()?;
-        {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO clips (cycle, url, created_ms) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (cycle) DO UPDATE SET url = excluded.url, attempts = 0, next_ms = 0",
-            )?;
-            for c in cycles {
-                st.execute(params![c, url, now_ms])?;
-            }
-        }
-        tx.commit()
-    }
-
     /// Up to `n` clips with both their file and their URL, due at `now_ms`, oldest first.
     pub fn clips_due(&self, n: usize, now_ms: i64) -> rusqlite::Result<Vec<DueClip>> {
         let mut st = self.db.prepare_cached(
@@ -386,6 +404,16 @@ impl std::fmt::Display for PushError {
 }
 
 impl std::error::Error for PushError {}
+
+/// Deletes the messages of cycles `keys` in `tx`; answers how many there were.
+fn delete_keys(tx: &rusqlite::Transaction, keys: &[String]) -> rusqlite::Result<usize> {
+    let mut st = tx.prepare_cached("DELETE FROM outbox WHERE key = ?1")?;
+    let mut n = 0;
+    for k in keys {
+        n += st.execute([k])?;
+    }
+    Ok(n)
+}
 
 /// The wait before delivery attempt `attempt` (1-based) after failures: doubling from
 /// 500 ms to at most 30 s.
@@ -490,8 +518,13 @@ mod tests {
         );
         assert!(due(&o, 10).is_empty());
         // Stored before its clip was written (the other order): due once written.
-        o.clip_urls(&["a".into(), "b".into()], "http://cloud/clip/t/", 2)
-            .unwrap();
+        o.acknowledged(
+            &["a".into(), "b".into()],
+            &[],
+            Some("http://cloud/clip/t/"),
+            2,
+        )
+        .unwrap();
         assert!(
             o.clip_written("b", "/c/b.mp4", 7, 400, 1000, 3)
                 .unwrap()
@@ -512,15 +545,23 @@ mod tests {
         assert_eq!(gone, ["/c/a.mp4", "/c/b.mp4"]);
         assert!(due(&o, 1_000).is_empty());
         // Uploaded: it leaves, its file for the caller to delete.
-        o.clip_urls(&["c".into()], "http://cloud/clip/t/", 5)
+        o.acknowledged(&["c".into()], &[], Some("http://cloud/clip/t/"), 5)
             .unwrap();
         assert_eq!(o.clip_gone("c").unwrap().as_deref(), Some("/c/c.mp4"));
         assert_eq!(o.clip_gone("c").unwrap(), None);
         // A URL whose cycle kept no clip is forgotten after a while.
-        o.clip_urls(&["d".into()], "http://cloud/clip/t/", 10)
+        o.acknowledged(&["d".into()], &[], Some("http://cloud/clip/t/"), 10)
             .unwrap();
         assert_eq!(o.clips_stale(10 + CLIP_WAIT_MS).unwrap(), 0);
         assert_eq!(o.clips_stale(11 + CLIP_WAIT_MS).unwrap(), 1);
+        // A cycle the cloud refused: its clip goes, its file for the caller to delete.
+        o.clip_written("e", "/c/e.mp4", 1, 10, 1000, 20).unwrap();
+        assert_eq!(
+            o.acknowledged(&[], &["e".into(), "f".into()], Some("u"), 21)
+                .unwrap(),
+            ["/c/e.mp4"]
+        );
+        assert!(due(&o, i64::MAX).is_empty());
         // The clip queue never counts against the cycles' capacity.
         assert!(o.is_empty().unwrap());
     }

@@ -247,18 +247,15 @@ async fn incoming(
                 if !ack.refused.is_empty() {
                     tracing::error!(ids = ?ack.refused, "the cloud refused cycles (task not the organisation's)");
                 }
-                let mut o = outbox.lock().expect("outbox lock");
-                let done: Vec<String> = ack.ids.iter().chain(&ack.refused).cloned().collect();
-                o.ack_keys(&done)?;
-                // Their clips may go now (the cycles are stored), to the URL given; a
-                // refused cycle's clip never will.
-                if let Some(url) = &ack.clip_url {
-                    o.clip_urls(&ack.ids, url, crate::capture::now_ms())?;
-                }
-                for id in &ack.refused {
-                    if let Some(p) = o.clip_gone(id)? {
-                        let _ = std::fs::remove_file(p);
-                    }
+                // Their clips may go now (the cycles are stored), to the URL given.
+                let gone = outbox.lock().expect("outbox lock").acknowledged(
+                    &ack.ids,
+                    &ack.refused,
+                    ack.clip_url.as_deref(),
+                    crate::capture::now_ms(),
+                )?;
+                for p in gone {
+                    let _ = std::fs::remove_file(p);
                 }
             }
             Err(e) => tracing::warn!(error = %e, "an acknowledgement not from the cloud; ignored"),
