@@ -26,6 +26,8 @@ struct Found {
     org: i64,
     archived_at: Option<i64>,
     cycle: RecentCycle,
+    /// What its device said of the part (the stored JSON text).
+    metadata: String,
 }
 
 impl Found {
@@ -55,7 +57,7 @@ async fn find_in(
     }
     let marks: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 2)).collect();
     let sql = format!(
-        "SELECT organization_id, archived_at, {CYCLE_COLS} FROM cycles \
+        "SELECT organization_id, archived_at, metadata, {CYCLE_COLS} FROM cycles \
          WHERE ($1 IS NULL OR organization_id = $1) AND id IN ({})",
         marks.join(", ")
     );
@@ -83,6 +85,7 @@ async fn find_in(
                 org: r.try_get("organization_id")?,
                 archived_at: r.try_get("archived_at")?,
                 cycle: to_api(cycle),
+                metadata: r.try_get("metadata")?,
             })
         })
         .collect()
@@ -283,10 +286,6 @@ pub async fn details(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option
         }
     }
     let [previous, next] = near;
-    let metadata: String = sqlx::query_scalar("SELECT metadata FROM cycles WHERE id = $1")
-        .bind(id)
-        .fetch_one(&mut *conn)
-        .await?;
     Ok(Some(CycleDetails {
         cycle: f.cycle,
         task_name: None,
@@ -294,7 +293,7 @@ pub async fn details(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Option
         device_name: None,
         previous,
         next,
-        metadata: serde_json::from_str(&metadata).unwrap_or_default(),
+        metadata: serde_json::from_str(&f.metadata).unwrap_or_default(),
         clip: None,
         archived_at_ms: f.archived_at,
         history: history
