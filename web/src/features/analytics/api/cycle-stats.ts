@@ -86,21 +86,19 @@ function cycleQuery(p: StatsParams): Record<string, string | number> {
 }
 
 /** A page of the cycles `p` names, newest first (`telemetry/fetch_cycles/v2`). */
-export const cyclesPageQuery = (org: number, p: StatsParams, page: number) => {
+/**
+ * A page of the cycles `p` names (`telemetry/fetch_cycles/v2`), or with `clips` each with
+ * its video clip when it has one (`telemetry/trace/v2`); as traces either way.
+ */
+export const cyclesPageQuery = (org: number, p: StatsParams, page: number, clips = false) => {
   const query = { ...cycleQuery(p), page };
   return queryOptions({
-    queryKey: [...cyclesKey, 'page', org, query],
-    queryFn: () => api.get<Page<RecentCycle>>('telemetry/fetch_cycles/v2', { query }),
-    staleTime: 0,
-  });
-};
-
-/** A page of the cycles `p` names, each with its video clip when it has one (`telemetry/trace/v2`). */
-export const tracesPageQuery = (org: number, p: StatsParams, page: number) => {
-  const query = { ...cycleQuery(p), page };
-  return queryOptions({
-    queryKey: [...cyclesKey, 'traces', org, query],
-    queryFn: () => api.get<Page<Trace>>('telemetry/trace/v2', { query }),
+    queryKey: [...cyclesKey, clips ? 'traces' : 'page', org, query],
+    queryFn: async (): Promise<Page<Trace>> => {
+      if (clips) return api.get<Page<Trace>>('telemetry/trace/v2', { query });
+      const plain = await api.get<Page<RecentCycle>>('telemetry/fetch_cycles/v2', { query });
+      return { count: plain.count, results: plain.results.map((cycle) => ({ cycle, clip: null })) };
+    },
     staleTime: 0,
   });
 };

@@ -12,7 +12,7 @@ import { can } from '@/lib/access/roles';
 import { formatDateTime, seconds } from '@/lib/format';
 import { useSession } from '@/lib/session';
 
-import { type StatsParams, cyclesPageQuery, tracesPageQuery } from '../api/cycle-stats';
+import { type StatsParams, cyclesPageQuery } from '../api/cycle-stats';
 
 /**
  * The cycles `params` names, a page at a time (`telemetry/fetch_cycles/v2`), each with
@@ -40,13 +40,9 @@ export function CyclesPage({
   const [page, setPage] = useState(1);
   const role = useSession().role;
   const [open, setOpen] = useState<RecentCycle | null>(null);
-  const plain = useQuery({ ...cyclesPageQuery(org, params, page), enabled: !clips });
-  const traces = useQuery({ ...tracesPageQuery(org, params, page), enabled: clips });
-  const q = clips ? traces : plain;
-  const data = clips
-    ? traces.data && { count: traces.data.count, results: traces.data.results.map((t) => t.cycle) }
-    : plain.data;
-  const clipOf = new Map((traces.data?.results ?? []).map((t) => [t.cycle.id, t.clip]));
+  const q = useQuery(cyclesPageQuery(org, params, page, clips));
+  const data = q.data && { count: q.data.count, results: q.data.results.map((t) => t.cycle) };
+  const clipOf = new Map((q.data?.results ?? []).map((t) => [t.cycle.id, t.clip]));
   return (
     <>
       <QueryStatus pending={q.isPending} error={q.error} what="Cycles" />
