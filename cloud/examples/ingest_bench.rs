@@ -113,8 +113,9 @@ async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64, r
     }
 }
 
-/// The broker alone: cycles/s from publish to a subscriber.
-async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<f64> {
+/// The broker alone: cycles/s from publish to a subscriber, and the CPU time of this
+/// process per message (µs).
+async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<(f64, f64)> {
     let addr: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
     gemba_cloud::mqtt::start_embedded(addr).await?;
     let total = (devices * cycles) as u64;
@@ -152,6 +153,7 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<f64> {
             key: vec![7; 32],
         })
         .collect();
+    let (cpu0, _) = cpu_ms();
     let t0 = Instant::now();
     publish_all(addr, &devs, 1, cycles, None).await;
     while seen.load(Ordering::Relaxed) < total {
@@ -161,17 +163,28 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<f64> {
         );
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
-    Ok(total as f64 / t0.elapsed().as_secs_f64())
+    let rate = total as f64 / t0.elapsed().as_secs_f64();
+    Ok((rate, (cpu_ms().0 - cpu0) * 1000.0 / total as f64))
 }
 
-/// The cloud: cycles/s from publish to row, and the publish-to-row latencies (ms).
+/// What a run into the cloud measured.
+struct Run {
+    rate: f64,
+    /// Publish-to-row latencies (ms), sorted.
+    lat: Vec<i64>,
+    /// CPU time per cycle (µs) of this process, and of the PostgreSQL server.
+    cpu_us: (f64, f64),
+}
+
+/// The cloud: cycles/s from publish to row, the publish-to-row latencies and the CPU
+/// time it took.
 async fn cloud(
     backend: &str,
     devices: i64,
     cycles: i64,
     rate: Option<f64>,
     workers: usize,
-) -> anyhow::Result<(f64, Vec<i64>)> {
+) -> anyhow::Result<Run> {
     let dir = tempfile::tempdir()?;
     let database_url = match backend {
         "postgres" => {
@@ -234,6 +247,7 @@ async fn cloud(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let total = devices * cycles;
+    let cpu0 = cpu_ms();
     let t0 = Instant::now();
     publish_all(mqtt, &devs, task, cycles, rate).await;
     // Counted by ingestion once a batch's transaction committed (polling COUNT(*) would
@@ -247,6 +261,9 @@ async fn cloud(
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     let rate = total as f64 / t0.elapsed().as_secs_f64();
+    let cpu1 = cpu_ms();
+    let per = |a: f64, b: f64| (b - a) * 1000.0 / total as f64;
+    let cpu_us = (per(cpu0.0, cpu1.0), per(cpu0.1, cpu1.1));
     let rows: Vec<(String, i64)> = sqlx::query_as("SELECT metadata, received_at FROM cycles")
         .fetch_all(&state.db.pool)
         .await?;
@@ -269,7 +286,43 @@ async fn cloud(
         state.db.pool.close().await;
         gemba_cloud::seed::drop_database(&admin, url).await?;
     }
-    Ok((rate, lat))
+    Ok(Run { rate, lat, cpu_us })
+}
+
+/// CPU time used so far, in ms: by this process (the broker, the publishers and the
+/// cloud), and by the PostgreSQL server's processes on this machine (`postgres`).
+fn cpu_ms() -> (f64, f64) {
+    static TICK_MS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    let tick_ms = *TICK_MS.get_or_init(|| {
+        let out = std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output();
+        let hz: f64 = out
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+            .unwrap_or(100.0);
+        1000.0 / hz
+    });
+    // utime + stime of /proc/PID/stat, and the process's name.
+    let ticks = |dir: &std::path::Path| -> Option<(String, f64)> {
+        let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+        let (name, rest) = stat.split_once(" (")?.1.rsplit_once(") ")?;
+        let f: Vec<&str> = rest.split(' ').collect();
+        Some((
+            name.to_string(),
+            f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?,
+        ))
+    };
+    let me = ticks(std::path::Path::new("/proc/self")).map_or(0.0, |t| t.1);
+    let mut pg = 0.0;
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if let Some((name, t)) = ticks(&e.path())
+            && name == "postgres"
+        {
+            pg += t;
+        }
+    }
+    (me * tick_ms, pg * tick_ms)
 }
 
 fn pct(sorted: &[i64], p: f64) -> i64 {
@@ -284,26 +337,30 @@ async fn main() -> anyhow::Result<()> {
     let cycles: i64 = args.get(2).map_or(Ok(500), |s| s.parse())?;
     if let Some(offered) = args.get(3) {
         let offered: f64 = offered.parse()?;
-        let (rate, lat) = cloud(&backend, devices, cycles, Some(offered), 2).await?;
+        let r = cloud(&backend, devices, cycles, Some(offered), 2).await?;
         println!(
             "ingest {backend}: {devices} devices x {cycles} cycles offered at {offered:.0} cycles/s: \
-             stored {rate:.0} cycles/s, publish-to-row p50 {} ms, p99 {} ms",
-            pct(&lat, 0.5),
-            pct(&lat, 0.99)
+             stored {:.0} cycles/s, publish-to-row p50 {} ms, p99 {} ms",
+            r.rate,
+            pct(&r.lat, 0.5),
+            pct(&r.lat, 0.99)
         );
         return Ok(());
     }
-    let broker = broker_only(devices, cycles).await?;
+    let (broker, broker_us) = broker_only(devices, cycles).await?;
     // The same load with the signatures checked on one thread, then on two (the default).
     for workers in [1, 2] {
-        let (rate, lat) = cloud(&backend, devices, cycles, None, workers).await?;
+        let r = cloud(&backend, devices, cycles, None, workers).await?;
+        let (me_us, pg_us) = r.cpu_us;
         println!(
             "ingest {backend}: {devices} devices x {cycles} cycles: broker alone {broker:.0} msg/s, \
-             into {backend} with {workers} checking thread(s) {rate:.0} cycles/s ({:.0}% of the broker), \
-             publish-to-row p50 {} ms, p99 {} ms",
-            100.0 * rate / broker,
-            pct(&lat, 0.5),
-            pct(&lat, 0.99)
+             into {backend} with {workers} checking thread(s) {:.0} cycles/s ({:.0}% of the broker), \
+             publish-to-row p50 {} ms, p99 {} ms; CPU per cycle: broker alone {broker_us:.1} µs, \
+             into {backend} {me_us:.1} µs in this process + {pg_us:.1} µs in PostgreSQL",
+            r.rate,
+            100.0 * r.rate / broker,
+            pct(&r.lat, 0.5),
+            pct(&r.lat, 0.99)
         );
     }
     Ok(())

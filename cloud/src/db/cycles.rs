@@ -217,7 +217,12 @@ impl SqliteWriter {
             .with_context(|| format!("opening {} for the cycle writer", path.display()))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         // As sqlx's connections: a committed batch is on disk before it is acknowledged.
-        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+        // A page cache of 64 MiB (SQLite's default is 2 MiB): the table's and its indexes'
+        // pages stay in the writer's memory instead of being read back from the OS's cache
+        // (about 10% more cycles/s, docs/benchmarks.md).
+        conn.execute_batch(
+            "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536;",
+        )?;
         let (jobs, rx) = mpsc::channel::<Job>(4);
         std::thread::Builder::new()
             .name("cycle-writer".into())
