@@ -37,8 +37,12 @@ struct Dev {
 }
 
 fn cycle(task: i64, i: i64) -> CycleMessage {
+    let id = match std::env::var("BENCH_IDS").as_deref() {
+        Ok("v4") => uuid::Uuid::new_v4(),
+        _ => uuid::Uuid::now_v7(),
+    };
     let mut m = CycleMessage::new(
-        uuid::Uuid::new_v4().to_string(),
+        id.to_string(),
         task,
         "cam0".into(),
         Cycle {

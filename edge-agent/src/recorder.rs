@@ -1,6 +1,7 @@
 //! One camera running one task: its frames go through the cycle engine, and every
 //! finished cycle is written to the outbox (with a UUID made here) before anything else
-//! happens to it. A cycle the full outbox refuses is kept in memory and offered again
+//! happens to it. The UUID is a version 7 one, time-ordered: the cloud's key index on
+//! the cycle id then grows at its end instead of everywhere (docs/decisions.md). A cycle the full outbox refuses is kept in memory and offered again
 //! with the next frame, so recorded work is not dropped.
 
 use std::collections::VecDeque;
@@ -71,7 +72,7 @@ impl Recorder {
             match e {
                 Event::Cycle(c) => {
                     let m = CycleMessage::new(
-                        uuid::Uuid::new_v4().to_string(),
+                        uuid::Uuid::now_v7().to_string(),
                         self.task,
                         self.camera.clone(),
                         c,
@@ -152,8 +153,17 @@ mod tests {
             made.iter()
                 .all(|m| m.check().is_ok() && m.task == 7 && m.camera == "cam0")
         );
-        let ids: BTreeSet<&str> = made.iter().map(|m| m.id.as_str()).collect();
-        assert_eq!(ids.len(), 4, "each cycle its own id");
+        let ids: Vec<&str> = made.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(
+            ids.iter().collect::<BTreeSet<_>>().len(),
+            4,
+            "each cycle its own id"
+        );
+        // Time-ordered (version 7): in the order the cycles were made.
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        assert!(ids.iter().all(|id| {
+            uuid::Uuid::parse_str(id).unwrap().get_version() == Some(uuid::Version::SortRand)
+        }));
         // The outbox holds 2; the other two wait in memory, in order.
         assert_eq!(r.waiting(), 2);
         let stored = outbox.lock().unwrap().next(10, 0).unwrap();
