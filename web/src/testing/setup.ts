@@ -1,10 +1,15 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { toast } from 'sonner';
 
 import { clearAllStorage } from '@/lib/session';
 
 import { server } from './server';
+
+// findBy*/waitFor wait up to 5 s (the library's default is 1 s): a screen's first render
+// in a test file loads its lazy route chunk (Analytics: the charts), which on a busy
+// 2-core CI machine took over a second. A test still fails when the element never comes.
+configure({ asyncUtilTimeout: 5000 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
