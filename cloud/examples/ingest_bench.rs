@@ -37,9 +37,13 @@ struct Dev {
 }
 
 fn cycle(task: i64, i: i64) -> CycleMessage {
-    let id = match std::env::var("BENCH_IDS").as_deref() {
-        Ok("v4") => uuid::Uuid::new_v4(),
-        _ => uuid::Uuid::now_v7(),
+    // Time-ordered ids as the agent makes them, or random ones with BENCH_IDS=v4 (read
+    // once, not per cycle).
+    static RANDOM_IDS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let random = *RANDOM_IDS.get_or_init(|| std::env::var("BENCH_IDS").as_deref() == Ok("v4"));
+    let id = match random {
+        true => uuid::Uuid::new_v4(),
+        false => uuid::Uuid::now_v7(),
     };
     let mut m = CycleMessage::new(
         id.to_string(),

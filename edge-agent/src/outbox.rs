@@ -181,15 +181,6 @@ impl Outbox {
         Ok(())
     }
 
-    /// The cloud stored (or refused for good) the cycles `keys`: they leave. Answers how
-    /// many did.
-    pub fn ack_keys(&mut self, keys: &[String]) -> rusqlite::Result<usize> {
-        let tx = self.db.transaction()?;
-        let n = delete_keys(&tx, keys)?;
-        tx.commit()?;
-        Ok(n)
-    }
-
     /// The cloud's acknowledgement, in one transaction (one sync to disk): the cycles
     /// stored (`stored`) and refused for good (`refused`) leave; the stored ones' clips may
     /// go to `clip_url` (followed by the id); a refused one's clip never will. Answers
@@ -405,14 +396,13 @@ impl std::fmt::Display for PushError {
 
 impl std::error::Error for PushError {}
 
-/// Deletes the messages of cycles `keys` in `tx`; answers how many there were.
-fn delete_keys(tx: &rusqlite::Transaction, keys: &[String]) -> rusqlite::Result<usize> {
+/// Deletes the messages of cycles `keys` in `tx`.
+fn delete_keys(tx: &rusqlite::Transaction, keys: &[String]) -> rusqlite::Result<()> {
     let mut st = tx.prepare_cached("DELETE FROM outbox WHERE key = ?1")?;
-    let mut n = 0;
     for k in keys {
-        n += st.execute([k])?;
+        st.execute([k])?;
     }
-    Ok(n)
+    Ok(())
 }
 
 /// The wait before delivery attempt `attempt` (1-based) after failures: doubling from
@@ -494,8 +484,13 @@ mod tests {
         let again = o.next(10, 1_001).unwrap();
         assert_eq!((again.len(), again[0].id, again[0].cycle), (1, c, true));
         // The cloud's word, twice (a replayed acknowledgement), and one for nothing.
-        assert_eq!(o.ack_keys(&["uuid-1".into(), "uuid-9".into()]).unwrap(), 1);
-        assert_eq!(o.ack_keys(&["uuid-1".into()]).unwrap(), 0);
+        let ack = |o: &mut Outbox, ids: &[&str]| {
+            let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+            o.acknowledged(&ids, &[], None, 1_002).unwrap()
+        };
+        assert!(ack(&mut o, &["uuid-1", "uuid-9"]).is_empty());
+        assert!(o.is_empty().unwrap());
+        assert!(ack(&mut o, &["uuid-1"]).is_empty());
         assert!(o.is_empty().unwrap());
     }
 

@@ -1,8 +1,9 @@
 //! One camera running one task: its frames go through the cycle engine, and every
 //! finished cycle is written to the outbox (with a UUID made here) before anything else
 //! happens to it. The UUID is a version 7 one, time-ordered: the cloud's key index on
-//! the cycle id then grows at its end instead of everywhere (docs/decisions.md). A cycle the full outbox refuses is kept in memory and offered again
-//! with the next frame, so recorded work is not dropped.
+//! the cycle id then grows at its end instead of everywhere (docs/decisions.md). A cycle
+//! the full outbox refuses is kept in memory and offered again with the next frame, so
+//! recorded work is not dropped.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

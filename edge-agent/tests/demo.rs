@@ -12,6 +12,11 @@ use serde_json::{Value, json};
 mod common;
 use common::*;
 
+/// The JSON a request is answered with.
+async fn answer(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
     let d = demo();
@@ -39,14 +44,11 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
     let http = reqwest::Client::new();
     let api = |path: &str| format!("{}/api/{path}", served.url());
     let sign_in = async |email: &str| -> Value {
-        http.post(api("account/login_v2"))
-            .json(&json!({"email": email, "password": demo::USER_PASSWORD}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+        answer(
+            http.post(api("account/login_v2"))
+                .json(&json!({"email": email, "password": demo::USER_PASSWORD})),
+        )
+        .await
     };
     let login = sign_in(demo::USER_EMAIL).await;
     let token = login["token"]
@@ -57,15 +59,12 @@ async fn serve_demo_shows_the_demo_stations_cycles_to_the_demo_user() {
         .as_i64()
         .expect("the demo organisation");
     let get = async |path: String| -> Value {
-        http.get(api(&path))
-            .bearer_auth(&token)
-            .header("Organization", org.to_string())
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+        answer(
+            http.get(api(&path))
+                .bearer_auth(&token)
+                .header("Organization", org.to_string()),
+        )
+        .await
     };
 
     // The demo organisation has the screens a newcomer tries: operations, devices,
