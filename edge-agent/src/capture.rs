@@ -91,6 +91,8 @@ pub struct Capture {
     /// to frame times.
     clips: Option<(crate::clip::Shared, gst_app::AppSink)>,
     clock: Arc<crate::clip::Clock>,
+    /// The task's frames' running times, onward across loops (as the clips' are).
+    running: crate::clip::Onward,
     opts: Options,
     /// Time added to a looped file's frames: the length of the loops before.
     offset_ms: i64,
@@ -187,6 +189,7 @@ impl Capture {
             recording: Arc::new(Mutex::new(None)),
             clips,
             clock,
+            running: Default::default(),
             opts,
             offset_ms: 0,
             first_pts: None,
@@ -220,7 +223,8 @@ impl Capture {
                 };
                 self.last_ms = t_ms.max(self.last_ms);
                 if let Some(r) = running {
-                    self.clock.set(r, t_ms);
+                    let step = 1000 / i64::from(self.opts.fps.max(1));
+                    self.clock.set(self.running.place(r, step), t_ms);
                 }
                 let rgb = buffer
                     .into_mapped_buffer_readable()
@@ -290,14 +294,17 @@ impl Capture {
                         return Ok(gst::FlowSuccess::Ok);
                     }
                     let buffer = sample.buffer().ok_or(gst::FlowError::Error)?;
-                    let pts = buffer.pts().unwrap_or(gst::ClockTime::ZERO);
+                    // Onward across a looped file's loops, whose time stamps start again.
+                    let pts = buffer.pts().map_or(0, |t| t.nseconds() as i64);
+                    let step = buffer.duration().map_or(NS / 30, |d| d.nseconds() as i64);
+                    let pts = f.onward.place(pts, step);
                     let first = *f.first.get_or_insert_with(|| {
                         if let Some(caps) = sample.caps() {
                             src2.set_caps(Some(&caps.to_owned()));
                         }
                         pts
                     });
-                    let at = pts.saturating_sub(first);
+                    let at = gst::ClockTime::from_nseconds((pts - first).max(0) as u64);
                     if at >= until {
                         f.ended = true;
                         valve.set_property("drop", true);
@@ -357,10 +364,15 @@ impl Capture {
     }
 }
 
+/// Nanoseconds in a second.
+const NS: i64 = 1_000_000_000;
+
 /// What a recording's feed has seen.
 #[derive(Default)]
 struct Feed {
-    first: Option<gst::ClockTime>,
+    /// The first frame's time, on the onward line.
+    first: Option<i64>,
+    onward: crate::clip::Onward,
     last: gst::ClockTime,
     frames: u64,
     ended: bool,
@@ -482,6 +494,38 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// A video file of `seconds` of GStreamer's moving ball, 160x120 at 15 fps, for tests:
+/// `{dir}/{name}.mp4` (or `.webm` where x264 is missing).
+#[cfg(test)]
+pub(crate) fn test_video(dir: &Path, name: &str, seconds: u32) -> PathBuf {
+    init().unwrap();
+    let path = dir.join(format!("{name}.{}", recording_format()));
+    let tail = if recording_format() == "mp4" {
+        "x264enc key-int-max=15 ! mp4mux"
+    } else {
+        "vp8enc deadline=1 ! webmmux"
+    };
+    let p = gst::parse::launch(&format!(
+        "videotestsrc num-buffers={} pattern=ball \
+         ! video/x-raw,width=160,height=120,framerate=15/1 ! {tail} ! filesink name=file",
+        seconds * 15
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    p.by_name("file")
+        .unwrap()
+        .set_property("location", path.to_string_lossy().as_ref());
+    p.set_state(gst::State::Playing).unwrap();
+    let msg = p
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(gst::ClockTime::from_seconds(60), &[gst::MessageType::Eos]);
+    assert!(msg.is_some(), "the test video was not written");
+    p.set_state(gst::State::Null).unwrap();
+    path
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,6 +580,32 @@ mod tests {
         // Once done, the camera records again.
         let next = cap.record(&dir.path().join(format!("c.{}", recording_format())), 1);
         assert!(next.is_ok());
+    }
+
+    #[test]
+    fn a_looped_file_records_on_across_its_loops() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = test_video(dir.path(), "one-second", 1);
+        let path = dir.path().join(format!("r.{}", recording_format()));
+        let mut cap = Capture::open(
+            &Source::File(file),
+            Options {
+                looped: true,
+                ..opts(false)
+            },
+        )
+        .unwrap();
+        // Three seconds of a one-second file: its time stamps start again twice.
+        let done = cap.record(&path, 3).unwrap();
+        let r = loop {
+            if let Ok(r) = done.try_recv() {
+                break r.unwrap();
+            }
+            assert!(cap.next_frame().unwrap().is_some());
+        };
+        assert!((2800..=3000).contains(&r.duration_ms), "{r:?}");
+        assert!((42..=46).contains(&r.frames), "{r:?}");
+        assert_eq!(frames_in(&path), r.frames);
     }
 
     #[test]

@@ -65,6 +65,39 @@ pub fn running_ms(sample: &gst::Sample) -> Option<i64> {
     seg.to_running_time(pts).map(|t| t.mseconds() as i64)
 }
 
+/// A source's times made to go on across its loops: a looped file's running times and
+/// time stamps start again at 0 each time it starts again, and its branches see that
+/// each at their own moment. Each branch places its times on an onward line of its
+/// own; the lines agree to within a frame, so times compare across branches and loops.
+#[derive(Debug, Default)]
+pub struct Onward {
+    /// Added to the source's times since it last started again.
+    shift: i64,
+    last: Option<i64>,
+}
+
+impl Onward {
+    /// `t` on the onward line (`step`: a frame's length, in the same unit): never
+    /// before the last time placed. Back by a frame or less stays in order just after
+    /// it; further back is the source starting again, and its times go on a frame after
+    /// the last.
+    pub fn place(&mut self, t: i64, step: i64) -> i64 {
+        let mut t = t + self.shift;
+        if let Some(last) = self.last
+            && t <= last
+        {
+            if last - t > step {
+                self.shift += last + step - t;
+                t = last + step;
+            } else {
+                t = last + 1;
+            }
+        }
+        self.last = Some(t);
+        t
+    }
+}
+
 /// The offset from a buffer's running time to the cycle's clock, as the task's latest
 /// frame had it (unknown before the first frame).
 #[derive(Debug)]
@@ -83,10 +116,10 @@ impl Clock {
         Clock(AtomicI64::new(UNKNOWN))
     }
 
-    /// The task's frame at running time `running_ms` has time `t_ms`. At real time a
-    /// frame's time is when it was taken from the pipeline, a little after it was seen,
-    /// by a varying lag: the smallest offset is the truest, and is kept, unless the
-    /// offset jumps by more than a second (the source started again: a loop).
+    /// The task's frame at (onward) running time `running_ms` has time `t_ms`. At real
+    /// time a frame's time is when it was taken from the pipeline, a little after it
+    /// was seen, by a varying lag: the smallest offset is the truest, and is kept,
+    /// unless the offset jumps by more than a second (the source was held up).
     pub fn set(&self, running_ms: i64, t_ms: i64) {
         let d = t_ms - running_ms;
         let _ = self
@@ -165,6 +198,8 @@ pub struct Ring {
     clock: Arc<Clock>,
     /// Frames encoded so far (for the camera's figures).
     pub encoded: u64,
+    /// The frames' running times, onward across loops.
+    onward: Onward,
 }
 
 /// A camera's ring, shared by its pipeline and its clip writer.
@@ -183,18 +218,10 @@ pub fn ring(opts: ClipOptions, clock: Arc<Clock>) -> Shared {
 }
 
 impl Ring {
-    fn push(&mut self, mut s: Sample) {
-        if let Some(b) = self.samples.back() {
-            if b.t_ms > s.t_ms + 1000 {
-                // Far back (a looped file starting again): what came before is another
-                // stretch of time.
-                self.samples.clear();
-                self.bytes = 0;
-            } else if s.t_ms <= b.t_ms {
-                // Kept in order.
-                s.t_ms = b.t_ms + 1;
-            }
-        }
+    /// Takes `s` at its running time (`step`: its length), onward across loops, so that
+    /// a cycle across a loop keeps the frames before it.
+    fn push(&mut self, mut s: Sample, step: i64) {
+        s.t_ms = self.onward.place(s.t_ms, step);
         self.encoded += 1;
         if self.samples.is_empty() && !s.key {
             return;
@@ -252,12 +279,14 @@ pub fn feed(sink: &gst_app::AppSink, ring: Shared) {
                     return Ok(gst::FlowSuccess::Ok);
                 };
                 let key = !buffer.flags().contains(gst::BufferFlags::DELTA_UNIT);
+                // A frame at 30 fps where the buffer does not say.
+                let step = buffer.duration().map_or(33, |d| d.mseconds().max(1) as i64);
                 let (lock, cv) = &*ring;
                 let mut r = lock.lock().expect("clip ring lock");
                 if r.caps.is_none() {
                     r.caps = sample.caps().map(|c| c.to_owned());
                 }
-                r.push(Sample { t_ms, key, buffer });
+                r.push(Sample { t_ms, key, buffer }, step);
                 cv.notify_all();
                 Ok(gst::FlowSuccess::Ok)
             })
@@ -438,11 +467,11 @@ mod tests {
             ..Ring::default()
         };
         // Frames before any key frame cannot be decoded: not kept.
-        r.push(sample(0, false));
+        r.push(sample(0, false), 100);
         assert!(r.samples.is_empty());
         // 10 fps, a key frame every second, for 5 s.
         for i in 0..50 {
-            r.push(sample(100 + i * 100, i % 10 == 0));
+            r.push(sample(100 + i * 100, i % 10 == 0), 100);
         }
         let first = r.samples.front().unwrap();
         assert!(first.key);
@@ -456,15 +485,24 @@ mod tests {
         assert_eq!(r.take(0, 3300).first().unwrap().0, 3100);
         // Bytes bound it too.
         r.max_bytes = 1000;
-        r.push(sample(5100, true));
+        r.push(sample(5100, true), 100);
         assert!(r.bytes <= 1000 && r.samples.front().unwrap().key);
-        // Time going back by a little keeps the order; by more than a second (a loop),
-        // it starts afresh.
+        // Time going back by a little keeps the order; by more than a second (a loop:
+        // the source's running time starts again), the ring's time goes on a frame
+        // after its last, and what came before the loop stays.
+        r.max_bytes = 1_000_000;
         let last = r.samples.back().unwrap().t_ms;
-        r.push(sample(last - 30, false));
+        r.push(sample(last - 30, false), 100);
         assert_eq!(r.samples.back().unwrap().t_ms, last + 1);
-        r.push(sample(50, true));
-        assert_eq!(r.samples.len(), 1);
+        let kept = r.samples.len();
+        r.push(sample(50, true), 100);
+        r.push(sample(150, false), 100);
+        assert_eq!(r.samples.len(), kept + 2);
+        let times: Vec<i64> = r.samples.iter().rev().take(3).map(|s| s.t_ms).collect();
+        assert_eq!(times, [last + 201, last + 101, last + 1]);
+        // A cycle across the loop: from before it to after it.
+        let across: Vec<i64> = r.take(last, last + 300).iter().map(|f| f.0).collect();
+        assert_eq!(across, [last, last + 1, last + 101, last + 201]);
     }
 
     /// Frames of the video file at `path`, and its length in ms.
@@ -598,6 +636,59 @@ mod tests {
     }
 
     #[test]
+    fn a_cycle_across_a_loop_of_its_file_gets_its_whole_clip() {
+        use crate::capture::{Capture, Options, Source};
+        let dir = tempfile::tempdir().unwrap();
+        let file = crate::capture::test_video(dir.path(), "three-seconds", 3);
+        let mut cap = Capture::open(
+            &Source::File(file),
+            Options {
+                width: 32,
+                height: 24,
+                fps: 15,
+                looped: true,
+                fast: false,
+                clips: Some(ClipOptions {
+                    seconds: 20,
+                    max_bytes: 16 * 1024 * 1024,
+                    webm: !has_x264(),
+                }),
+            },
+        )
+        .unwrap();
+        let (tx, rx) = jobs();
+        let (done_tx, done) = channel();
+        let writer = writer(cap.clips().unwrap(), dir.path().into(), rx, move |w| {
+            done_tx.send(w).unwrap()
+        })
+        .unwrap();
+        // Five and a half seconds of frames: the file starts again at 3 s.
+        let t0 = cap.next_frame().unwrap().unwrap().t_ms;
+        let until = Instant::now() + Duration::from_millis(5500);
+        while Instant::now() < until {
+            cap.next_frame().unwrap().unwrap();
+        }
+        let (s, e) = (t0 + 2000, t0 + 3500);
+        tx.send(Job {
+            cycle: "across".into(),
+            start_ms: s,
+            end_ms: e,
+        })
+        .unwrap();
+        let a = done.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert!(a.start_ms <= s - PRE_MS, "{a:?} from {s}");
+        assert!(a.start_ms + a.duration_ms >= e + POST_MS, "{a:?} to {e}");
+        // Every frame in the file, at 15 a second, across the loop.
+        let frames = read_back(&a.path) as i64;
+        assert!(
+            (frames - a.duration_ms * 15 / 1000).abs() <= 2,
+            "{frames} frames: {a:?}"
+        );
+        drop(tx);
+        writer.join().unwrap();
+    }
+
+    #[test]
     fn the_clock_is_unknown_until_a_frame_sets_it() {
         let c = Clock::new();
         assert_eq!(c.at(10), None);
@@ -608,8 +699,8 @@ mod tests {
         assert_eq!(c.at(1500), Some(51_500));
         c.set(3000, 52_990);
         assert_eq!(c.at(1500), Some(51_490));
-        // The source starting again (its running time back at 0) moves it.
-        c.set(0, 60_000);
-        assert_eq!(c.at(100), Some(60_100));
+        // A jump of more than a second (the source held up) moves it.
+        c.set(4000, 60_000);
+        assert_eq!(c.at(4100), Some(60_100));
     }
 }
