@@ -41,9 +41,10 @@ fn cycle(task: i64, i: i64) -> CycleMessage {
     // once, not per cycle).
     static RANDOM_IDS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let random = *RANDOM_IDS.get_or_init(|| std::env::var("BENCH_IDS").as_deref() == Ok("v4"));
-    let id = match random {
-        true => uuid::Uuid::new_v4(),
-        false => uuid::Uuid::now_v7(),
+    let id = if random {
+        uuid::Uuid::new_v4()
+    } else {
+        uuid::Uuid::now_v7()
     };
     let mut m = CycleMessage::new(
         id.to_string(),

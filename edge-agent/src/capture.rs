@@ -94,12 +94,11 @@ pub struct Capture {
     /// The task's frames' running times, onward across loops (as the clips' are).
     running: crate::clip::Onward,
     opts: Options,
-    /// Time added to a looped file's frames: the length of the loops before.
-    offset_ms: i64,
-    /// The first frame's time stamp in this loop: a file's time starts at its first
-    /// frame (decoders with B-frames start a few frames late).
+    /// The frames' time stamps, onward across a looped file's loops (when fast).
+    pts: crate::clip::Onward,
+    /// The first frame's (onward) time stamp: a file's time starts at its first frame
+    /// (decoders with B-frames start a few frames late).
     first_pts: Option<i64>,
-    last_ms: i64,
     ended: bool,
 }
 
@@ -191,9 +190,8 @@ impl Capture {
             clock,
             running: Default::default(),
             opts,
-            offset_ms: 0,
+            pts: Default::default(),
             first_pts: None,
-            last_ms: 0,
             ended: false,
         })
     }
@@ -214,16 +212,16 @@ impl Capture {
                 let buffer = sample
                     .buffer_owned()
                     .ok_or_else(|| anyhow!("a frame without data"))?;
-                let pts = buffer.pts().map(|t| t.mseconds() as i64).unwrap_or(0);
-                let first = *self.first_pts.get_or_insert(pts);
+                // A frame's length: a loop's first frame comes one after the last's.
+                let step = 1000 / i64::from(self.opts.fps.max(1));
                 let t_ms = if self.opts.fast {
-                    self.offset_ms + pts - first
+                    let pts = buffer.pts().map_or(0, |t| t.mseconds() as i64);
+                    let pts = self.pts.place(pts, step);
+                    pts - *self.first_pts.get_or_insert(pts)
                 } else {
                     now_ms()
                 };
-                self.last_ms = t_ms.max(self.last_ms);
                 if let Some(r) = running {
-                    let step = 1000 / i64::from(self.opts.fps.max(1));
                     self.clock.set(self.running.place(r, step), t_ms);
                 }
                 let rgb = buffer
@@ -233,9 +231,7 @@ impl Capture {
             }
             if self.sink.is_eos() {
                 if self.opts.looped {
-                    // The next loop's frames come after this one's.
-                    self.offset_ms = self.last_ms + 1000 / self.opts.fps.max(1) as i64;
-                    self.first_pts = None;
+                    // The next loop's frames come after this one's (onward).
                     self.pipeline
                         .seek_simple(
                             gst::SeekFlags::FLUSH | gst::SeekFlags::KEY_UNIT,
@@ -388,16 +384,20 @@ pub fn recording_format() -> &'static str {
     }
 }
 
-/// The encoding pipeline of a recording into `path`, and its source.
-fn encoder(path: &Path) -> anyhow::Result<(gst::Pipeline, gst_app::AppSrc)> {
-    init()?;
-    let tail = if recording_format() == "mp4" {
+/// The elements that encode raw video into a file of [`recording_format`].
+fn encoding() -> &'static str {
+    if recording_format() == "mp4" {
         "x264enc speed-preset=ultrafast tune=zerolatency key-int-max=60 ! h264parse ! mp4mux"
     } else {
         "vp8enc deadline=1 cpu-used=8 ! webmmux"
-    };
+    }
+}
+
+/// The encoding pipeline of a recording into `path`, and its source.
+fn encoder(path: &Path) -> anyhow::Result<(gst::Pipeline, gst_app::AppSrc)> {
+    init()?;
     let (pipeline, src) = to_file(
-        &format!("queue max-size-buffers=60 ! videoconvert ! {tail}"),
+        &format!("queue max-size-buffers=60 ! videoconvert ! {}", encoding()),
         path,
         "recording",
     )?;
@@ -500,15 +500,11 @@ pub fn now_ms() -> i64 {
 pub(crate) fn test_video(dir: &Path, name: &str, seconds: u32) -> PathBuf {
     init().unwrap();
     let path = dir.join(format!("{name}.{}", recording_format()));
-    let tail = if recording_format() == "mp4" {
-        "x264enc key-int-max=15 ! mp4mux"
-    } else {
-        "vp8enc deadline=1 ! webmmux"
-    };
     let p = gst::parse::launch(&format!(
         "videotestsrc num-buffers={} pattern=ball \
-         ! video/x-raw,width=160,height=120,framerate=15/1 ! {tail} ! filesink name=file",
-        seconds * 15
+         ! video/x-raw,width=160,height=120,framerate=15/1 ! {} ! filesink name=file",
+        seconds * 15,
+        encoding()
     ))
     .unwrap()
     .downcast::<gst::Pipeline>()
@@ -517,11 +513,7 @@ pub(crate) fn test_video(dir: &Path, name: &str, seconds: u32) -> PathBuf {
         .unwrap()
         .set_property("location", path.to_string_lossy().as_ref());
     p.set_state(gst::State::Playing).unwrap();
-    let msg = p
-        .bus()
-        .unwrap()
-        .timed_pop_filtered(gst::ClockTime::from_seconds(60), &[gst::MessageType::Eos]);
-    assert!(msg.is_some(), "the test video was not written");
+    wait_encoded(&p, Duration::from_secs(60)).unwrap();
     p.set_state(gst::State::Null).unwrap();
     path
 }
@@ -606,6 +598,29 @@ mod tests {
         assert!((2800..=3000).contains(&r.duration_ms), "{r:?}");
         assert!((42..=46).contains(&r.frames), "{r:?}");
         assert_eq!(frames_in(&path), r.frames);
+    }
+
+    #[test]
+    fn a_looped_file_read_fast_keeps_its_time_going_a_frame_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = test_video(dir.path(), "one-second", 1);
+        let mut cap = Capture::open(
+            &Source::File(file),
+            Options {
+                looped: true,
+                ..opts(true)
+            },
+        )
+        .unwrap();
+        // 40 frames of a 15-frame file: from 0, a frame (66 ms) apart across its loops.
+        let times: Vec<i64> = (0..40)
+            .map(|_| cap.next_frame().unwrap().unwrap().t_ms)
+            .collect();
+        assert_eq!(times[0], 0);
+        assert!(
+            times.windows(2).all(|w| (66..=67).contains(&(w[1] - w[0]))),
+            "{times:?}"
+        );
     }
 
     #[test]
