@@ -574,19 +574,21 @@ mod tests {
         assert!(next.is_ok());
     }
 
+    /// A one-second video file made in `dir`, read looped (`fast` or at real time).
+    fn one_second_looped(dir: &Path, fast: bool) -> Capture {
+        let file = test_video(dir, "one-second", 1);
+        let looped = Options {
+            looped: true,
+            ..opts(fast)
+        };
+        Capture::open(&Source::File(file), looped).unwrap()
+    }
+
     #[test]
     fn a_looped_file_records_on_across_its_loops() {
         let dir = tempfile::tempdir().unwrap();
-        let file = test_video(dir.path(), "one-second", 1);
         let path = dir.path().join(format!("r.{}", recording_format()));
-        let mut cap = Capture::open(
-            &Source::File(file),
-            Options {
-                looped: true,
-                ..opts(false)
-            },
-        )
-        .unwrap();
+        let mut cap = one_second_looped(dir.path(), false);
         // Three seconds of a one-second file: its time stamps start again twice.
         let done = cap.record(&path, 3).unwrap();
         let r = loop {
@@ -603,15 +605,7 @@ mod tests {
     #[test]
     fn a_looped_file_read_fast_keeps_its_time_going_a_frame_at_a_time() {
         let dir = tempfile::tempdir().unwrap();
-        let file = test_video(dir.path(), "one-second", 1);
-        let mut cap = Capture::open(
-            &Source::File(file),
-            Options {
-                looped: true,
-                ..opts(true)
-            },
-        )
-        .unwrap();
+        let mut cap = one_second_looped(dir.path(), true);
         // 40 frames of a 15-frame file: from 0, a frame (66 ms) apart across its loops.
         let times: Vec<i64> = (0..40)
             .map(|_| cap.next_frame().unwrap().unwrap().t_ms)
