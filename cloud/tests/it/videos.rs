@@ -249,6 +249,22 @@ both!(
         let mut forged = url.clone();
         forged.pop();
         assert_eq!(fetch(&app, &forged, None).await.0, StatusCode::NOT_FOUND);
+        // Read again over a second later: the same URLs (they expire at a whole hour),
+        // so the browser's cache serves them again and a poll gives a player no new
+        // source; unless that hour ended between the reads.
+        let read = async || {
+            let path = format!("organization/task_record/{id}/");
+            let v = app.get(&path, &w.eng).await.1;
+            (v["url"].clone(), v["thumbnail_url"].clone())
+        };
+        let hour = || gemba_cloud::db::now_ms() / 3_600_000;
+        let (h0, first) = (hour(), read().await);
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        let (second, h1) = (read().await, hour());
+        assert!(first.0.is_string() && first.1.is_string(), "{first:?}");
+        if h0 == h1 {
+            assert_eq!(first, second);
+        }
 
         // The list and its filters.
         let list = |q: &'static str| {
