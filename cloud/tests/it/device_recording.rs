@@ -244,8 +244,8 @@ async fn a_device_records_training_video_from_its_cameras() {
     let token = app.state.keys.sign_upload(org, ready_id, exp).unwrap();
     let (s, v) = put(format!("{}/device/recording/{token}", app.base), b"again").await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
-    // Unchanged; its URLs are signed anew at each read (their expiry moves on with the
-    // clock), so they are left out of the comparison.
+    // Unchanged; its URLs are signed anew at each read (with a later expiry once an
+    // hour has turned), so they are left out of the comparison.
     let unsigned = |mut v: Value| {
         for k in ["url", "thumbnail_url"] {
             v.as_object_mut().unwrap().remove(k);
