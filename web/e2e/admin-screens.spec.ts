@@ -7,7 +7,7 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { ADMIN, mailsTo, origin, signUpVerified, uiLogin } from './env';
+import { ADMIN, mailsTo, openFromMenu, origin, signUpVerified, uiLogin } from './env';
 
 test('the super admin creates an organisation and approves a pending user, who then signs in', async ({ browser }) => {
   const tag = Date.now().toString(36);
@@ -39,8 +39,7 @@ test('the super admin creates an organisation and approves a pending user, who t
   await expect(orgRow).toContainText(`harbor-works-${tag}`);
 
   // Approve the pending user: a role, then the organisation.
-  await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Pending Users' }).click();
-  await expect(admin.getByRole('heading', { name: 'Pending Users' })).toBeVisible();
+  await openFromMenu(admin, 'Pending Users');
   await admin.getByRole('searchbox', { name: 'Search users' }).fill(email);
   await admin.getByRole('button', { name: 'Search' }).click();
   const row = admin.getByRole('table', { name: 'Pending users' }).getByRole('row', { name: /Pia Pending/ });
@@ -59,7 +58,7 @@ test('the super admin creates an organisation and approves a pending user, who t
   expect(mailsTo(email).some((m) => m.includes('Subject: Your gemba account is approved'))).toBe(true);
 
   // All Users shows the account active in the organisation.
-  await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'All Users' }).click();
+  await openFromMenu(admin, 'All Users');
   await admin.getByRole('searchbox', { name: 'Search users' }).fill(email);
   await admin.getByRole('button', { name: 'Search' }).click();
   const userRow = admin.getByRole('table', { name: 'Users', exact: true }).getByRole('row', { name: /Pia Pending/ });

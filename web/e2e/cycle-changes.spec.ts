@@ -6,7 +6,7 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { ADMIN, addDevice, createOrganization, createTask, createUser, enrolDevice, sendCycle, subscribe, uiLogin, uniqueName } from './env';
+import { ADMIN, addDevice, createOrganization, createTask, createUser, enrolDevice, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'cycle-changes-pass-1';
 
@@ -31,8 +31,7 @@ test('a cycle marked bad and one archived change the figures; the super admin re
   const page = await engContext.newPage();
   await uiLogin(page, email, PASSWORD);
   await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Analytics', exact: true }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Analytics' })).toBeVisible();
+  await openFromMenu(page, 'Analytics');
   await expect(page.getByText('100% (4 good, 0 bad)')).toBeVisible();
 
   // Today's bar opens its cycles; the first is marked bad, with a reason.
@@ -68,8 +67,7 @@ test('a cycle marked bad and one archived change the figures; the super admin re
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
   await uiLogin(admin, ADMIN.email, ADMIN.password, 'admin.localhost');
-  await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Archived Cycles' }).click();
-  await expect(admin.getByRole('heading', { name: 'Archived Cycles' })).toBeVisible();
+  await openFromMenu(admin, 'Archived Cycles');
   await admin.getByLabel('Organization').selectOption({ label: orgName });
   const row = admin.getByRole('table', { name: 'Archived cycles' }).getByRole('row', { name: /Assemble valve/ });
   await expect(row).toContainText('Bench 5');

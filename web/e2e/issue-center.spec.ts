@@ -5,7 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { addDevice, createOrganization, createTask, createUser, enrolDevice, sendCycle, subscribe, uiLogin, uniqueName } from './env';
+import { addDevice, createOrganization, createTask, createUser, enrolDevice, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'issue-center-pass-1';
 
@@ -25,8 +25,7 @@ test('bad cycles are grouped by reason, listed, and reviewed', async ({ page }) 
   await createUser(email, PASSWORD, 'org_user', org.id);
   await uiLogin(page, email, PASSWORD);
   await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Issue Center' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Issue Center' })).toBeVisible();
+  await openFromMenu(page, 'Issue Center');
 
   const issues = page.getByRole('table', { name: 'Issues' });
   const row = issues.getByRole('row', { name: /Missed Check seal/ });

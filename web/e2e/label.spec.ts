@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect, test } from '@playwright/test';
 
-import { createOrganization, createTask, createUser, origin, subscribe, uiLogin, uniqueName, uploadVideo } from './env';
+import { createOrganization, createTask, createUser, openFromMenu, origin, subscribe, uiLogin, uniqueName, uploadVideo } from './env';
 
 const PASSWORD = 'label-pass-1';
 const FOOTAGE = join(process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../target/models', import.meta.url)), 'demo.mp4');
@@ -28,7 +28,7 @@ test('two segments are labelled with the keyboard, saved, and found again', asyn
   const site = origin(`${org.name}.localhost`);
   await expect(page).toHaveURL(`${site}/user/home`);
 
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Label Training Set' }).click();
+  await openFromMenu(page, 'Label Training Set');
   await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
   await page.getByRole('button', { name: 'Label demo.mp4' }).click();
   const player = page.getByLabel('Labeling demo.mp4');

@@ -6,7 +6,7 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { addDevice, createOrganization, createTask, createUser, enrolDevice, sendCycle, subscribe, uiLogin, uniqueName } from './env';
+import { addDevice, createOrganization, createTask, createUser, enrolDevice, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'lines-pass-1';
 
@@ -33,8 +33,7 @@ test('a line is defined, its bottleneck found, and a part followed along it', as
   await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
 
   // Define the line.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Line', exact: true }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Line' })).toBeVisible();
+  await openFromMenu(page, 'Line');
   await page.getByRole('button', { name: 'Create Line' }).click();
   const dialog = page.getByRole('dialog', { name: 'Create Line' });
   await dialog.getByLabel('Line name').fill('Body line');
@@ -62,7 +61,7 @@ test('a line is defined, its bottleneck found, and a part followed along it', as
   await expect(page.getByRole('figure', { name: 'Station cycle times against takt time' }).locator('.recharts-bar-rectangle path')).toHaveCount(2);
 
   // A press cycle, in line: the same part in the booth.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Analytics', exact: true }).click();
+  await openFromMenu(page, 'Analytics');
   await page.getByRole('combobox', { name: 'Operation' }).selectOption({ label: 'Press body' });
   await page.getByRole('figure', { name: 'Good and bad cycles over time' }).locator('.recharts-bar-rectangle path').last().click();
   const drill = page.getByRole('region', { name: /^Cycles of / });

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 import { expect, test } from '@playwright/test';
 
-import { ADMIN, createOrganization, createTask, createUser, origin, uiLogin, uniqueName } from './env';
+import { ADMIN, createOrganization, createTask, createUser, openFromMenu, origin, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'models-pass-1';
 const MODEL = join(process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../target/models', import.meta.url)), 'default/model.onnx');
@@ -37,8 +37,7 @@ test('a model file uploaded to a new type is registered by an org user as a mode
   const admin = await adminContext.newPage();
   await uiLogin(admin, ADMIN.email, ADMIN.password, 'admin.localhost');
   await expect(admin).toHaveURL(`${origin('admin.localhost')}/admin/organizations`);
-  await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Model Types' }).click();
-  await expect(admin.getByRole('heading', { name: 'Model Types', level: 1 })).toBeVisible();
+  await openFromMenu(admin, 'Model Types');
   await expect(admin.getByRole('region', { name: 'Step classifier 64×48' })).toContainText('64×48 frames, 48 hidden units');
 
   await admin.getByRole('button', { name: 'Create Model Type' }).click();
@@ -98,7 +97,7 @@ test('a model file uploaded to a new type is registered by an org user as a mode
   await expect(versionRow.getByRole('checkbox', { name: 'demo-1 deleted' })).not.toBeChecked();
 
   // The admin finds it under the organisation in Org Model Versions and soft-deletes it.
-  await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Org Model Versions' }).click();
+  await openFromMenu(admin, 'Org Model Versions');
   await admin.getByLabel('Organization').selectOption({ label: `Model Works ${run}` });
   const adminRow = admin.getByRole('table', { name: 'Model versions' }).getByRole('row', { name: /demo-1/ });
   await expect(adminRow).toContainText('Assemble sensor');

@@ -22,6 +22,7 @@ import {
   createTask,
   createUser,
   labelVideo,
+  openFromMenu,
   origin,
   runAgent,
   subscribe,
@@ -95,7 +96,7 @@ test('training starts from the screen, shows the model it made, and deploys it t
   await addDevice(org.id, 'Bench 2');
   const stopAgent = runAgent(bench.code);
   try {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deploy Model' }).click();
+    await openFromMenu(page, 'Deploy Model');
     await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
     const version = (await page.getByLabel('Model version').locator('option').first().textContent())?.split(' · ')[0] ?? '';
     expect(version).toMatch(/^t\d+-r\d+$/);
@@ -126,7 +127,7 @@ test('training starts from the screen, shows the model it made, and deploys it t
     '1 video has propagated labels to review: they are trained on once reviewed.',
   );
   // They are reviewed on Label Training Set.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Label Training Set' }).click();
+  await openFromMenu(page, 'Label Training Set');
   await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
   const videos = page.getByRole('table', { name: 'Videos to label' });
   await expect(videos.getByRole('row', { name: /unlabelled\.mp4/ })).toContainText('Propagated: to review');
@@ -142,7 +143,7 @@ test('training starts from the screen, shows the model it made, and deploys it t
   await page.getByRole('button', { name: '← All videos' }).click();
   await expect(videos.getByRole('row', { name: /unlabelled\.mp4/ })).toContainText('Reviewed');
   // Reviewed, they are trained on next time.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Train Model' }).click();
+  await openFromMenu(page, 'Train Model');
   await page.getByLabel('Operation').selectOption({ label: 'Assemble sensor' });
   await expect(page.getByText('2 of 2 videos labelled')).toBeVisible();
   await expect(page.getByRole('region', { name: 'Labels check' })).not.toContainText('to review');
