@@ -175,7 +175,8 @@ pub struct CycleDetails {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CycleClip {
-    /// Signed, good for [`super::video::MEDIA_URL_TTL_SECS`]; plays with HTTP ranges.
+    /// Signed, good for at least [`super::video::MEDIA_URL_TTL_SECS`]; plays with HTTP
+    /// ranges.
     pub url: String,
     /// The time of its first frame on the cycle's clock (`start_ms`, the segments'):
     /// the video's second `s` shows the moment `start_ms + 1000 s`.

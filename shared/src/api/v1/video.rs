@@ -15,7 +15,8 @@ pub const MAX_PART_BYTES: i64 = 8 * 1024 * 1024;
 pub const PART_BYTES: i64 = 4 * 1024 * 1024;
 /// Longest file name.
 pub const MAX_FILE_NAME: usize = 255;
-/// How long a signed media URL stays good (6 hours): a labeling session.
+/// How long a signed media URL stays good at least (6 hours): a labeling session. It
+/// expires at the first whole hour after that, so reads within an hour get one URL.
 pub const MEDIA_URL_TTL_SECS: i64 = 6 * 3600;
 /// The slow-upload warning's default estimate (spec section 9), in milliseconds.
 pub const SLOW_UPLOAD_MS: i64 = 100_000;
@@ -57,7 +58,7 @@ pub struct Video {
     pub height: Option<i64>,
     pub no_of_comments: i64,
     pub tags: Vec<String>,
-    /// A signed URL that plays the video (HTTP ranges), good for
+    /// A signed URL that plays the video (HTTP ranges), good for at least
     /// [`MEDIA_URL_TTL_SECS`]; once ready.
     pub url: Option<String>,
     /// A signed URL of its thumbnail (JPEG); once ready.

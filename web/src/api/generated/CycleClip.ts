@@ -5,7 +5,8 @@
  */
 export type CycleClip = { 
 /**
- * Signed, good for [`super::video::MEDIA_URL_TTL_SECS`]; plays with HTTP ranges.
+ * Signed, good for at least [`super::video::MEDIA_URL_TTL_SECS`]; plays with HTTP
+ * ranges.
  */
 url: string, 
 /**

@@ -15,7 +15,7 @@ isUploadedVideo: boolean, status: VideoStatus, size_bytes: number, received_byte
  */
 duration_ms: number | null, fps: number | null, width: number | null, height: number | null, no_of_comments: number, tags: Array<string>, 
 /**
- * A signed URL that plays the video (HTTP ranges), good for
+ * A signed URL that plays the video (HTTP ranges), good for at least
  * [`MEDIA_URL_TTL_SECS`]; once ready.
  */
 url: string | null, 
