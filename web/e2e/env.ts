@@ -319,12 +319,12 @@ export async function sidebarEntries(page: Page): Promise<string[]> {
   return (await nav.getByRole('listitem').allInnerTexts()).map((t) => t.trim());
 }
 
-/** Opens the sidebar's entry `link` and waits for its screen (its heading, `heading`):
+/** Opens the sidebar's entry `name` and waits for its screen (its heading of that name):
  * the screen before stays up while the next one's code loads, and an action meant for
  * the next one (an Operation chooser both have) would otherwise reach the one before. */
-export async function openFromMenu(page: Page, link: string, heading = link): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-  await expect(page.getByRole('heading', { level: 1, name: heading, exact: true })).toBeVisible();
+export async function openFromMenu(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name, exact: true })).toBeVisible();
 }
 
 /** The screen is shown (its heading) with no sidebar. */

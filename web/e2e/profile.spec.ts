@@ -7,7 +7,7 @@
  */
 import { type Locator, type Page, expect, test } from '@playwright/test';
 
-import { createOrganization, createUser, mailsTo, nextMail, origin, scanQr, totp, uiLogin, uniqueName } from './env';
+import { createOrganization, createUser, mailsTo, nextMail, openFromMenu, origin, scanQr, totp, uiLogin, uniqueName } from './env';
 
 const PASSWORD_CHANGED = 'Your password has been changed. You are signed out on your other devices and browsers.';
 const EMAIL_CHANGED = 'Your e-mail address has been changed.';
@@ -122,9 +122,8 @@ test('a labeler opens Profile Setting from the sidebar and confirms a new addres
   await uiLogin(page, email, 'labeler-pass-1');
   await expect(page).toHaveURL(/\/labeler\/tasks$/);
 
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile Setting' }).click();
+  await openFromMenu(page, 'Profile Setting');
   await expect(page).toHaveURL(/\/labeler\/setting$/);
-  await expect(page.getByRole('heading', { level: 1, name: 'Profile Setting' })).toBeVisible();
   expect(await details(page)).toEqual({ Name: 'labeler', 'E-mail': email, Role: 'Labeler', Organization: 'None' });
 
   const form = page.getByRole('form', { name: 'Change e-mail' });

@@ -118,8 +118,8 @@ pub(crate) fn media_url(state: &AppState, org: i64, key: &str) -> ApiResult<Stri
     ))
 }
 
-/// Media URLs expire at whole steps of this many seconds (an hour, as long as the
-/// browser may keep what they serve).
+/// Media URLs expire at whole steps of this many seconds (an hour), and the browser
+/// may keep what they serve as long (`Cache-Control` of [`media`]).
 const MEDIA_URL_STEP_SECS: i64 = 3600;
 
 /// When a media URL signed at `now` (Unix seconds) expires: [`MEDIA_URL_TTL_SECS`] on,
@@ -1289,9 +1289,10 @@ pub async fn media(
         HeaderValue::from_static(content_type(&claims.key)),
     );
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    // Kept as long as its URL stays the same (see `media_exp`).
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("private, max-age=3600"),
+        HeaderValue::from_str(&format!("private, max-age={MEDIA_URL_STEP_SECS}")).expect("ascii"),
     );
     match range {
         Some(r) => {

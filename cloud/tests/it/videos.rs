@@ -234,6 +234,8 @@ both!(
             "the stored video differs from the uploaded one"
         );
         assert_eq!(h["content-type"], "video/mp4");
+        // Kept by the browser while its URL stays the same (an hour, below).
+        assert_eq!(h["cache-control"], "private, max-age=3600");
         let (s, h, body) = fetch(&app, &url, Some("bytes=100-199")).await;
         assert_eq!(
             (s, &body[..]),
