@@ -30,7 +30,8 @@ pub async fn cycle_device(db: &Db, org: i64, id: &str) -> sqlx::Result<Option<Op
 /// Keeps clip `c` (replacing the cycle's earlier one); answers the earlier one's object
 /// key when it differs (for the caller to delete).
 pub async fn put(db: &Db, c: &ClipRow) -> sqlx::Result<Option<String>> {
-    let mut tx = db.pool.begin().await?;
+    // It reads before it writes: see `Db::begin_write`.
+    let mut tx = db.begin_write().await?;
     let before: Option<String> =
         sqlx::query_scalar("SELECT object_key FROM cycle_clips WHERE cycle_id = $1")
             .bind(&c.cycle_id)

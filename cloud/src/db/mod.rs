@@ -5,6 +5,13 @@
 //!
 //! Invariant: every query touching tenant data takes the organisation id as a
 //! parameter; handlers get it from the [`crate::http::extract::AuthUser`] scope.
+//!
+//! SQLite takes one writer at a time; the others wait their turn through the busy
+//! timeout (5 s, sqlx's and the cycle writer's). A transaction that writes begins with
+//! [`Db::begin_write`]: a deferred one (`BEGIN`) that reads first and then writes cannot
+//! wait, since SQLite refuses at once ("database is locked", whatever the busy timeout)
+//! to turn a read transaction into a write while another connection writes or wrote
+//! since its read began.
 
 pub mod analytics;
 pub mod clips;
@@ -107,6 +114,16 @@ impl From<Flag> for bool {
 }
 
 impl Db {
+    /// Begins a transaction that writes: on SQLite `BEGIN IMMEDIATE`, which takes the
+    /// write lock at once, waiting for another writer through the busy timeout (see the
+    /// module's header).
+    pub async fn begin_write(&self) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Any>> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+
     /// Connects to `database_url`, or to `{data}/gemba.db` (SQLite, WAL) when it is `None`,
     /// and applies the migrations.
     pub async fn open(database_url: Option<&str>, data: &Path) -> anyhow::Result<Db> {

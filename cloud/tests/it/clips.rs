@@ -302,3 +302,97 @@ both!(
         assert_eq!(clip_url_for(&none, keys, w.a, dev).unwrap(), None);
     }
 );
+
+/// Issue 25, 8: clip uploads while ingestion stores batch after batch on SQLite. Each
+/// upload's write waits for the cycle writer's transaction to end instead of failing
+/// with "database is locked": every upload is answered 200, none 5xx.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clip_uploads_during_ingestion_wait_their_turn_on_sqlite() {
+    use gemba_cloud::db::cycles::{Received, insert_cycles};
+
+    let app = TestApp::start(Backend::Sqlite).await;
+    let w = world(&app).await;
+    let dev = add(&app, &w.boss, "Bench").await["device"]["id"]
+        .as_i64()
+        .unwrap();
+    let sent = |n: usize| -> Vec<Received> {
+        (0..n)
+            .map(|_| Received {
+                org: w.a,
+                device: dev,
+                cycle: crate::devices::cycle(w.task),
+            })
+            .collect()
+    };
+    // The cycles the clips are of, stored before.
+    let first = sent(16);
+    let ids: Vec<String> = first.iter().map(|r| r.cycle.id.clone()).collect();
+    insert_cycles(&app.state.db, &first).await.unwrap();
+    let tok = token(&app, w.a, dev);
+    let dir = tempfile::tempdir().unwrap();
+    let mp4 = clip(dir.path(), 1);
+
+    // Ingestion: batch after batch through the cycle writer, until the uploads end.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let ingest = {
+        let db = app.state.db.clone();
+        let done = done.clone();
+        let batches: Vec<Vec<Received>> = (0..400).map(|_| sent(25)).collect();
+        tokio::spawn(async move {
+            let mut n = 0;
+            for b in batches {
+                if done.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                insert_cycles(&db, &b).await.unwrap();
+                n += 1;
+            }
+            n
+        })
+    };
+    // Six devices' uploads at once, each of its cycles' clips again and again.
+    let mut uploads = tokio::task::JoinSet::new();
+    for k in 0..6 {
+        let (client, base, tok, mp4) = (
+            app.client.clone(),
+            app.base.clone(),
+            tok.clone(),
+            mp4.clone(),
+        );
+        let mine: Vec<String> = ids.iter().skip(k).step_by(6).cloned().collect();
+        uploads.spawn(async move {
+            let mut answers = vec![];
+            for round in 0..6 {
+                for id in &mine {
+                    let r = client
+                        .put(format!("{base}/device/clip/{tok}/{id}?start_ms={round}"))
+                        .body(mp4.clone())
+                        .send()
+                        .await
+                        .unwrap();
+                    let s = r.status();
+                    answers.push((s, r.text().await.unwrap_or_default()));
+                }
+            }
+            answers
+        });
+    }
+    let mut answers = vec![];
+    while let Some(a) = uploads.join_next().await {
+        answers.extend(a.unwrap());
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let batches = ingest.await.unwrap();
+    assert!(batches > 0, "ingestion ran alongside");
+    let failed: Vec<_> = answers
+        .iter()
+        .filter(|(s, _)| *s != StatusCode::OK)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {} uploads failed, e.g. {:?}",
+        failed.len(),
+        answers.len(),
+        failed.first()
+    );
+}
