@@ -28,7 +28,10 @@ SPOTS = [(130, 110), (300, 110), (330, 330), (530, 170)]
 REST = (560, 420)
 # Seconds a step takes: (shortest, longest).
 DURATION = [(1.4, 2.4), (1.4, 2.4), (3.0, 4.8), (1.6, 2.8)]
-OPERATION = "Assemble sensor\n" + "".join(f"{s}:\n" for s in STEPS)
+# Each step with its sub-step: the portal's save rules want one (portal spec 5), and the
+# demo seeds this operation as it is.
+SUBSTEPS = ["Take base", "Take cover", "Drive", "Look"]
+OPERATION = "Assemble sensor\n" + "".join(f"{s}:\n{b};\n" for s, b in zip(STEPS, SUBSTEPS))
 
 
 def bench():

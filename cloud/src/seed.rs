@@ -5,6 +5,7 @@ use crate::db::{devices, now_ms, orgs, tasks};
 use crate::state::AppState;
 use gemba_shared::api::v1::device::WORKSTATION;
 use gemba_shared::api::v1::task::TaskSettings;
+use gemba_shared::operation;
 
 /// An organisation named `name` with one task defined from `task_detail` (its first
 /// line names it), recorded as made by user `author`. Answers (organisation, task).
@@ -30,13 +31,25 @@ pub async fn organization_with_task(
 }
 
 /// An organisation named `name` with one task of `settings`, recorded as made by user
-/// `author`. Answers (organisation, task).
+/// `author`. Answers (organisation, task). The operation must pass the save rules
+/// `POST organization/task/` applies (portal spec 5): a seed makes nothing the API
+/// would refuse.
 pub async fn organization_with_settings(
     state: &AppState,
     name: &str,
     settings: &TaskSettings,
     author: i64,
 ) -> anyhow::Result<(i64, i64)> {
+    let op = operation::parse(&settings.task_detail).map_err(|e| {
+        anyhow::anyhow!(
+            "the operation of {:?}, line {}: {}",
+            settings.task_name,
+            e.line,
+            e.message
+        )
+    })?;
+    operation::validate(&op)
+        .map_err(|m| anyhow::anyhow!("the operation of {:?}: {m}", settings.task_name))?;
     let org = orgs::insert(&state.db, name, name, false).await?.id;
     let task = tasks::insert(
         &state.db,

@@ -1139,3 +1139,39 @@ both!(
         assert!(message(&v, "non_field_errors").contains("is being trained"));
     }
 );
+
+/// Issue 25, 9: one rule for the API and the seeds (the demo, the agent's tests). An
+/// operation whose steps have no sub-step is refused by both with the message of portal
+/// spec 5; with a sub-step each, both take it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_seeds_keep_the_apis_save_rules() {
+    let app = TestApp::start(Backend::Sqlite).await;
+    let w = world(&app).await;
+    let bare = "Assemble sensor\nPick base:\nPick cover:\n";
+    let (s, v) = app
+        .post(
+            "organization/task/",
+            json!({"task_detail": bare}),
+            Some(&w.eng),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    assert_eq!(
+        message(&v, "task_detail"),
+        "Each step must have atleast one sub-step!"
+    );
+    let admin = app.user_row(ADMIN_EMAIL).await.id;
+    let e = gemba_cloud::seed::organization_with_task(&app.state, "seeded", bare, admin)
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Each step must have atleast one sub-step!"),
+        "{e}"
+    );
+    let whole = "Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n";
+    create(&app, &w.eng, json!({"task_detail": whole})).await;
+    gemba_cloud::seed::organization_with_task(&app.state, "seeded", whole, admin)
+        .await
+        .unwrap();
+}
