@@ -75,12 +75,79 @@ pub async fn prepare(state: &AppState, o: &Options) -> anyhow::Result<Prepared> 
 }
 
 /// Starts the demo agent (enrolling it first, over HTTP: the server must be answering);
-/// answers its process, which dies with the cloud.
+/// answers its process, which dies with the cloud. When it cannot start (no ONNX
+/// Runtime, most often), the error says why and what to do, and the demo station's page
+/// shows the same ([`notice`]) while the cloud serves on.
 pub async fn start(
     state: &AppState,
     o: &Options,
     Prepared(seeded): Prepared,
 ) -> anyhow::Result<tokio::process::Child> {
+    let device = seeded.device;
+    let started = start_agent(state, o, seeded).await;
+    let file = notice_file(state);
+    match &started {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&file);
+        }
+        Err(e) => {
+            let n = Notice {
+                device,
+                text: format!("The demo agent is not running: {e:#}"),
+            };
+            if let Err(w) = std::fs::write(&file, serde_json::to_vec(&n)?) {
+                tracing::warn!(file = %file.display(), error = %w, "keeping the demo's notice");
+            }
+        }
+    }
+    started
+}
+
+/// Why the demo agent is not running, for the demo station's page: written by
+/// [`start`] when the agent could not start, gone when it did.
+#[derive(Debug, Serialize, Deserialize)]
+struct Notice {
+    device: i64,
+    text: String,
+}
+
+fn notice_file(state: &AppState) -> PathBuf {
+    state.settings.data.join("demo").join("notice.json")
+}
+
+/// Why device `device`, the demo station, has no agent running, with the fix; `None`
+/// for any other device, and when the demo agent started.
+pub fn notice(state: &AppState, device: i64) -> Option<String> {
+    let n: Notice = serde_json::from_slice(&std::fs::read(notice_file(state)).ok()?).ok()?;
+    (n.device == device).then_some(n.text)
+}
+
+/// What keeps the agent from loading ONNX Runtime (it reads `ORT_DYLIB_PATH`, inherited
+/// from the cloud), with the fix; `None` when nothing does.
+fn onnx_runtime_missing() -> Option<String> {
+    let fix = "start the demo with ./scripts/run, or set ORT_DYLIB_PATH to libonnxruntime.so \
+               from the onnxruntime wheel (pip install onnxruntime puts it in \
+               site-packages/onnxruntime/capi/) and restart gemba-cloud";
+    match std::env::var_os("ORT_DYLIB_PATH") {
+        None => Some(format!(
+            "ONNX Runtime was not found (ORT_DYLIB_PATH is not set): {fix}"
+        )),
+        Some(p) if !Path::new(&p).is_file() => Some(format!(
+            "ONNX Runtime was not found (ORT_DYLIB_PATH names no file: {}): {fix}",
+            Path::new(&p).display()
+        )),
+        Some(_) => None,
+    }
+}
+
+async fn start_agent(
+    state: &AppState,
+    o: &Options,
+    seeded: Seeded,
+) -> anyhow::Result<tokio::process::Child> {
+    if let Some(why) = onnx_runtime_missing() {
+        bail!(why);
+    }
     let dir = state.settings.data.join("demo");
     let cloud = local_url(state.settings.http);
     if !dir.join("credentials.json").exists() {

@@ -518,6 +518,7 @@ pub async fn device_details(
         commands: devices::commands(&state.db, id, 20).await?,
         recent_cycles,
         task_steps,
+        notice: crate::demo::notice(&state, id),
     }))
 }
 

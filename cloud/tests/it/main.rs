@@ -8,6 +8,7 @@ mod account;
 mod analytics;
 mod clips;
 mod cycle_changes;
+mod demo;
 mod device_recording;
 mod devices;
 mod features;

@@ -136,6 +136,11 @@ pub struct DeviceDetails {
     pub commands: Vec<DeviceCommand>,
     pub recent_cycles: Vec<RecentCycle>,
     pub task_steps: std::collections::BTreeMap<i64, Vec<String>>,
+    /// What keeps the device from working that the cloud knows and the device cannot
+    /// say, with the fix: the demo station's agent that could not start (`serve
+    /// --demo` without ONNX Runtime). `null` otherwise.
+    #[serde(default)]
+    pub notice: Option<String>,
 }
 
 /// A cycle as its device sent it (a device's latest, and telemetry's lists).

@@ -8,7 +8,13 @@ import type { StatusMessage } from "./StatusMessage";
  * `GET device/{id}/device_details/`: a device with its recent commands and its latest
  * cycles (with the step names of their tasks, by task id).
  */
-export type DeviceDetails = { commands: Array<DeviceCommand>, recent_cycles: Array<RecentCycle>, task_steps: { [key in number]: Array<string> }, id: number, display_name: string, Serial_number: string, Type: string, starred: boolean, active: boolean, is_archived: boolean, organization: number, department: number | null, 
+export type DeviceDetails = { commands: Array<DeviceCommand>, recent_cycles: Array<RecentCycle>, task_steps: { [key in number]: Array<string> }, 
+/**
+ * What keeps the device from working that the cloud knows and the device cannot
+ * say, with the fix: the demo station's agent that could not start (`serve
+ * --demo` without ONNX Runtime). `null` otherwise.
+ */
+notice: string | null, id: number, display_name: string, Serial_number: string, Type: string, starred: boolean, active: boolean, is_archived: boolean, organization: number, department: number | null, 
 /**
  * Holds working credentials (enrolled and not revoked).
  */

@@ -122,6 +122,16 @@ test("a device's page shows its status, cameras, camera tasks and recent command
   expect(screen.queryByRole('button', { name: 'Revoke credentials' })).toBeNull();
 });
 
+test("the cloud's notice on a device (the demo agent that could not start) shows on its page with the fix", async () => {
+  const NOTICE =
+    'The demo agent is not running: ONNX Runtime was not found (ORT_DYLIB_PATH is not set): start the demo with ./scripts/run, or set ORT_DYLIB_PATH to libonnxruntime.so from the onnxruntime wheel';
+  fake.d = { ...fake.d, online: false, notice: NOTICE };
+  signInAs('org_user', 1);
+  renderApp('/user/devices/7');
+  await screen.findByRole('heading', { level: 1, name: 'Bench 7' });
+  expect(screen.getAllByRole('status').filter((e) => e.textContent === NOTICE)).toHaveLength(1);
+});
+
 test('cycles arriving from the device show in Latest cycles within 5 s: time, steps as a bar, verdict and why', async () => {
   signInAs('org_user', 1);
   fakeClock();

@@ -32,7 +32,8 @@ function idParam(v: string | undefined): number | null {
  * `/user/devices/{id}` (Device, gated by the 'Devices' subscription): one device, its
  * status live through the device stream (and asked again every 5 s): name, serial number, online or offline with when it
  * was last seen, the agent's version and each camera's frame rate from its last status
- * message; what its cameras are set to run, each with Stop, and a form starting a task
+ * message; what keeps it from working that the cloud knows (`notice`: the demo station
+ * whose agent could not start, with the fix); what its cameras are set to run, each with Stop, and a form starting a task
  * on a camera (a 400's messages next to the fields); its latest cycles (cycle time, steps
  * as a coloured bar, good or bad and why); the commands last sent and how the
  * device acknowledged them. Roles holding `ManageDevices` also get a new enrolment code
@@ -85,6 +86,11 @@ function DeviceView({ device }: { device: DeviceDetails }) {
         <StreamBadge state={stream} />
         <Link to={paths.user.devices}>All devices</Link>
       </div>
+      {device.notice ? (
+        <p role="status" className="warning">
+          {device.notice}
+        </p>
+      ) : null}
       <dl className="facts">
         <dt>Serial number</dt>
         <dd>{device.Serial_number || '—'}</dd>
