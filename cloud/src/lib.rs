@@ -14,6 +14,7 @@ pub mod media;
 pub mod mqtt;
 pub mod objects;
 pub mod onnx;
+pub mod reconcile;
 pub mod seed;
 pub mod state;
 pub mod training;

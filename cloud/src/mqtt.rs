@@ -271,7 +271,7 @@ impl Link {
 
     /// Records `command` for device `device` of `org` and sends it; answers its id. A
     /// device that is not connected misses it, and is told what its cameras should run
-    /// when it next says it is online ([`reconcile`]).
+    /// when it next says it is online ([`crate::reconcile`]).
     pub async fn command(
         &self,
         db: &Db,
@@ -567,80 +567,6 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
     }
 }
 
-/// Brings what a device's cameras run in line with what the portal set: a camera that
-/// should run a task and does not (as its status says) is told to start it, one that
-/// runs something else or nothing should run is told to stop. Commands sent while the
-/// device was away are not kept by the broker; this is how the device catches up.
-/// `back`: the device was offline until this status (a restarted agent may now carry
-/// out what it refused before), so nothing is held back.
-async fn reconcile(
-    state: &AppState,
-    org: i64,
-    device: i64,
-    s: &v1::StatusMessage,
-    back: bool,
-) -> sqlx::Result<()> {
-    let wanted: Vec<_> = devices::tasks_of(&state.db, &[device])
-        .await?
-        .into_iter()
-        .map(|(_, t)| t)
-        .filter(|t| t.running)
-        .collect();
-    let runs = |camera: &str, task: i64| {
-        s.cameras
-            .iter()
-            .any(|c| c.camera == camera && c.task == Some(task))
-    };
-    for t in wanted.iter().filter(|t| !runs(&t.camera, t.task)) {
-        let Some(row) = crate::db::tasks::get(&state.db, 0, Some(org), t.task).await? else {
-            continue;
-        };
-        let start = v1::Command::StartTask {
-            camera: t.camera.clone(),
-            task: t.task,
-            engine: gemba_shared::cycle::EngineConfig::from_task(&row.settings()),
-        };
-        if back || due(state, device, &start).await? {
-            state.mqtt.command(&state.db, org, device, start).await?;
-        }
-    }
-    for c in &s.cameras {
-        let wanted_here = wanted
-            .iter()
-            .any(|t| t.camera == c.camera && Some(t.task) == c.task);
-        if c.task.is_some() && !wanted_here {
-            let stop = v1::Command::StopTask {
-                camera: c.camera.clone(),
-            };
-            if back || due(state, device, &stop).await? {
-                state.mqtt.command(&state.db, org, device, stop).await?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Longest wait before [`reconcile`] repeats an acknowledged command.
-const RECONCILE_RETRY_MAX: Duration = Duration::from_secs(600);
-
-/// Should [`reconcile`] send `command` to `device` now? Yes if it was never sent, or
-/// the device did not acknowledge it last time (it was away); if it did and its status
-/// still differs, only once `reconcile_retry_ms` passed, doubling with each
-/// acknowledged repeat up to [`RECONCILE_RETRY_MAX`].
-async fn due(state: &AppState, device: i64, command: &v1::Command) -> sqlx::Result<bool> {
-    let json = serde_json::to_string(command).expect("commands serialise");
-    let last = devices::same_commands(&state.db, device, &json, 8).await?;
-    let Some(&(at, true)) = last.first() else {
-        return Ok(true);
-    };
-    let repeats = last.iter().take_while(|(_, acked)| *acked).count() as u32;
-    let first = Duration::from_millis(state.settings.reconcile_retry_ms);
-    let wait = first
-        .saturating_mul(1 << (repeats - 1).min(10))
-        .min(RECONCILE_RETRY_MAX);
-    Ok(crate::db::now_ms() - at >= wait.as_millis() as i64)
-}
-
 enum Refused {
     Bad(String),
     Db(sqlx::Error),
@@ -739,9 +665,29 @@ async fn read(
             let s: v1::StatusMessage = key.open(payload).map_err(Refused::Bad)?;
             let json = serde_json::to_string(&s).expect("status serialises");
             let now = crate::db::now_ms();
-            let was_online = devices::set_status(&state.db, device, s.online, &json, now).await?;
+            let before = devices::set_status(&state.db, device, s.online, &json, now).await?;
             if s.online {
-                reconcile(state, org, device, &s, !was_online).await?;
+                // Back online (a restarted agent may now do what it refused) or with
+                // other cameras: nothing held back.
+                let names = |s: &v1::StatusMessage| {
+                    s.cameras
+                        .iter()
+                        .map(|c| c.camera.clone())
+                        .collect::<Vec<_>>()
+                };
+                let cameras_changed = before
+                    .status
+                    .as_ref()
+                    .is_some_and(|b| names(b) != names(&s));
+                use crate::reconcile::{Why, reconcile};
+                let why = if !before.online {
+                    Why::Back
+                } else if cameras_changed {
+                    Why::Changed
+                } else {
+                    Why::Heartbeat
+                };
+                reconcile(state, org, device, &s, why).await?;
             }
             let event = ServerEvent::DeviceStatus(DeviceStatusEvent {
                 id: device,
@@ -756,12 +702,30 @@ async fn read(
         }
         Channel::CmdAck => {
             let a: v1::CommandAck = key.open(payload).map_err(Refused::Bad)?;
-            if !devices::ack_command(&state.db, device, &a.id, a.ok, &a.message).await? {
+            let Some(command) =
+                devices::ack_command(&state.db, device, &a.id, a.ok, &a.message).await?
+            else {
                 return Err(bad("no such command waiting"));
-            }
-            if !a.ok {
-                // A recording the device could not make or upload says why.
-                crate::db::videos::fail_recording(&state.db, None, Some(&a.id), &a.message).await?;
+            };
+            // Stored by `Link::command`: one written by another version may not read.
+            match serde_json::from_str::<v1::Command>(&command) {
+                Ok(v1::Command::StartTask { camera, task, .. }) => {
+                    let refused = (!a.ok).then_some(a.message.as_str());
+                    crate::db::camera_tasks::answered_start(
+                        &state.db, device, &camera, task, refused,
+                    )
+                    .await?;
+                }
+                // A new model may be what a refused start lacked.
+                Ok(v1::Command::Deploy { .. }) if a.ok => {
+                    crate::reconcile::reconcile_stored(state, org, device).await?;
+                }
+                Ok(v1::Command::Record { .. }) if !a.ok => {
+                    // A recording the device could not make or upload says why.
+                    crate::db::videos::fail_recording(&state.db, None, Some(&a.id), &a.message)
+                        .await?;
+                }
+                _ => {}
             }
             Ok(None)
         }

@@ -1,8 +1,11 @@
 //! `gemba-agent run`: the agent at work. It links to the cloud as its enrolled device,
 //! runs on its cameras the tasks the cloud starts, answers every command on `cmd/ack`,
 //! and sends a heartbeat (status: cameras, the task each runs, fps, model version,
-//! outbox) every few seconds. What runs where is kept in the data folder, so an agent
-//! restarted (or killed) picks its work up again before it reaches the cloud.
+//! outbox) every few seconds, and at once when a camera starts, runs or fails. What
+//! runs where is kept in the data folder, so an agent restarted (or killed) picks its
+//! work up again before it reaches the cloud. A camera whose source fails keeps its
+//! task: its status says why and since when, and the agent starts it again with a
+//! back-off (`health`); only the cloud's stop or another start ends that.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,13 +15,15 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use gemba_shared::cycle::EngineConfig;
 use gemba_shared::mqtt::v1::{
-    self, CameraStatus, Channel, Command, CommandAck, CommandMessage, StatusMessage, topic,
+    self, CameraState, CameraStatus, Channel, Command, CommandAck, CommandMessage, StatusMessage,
+    topic,
 };
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
 use crate::camera::{self, Job, Worker};
 use crate::capture::{self, Source};
+use crate::health::Health;
 use crate::infer::Model;
 use crate::outbox::{Kind, Outbox};
 use crate::sync;
@@ -70,6 +75,9 @@ pub struct Config {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Running {
     cameras: BTreeMap<String, (i64, EngineConfig)>,
+    /// Each camera's generation (`Command::StartTask`); absent in older files.
+    #[serde(default)]
+    generations: BTreeMap<String, i64>,
 }
 
 struct Agent {
@@ -77,6 +85,8 @@ struct Agent {
     outbox: Arc<Mutex<Outbox>>,
     workers: BTreeMap<String, Worker>,
     running: Running,
+    /// Cameras whose task failed, waiting to be started again.
+    health: Health,
     org: String,
     device: String,
 }
@@ -105,12 +115,23 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         outbox,
         workers: BTreeMap::new(),
         running: Running::default(),
+        health: Health::default(),
     };
     for (camera, (task, engine)) in running.cameras {
-        if let Err(e) = agent.start(&camera, task, engine) {
-            tracing::error!(camera, task, error = %format!("{e:#}"), "resuming a task");
+        let generation = running.generations.get(&camera).copied().unwrap_or(0);
+        if !agent.cfg.cameras.iter().any(|c| c.name == camera) {
+            tracing::warn!(
+                camera,
+                task,
+                "not resuming: this device has no such camera now"
+            );
+            continue;
         }
+        agent.running.cameras.insert(camera.clone(), (task, engine));
+        agent.running.generations.insert(camera.clone(), generation);
+        agent.bring_up(&camera);
     }
+    agent.save();
     let (status_tx, status_rx) = watch::channel(agent.status());
     let (cmd_tx, mut cmd_rx) = mpsc::channel(64);
     let (link_stop_tx, link_stop) = watch::channel(false);
@@ -124,6 +145,9 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     ));
     let clips = tokio::spawn(upload_clips(agent.outbox.clone(), link_stop_tx.subscribe()));
     let mut beat = tokio::time::interval(agent.cfg.heartbeat);
+    // Cameras that ended or are due to start again are looked at every second; a
+    // change in what they do is sent at once, not with the next heartbeat.
+    let mut watch_cameras = tokio::time::interval(Duration::from_secs(1));
     loop {
         tokio::select! {
             _ = stop.changed() => if *stop.borrow() { break },
@@ -136,6 +160,14 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
             _ = beat.tick() => {
                 agent.reap();
                 let _ = status_tx.send(agent.status());
+            }
+            _ = watch_cameras.tick() => {
+                agent.reap();
+                agent.retry();
+                let s = agent.status();
+                if cameras_differ(&status_tx.borrow().cameras, &s.cameras) {
+                    let _ = status_tx.send(s);
+                }
             }
         }
     }
@@ -158,6 +190,7 @@ impl Agent {
                 camera,
                 task,
                 engine,
+                generation,
             } => {
                 let same = self
                     .running
@@ -165,10 +198,15 @@ impl Agent {
                     .get(&camera)
                     .is_some_and(|(t, e)| *t == task && *e == engine)
                     && self.workers.get(&camera).is_some_and(|w| !w.ended());
-                // A start the device cannot carry out changes nothing: checked before
-                // the camera's current work stops. The same start again is a no-op
+                // A start the device cannot carry out (no such camera, a model that
+                // does not fit) is refused and changes nothing: checked before the
+                // camera's current work stops. The same start again is a no-op
                 // (commands are idempotent: the cloud repeats what it is not sure of).
+                // A start whose source fails is not refused: the camera keeps the task,
+                // says why in its status and is started again with a back-off.
                 if same {
+                    self.running.generations.insert(camera.clone(), generation);
+                    self.save();
                     Ok(format!("task {task} already runs on camera {camera}"))
                 } else {
                     match self.prepare(&camera, task, engine) {
@@ -177,24 +215,51 @@ impl Agent {
                             if let Some(w) = self.workers.remove(&camera) {
                                 let _ = tokio::task::spawn_blocking(move || w.stop()).await;
                             }
-                            self.running.cameras.remove(&camera);
+                            self.health.forget(&camera);
+                            self.running.generations.insert(camera.clone(), generation);
                             let r = self.launch(job, model);
                             self.save();
-                            r.map(|()| format!("task {task} runs on camera {camera}"))
+                            Ok(match r {
+                                Ok(()) => format!("task {task} runs on camera {camera}"),
+                                Err(e) => format!(
+                                    "task {task} is set on camera {camera}, which failed to \
+                                     start: {e:#}; it is tried again in {} s",
+                                    crate::health::delay(1) / 1000
+                                ),
+                            })
                         }
                     }
                 }
             }
-            Command::StopTask { camera } => {
-                let w = self.workers.remove(&camera);
-                self.running.cameras.remove(&camera);
-                self.save();
-                match w {
-                    Some(w) => {
-                        let _ = tokio::task::spawn_blocking(move || w.stop()).await;
-                        Ok(format!("camera {camera} stopped"))
+            Command::StopTask {
+                camera,
+                task,
+                generation,
+            } => {
+                let now = self.running.cameras.get(&camera).map(|(t, _)| *t);
+                let now_generation = self.running.generations.get(&camera).copied().unwrap_or(0);
+                match (now, task) {
+                    (Some(runs), Some(asked)) if runs != asked => Ok(format!(
+                        "camera {camera} runs task {runs}, not {asked}: left running"
+                    )),
+                    (Some(_), _) if generation > 0 && now_generation > generation => Ok(format!(
+                        "camera {camera} was started anew after this stop: left running"
+                    )),
+                    _ => {
+                        let w = self.workers.remove(&camera);
+                        self.running.cameras.remove(&camera);
+                        self.running.generations.remove(&camera);
+                        self.health.forget(&camera);
+                        self.save();
+                        match w {
+                            Some(w) => {
+                                let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                                Ok(format!("camera {camera} stopped"))
+                            }
+                            None if now.is_some() => Ok(format!("camera {camera} stopped")),
+                            None => Ok(format!("camera {camera} was not running")),
+                        }
                     }
-                    None => Ok(format!("camera {camera} was not running")),
                 }
             }
             Command::Settings { .. } => Ok("settings noted".into()),
@@ -285,8 +350,18 @@ impl Agent {
         Ok(rx)
     }
 
-    fn start(&mut self, camera: &str, task: i64, engine: EngineConfig) -> anyhow::Result<()> {
+    /// Starts `task` on `camera` at `generation`: an error when the device cannot
+    /// (nothing changes then), or when its source failed (the camera keeps the task and
+    /// is started again later).
+    fn start(
+        &mut self,
+        camera: &str,
+        task: i64,
+        engine: EngineConfig,
+        generation: i64,
+    ) -> anyhow::Result<()> {
         let (job, model) = self.prepare(camera, task, engine)?;
+        self.running.generations.insert(camera.into(), generation);
         self.launch(job, model)
     }
 
@@ -383,10 +458,11 @@ impl Agent {
             } else {
                 // Another input size needs the capture made anew: the camera restarts.
                 let (_, engine) = self.running.cameras[c].clone();
+                let generation = self.running.generations.get(c).copied().unwrap_or(0);
                 if let Some(w) = self.workers.remove(c) {
                     let _ = tokio::task::spawn_blocking(move || w.stop()).await;
                 }
-                self.start(c, task, engine)?;
+                self.start(c, task, engine, generation)?;
             }
         }
         tracing::info!(task, version, ?cameras, "model deployed");
@@ -400,16 +476,37 @@ impl Agent {
         })
     }
 
-    /// Starts the camera's worker on `job`.
+    /// Starts the camera's worker on `job`; the camera is set to the job's task even
+    /// when its source fails (then it waits in `health` to be started again).
     fn launch(&mut self, job: Job, model: Model) -> anyhow::Result<()> {
         let (camera, task, engine) = (job.camera.clone(), job.task, job.engine.clone());
-        let w = Worker::start(job, model, self.outbox.clone())?;
-        self.workers.insert(camera.clone(), w);
-        self.running.cameras.insert(camera, (task, engine));
-        Ok(())
+        self.running.cameras.insert(camera.clone(), (task, engine));
+        match Worker::start(job, model, self.outbox.clone()) {
+            Ok(w) => {
+                self.workers.insert(camera, w);
+                Ok(())
+            }
+            Err(e) => {
+                self.failed(&camera, format!("{e:#}"));
+                Err(e)
+            }
+        }
     }
 
-    /// Forgets workers whose input ended or failed (their error is in the log).
+    /// Notes that `camera`'s task failed, to be started again after a back-off.
+    fn failed(&mut self, camera: &str, error: String) {
+        let now = capture::now_ms();
+        let f = self.health.failed(camera, error, now);
+        tracing::warn!(
+            camera,
+            error = f.error,
+            retry_in_s = (f.retry_at_ms - now) / 1000,
+            "a camera failed; it is started again after a pause"
+        );
+    }
+
+    /// Forgets workers whose input ended (a file that was not looped) or failed (to be
+    /// started again: [`Self::retry`]).
     fn reap(&mut self) {
         let ended: Vec<String> = self
             .workers
@@ -419,7 +516,41 @@ impl Agent {
             .collect();
         for k in ended {
             if let Some(w) = self.workers.remove(&k) {
+                let error = w.stats.lock().expect("stats lock").error.clone();
                 w.stop();
+                if let Some(e) = error {
+                    self.failed(&k, e);
+                }
+            }
+        }
+    }
+
+    /// Starts again the failed cameras whose pause is over.
+    fn retry(&mut self) {
+        let now = capture::now_ms();
+        for camera in self.health.due(now) {
+            let Some((task, _)) = self.running.cameras.get(&camera) else {
+                self.health.forget(&camera);
+                continue;
+            };
+            tracing::info!(camera, task, "starting a failed camera again");
+            if self.bring_up(&camera) {
+                self.health.retrying(&camera, now);
+            }
+        }
+    }
+
+    /// Starts `camera` on the task it is set to; a failure waits in `health` to be
+    /// started again. Answers whether it started.
+    fn bring_up(&mut self, camera: &str) -> bool {
+        let Some((task, engine)) = self.running.cameras.get(camera).cloned() else {
+            return false;
+        };
+        match self.prepare(camera, task, engine) {
+            Ok((job, model)) => self.launch(job, model).is_ok(),
+            Err(e) => {
+                self.failed(camera, format!("{e:#}"));
+                false
             }
         }
     }
@@ -440,13 +571,41 @@ impl Agent {
             .cameras
             .iter()
             .map(|c| {
-                let w = self.workers.get(&c.name);
-                let st = w.map(|w| w.stats.lock().expect("stats lock").clone());
-                CameraStatus {
-                    camera: c.name.clone(),
-                    task: w.map(|w| w.task),
-                    fps: st.as_ref().map(|s| s.fps).unwrap_or(0.0),
-                    model_version: st.and_then(|s| s.model_version),
+                let generation = self.running.generations.get(&c.name).copied().unwrap_or(0);
+                if let Some(w) = self.workers.get(&c.name) {
+                    let st = w.stats.lock().expect("stats lock").clone();
+                    return CameraStatus {
+                        camera: c.name.clone(),
+                        task: Some(w.task),
+                        fps: st.fps,
+                        model_version: st.model_version,
+                        state: if st.frames > 0 {
+                            CameraState::Running
+                        } else {
+                            CameraState::Starting
+                        },
+                        generation,
+                        ..CameraStatus::default()
+                    };
+                }
+                match (
+                    self.running.cameras.get(&c.name),
+                    self.health.failure(&c.name),
+                ) {
+                    (Some((task, _)), Some(f)) => CameraStatus {
+                        camera: c.name.clone(),
+                        task: Some(*task),
+                        state: CameraState::Failed,
+                        generation,
+                        error: Some(f.error.clone()),
+                        since_ms: Some(f.since_ms),
+                        retry_at_ms: Some(f.retry_at_ms),
+                        ..CameraStatus::default()
+                    },
+                    _ => CameraStatus {
+                        camera: c.name.clone(),
+                        ..CameraStatus::default()
+                    },
                 }
             })
             .collect();
@@ -470,6 +629,21 @@ impl Agent {
 }
 
 /// The acknowledgement of command `id` from how it went.
+/// Whether two camera lists differ in what a person would see change (not the frame
+/// rate, which moves all the time).
+fn cameras_differ(a: &[CameraStatus], b: &[CameraStatus]) -> bool {
+    let key = |c: &CameraStatus| {
+        (
+            c.camera.clone(),
+            c.task,
+            c.state,
+            c.error.clone(),
+            c.generation,
+        )
+    };
+    a.len() != b.len() || a.iter().zip(b).any(|(x, y)| key(x) != key(y))
+}
+
 fn make_ack(id: String, r: anyhow::Result<String>) -> CommandAck {
     let (ok, message) = match r {
         Ok(m) => (true, m),

@@ -7,6 +7,7 @@ pub mod capture;
 pub mod clip;
 pub mod enroll;
 pub mod eval;
+pub mod health;
 pub mod infer;
 pub mod outbox;
 pub mod recorder;

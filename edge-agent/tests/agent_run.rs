@@ -165,6 +165,7 @@ async fn runs_the_demo(mqtt: Option<String>) {
             camera: camera.into(),
             task: c.task,
             engine: engine(steps),
+            generation: 0,
         };
         let (ok, message) = command(&c, cmd).await;
         assert!(!ok);
@@ -193,31 +194,6 @@ async fn runs_the_demo(mqtt: Option<String>) {
     interrupt(child);
 }
 
-/// Sends the cloud's device `cmd` as the cloud does; answers how the agent acknowledged it.
-async fn command(c: &Cloud, cmd: gemba_shared::mqtt::v1::Command) -> (bool, String) {
-    let org: i64 = sqlx::query_scalar("SELECT organization_id FROM devices WHERE id = $1")
-        .bind(c.device)
-        .fetch_one(&c.state.db.pool)
-        .await
-        .unwrap();
-    let db = &c.state.db;
-    let id = c.state.mqtt.command(db, org, c.device, cmd).await.unwrap();
-    let mut answer = None;
-    wait_for("the acknowledgement", 30, async || {
-        answer = sqlx::query_as::<_, (Option<i64>, Option<String>)>(
-            "SELECT ok, message FROM device_commands WHERE id = $1",
-        )
-        .bind(&id)
-        .fetch_one(&db.pool)
-        .await
-        .ok()
-        .and_then(|(ok, m)| Some((ok? == 1, m.unwrap_or_default())));
-        answer.is_some()
-    })
-    .await;
-    answer.unwrap()
-}
-
 /// The start the cloud sends for its task on `cam0` (what reconciling sends).
 async fn start_cam0(c: &Cloud) -> gemba_shared::mqtt::v1::Command {
     let row = gemba_cloud::db::tasks::get(&c.state.db, 0, None, c.task)
@@ -228,6 +204,7 @@ async fn start_cam0(c: &Cloud) -> gemba_shared::mqtt::v1::Command {
         camera: "cam0".into(),
         task: c.task,
         engine: gemba_shared::cycle::EngineConfig::from_task(&row.settings()),
+        generation: 0,
     }
 }
 

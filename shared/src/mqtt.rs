@@ -136,17 +136,51 @@ pub mod v1 {
 
     // ----- status, acknowledgements, commands ----------------------------------------------
 
-    /// One camera's work, in a status message.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    /// What a camera is doing, in a status message.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+    #[serde(rename_all = "snake_case")]
+    pub enum CameraState {
+        /// It runs no task.
+        #[default]
+        Idle,
+        /// Its task started and no frame has come through yet.
+        Starting,
+        /// Frames come through its task.
+        Running,
+        /// Its task is set but its source failed (`error`, `since_ms`); the agent
+        /// tries again at `retry_at_ms`.
+        Failed,
+    }
+
+    /// One camera's work, in a status message. Times are the device's clock, like
+    /// the message's `ts_ms`.
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
     #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
     #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
     #[serde(deny_unknown_fields)]
     pub struct CameraStatus {
         pub camera: String,
-        /// The task it runs, if any.
+        /// The task it is set to run, if any (also while it failed and waits to retry).
         pub task: Option<i64>,
         pub fps: f32,
         pub model_version: Option<String>,
+        #[serde(default)]
+        pub state: CameraState,
+        /// The generation of the start it runs (see [`Command::StartTask`]; 0: none
+        /// given).
+        #[serde(default)]
+        pub generation: i64,
+        /// Why it failed, in words a technician can act on (camera, source, what).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub error: Option<String>,
+        /// Failed since then.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub since_ms: Option<i64>,
+        /// When the agent starts it again.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub retry_at_ms: Option<i64>,
     }
 
     /// `status` (QoS 1, retained; also the last will with `online: false`): the
@@ -179,10 +213,12 @@ pub mod v1 {
                 return Err(format!("unknown schema version {}", self.v));
             }
             if self.cameras.len() > 64
-                || self
-                    .cameras
-                    .iter()
-                    .any(|c| check_camera(&c.camera).is_err() || !c.fps.is_finite() || c.fps < 0.0)
+                || self.cameras.iter().any(|c| {
+                    check_camera(&c.camera).is_err()
+                        || !c.fps.is_finite()
+                        || c.fps < 0.0
+                        || c.error.as_ref().is_some_and(|e| e.len() > 1000)
+                })
             {
                 return Err("bad camera list".into());
             }
@@ -230,13 +266,26 @@ pub mod v1 {
     #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
     pub enum Command {
         /// Run `task` on `camera` (replacing what it ran), with the task's cycle rules.
+        /// `generation` orders what the portal set for the camera (it grows with each
+        /// change; 0: not given): the agent reports it back and a stop older than it
+        /// leaves the camera running.
         StartTask {
             camera: String,
             task: i64,
             engine: crate::cycle::EngineConfig,
+            #[serde(default)]
+            generation: i64,
         },
-        /// Stop whatever `camera` runs.
-        StopTask { camera: String },
+        /// Stop what `camera` runs: only `task` when given, and only when the camera's
+        /// start is not newer than `generation` (when not 0), so a stop sent on an old
+        /// view never stops a newer start.
+        StopTask {
+            camera: String,
+            #[serde(default)]
+            task: Option<i64>,
+            #[serde(default)]
+            generation: i64,
+        },
         /// The device's settings changed (the whole object).
         Settings { settings: serde_json::Value },
         /// Install model `version` for `task`: download the bundle (`model.onnx`) from
@@ -535,6 +584,7 @@ pub mod v1 {
                     engine: crate::cycle::EngineConfig::from_task(
                         &crate::api::v1::task::TaskSettings::new("T".into(), "T\n-A\n-B".into()),
                     ),
+                    generation: 7,
                 },
             };
             let v = serde_json::to_value(&c).unwrap();
@@ -550,6 +600,7 @@ pub mod v1 {
                     task: Some(4),
                     fps: f32::NAN,
                     model_version: None,
+                    ..CameraStatus::default()
                 }],
                 outbox: 0,
                 disk_free_mb: None,

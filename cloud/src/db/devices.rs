@@ -210,26 +210,31 @@ pub async fn tasks_of(db: &Db, devices: &[i64]) -> sqlx::Result<Vec<(i64, Device
         .map(i64::to_string)
         .collect::<Vec<_>>()
         .join(",");
-    let rows: Vec<(i64, String, i64, String, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT dt.device_id, dt.camera, dt.task_id, t.task_name, dt.running \
-         FROM device_tasks dt JOIN tasks t ON t.id = dt.task_id \
+    type Row = (i64, String, i64, String, i64, Option<String>, Option<i64>);
+    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT dt.device_id, dt.camera, dt.task_id, t.task_name, dt.running, dt.refused, \
+         dt.refused_at FROM device_tasks dt JOIN tasks t ON t.id = dt.task_id \
          WHERE dt.device_id IN ({ids}) ORDER BY dt.device_id, dt.camera"
     )))
     .fetch_all(&db.pool)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(d, camera, task, task_name, running)| {
-            (
-                d,
-                DeviceTask {
-                    camera,
-                    task,
-                    task_name,
-                    running: running != 0,
-                },
-            )
-        })
+        .map(
+            |(d, camera, task, task_name, running, refused, refused_at)| {
+                (
+                    d,
+                    DeviceTask {
+                        camera,
+                        task,
+                        task_name,
+                        running: running != 0,
+                        refused,
+                        refused_at,
+                    },
+                )
+            },
+        )
         .collect())
 }
 
@@ -444,31 +449,53 @@ pub async fn auth(db: &Db, id: i64) -> sqlx::Result<Option<DeviceAuth>> {
 
 // ----- status, tasks, commands -----------------------------------------------------------
 
-/// Records what device `id` said; answers whether it was online before (false for a
-/// device that was offline or never heard).
+/// What a device had said before its newest status.
+pub struct Before {
+    /// It was online (false for a device that was offline or never heard).
+    pub online: bool,
+    /// Its previous status, if it sent one that reads.
+    pub status: Option<StatusMessage>,
+}
+
+/// Records what device `id` said; answers what it had said before.
 pub async fn set_status(
     db: &Db,
     id: i64,
     online: bool,
     status: &str,
     now: i64,
-) -> sqlx::Result<bool> {
-    let before: Option<i64> = sqlx::query_scalar("SELECT online FROM devices WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&db.pool)
-        .await?;
-    sqlx::query("UPDATE devices SET online = $2, status = $3, last_seen = $4 WHERE id = $1")
-        .bind(id)
-        .bind(i64::from(online))
-        .bind(status)
-        .bind(now)
-        .execute(&db.pool)
-        .await?;
-    Ok(before == Some(1))
+) -> sqlx::Result<Before> {
+    let before: Option<(i64, Option<String>)> =
+        sqlx::query_as("SELECT online, status FROM devices WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&db.pool)
+            .await?;
+    sqlx::query(
+        "UPDATE devices SET status = $3, last_seen = $4, online_since = CASE \
+         WHEN $2 = 0 THEN NULL WHEN online = 0 OR online_since IS NULL THEN $4 \
+         ELSE online_since END, online = $2 WHERE id = $1",
+    )
+    .bind(id)
+    .bind(i64::from(online))
+    .bind(status)
+    .bind(now)
+    .execute(&db.pool)
+    .await?;
+    Ok(match before {
+        Some((online, status)) => Before {
+            online: online == 1,
+            status: parse_status(status.as_deref()),
+        },
+        None => Before {
+            online: false,
+            status: None,
+        },
+    })
 }
 
 /// Sets what `camera` of device `id` runs (`None`: stops it, keeping the task); false
-/// when stopping a camera that runs nothing.
+/// when stopping a camera that runs nothing. A new setting forgets an old refusal, and
+/// its `updated_at` is the camera's new generation (see [`super::camera_tasks`]).
 pub async fn set_camera_task(
     db: &Db,
     id: i64,
@@ -480,7 +507,10 @@ pub async fn set_camera_task(
         Some(task) => sqlx::query(
             "INSERT INTO device_tasks (device_id, camera, task_id, running, updated_at) \
              VALUES ($1, $2, $3, 1, $4) ON CONFLICT (device_id, camera) \
-             DO UPDATE SET task_id = excluded.task_id, running = 1, updated_at = excluded.updated_at",
+             DO UPDATE SET task_id = excluded.task_id, running = 1, \
+             updated_at = CASE WHEN excluded.updated_at > device_tasks.updated_at \
+             THEN excluded.updated_at ELSE device_tasks.updated_at + 1 END, \
+             refused = NULL, refused_at = NULL",
         )
         .bind(id)
         .bind(camera)
@@ -490,8 +520,9 @@ pub async fn set_camera_task(
         .await?
         .rows_affected(),
         None => sqlx::query(
-            "UPDATE device_tasks SET running = 0, updated_at = $3 \
-             WHERE device_id = $1 AND camera = $2 AND running = 1",
+            "UPDATE device_tasks SET running = 0, \
+             updated_at = CASE WHEN $3 > updated_at THEN $3 ELSE updated_at + 1 END, \
+             refused = NULL, refused_at = NULL WHERE device_id = $1 AND camera = $2 AND running = 1",
         )
         .bind(id)
         .bind(camera)
@@ -578,15 +609,16 @@ pub async fn same_commands(
         .collect())
 }
 
-/// Records a command's acknowledgement; only the device it was sent to can.
+/// Records a command's acknowledgement; only the device it was sent to can. Answers
+/// the command (its JSON), or `None` when no such command waited.
 pub async fn ack_command(
     db: &Db,
     device: i64,
     id: &str,
     ok: bool,
     message: &str,
-) -> sqlx::Result<bool> {
-    Ok(sqlx::query(
+) -> sqlx::Result<Option<String>> {
+    let n = sqlx::query(
         "UPDATE device_commands SET acked_at = $3, ok = $4, message = $5 \
          WHERE device_id = $1 AND id = $2 AND acked_at IS NULL",
     )
@@ -597,8 +629,15 @@ pub async fn ack_command(
     .bind(message)
     .execute(&db.pool)
     .await?
-    .rows_affected()
-        > 0)
+    .rows_affected();
+    if n == 0 {
+        return Ok(None);
+    }
+    sqlx::query_scalar("SELECT command FROM device_commands WHERE device_id = $1 AND id = $2")
+        .bind(device)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await
 }
 
 /// A `device_commands` row: id, command, created, acknowledged, ok, message.

@@ -112,6 +112,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "cycle_clips",
         include_str!("../../migrations/20261211000001_cycle_clips.sql"),
     ),
+    (
+        20261212000001,
+        "camera_refusals",
+        include_str!("../../migrations/20261212000001_camera_refusals.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

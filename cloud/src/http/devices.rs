@@ -32,7 +32,7 @@ use utoipa_axum::routes;
 
 use crate::auth::{enrolment_code, enrolment_code_hash, is_enrolment_code};
 use crate::db::devices::{self, Change, DeviceRow, Filter};
-use crate::db::{now_ms, orgs, tasks};
+use crate::db::{camera_tasks, now_ms, orgs, tasks};
 use crate::events::OrgEvent;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query, request_host, without_port};
@@ -895,6 +895,7 @@ async fn run_task(
         return Err(ApiError::non_field("An archived device cannot run tasks."));
     }
     devices::set_camera_task(&state.db, row.id, camera, Some(task.id)).await?;
+    let generation = camera_tasks::generation(&state.db, row.id, camera).await?;
     send_command(
         state,
         &row,
@@ -902,6 +903,7 @@ async fn run_task(
             camera: camera.to_string(),
             task: task.id,
             engine: EngineConfig::from_task(&task.settings()),
+            generation: generation.unwrap_or(0),
         },
     )
     .await?;
@@ -939,11 +941,15 @@ pub async fn stop_task(
     if !devices::set_camera_task(&state.db, id, camera, None).await? {
         return Err(ApiError::field("camera", "This camera runs no task."));
     }
+    let set = camera_tasks::of_device(&state.db, id).await?;
+    let set = set.iter().find(|t| t.camera == camera);
     send_command(
         &state,
         &row,
         Command::StopTask {
             camera: camera.to_string(),
+            task: set.map(|t| t.task),
+            generation: set.map_or(0, |t| t.generation),
         },
     )
     .await?;

@@ -190,7 +190,7 @@ impl TestDevice {
     }
 
     /// The next message from the cloud on `channel`, its signature checked.
-    async fn next<T: v1::Message>(&mut self, channel: Channel) -> T {
+    pub(crate) async fn next<T: v1::Message>(&mut self, channel: Channel) -> T {
         let want = self.topic(channel);
         loop {
             let (t, p) = tokio::time::timeout(Duration::from_secs(10), self.rx.recv())
@@ -338,6 +338,7 @@ both!(
                 task: Some(w.task),
                 fps: 15.0,
                 model_version: None,
+                ..v1::CameraStatus::default()
             }],
             outbox: 0,
             disk_free_mb: Some(100),
@@ -538,13 +539,15 @@ both!(
         assert_eq!(s, StatusCode::OK, "{d}");
         assert_eq!(
             d["tasks"],
-            json!([{"camera": "cam0", "task": w.task, "task_name": "Pump", "running": true}])
+            json!([{"camera": "cam0", "task": w.task, "task_name": "Pump", "running": true,
+                    "refused": null, "refused_at": null}])
         );
         let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
         let v1::Command::StartTask {
             camera,
             task,
             engine,
+            ..
         } = &cmd.command
         else {
             panic!("{cmd:?}")
@@ -632,11 +635,10 @@ both!(
             "{d}"
         );
         let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
-        assert_eq!(
-            cmd.command,
-            v1::Command::StopTask {
-                camera: "cam0".into()
-            }
+        assert!(
+            matches!(&cmd.command, v1::Command::StopTask { camera, task: Some(t), generation }
+                if camera == "cam0" && *t == w.task && *generation > 0),
+            "{cmd:?}"
         );
         let (s, _) = app
             .patch(
@@ -1054,6 +1056,7 @@ both!(
             task: Some(task),
             fps: 15.0,
             model_version: None,
+            ..v1::CameraStatus::default()
         };
         // Online, running nothing: told to start cam0's task.
         dev.publish(
@@ -1066,6 +1069,7 @@ both!(
             matches!(&cmd.command, v1::Command::StartTask { camera, task, .. } if camera == "cam0" && *task == w.task),
             "{cmd:?}"
         );
+        dev.ack(&cmd.id, true, "started").await;
         // Running it, and on cam1 something the portal never set: told to stop cam1 only.
         dev.publish(
             dev.topic(Channel::Status),
@@ -1080,9 +1084,12 @@ both!(
         assert_eq!(
             cmd.command,
             v1::Command::StopTask {
-                camera: "cam1".into()
+                camera: "cam1".into(),
+                task: Some(w.task),
+                generation: 0,
             }
         );
+        dev.ack(&cmd.id, true, "stopped").await;
         // In line: nothing more is sent.
         dev.publish(
             dev.topic(Channel::Status),

@@ -357,3 +357,28 @@ pub fn outbox_cycles(data: &std::path::Path) -> BTreeSet<String> {
         .map(Result::unwrap)
         .collect()
 }
+
+/// Sends the cloud's device `cmd` as the cloud does; answers how the agent acknowledged it.
+pub async fn command(c: &Cloud, cmd: gemba_shared::mqtt::v1::Command) -> (bool, String) {
+    let org: i64 = sqlx::query_scalar("SELECT organization_id FROM devices WHERE id = $1")
+        .bind(c.device)
+        .fetch_one(&c.state.db.pool)
+        .await
+        .unwrap();
+    let db = &c.state.db;
+    let id = c.state.mqtt.command(db, org, c.device, cmd).await.unwrap();
+    let mut answer = None;
+    wait_for("the acknowledgement", 30, async || {
+        answer = sqlx::query_as::<_, (Option<i64>, Option<String>)>(
+            "SELECT ok, message FROM device_commands WHERE id = $1",
+        )
+        .bind(&id)
+        .fetch_one(&db.pool)
+        .await
+        .ok()
+        .and_then(|(ok, m)| Some((ok? == 1, m.unwrap_or_default())));
+        answer.is_some()
+    })
+    .await;
+    answer.unwrap()
+}

@@ -26,6 +26,16 @@ pub struct DeviceTask {
     pub task_name: String,
     /// Started (and not stopped) from the portal.
     pub running: bool,
+    /// The device refused to start it, and why (e.g. it has no such camera, or the
+    /// model does not fit the task): its last start was refused and nothing changed
+    /// since. The cloud asks again only after a back-off or when something changes
+    /// (the task's settings, a model deployed, the device's cameras, the device
+    /// restarted).
+    #[serde(default)]
+    pub refused: Option<String>,
+    /// When it was refused (the cloud's clock).
+    #[serde(default)]
+    pub refused_at: Option<i64>,
 }
 
 /// A device (spec section 3 "Device").

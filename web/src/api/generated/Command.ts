@@ -5,4 +5,4 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * What the cloud asks of an agent on `cmd`.
  */
-export type Command = { "type": "start_task", camera: string, task: number, engine: EngineConfig, } | { "type": "stop_task", camera: string, } | { "type": "settings", settings: JsonValue, } | { "type": "deploy", task: number, version: string, url: string, sha256: string, size_bytes: number, } | { "type": "record", camera: string, seconds: number, url: string, };
+export type Command = { "type": "start_task", camera: string, task: number, engine: EngineConfig, generation: number, } | { "type": "stop_task", camera: string, task: number | null, generation: number, } | { "type": "settings", settings: JsonValue, } | { "type": "deploy", task: number, version: string, url: string, sha256: string, size_bytes: number, } | { "type": "record", camera: string, seconds: number, url: string, };

@@ -7,4 +7,16 @@ export type DeviceTask = { camera: string, task: number, task_name: string,
 /**
  * Started (and not stopped) from the portal.
  */
-running: boolean, };
+running: boolean, 
+/**
+ * The device refused to start it, and why (e.g. it has no such camera, or the
+ * model does not fit the task): its last start was refused and nothing changed
+ * since. The cloud asks again only after a back-off or when something changes
+ * (the task's settings, a model deployed, the device's cameras, the device
+ * restarted).
+ */
+refused: string | null, 
+/**
+ * When it was refused (the cloud's clock).
+ */
+refused_at: number | null, };

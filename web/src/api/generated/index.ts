@@ -9,6 +9,7 @@ export type * from './ArchivedCycle';
 export type * from './AssignUserOrg';
 export type * from './BadReason';
 export type * from './BulkDelete';
+export type * from './CameraState';
 export type * from './CameraStatus';
 export type * from './ChangeEmailRequest';
 export type * from './ChangePasswordRequest';

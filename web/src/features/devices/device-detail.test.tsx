@@ -27,18 +27,18 @@ class FakeDevice {
         ts_ms: SEEN,
         agent_version: '0.3.1',
         cameras: [
-          { camera: 'cam0', task: 4, fps: 14.96, model_version: 'm-12' },
-          { camera: 'cam1', task: null, fps: 0, model_version: null },
+          { camera: 'cam0', task: 4, fps: 14.96, model_version: 'm-12', state: 'running', generation: 3 },
+          { camera: 'cam1', task: null, fps: 0, model_version: null, state: 'idle', generation: 0 },
         ],
         outbox: 0,
         disk_free_mb: null,
         temperature_c: null,
       },
-      tasks: [{ camera: 'cam0', task: 4, task_name: 'Assemble pump', running: true }],
+      tasks: [{ camera: 'cam0', task: 4, task_name: 'Assemble pump', running: true, refused: null, refused_at: null }],
     }),
     [
-      { id: 'c2', command: { type: 'stop_task', camera: 'cam1' }, created_at: SENT, acked_at: ACKED, ok: false, message: 'no such camera' },
-      { id: 'c1', command: { type: 'start_task', camera: 'cam0', task: 4, engine }, created_at: SEEN, acked_at: ACKED, ok: true, message: null },
+      { id: 'c2', command: { type: 'stop_task', camera: 'cam1', task: null, generation: 0 }, created_at: SENT, acked_at: ACKED, ok: false, message: 'no such camera' },
+      { id: 'c1', command: { type: 'start_task', camera: 'cam0', task: 4, engine, generation: 3 }, created_at: SEEN, acked_at: ACKED, ok: true, message: null },
     ],
   );
   private n = 2;
@@ -70,15 +70,15 @@ class FakeDevice {
         const t = TASKS.find((x) => x.id === body.task);
         if (!t) return fail(400, { task: ['No such task.'] });
         const others = this.d.tasks.filter((x) => x.camera !== body.camera);
-        this.d = { ...this.d, tasks: [...others, { camera: body.camera, task: t.id, task_name: t.taskName, running: true }] };
-        this.command({ type: 'start_task', camera: body.camera, task: t.id, engine });
+        this.d = { ...this.d, tasks: [...others, { camera: body.camera, task: t.id, task_name: t.taskName, running: true, refused: null, refused_at: null }] };
+        this.command({ type: 'start_task', camera: body.camera, task: t.id, engine, generation: 4 });
         return HttpResponse.json(this.device());
       }),
       http.post(apiUrl('device/7/stop_task/'), async ({ request }) => {
         const body = (await request.json()) as StopTask;
         if (!this.d.tasks.some((x) => x.camera === body.camera)) return fail(400, { camera: ['This camera runs no task.'] });
         this.d = { ...this.d, tasks: this.d.tasks.map((x) => (x.camera === body.camera ? { ...x, running: false } : x)) };
-        this.command({ type: 'stop_task', camera: body.camera });
+        this.command({ type: 'stop_task', camera: body.camera, task: null, generation: 5 });
         return HttpResponse.json(this.device());
       }),
     ];
@@ -106,8 +106,8 @@ test("a device's page shows its status, cameras, camera tasks and recent command
   expect(fact('Enrolled')).toBe('Enrolled');
   expect(fact('Agent version')).toBe('0.3.1');
   expect(tableRows(within(region('Cameras')).getByRole('table'))).toEqual([
-    ['cam0', 'Assemble pump', '15.0', 'm-12'],
-    ['cam1', '—', '0.0', '—'],
+    ['cam0', 'Assemble pump', 'Running', '15.0', 'm-12'],
+    ['cam1', '—', 'Idle', '0.0', '—'],
   ]);
   expect(tableRows(within(region('Camera tasks')).getByRole('table', { name: 'Camera tasks' }))).toEqual([
     ['cam0', 'Assemble pump', 'Running', 'Stop'],
@@ -130,6 +130,51 @@ test("the cloud's notice on a device (the demo agent that could not start) shows
   renderApp('/user/devices/7');
   await screen.findByRole('heading', { level: 1, name: 'Bench 7' });
   expect(screen.getAllByRole('status').filter((e) => e.textContent === NOTICE)).toHaveLength(1);
+});
+
+test('a camera whose source failed shows why, since when and its next try; a refused start shows why', async () => {
+  // The device's clock is 10 s behind the cloud's: its times are shown on the cloud's.
+  const skew = 10_000;
+  const error = 'camera cam1 (rtsp://10.0.0.5/line1): the camera cannot be reached (connection refused)';
+  const s = fake.d.status!;
+  fake.d = {
+    ...fake.d,
+    status: {
+      ...s,
+      ts_ms: SEEN - skew,
+      cameras: [
+        s.cameras[0]!,
+        {
+          camera: 'cam1',
+          task: 5,
+          fps: 0,
+          model_version: null,
+          state: 'failed',
+          generation: 4,
+          error,
+          since_ms: SEEN - skew - 60_000,
+          retry_at_ms: SEEN - skew + 30_000,
+        },
+      ],
+    },
+    tasks: [
+      ...fake.d.tasks,
+      { camera: 'cam1', task: 5, task_name: 'Check valve', running: true, refused: null, refused_at: null },
+      { camera: 'cam9', task: 4, task_name: 'Assemble pump', running: true, refused: 'this device has no camera cam9', refused_at: ACKED },
+    ],
+  };
+  signInAs('org_user', 1);
+  renderApp('/user/devices/7');
+  await screen.findByRole('heading', { level: 1, name: 'Bench 7' });
+  expect(tableRows(within(region('Cameras')).getByRole('table'))).toEqual([
+    ['cam0', 'Assemble pump', 'Running', '15.0', 'm-12'],
+    ['cam1', 'Check valve', `Failed since 02/03/26, 04:04:06: ${error} (next try 02/03/26, 04:05:36)`, '0.0', '—'],
+  ]);
+  expect(tableRows(within(region('Camera tasks')).getByRole('table', { name: 'Camera tasks' }))).toEqual([
+    ['cam0', 'Assemble pump', 'Running', 'Stop'],
+    ['cam1', 'Check valve', 'Running', 'Stop'],
+    ['cam9', 'Assemble pump', 'Refused (02/03/26, 04:06:01): this device has no camera cam9', 'Stop'],
+  ]);
 });
 
 test('cycles arriving from the device show in Latest cycles within 5 s: time, steps as a bar, verdict and why', async () => {

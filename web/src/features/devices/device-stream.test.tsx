@@ -20,7 +20,7 @@ const status = (online: boolean, fps: number): StatusMessage => ({
   online,
   ts_ms: LATER,
   agent_version: '0.4.0',
-  cameras: [{ camera: 'cam0', task: null, fps, model_version: 'm-13' }],
+  cameras: [{ camera: 'cam0', task: null, fps, model_version: 'm-13', state: 'idle', generation: 0 }],
   outbox: 0,
   disk_free_mb: null,
   temperature_c: null,
@@ -52,7 +52,7 @@ test("a device's page hears the device go online and its cameras' frame rates as
   conns[0]!.send({ event: 'device_status', data: { id: 7, online: true, last_seen: LATER, status: status(true, 14.5) } });
   await waitFor(() => expect(fact('Status')).toBe('Online last seen 02/03/26, 04:06:06'));
   expect(tableRows(within(screen.getByRole('region', { name: 'Cameras' })).getByRole('table'))).toEqual([
-    ['cam0', '—', '14.5', 'm-13'],
+    ['cam0', '—', 'Idle', '14.5', 'm-13'],
   ]);
   expect(fact('Agent version')).toBe('0.4.0');
   // Another device's event changes nothing here.

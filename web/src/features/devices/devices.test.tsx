@@ -35,8 +35,8 @@ test('the devices are listed starred first with a star mark; a star toggles and 
       online: true,
       last_seen: SEEN,
       tasks: [
-        { camera: 'cam0', task: 4, task_name: 'Assemble pump', running: true },
-        { camera: 'cam1', task: 5, task_name: 'Check valve', running: false },
+        { camera: 'cam0', task: 4, task_name: 'Assemble pump', running: true, refused: null, refused_at: null },
+        { camera: 'cam1', task: 5, task_name: 'Check valve', running: false, refused: null, refused_at: null },
       ],
     }),
     device(2, 'Bench 2', { starred: true, enrolled: false, Serial_number: '' }),

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
 
-import type { DeviceCommand, DeviceDetails, EnrolmentCode } from '@/api/generated';
+import type { CameraStatus, DeviceCommand, DeviceDetails, DeviceTask, EnrolmentCode } from '@/api/generated';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -31,8 +31,9 @@ function idParam(v: string | undefined): number | null {
 /**
  * `/user/devices/{id}` (Device, gated by the 'Devices' subscription): one device, its
  * status live through the device stream (and asked again every 5 s): name, serial number, online or offline with when it
- * was last seen, the agent's version and each camera's frame rate from its last status
- * message; what keeps it from working that the cloud knows (`notice`: the demo station
+ * was last seen, the agent's version and each camera's state (running, starting, or failed
+ * with why, since when and when the agent tries again), frame rate and model from its last
+ * status message (a start the device refused says why among the camera tasks); what keeps it from working that the cloud knows (`notice`: the demo station
  * whose agent could not start, with the fix); what its cameras are set to run, each with Stop, and a form starting a task
  * on a camera (a 400's messages next to the fields); its latest cycles (cycle time, steps
  * as a coloured bar, good or bad and why); the commands last sent and how the
@@ -114,6 +115,7 @@ function DeviceView({ device }: { device: DeviceDetails }) {
               <tr>
                 <th scope="col">Camera</th>
                 <th scope="col">Task</th>
+                <th scope="col">State</th>
                 <th scope="col">Frames per second</th>
                 <th scope="col">Model version</th>
               </tr>
@@ -123,6 +125,7 @@ function DeviceView({ device }: { device: DeviceDetails }) {
                 <tr key={c.camera}>
                   <td>{c.camera}</td>
                   <td>{taskName(c.task)}</td>
+                  <td>{cameraState(c, device)}</td>
                   <td>{c.fps.toFixed(1)}</td>
                   <td>{c.model_version ?? '—'}</td>
                 </tr>
@@ -178,13 +181,42 @@ function CameraTaskTable({ device, operate }: { device: DeviceDetails; operate: 
           <tr key={t.camera}>
             <td>{t.camera}</td>
             <td>{t.task_name}</td>
-            <td>{t.running ? 'Running' : 'Stopped'}</td>
+            <td>{taskState(t)}</td>
             {operate ? <td className="actions">{t.running ? <StopButton device={device.id} camera={t.camera} /> : null}</td> : null}
           </tr>
         ))}
       </tbody>
     </table>
   );
+}
+
+/** What a camera does, from the device's last status; its times (the device's clock)
+ * shown on the cloud's, by the status's own send time against when it arrived. */
+function cameraState(c: CameraStatus, device: DeviceDetails): string {
+  switch (c.state) {
+    case 'running':
+      return 'Running';
+    case 'starting':
+      return 'Starting';
+    case 'idle':
+      return 'Idle';
+    case 'failed': {
+      const s = device.status;
+      const offset = s !== null && device.last_seen !== null ? device.last_seen - s.ts_ms : 0;
+      const since = c.since_ms != null ? ` since ${formatDateTime(c.since_ms + offset)}` : '';
+      const retry = c.retry_at_ms != null ? ` (next try ${formatDateTime(c.retry_at_ms + offset)})` : '';
+      return `Failed${since}: ${c.error ?? 'no reason given'}${retry}`;
+    }
+  }
+}
+
+/** What a camera is set to do, or why the device refused it. */
+function taskState(t: DeviceTask): string {
+  if (t.refused != null) {
+    const at = t.refused_at != null ? ` (${formatDateTime(t.refused_at)})` : '';
+    return `Refused${at}: ${t.refused}`;
+  }
+  return t.running ? 'Running' : 'Stopped';
 }
 
 function StopButton({ device, camera }: { device: number; camera: string }) {

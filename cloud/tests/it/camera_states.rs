@@ -1,0 +1,242 @@
+//! What a device's cameras do against what the portal set (issue 25): a refused start
+//! is an answer (shown, and asked again only after a back-off or a change), a status
+//! older than the last command is not acted on, and a stop never stops a newer start.
+//! The test device answers as the real agent does: its status (on one path) before its
+//! acknowledgement (through its outbox).
+
+use std::time::{Duration, Instant};
+
+use gemba_shared::mqtt::v1::{self, Channel};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::*;
+use crate::devices::{TestDevice, added_and_enrolled, world};
+use crate::{both, both_with};
+
+fn status(cameras: &[(&str, Option<i64>)]) -> v1::StatusMessage {
+    v1::StatusMessage {
+        v: 1,
+        online: true,
+        ts_ms: 1,
+        agent_version: "test".into(),
+        cameras: cameras
+            .iter()
+            .map(|(c, t)| v1::CameraStatus {
+                camera: (*c).into(),
+                task: *t,
+                state: if t.is_some() {
+                    v1::CameraState::Running
+                } else {
+                    v1::CameraState::Idle
+                },
+                ..v1::CameraStatus::default()
+            })
+            .collect(),
+        outbox: 0,
+        disk_free_mb: None,
+        temperature_c: None,
+    }
+}
+
+async fn say(dev: &TestDevice, s: &v1::StatusMessage) {
+    dev.publish(dev.topic(Channel::Status), v1::sign(&dev.key, &dev.kid, s))
+        .await;
+}
+
+/// The next command within `wait`, if any.
+async fn command_within(dev: &mut TestDevice, wait: Duration) -> Option<v1::CommandMessage> {
+    tokio::time::timeout(wait, dev.next(Channel::Cmd))
+        .await
+        .ok()
+}
+
+async fn device(app: &TestApp, id: i64, tok: &str) -> Value {
+    let (s, d) = app.get(&format!("device/{id}/device_details/"), tok).await;
+    assert_eq!(s, StatusCode::OK, "{d}");
+    d
+}
+
+/// Waits until the cloud has the device `online` (its status read).
+async fn online(app: &TestApp, id: i64, tok: &str, online: bool) {
+    for _ in 0..200 {
+        if device(app, id, tok).await["online"] == online {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("device {id} never became online = {online}");
+}
+
+both_with!(
+    a_refused_start_is_an_answer_not_a_storm,
+    |s: &mut gemba_cloud::config::Settings| s.reconcile_retry_ms = 2_000,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
+        let id = creds["device"].as_i64().unwrap();
+        let mut dev = TestDevice::connect(&creds).await;
+        let has_cam0 = status(&[("cam0", None)]);
+        say(&dev, &has_cam0).await;
+        // The portal sets a task on a camera the device does not have.
+        let (s, v) = app
+            .post(
+                &format!("device/{id}/start_task/"),
+                json!({"camera": "cam9", "task": w.task}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        // For 7 s the device answers every command as the agent does (status first,
+        // then the refusal) and sends a heartbeat every 200 ms.
+        let why = "this device has no camera cam9";
+        let mut starts = vec![];
+        let end = Instant::now() + Duration::from_secs(7);
+        while Instant::now() < end {
+            if let Some(cmd) = command_within(&mut dev, Duration::from_millis(200)).await {
+                assert!(
+                    matches!(&cmd.command, v1::Command::StartTask { camera, .. } if camera == "cam9"),
+                    "{cmd:?}"
+                );
+                starts.push(Instant::now());
+                say(&dev, &has_cam0).await;
+                dev.ack(&cmd.id, false, why).await;
+            }
+            say(&dev, &has_cam0).await;
+        }
+        // Asked at 0 s, then after the back-off (2 s, then 4 s more): 3, not hundreds.
+        assert!(
+            (2..=4).contains(&starts.len()),
+            "{} starts in 7 s",
+            starts.len()
+        );
+        let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
+        assert_eq!(cmds.as_array().unwrap().len(), starts.len(), "{cmds}");
+        // The camera's state says why, on the device and in its camera tasks.
+        let d = device(&app, id, &w.eng).await;
+        assert_eq!(d["tasks"][0]["refused"], why, "{d}");
+        assert!(d["tasks"][0]["refused_at"].as_i64().unwrap() > 0);
+        let (_, t) = app
+            .get(&format!("device/get_device_tasks/{id}"), &w.eng)
+            .await;
+        assert_eq!(t[0]["refused"], why, "{t}");
+
+        // Something changes (the device now has cam9): asked again at once, no wait.
+        let both_cams = status(&[("cam0", None), ("cam9", None)]);
+        say(&dev, &both_cams).await;
+        let cmd = command_within(&mut dev, Duration::from_secs(1))
+            .await
+            .expect("asked again when its cameras changed");
+        dev.ack(&cmd.id, true, "task runs on camera cam9").await;
+        say(&dev, &status(&[("cam0", None), ("cam9", Some(w.task))])).await;
+        let mut cleared = Value::Null;
+        for _ in 0..100 {
+            let d = device(&app, id, &w.eng).await;
+            if d["tasks"][0]["refused"].is_null() {
+                cleared = d;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        assert_eq!(cleared["tasks"][0]["refused_at"], Value::Null, "{cleared}");
+        assert!(
+            command_within(&mut dev, Duration::from_millis(400))
+                .await
+                .is_none()
+        );
+    }
+);
+
+both!(
+    a_stale_status_never_stops_a_newer_start,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let (s, t) = app
+            .post(
+                "organization/task/",
+                json!({"task_detail": "Valve\nFit:\nPlace;\nCheck:\nLook;\n"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{t}");
+        let (a, b) = (w.task, t["id"].as_i64().unwrap());
+        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
+        let id = creds["device"].as_i64().unwrap();
+        let mut dev = TestDevice::connect(&creds).await;
+        say(&dev, &status(&[("cam0", None)])).await;
+        online(&app, id, &w.eng, true).await;
+        let start = |task: i64| {
+            let app = &app;
+            let eng = w.eng.clone();
+            async move {
+                let (s, v) = app
+                    .post(
+                        &format!("device/{id}/start_task/"),
+                        json!({"camera": "cam0", "task": task}),
+                        Some(&eng),
+                    )
+                    .await;
+                assert_eq!(s, StatusCode::OK, "{v}");
+            }
+        };
+        let generation = |c: &v1::CommandMessage| match &c.command {
+            v1::Command::StartTask { generation, .. } => *generation,
+            other => panic!("{other:?}"),
+        };
+        // cam0 runs A.
+        start(a).await;
+        let first = dev.next::<v1::CommandMessage>(Channel::Cmd).await;
+        dev.ack(&first.id, true, "started").await;
+        say(&dev, &status(&[("cam0", Some(a))])).await;
+        // The device goes away; meanwhile the portal sets B (the command is lost).
+        say(
+            &dev,
+            &v1::StatusMessage {
+                online: false,
+                ..status(&[])
+            },
+        )
+        .await;
+        online(&app, id, &w.eng, false).await;
+        start(b).await;
+        let lost = dev.next::<v1::CommandMessage>(Channel::Cmd).await;
+        assert!(generation(&lost) > generation(&first));
+        // Restarted, it says it runs A (what it ran before): told to start B, and not
+        // also to stop cam0 (that stop would land after the start and stop B).
+        say(&dev, &status(&[("cam0", Some(a))])).await;
+        let cmd = dev.next::<v1::CommandMessage>(Channel::Cmd).await;
+        assert!(
+            matches!(&cmd.command, v1::Command::StartTask { task, .. } if *task == b),
+            "{cmd:?}"
+        );
+        assert_eq!(generation(&cmd), generation(&lost));
+        // A heartbeat sent before it carried the start out: not acted on.
+        say(&dev, &status(&[("cam0", Some(a))])).await;
+        let none = command_within(&mut dev, Duration::from_millis(500)).await;
+        assert!(none.is_none(), "{none:?}");
+        dev.ack(&cmd.id, true, "started").await;
+        say(&dev, &status(&[("cam0", Some(b))])).await;
+        let none = command_within(&mut dev, Duration::from_millis(500)).await;
+        assert!(none.is_none(), "{none:?}");
+        // A stop from the portal names the task and the camera's generation.
+        let (s, v) = app
+            .post(
+                &format!("device/{id}/stop_task/"),
+                json!({"camera": "cam0"}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let stop = dev.next::<v1::CommandMessage>(Channel::Cmd).await;
+        let v1::Command::StopTask {
+            camera,
+            task,
+            generation: g,
+        } = &stop.command
+        else {
+            panic!("{stop:?}")
+        };
+        assert_eq!((camera.as_str(), *task), ("cam0", Some(b)));
+        assert!(*g > generation(&cmd), "{stop:?}");
+    }
+);
