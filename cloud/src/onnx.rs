@@ -1,7 +1,11 @@
 //! What an ONNX model file says of itself: the `gemba.*` metadata the agent reads
-//! (edge-agent/src/infer.rs), decoded from the file's protobuf with `prost` and a schema
-//! of just the fields needed (ONNX's `ModelProto`: `ir_version` 1, `graph` 7,
-//! `metadata_props` 14; every other field is skipped).
+//! (edge-agent/src/infer.rs), and the graph's declared input and output, checked against
+//! what the agent gives a model and reads back (one RGB uint8 frame N × height × width ×
+//! 3 in; the first output, float32, one value per label). Decoded from the file's
+//! protobuf with `prost` and a schema of just the fields needed (ONNX's `ModelProto`:
+//! `ir_version` 1, `graph` 7, `metadata_props` 14; its `GraphProto`'s initializer
+//! names, inputs and outputs; their `TypeProto` tensor element type and shape); every
+//! other field is skipped. The cloud does not run models (docs/decisions.md).
 
 use gemba_shared::api::v1::training::MODEL_INPUT_SIDE;
 use prost::Message;
@@ -16,9 +20,61 @@ struct ModelProto {
     metadata_props: Vec<Entry>,
 }
 
-/// A graph, read only to know there is one.
+/// A graph's inputs and outputs, and the names of its initializers (which older files
+/// also list as inputs).
 #[derive(Clone, PartialEq, Message)]
-struct Graph {}
+struct Graph {
+    #[prost(message, repeated, tag = "5")]
+    initializer: Vec<Named>,
+    #[prost(message, repeated, tag = "11")]
+    input: Vec<ValueInfo>,
+    #[prost(message, repeated, tag = "12")]
+    output: Vec<ValueInfo>,
+}
+
+/// A `TensorProto`, read for its name only.
+#[derive(Clone, PartialEq, Message)]
+struct Named {
+    #[prost(string, tag = "8")]
+    name: String,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct ValueInfo {
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(message, optional, tag = "2")]
+    r#type: Option<TypeProto>,
+}
+
+/// Only a tensor's type is read; a sequence, map or optional has none.
+#[derive(Clone, PartialEq, Message)]
+struct TypeProto {
+    #[prost(message, optional, tag = "1")]
+    tensor_type: Option<TensorType>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct TensorType {
+    #[prost(int32, tag = "1")]
+    elem_type: i32,
+    #[prost(message, optional, tag = "2")]
+    shape: Option<Shape>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct Shape {
+    #[prost(message, repeated, tag = "1")]
+    dim: Vec<Dimension>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct Dimension {
+    #[prost(int64, optional, tag = "1")]
+    dim_value: Option<i64>,
+    #[prost(string, optional, tag = "2")]
+    dim_param: Option<String>,
+}
 
 #[derive(Clone, PartialEq, Message)]
 struct Entry {
@@ -26,6 +82,161 @@ struct Entry {
     key: String,
     #[prost(string, tag = "2")]
     value: String,
+}
+
+/// ONNX's element types (`TensorProto.DataType`) the agent needs.
+const UINT8: i32 = 2;
+const FLOAT: i32 = 1;
+
+fn elem_name(t: i32) -> String {
+    match t {
+        1 => "float32",
+        2 => "uint8",
+        3 => "int8",
+        4 => "uint16",
+        5 => "int16",
+        6 => "int32",
+        7 => "int64",
+        8 => "string",
+        9 => "bool",
+        10 => "float16",
+        11 => "float64",
+        12 => "uint32",
+        13 => "uint64",
+        16 => "bfloat16",
+        _ => return format!("type {t}"),
+    }
+    .to_string()
+}
+
+/// One dimension as declared: a size, a name (any size), or nothing (any size).
+enum Dim {
+    Size(i64),
+    Named(String),
+    Unknown,
+}
+
+impl Dim {
+    /// Whether a tensor of this dimension can be of `n`.
+    fn allows(&self, n: i64) -> bool {
+        !matches!(self, Dim::Size(s) if *s != n)
+    }
+
+    fn show(&self) -> String {
+        match self {
+            Dim::Size(n) => n.to_string(),
+            Dim::Named(s) => s.clone(),
+            Dim::Unknown => "?".into(),
+        }
+    }
+}
+
+/// What a graph input or output declares: its element type and, when given, its shape
+/// (`None` for a value that is not a tensor).
+struct Declared {
+    elem: Option<i32>,
+    dims: Option<Vec<Dim>>,
+}
+
+impl Declared {
+    fn of(v: &ValueInfo) -> Declared {
+        let t = v.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
+        Declared {
+            elem: t.map(|t| t.elem_type),
+            dims: t.and_then(|t| t.shape.as_ref()).map(|s| {
+                s.dim
+                    .iter()
+                    .map(|d| match (d.dim_value, &d.dim_param) {
+                        (Some(n), _) => Dim::Size(n),
+                        (None, Some(p)) if !p.is_empty() => Dim::Named(p.clone()),
+                        _ => Dim::Unknown,
+                    })
+                    .collect()
+            }),
+        }
+    }
+
+    /// "float32 1×3×224×224 (NCHW)".
+    fn show(&self) -> String {
+        let Some(elem) = self.elem else {
+            return "not a tensor".into();
+        };
+        let Some(dims) = &self.dims else {
+            return format!("{} of any shape", elem_name(elem));
+        };
+        if dims.is_empty() {
+            return format!("{} scalar", elem_name(elem));
+        }
+        let shape: Vec<String> = dims.iter().map(Dim::show).collect();
+        let layout = match dims.as_slice() {
+            [_, Dim::Size(3), _, c] if !matches!(c, Dim::Size(3)) => " (NCHW)",
+            [_, _, _, Dim::Size(3)] => " (NHWC)",
+            _ => "",
+        };
+        format!("{} {}{layout}", elem_name(elem), shape.join("×"))
+    }
+}
+
+/// Whether the graph takes the agent's frames and answers one value per label, or in
+/// the user's words what does not fit.
+fn check_graph(g: &Graph, width: u32, height: u32, labels: usize) -> Result<(), String> {
+    let (w, h, n) = (i64::from(width), i64::from(height), labels as i64);
+    let frame = format!(
+        "uint8 1×{h}×{w}×3 (RGB, NHWC) matching its gemba.input_height and gemba.input_width"
+    );
+    let inputs: Vec<&ValueInfo> = g
+        .input
+        .iter()
+        .filter(|i| !g.initializer.iter().any(|t| t.name == i.name))
+        .collect();
+    let [input] = inputs.as_slice() else {
+        let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+        let takes = match names.len() {
+            0 => "no input".to_string(),
+            k => format!("{k} inputs ({})", names.join(", ")),
+        };
+        return Err(format!(
+            "The model takes {takes}; gemba gives a model one, the frame: {frame}."
+        ));
+    };
+    let d = Declared::of(input);
+    let fits = d.elem == Some(UINT8)
+        && d.dims.as_ref().is_none_or(|dims| {
+            matches!(dims.as_slice(), [b, y, x, c]
+                if b.allows(1) && y.allows(h) && x.allows(w) && c.allows(3))
+        });
+    if !fits {
+        return Err(format!(
+            "The model's input is {}; gemba needs {frame}.",
+            d.show()
+        ));
+    }
+    let needs = format!("float32 1×{n}: one value for each of its {n} gemba.labels");
+    let Some(output) = g.output.first() else {
+        return Err(format!("The model has no output; gemba needs {needs}."));
+    };
+    let d = Declared::of(output);
+    // A batch first (any size or 1), ones, then the labels.
+    let fits = d.elem == Some(FLOAT)
+        && d.dims.as_ref().is_none_or(|dims| match dims.as_slice() {
+            [] => false,
+            [l] => l.allows(n),
+            [b, ones @ .., l] => {
+                b.allows(1) && ones.iter().all(|o| matches!(o, Dim::Size(1))) && l.allows(n)
+            }
+        });
+    if !fits {
+        let which = if g.output.len() > 1 {
+            format!("first output ({})", output.name)
+        } else {
+            "output".into()
+        };
+        return Err(format!(
+            "The model's {which} is {}; gemba needs {needs}.",
+            d.show()
+        ));
+    }
+    Ok(())
 }
 
 /// A model bundle's metadata.
@@ -46,9 +257,9 @@ pub const MAX_VERSION: usize = 100;
 pub fn read(bytes: &[u8]) -> Result<Bundle, String> {
     let not_onnx = || "This file is not an ONNX model.".to_string();
     let m = ModelProto::decode(bytes).map_err(|_| not_onnx())?;
-    if m.ir_version <= 0 || m.graph.is_none() {
+    let Some(graph) = m.graph.as_ref().filter(|_| m.ir_version > 0) else {
         return Err(not_onnx());
-    }
+    };
     let get = |k: &str| {
         m.metadata_props
             .iter()
@@ -100,6 +311,7 @@ pub fn read(bytes: &[u8]) -> Result<Bundle, String> {
             "The model takes {format} frames; the agent gives models RGB frames."
         ));
     }
+    check_graph(graph, input_width, input_height, labels.len())?;
     Ok(Bundle {
         version: version.to_string(),
         labels,
@@ -112,11 +324,47 @@ pub fn read(bytes: &[u8]) -> Result<Bundle, String> {
 mod tests {
     use super::*;
 
+    /// A tensor value `name` of element type `elem` and these dimensions (a number: its
+    /// size; else a name).
+    fn tensor(name: &str, elem: i32, dims: &[&str]) -> ValueInfo {
+        ValueInfo {
+            name: name.into(),
+            r#type: Some(TypeProto {
+                tensor_type: Some(TensorType {
+                    elem_type: elem,
+                    shape: Some(Shape {
+                        dim: dims
+                            .iter()
+                            .map(|d| match d.parse::<i64>() {
+                                Ok(n) => Dimension {
+                                    dim_value: Some(n),
+                                    dim_param: None,
+                                },
+                                Err(_) => Dimension {
+                                    dim_value: None,
+                                    dim_param: Some(d.to_string()),
+                                },
+                            })
+                            .collect(),
+                    }),
+                }),
+            }),
+        }
+    }
+
+    /// What `models/train.py` declares for 64×48 frames and three labels.
+    fn frames() -> ValueInfo {
+        tensor("frames", UINT8, &["n", "48", "64", "3"])
+    }
+    fn probs() -> ValueInfo {
+        tensor("probs", FLOAT, &["n", "3"])
+    }
+
     /// A model's bytes as ONNX writes them: an IR version, a graph, the metadata.
-    fn model(meta: &[(&str, &str)]) -> Vec<u8> {
+    fn model_of(graph: Graph, meta: &[(&str, &str)]) -> Vec<u8> {
         ModelProto {
             ir_version: 8,
-            graph: Some(Graph {}),
+            graph: Some(graph),
             metadata_props: meta
                 .iter()
                 .map(|(k, v)| Entry {
@@ -126,6 +374,18 @@ mod tests {
                 .collect(),
         }
         .encode_to_vec()
+    }
+
+    fn graph(input: Vec<ValueInfo>, output: Vec<ValueInfo>) -> Graph {
+        Graph {
+            initializer: vec![],
+            input,
+            output,
+        }
+    }
+
+    fn model(meta: &[(&str, &str)]) -> Vec<u8> {
+        model_of(graph(vec![frames()], vec![probs()]), meta)
     }
 
     const GOOD: [(&str, &str); 4] = [
@@ -190,5 +450,139 @@ mod tests {
             assert!(err.contains(says), "{k}={v}: {err}");
         }
         assert!(read(&with("gemba.input_format", "RGB")).is_ok());
+    }
+
+    #[test]
+    fn refuses_a_graph_that_does_not_take_frames_or_answer_per_label() {
+        let frame = "gemba needs uint8 1×48×64×3 (RGB, NHWC) matching its \
+                     gemba.input_height and gemba.input_width.";
+        let per_label = "gemba needs float32 1×3: one value for each of its 3 gemba.labels.";
+        let untyped = ValueInfo {
+            name: "x".into(),
+            r#type: None,
+        };
+        let any_shape = ValueInfo {
+            name: "frames".into(),
+            r#type: Some(TypeProto {
+                tensor_type: Some(TensorType {
+                    elem_type: UINT8,
+                    shape: None,
+                }),
+            }),
+        };
+        for (inputs, outputs, says) in [
+            (
+                vec![tensor("image", FLOAT, &["1", "3", "48", "64"])],
+                vec![probs()],
+                format!("The model's input is float32 1×3×48×64 (NCHW); {frame}"),
+            ),
+            (
+                vec![tensor("image", FLOAT, &["1", "48", "64", "3"])],
+                vec![probs()],
+                format!("The model's input is float32 1×48×64×3 (NHWC); {frame}"),
+            ),
+            (
+                vec![tensor("frames", UINT8, &["1", "224", "224", "3"])],
+                vec![probs()],
+                format!("The model's input is uint8 1×224×224×3 (NHWC); {frame}"),
+            ),
+            (
+                vec![tensor("frames", UINT8, &["1", "3", "48", "64"])],
+                vec![probs()],
+                format!("The model's input is uint8 1×3×48×64 (NCHW); {frame}"),
+            ),
+            (
+                vec![tensor("frames", UINT8, &["2", "48", "64", "3"])],
+                vec![probs()],
+                format!("The model's input is uint8 2×48×64×3 (NHWC); {frame}"),
+            ),
+            (
+                vec![tensor("frames", UINT8, &["48", "64", "3"])],
+                vec![probs()],
+                format!("The model's input is uint8 48×64×3; {frame}"),
+            ),
+            (
+                vec![untyped.clone()],
+                vec![probs()],
+                format!("The model's input is not a tensor; {frame}"),
+            ),
+            (
+                vec![frames(), tensor("boxes", FLOAT, &["1", "4"])],
+                vec![probs()],
+                "The model takes 2 inputs (frames, boxes); gemba gives a model one, the \
+                 frame: uint8 1×48×64×3 (RGB, NHWC) matching its gemba.input_height and \
+                 gemba.input_width."
+                    .into(),
+            ),
+            (
+                vec![],
+                vec![probs()],
+                "The model takes no input; gemba gives a model one, the frame: uint8 \
+                 1×48×64×3 (RGB, NHWC) matching its gemba.input_height and \
+                 gemba.input_width."
+                    .into(),
+            ),
+            (
+                vec![frames()],
+                vec![tensor("detections", FLOAT, &["1", "boxes", "6"])],
+                format!("The model's output is float32 1×boxes×6; {per_label}"),
+            ),
+            (
+                vec![frames()],
+                vec![tensor("detections", FLOAT, &["1", "100", "6"])],
+                format!("The model's output is float32 1×100×6; {per_label}"),
+            ),
+            (
+                vec![frames()],
+                vec![tensor("probs", FLOAT, &["n", "1000"])],
+                format!("The model's output is float32 n×1000; {per_label}"),
+            ),
+            (
+                vec![frames()],
+                vec![tensor("probs", FLOAT, &["3", "3"])],
+                format!("The model's output is float32 3×3; {per_label}"),
+            ),
+            (
+                vec![frames()],
+                vec![tensor("probs", FLOAT, &[])],
+                format!("The model's output is float32 scalar; {per_label}"),
+            ),
+            (
+                vec![frames()],
+                vec![tensor("probs", 11, &["n", "3"])],
+                format!("The model's output is float64 n×3; {per_label}"),
+            ),
+            (
+                vec![frames()],
+                vec![tensor("label", 7, &["n"]), probs()],
+                format!("The model's first output (label) is int64 n; {per_label}"),
+            ),
+            (
+                vec![frames()],
+                vec![],
+                format!("The model has no output; {per_label}"),
+            ),
+        ] {
+            let m = model_of(graph(inputs, outputs), &GOOD);
+            assert_eq!(read(&m).unwrap_err(), says);
+        }
+        // What fits: a batch of any size or 1, sizes left open, ones before the labels,
+        // initializers that older files list as inputs, further outputs.
+        for (inputs, outputs) in [
+            (vec![frames()], vec![probs()]),
+            (
+                vec![tensor("frames", UINT8, &["1", "h", "w", "c"])],
+                vec![tensor("probs", FLOAT, &["1", "1", "3"])],
+            ),
+            (vec![any_shape], vec![tensor("probs", FLOAT, &["3"])]),
+            (
+                vec![frames(), tensor("w1", FLOAT, &["9216", "48"])],
+                vec![probs(), tensor("logits", FLOAT, &["n", "3"])],
+            ),
+        ] {
+            let mut g = graph(inputs, outputs);
+            g.initializer.push(Named { name: "w1".into() });
+            assert!(read(&model_of(g, &GOOD)).is_ok());
+        }
     }
 }

@@ -204,7 +204,8 @@ pub struct UploadQuery {
 }
 
 /// Super admin: a model file (the ONNX bundle as the request body). Its metadata must
-/// say what the agent needs, with the type's frame size.
+/// say what the agent needs, with the type's frame size, and its graph take the agent's
+/// frames and answer one value per label (`crate::onnx::read`).
 #[utoipa::path(post, path = "/organization/model_files", tag = "models", params(UploadQuery),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 201, body = ModelFile), (status = 400), (status = 403), (status = 413)))]

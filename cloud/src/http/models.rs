@@ -98,13 +98,18 @@ pub async fn create(
             ),
         ));
     }
+    // Read again: a file kept before the upload checked the graph may not run.
+    let source = crate::http::model_types::file_key(&file.object_key);
+    runs_on_devices(&state, &source)
+        .await?
+        .map_err(|m| ApiError::field("model_file", m))?;
     // The version's own copy, named by its bytes (so it never overwrites another
     // version's bundle): deleting the model file leaves it deployable.
     let name = format!("models/sha-{}/model.onnx", file.sha256);
     let key = crate::objects::key(org, &name);
     state
         .objects
-        .copy(&crate::http::model_types::file_key(&file.object_key), &key)
+        .copy(&source, &key)
         .await
         .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("copying a model file")))?;
     let row = training::register(
@@ -141,6 +146,18 @@ pub async fn create(
             Err(e)
         }
     }
+}
+
+/// Whether the bundle at `key` is a model the agent can run (`crate::onnx::read`), or
+/// why not.
+async fn runs_on_devices(
+    state: &AppState,
+    key: &object_store::path::Path,
+) -> ApiResult<Result<(), String>> {
+    let bytes = async { state.objects.get(key).await?.bytes().await }
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("reading a model bundle")))?;
+    Ok(crate::onnx::read(&bytes).map(|_| ()))
 }
 
 /// Task `id` of `org` (404 otherwise): a filter by another organisation's task is
@@ -235,6 +252,12 @@ pub async fn deploy(
     for d in &ids {
         chosen.push(crate::http::devices::online_device(&state, &me, org, *d, "devices").await?);
     }
+    // Versions kept before model files' graphs were checked may not run.
+    runs_on_devices(&state, &crate::objects::key(org, &model.object_key))
+        .await?
+        .map_err(|m| {
+            ApiError::non_field(format!("This model version cannot run on a device: {m}"))
+        })?;
     let url = format!(
         "{}{}",
         state.settings.public_url(),
@@ -305,7 +328,9 @@ pub async fn deployments(
     Ok(axum::Json(rows.into_iter().map(to_api).collect()))
 }
 
-fn to_api(r: DeploymentRow) -> Deployment {
+/// A deployment as `organization/deployments/` answers it: installing until the device
+/// acknowledges, then installed or failed with the device's words.
+pub fn to_api(r: DeploymentRow) -> Deployment {
     let status = match (r.acked_at, r.ok) {
         (None, _) => DeploymentStatus::Installing,
         (Some(_), Some(1)) => DeploymentStatus::Installed,

@@ -3,6 +3,7 @@
 //! checked as ONNX models made by the real export code (`models/train.py`), a model file
 //! registered as a task's model version, and training following the task's model type.
 
+use futures_util::StreamExt;
 use object_store::ObjectStoreExt;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -11,39 +12,44 @@ use sha2::{Digest, Sha256};
 use crate::both;
 use crate::common::*;
 use crate::devices::World;
+use crate::learning_loop::until;
 use crate::videos::subscribed_world;
 
 /// An ONNX step model as `models/train.py` exports one (random weights), with these
 /// labels, version and input size.
 fn onnx_model(app: &TestApp, labels: &[&str], version: &str, width: u32, height: u32) -> Vec<u8> {
+    fixture(app, "fits", labels, version, width, height)
+}
+
+/// A model of `models/fixtures.py`: `fits` (as `train.py` exports one), or one the agent
+/// cannot run (`float-nchw`, `detector`), with the agent's metadata.
+pub(crate) fn fixture(
+    app: &TestApp,
+    kind: &str,
+    labels: &[&str],
+    version: &str,
+    width: u32,
+    height: u32,
+) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("model.onnx");
     let models = app.state.settings.trainer_script.parent().unwrap();
-    let script = format!(
-        "import sys, json, numpy as np\n\
-         sys.path.insert(0, {models:?})\n\
-         import train\n\
-         train.WIDTH, train.HEIGHT = {width}, {height}\n\
-         labels = json.loads(sys.argv[1])\n\
-         d, h = {width} * {height} * 3, 8\n\
-         rng = np.random.default_rng(1)\n\
-         p = {{'w1': rng.normal(0, 0.01, (d, h)).astype(np.float32), 'b1': np.zeros(h, np.float32),\n\
-              'w2': rng.normal(0, 0.1, (h, len(labels))).astype(np.float32),\n\
-              'b2': np.zeros(len(labels), np.float32)}}\n\
-         train.export(p, np.zeros(d, np.float32), np.ones(d, np.float32), labels, sys.argv[2], sys.argv[3])\n",
-        models = models.to_str().unwrap(),
-    );
     let st = std::process::Command::new(&app.state.settings.models_python)
+        .arg(models.join("fixtures.py"))
+        .arg(kind)
+        .args(["--labels", &serde_json::to_string(labels).unwrap()])
+        .args(["--version", version])
         .args([
-            "-c",
-            &script,
-            &serde_json::to_string(labels).unwrap(),
-            version,
+            "--width",
+            &width.to_string(),
+            "--height",
+            &height.to_string(),
         ])
+        .arg("--out")
         .arg(&out)
         .status()
         .unwrap();
-    assert!(st.success(), "exporting a model");
+    assert!(st.success(), "making a {kind} model");
     std::fs::read(out).unwrap()
 }
 
@@ -671,5 +677,145 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    }
+);
+
+/// What the cloud says of a float NCHW classifier and of a detector made to 64×48 with
+/// three labels (issue 25, item 5): the agent could never run them.
+pub(crate) const FLOAT_NCHW_REFUSED: &str = "The model's input is float32 1×3×48×64 (NCHW); \
+    gemba needs uint8 1×48×64×3 (RGB, NHWC) matching its gemba.input_height and \
+    gemba.input_width.";
+pub(crate) const DETECTOR_REFUSED: &str = "The model's output is float32 1×boxes×6; gemba \
+    needs float32 1×3: one value for each of its 3 gemba.labels.";
+
+both!(
+    a_model_the_agent_cannot_run_is_refused_at_upload_and_never_registered_or_deployed,
+    |app: TestApp| async move {
+        let w: World = subscribed_world(&app).await;
+        let default = types(&app, &w.eng).await[0]["id"].as_i64().unwrap();
+        let labels = ["Fit", "Check", "background"];
+        let float_nchw = fixture(&app, "float-nchw", &labels, "nchw-1", 64, 48);
+        let detector = fixture(&app, "detector", &labels, "boxes-1", 64, 48);
+
+        // Refused at upload, saying what does not fit; nothing is kept.
+        for (bytes, says) in [
+            (float_nchw.clone(), FLOAT_NCHW_REFUSED),
+            (detector.clone(), DETECTOR_REFUSED),
+        ] {
+            let (s, v) = upload_file(&app, &w.admin, default, "m.onnx", bytes).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+            assert_eq!(message(&v, "file"), says, "{v}");
+        }
+        assert_eq!(file_count(&app, &w.admin).await, 0);
+        let kept: Vec<_> = app
+            .state
+            .objects
+            .list(Some(&object_store::path::Path::from("platform")))
+            .collect()
+            .await;
+        assert!(kept.is_empty(), "{kept:?}");
+        // A model that fits still passes.
+        let good = fixture(&app, "fits", &labels, "fits-1", 64, 48);
+        let (s, f) = upload_file(&app, &w.admin, default, "good.onnx", good).await;
+        assert_eq!(s, StatusCode::CREATED, "{f}");
+
+        // A file kept before the check (written straight to the store) is not registered.
+        let sha = gemba_shared::hex(&Sha256::digest(&detector));
+        let object_key = format!("model_files/{sha}.onnx");
+        app.state
+            .objects
+            .put(
+                &gemba_cloud::http::model_types::file_key(&object_key),
+                detector.clone().into(),
+            )
+            .await
+            .unwrap();
+        let old = gemba_cloud::db::model_types::insert_file(
+            &app.state.db,
+            &gemba_cloud::db::model_types::NewFile {
+                model_type_id: default,
+                name: "old.onnx",
+                object_key: &object_key,
+                version: "boxes-1",
+                labels: &labels.map(String::from),
+                sha256: &sha,
+                size_bytes: detector.len() as i64,
+            },
+        )
+        .await
+        .unwrap();
+        let (s, v) = app
+            .post(
+                "organization/model_version",
+                json!({"task": w.task, "model_file": old.id}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(message(&v, "model_file"), DETECTOR_REFUSED, "{v}");
+        let (_, versions) = app.get("organization/model_version", &w.eng).await;
+        assert_eq!(versions, json!([]));
+
+        // A version registered before the check is not deployed: nothing is sent.
+        let name = format!("models/sha-{sha}/model.onnx");
+        app.state
+            .objects
+            .put(
+                &gemba_cloud::objects::key(w.a, &name),
+                detector.clone().into(),
+            )
+            .await
+            .unwrap();
+        let version = gemba_cloud::db::training::register(
+            &app.state.db,
+            w.a,
+            w.task,
+            &gemba_cloud::db::training::NewModel {
+                model_type_id: Some(default),
+                version: "boxes-1",
+                object_key: &name,
+                sha256: &sha,
+                size_bytes: detector.len() as i64,
+                metrics: None,
+            },
+        )
+        .await
+        .unwrap();
+        app.subscribe(&w.admin, w.a, "Deploy Model").await;
+        let creds = crate::devices::added_and_enrolled(&app, &w.boss, "Bench").await;
+        let dev = crate::devices::TestDevice::connect(&creds).await;
+        let bench = dev.id;
+        let status = json!({"v": 1, "online": true, "ts_ms": 5, "cameras": []});
+        dev.publish(
+            dev.topic(gemba_shared::mqtt::v1::Channel::Status),
+            gemba_shared::mqtt::v1::sign(&dev.key, &dev.kid, &status),
+        )
+        .await;
+        until("the device online", 10, async || {
+            app.get(&format!("device/{bench}/device_details/"), &w.eng)
+                .await
+                .1["online"]
+                == true
+        })
+        .await;
+        let (s, v) = app
+            .post(
+                &format!("organization/model_version/{}/deploy/", version.id),
+                json!({"devices": [bench]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            v["non_field_errors"][0],
+            format!("This model version cannot run on a device: {DETECTOR_REFUSED}"),
+            "{v}"
+        );
+        let (_, d) = app.get("organization/deployments/", &w.eng).await;
+        assert_eq!(d, json!([]));
+        let (_, details) = app
+            .get(&format!("device/{bench}/device_details/"), &w.boss)
+            .await;
+        assert_eq!(details["commands"], json!([]), "{details}");
     }
 );
