@@ -6,6 +6,11 @@
 //! needs: `gemba.input_width`, `gemba.input_height` (the frame it takes, RGB uint8,
 //! N × height × width × 3), `gemba.labels` (a JSON list: the steps in order, then
 //! background) and `gemba.version`. Its one output holds each label's probability.
+//!
+//! A model is checked when it is loaded, so that a deploy is refused before anything
+//! changes: its declared input must take those frames and its (first) output be float32
+//! with one value per label (the cloud checks the same at upload, `cloud/src/onnx.rs`),
+//! and it must then answer a blank frame with one value per label.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -13,7 +18,7 @@ use std::sync::OnceLock;
 use anyhow::{Context, anyhow, bail};
 use ort::environment::Environment;
 use ort::session::Session;
-use ort::value::TensorRef;
+use ort::value::{TensorElementType, TensorRef, ValueType};
 
 /// A loaded model, ready to run on frames of its input size.
 pub struct Model {
@@ -104,13 +109,23 @@ impl Model {
         }
         let version = get("gemba.version")?;
         drop(meta);
-        Ok(Model {
+        check_io(&session, width, height, labels.len())
+            .map_err(|m| anyhow!("{}: {m}", file.display()))?;
+        let mut model = Model {
             session,
             width,
             height,
             labels,
             version,
-        })
+        };
+        let blank = vec![0; model.frame_bytes()];
+        model.infer(&blank).map_err(|e| {
+            anyhow!(
+                "{}: the model does not run on a blank {width}×{height} frame: {e:#}",
+                file.display()
+            )
+        })?;
+        Ok(model)
     }
 
     /// Bytes in one input frame.
@@ -141,5 +156,185 @@ impl Model {
             );
         }
         Ok(probs.to_vec())
+    }
+}
+
+/// One dimension as the model declares it: a size, a name (any size), or any size.
+enum Dim {
+    Size(i64),
+    Named(String),
+    Unknown,
+}
+
+impl Dim {
+    /// Whether a tensor of this dimension can be of `n`.
+    fn allows(&self, n: i64) -> bool {
+        !matches!(self, Dim::Size(s) if *s != n)
+    }
+
+    fn show(&self) -> String {
+        match self {
+            Dim::Size(n) => n.to_string(),
+            Dim::Named(s) => s.clone(),
+            Dim::Unknown => "?".into(),
+        }
+    }
+}
+
+/// An input's or output's element type and shape (`None`: not a tensor; no dimensions:
+/// any shape).
+fn declared(t: &ValueType) -> Option<(TensorElementType, Vec<Dim>)> {
+    let ValueType::Tensor {
+        ty,
+        shape,
+        dimension_symbols,
+    } = t
+    else {
+        return None;
+    };
+    let dims = shape
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| match dimension_symbols.get(i) {
+            _ if n >= 0 => Dim::Size(n),
+            Some(s) if !s.is_empty() => Dim::Named(s.clone()),
+            _ => Dim::Unknown,
+        })
+        .collect();
+    Some((*ty, dims))
+}
+
+fn elem_name(t: TensorElementType) -> String {
+    match t {
+        TensorElementType::Float32 => "float32".into(),
+        TensorElementType::Float64 => "float64".into(),
+        TensorElementType::Float16 => "float16".into(),
+        TensorElementType::Uint8 => "uint8".into(),
+        TensorElementType::Int8 => "int8".into(),
+        TensorElementType::Int32 => "int32".into(),
+        TensorElementType::Int64 => "int64".into(),
+        other => other.to_string(),
+    }
+}
+
+/// "float32 1×3×224×224 (NCHW)", as `cloud/src/onnx.rs` says it.
+fn show(t: &ValueType) -> String {
+    let Some((ty, dims)) = declared(t) else {
+        return "not a tensor".into();
+    };
+    if dims.is_empty() {
+        return format!("{} of any shape", elem_name(ty));
+    }
+    let shape: Vec<String> = dims.iter().map(Dim::show).collect();
+    let layout = match dims.as_slice() {
+        [_, Dim::Size(3), _, c] if !matches!(c, Dim::Size(3)) => " (NCHW)",
+        [_, _, _, Dim::Size(3)] => " (NHWC)",
+        _ => "",
+    };
+    format!("{} {}{layout}", elem_name(ty), shape.join("×"))
+}
+
+/// Whether the session takes the agent's frames and answers one value per label, or
+/// what does not fit (the rules of `cloud/src/onnx.rs`, in the same words).
+fn check_io(session: &Session, width: u32, height: u32, labels: usize) -> Result<(), String> {
+    let (w, h, n) = (i64::from(width), i64::from(height), labels as i64);
+    let frame = format!(
+        "uint8 1×{h}×{w}×3 (RGB, NHWC) matching its gemba.input_height and gemba.input_width"
+    );
+    let [input] = session.inputs() else {
+        let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
+        let takes = match names.len() {
+            0 => "no input".to_string(),
+            k => format!("{k} inputs ({})", names.join(", ")),
+        };
+        return Err(format!(
+            "the model takes {takes}; gemba gives a model one, the frame: {frame}"
+        ));
+    };
+    let fits = declared(input.dtype()).is_some_and(|(ty, dims)| {
+        ty == TensorElementType::Uint8
+            && (dims.is_empty()
+                || matches!(dims.as_slice(), [b, y, x, c]
+                    if b.allows(1) && y.allows(h) && x.allows(w) && c.allows(3)))
+    });
+    if !fits {
+        return Err(format!(
+            "the model's input is {}; gemba needs {frame}",
+            show(input.dtype())
+        ));
+    }
+    let needs = format!("float32 1×{n}: one value for each of its {n} gemba.labels");
+    let Some(output) = session.outputs().first() else {
+        return Err(format!("the model has no output; gemba needs {needs}"));
+    };
+    // A batch first (any size or 1), ones, then the labels.
+    let fits = declared(output.dtype()).is_some_and(|(ty, dims)| {
+        ty == TensorElementType::Float32
+            && match dims.as_slice() {
+                [] => true,
+                [l] => l.allows(n),
+                [b, ones @ .., l] => {
+                    b.allows(1) && ones.iter().all(|o| matches!(o, Dim::Size(1))) && l.allows(n)
+                }
+            }
+    });
+    if !fits {
+        let which = if session.outputs().len() > 1 {
+            format!("first output ({})", output.name())
+        } else {
+            "output".into()
+        };
+        return Err(format!(
+            "the model's {which} is {}; gemba needs {needs}",
+            show(output.dtype())
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model of `models/fixtures.py` (`fits`, `float-nchw`, `detector`) made to 64×48
+    /// with three labels, in `dir`.
+    fn fixture(dir: &Path, kind: &str) -> PathBuf {
+        let out = dir.join(format!("{kind}.onnx"));
+        let python = std::env::var_os("GEMBA_MODELS_PYTHON").unwrap_or_else(|| "python3".into());
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/fixtures.py");
+        let st = std::process::Command::new(python)
+            .arg(script)
+            .arg(kind)
+            .args(["--labels", r#"["Fit","Check","background"]"#])
+            .args(["--width", "64", "--height", "48", "--out"])
+            .arg(&out)
+            .status()
+            .expect("GEMBA_MODELS_PYTHON (scripts/lib.sh sets it up)");
+        assert!(st.success(), "making a {kind} model");
+        out
+    }
+
+    #[test]
+    fn a_model_it_cannot_run_is_refused_at_load_with_what_does_not_fit() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Model::load(&fixture(dir.path(), "fits")).unwrap();
+        assert_eq!((m.width, m.height, m.labels.len()), (64, 48, 3));
+        assert_eq!(m.infer(&vec![0; m.frame_bytes()]).unwrap().len(), 3);
+        for (kind, says) in [
+            (
+                "float-nchw",
+                "the model's input is float32 1×3×48×64 (NCHW); gemba needs uint8 1×48×64×3 \
+                 (RGB, NHWC) matching its gemba.input_height and gemba.input_width",
+            ),
+            (
+                "detector",
+                "; gemba needs float32 1×3: one value for each of its 3 gemba.labels",
+            ),
+        ] {
+            let file = fixture(dir.path(), kind);
+            let err = format!("{:#}", Model::load(&file).unwrap_err());
+            assert!(err.contains(says), "{kind}: {err}");
+            assert!(err.starts_with(&file.display().to_string()), "{err}");
+        }
     }
 }
