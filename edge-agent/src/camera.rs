@@ -2,6 +2,10 @@
 //! (cycle engine → outbox). Stopping it closes the open cycle when it showed enough
 //! steps. A new model can be handed over while it runs: it is swapped in between two
 //! frames, so no frame and no cycle is lost.
+//!
+//! Its faults name it: a camera that cannot start or stops by itself says
+//! `camera NAME (SOURCE): what is wrong` ([`Stats::error`], the log), and everything its
+//! thread logs carries the camera's name (a `camera` span).
 
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
@@ -37,8 +41,12 @@ pub struct Stats {
     /// Frames per second over the last few seconds.
     pub fps: f32,
     pub model_version: Option<String>,
-    /// Why it stopped, when it stopped by itself.
+    /// Why it stopped, when it stopped by itself: `camera NAME (SOURCE): what is
+    /// wrong`, a sentence for the technician.
     pub error: Option<String>,
+    /// The latest warning about its source (a file that ends early, clips that
+    /// stopped), in the same form; it keeps running.
+    pub warning: Option<String>,
     pub ended: bool,
 }
 
@@ -68,6 +76,11 @@ pub struct Worker {
     thread: Option<JoinHandle<()>>,
 }
 
+/// `camera NAME (SOURCE): what`: a camera's fault as the technician reads it.
+pub fn fault(camera: &str, source: &Source, what: impl std::fmt::Display) -> String {
+    format!("camera {camera} ({source}): {what}")
+}
+
 /// Checks that `model` can serve `engine` (its steps, then background).
 pub fn fits(model: &Model, engine: &EngineConfig) -> anyhow::Result<()> {
     if model.labels.len() != engine.steps + 1 {
@@ -87,7 +100,8 @@ impl Worker {
         job.capture.width = model.width;
         job.capture.height = model.height;
         // Opened here so that a camera that cannot start is an answer, not a log line.
-        let cap = Capture::open(&job.source, job.capture.clone())?;
+        let cap = Capture::open(&job.source, job.capture.clone())
+            .map_err(|e| anyhow::anyhow!(fault(&job.camera, &job.source, format!("{e:#}"))))?;
         let ring = cap.clips();
         let clips = match &ring {
             Some(ring) => Some(clip_writer(ring.clone(), &job, outbox.clone())?),
@@ -104,6 +118,8 @@ impl Worker {
         let thread = std::thread::Builder::new()
             .name(format!("camera {}", job.camera))
             .spawn(move || {
+                let _span = tracing::info_span!("camera", camera = job.camera).entered();
+                let (camera, source) = (job.camera.clone(), job.source.clone());
                 let (jobs, writer) = clips.unzip();
                 let r = work(job, cap, model, outbox, rx, &s, jobs);
                 // The capture is closed: the writer finishes the clips it was given.
@@ -113,8 +129,9 @@ impl Worker {
                 let mut st = s.lock().expect("stats lock");
                 st.ended = true;
                 if let Err(e) = r {
-                    tracing::error!(error = %format!("{e:#}"), "a camera stopped");
-                    st.error = Some(format!("{e:#}"));
+                    let error = fault(&camera, &source, format!("{e:#}"));
+                    tracing::error!("{error}");
+                    st.error = Some(error);
                 }
             })?;
         Ok(Worker {
@@ -184,6 +201,8 @@ fn clip_writer(
 ) -> anyhow::Result<(Sender<crate::clip::Job>, JoinHandle<()>)> {
     let (tx, rx) = crate::clip::jobs();
     let budget = job.clip_budget;
+    let span = tracing::info_span!("camera", camera = job.camera);
+    let _in = span.enter();
     let handle = crate::clip::writer(ring, job.clip_dir.clone(), rx, move |w| {
         let path = w.path.to_string_lossy().to_string();
         let r = outbox.lock().expect("outbox lock").clip_written(
@@ -260,7 +279,14 @@ fn work(
             Ok(Control::Stop) | Err(TryRecvError::Disconnected) => break,
             Err(TryRecvError::Empty) => {}
         }
-        let Some(frame) = cap.next_frame()? else {
+        let next = cap.next_frame();
+        if let Some(w) = cap.warning() {
+            let mut st = stats.lock().expect("stats lock");
+            if st.warning.as_deref().is_none_or(|old| !old.ends_with(w)) {
+                st.warning = Some(fault(&job.camera, &job.source, w));
+            }
+        }
+        let Some(frame) = next? else {
             break;
         };
         let probs = model.infer(&frame.rgb)?;

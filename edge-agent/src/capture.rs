@@ -11,6 +11,19 @@
 //! frames to an encoding pipeline (`appsrc ! x264enc ! mp4mux ! filesink`, or VP8 in
 //! WebM where x264 is missing), so a camera that runs a task records without being
 //! opened twice (a V4L2 camera cannot be) and without dropping a frame of its task.
+//!
+//! Faults: an error of the source's part of the pipeline ends the capture with one
+//! sentence a technician can act on ([`fault`]; the camera's name goes in front where
+//! the camera is known). The clip branch (a third branch, [`crate::clip`]) never ends
+//! it: its flow errors stop at an `errorignore` after the tee, and its error messages
+//! on the bus (told apart by their elements' `clip` names) are logged once and end
+//! the clips only. A file whose frames stop well before the length its header gives
+//! warns once that it is damaged or cut short ([`Capture::warning`]).
+//!
+//! Over 500 lines: the capture pipeline and the recording that taps it share the
+//! pipeline's elements; the fault wording lives apart in `capture/fault.rs`.
+
+mod fault;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -32,6 +45,34 @@ pub enum Source {
     V4l2(String),
     /// GStreamer's moving test pattern.
     Test,
+}
+
+impl std::fmt::Display for Source {
+    /// How a technician knows the source: `file PATH`, the URL without its password,
+    /// `device /dev/videoN`, `test pattern`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::File(p) => write!(f, "file {}", p.display()),
+            Source::Uri(u) => f.write_str(&without_password(u)),
+            Source::V4l2(d) => write!(f, "device {d}"),
+            Source::Test => f.write_str("test pattern"),
+        }
+    }
+}
+
+/// `u` with the password of its user part (`scheme://user:password@host/…`) hidden.
+fn without_password(u: &str) -> String {
+    let Some((scheme, rest)) = u.split_once("://") else {
+        return u.into();
+    };
+    let host_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..host_end].rsplit_once('@') {
+        Some((user, host)) if user.contains(':') => {
+            let name = user.split(':').next().unwrap_or_default();
+            format!("{scheme}://{name}:***@{host}{}", &rest[host_end..])
+        }
+        _ => u.into(),
+    }
 }
 
 impl std::str::FromStr for Source {
@@ -100,6 +141,19 @@ pub struct Capture {
     /// (decoders with B-frames start a few frames late).
     first_pts: Option<i64>,
     ended: bool,
+    source: Source,
+    /// What decodebin said was missing before its error (a plug-in's description).
+    missing: Option<String>,
+    /// The clip branch failed: no more clips, the camera goes on.
+    clips_failed: bool,
+    /// A file's length as its header gives it (asked at the first frame), and where its
+    /// last frame so far ends (stream time), to tell a file that ends early.
+    length: Option<gst::ClockTime>,
+    last_end: Option<gst::ClockTime>,
+    /// The latest warning about this source, in a technician's words; whether the
+    /// file's early end was told.
+    warning: Option<String>,
+    told_short: bool,
 }
 
 /// GStreamer, once per process.
@@ -108,7 +162,21 @@ pub fn init() -> anyhow::Result<()> {
 }
 
 impl Capture {
+    /// Opens `source`. Its faults show on the first [`Capture::next_frame`].
     pub fn open(source: &Source, opts: Options) -> anyhow::Result<Capture> {
+        let clip_branch = opts
+            .clips
+            .map(|c| crate::clip::branch(opts.fps, !opts.fast, c.webm));
+        Capture::build(source, opts, clip_branch)
+    }
+
+    /// [`Capture::open`] with the clip branch's encoding tail given (tests give one
+    /// that fails).
+    fn build(
+        source: &Source,
+        opts: Options,
+        clip_branch: Option<String>,
+    ) -> anyhow::Result<Capture> {
         init()?;
         let (head, prop): (&str, Option<(&str, String)>) = match source {
             Source::File(p) => {
@@ -121,11 +189,10 @@ impl Capture {
             Source::V4l2(d) => ("v4l2src name=src ! decodebin", Some(("device", d.clone()))),
             Source::Test => ("videotestsrc name=src is-live=true pattern=ball", None),
         };
-        let clip_branch = match opts.clips {
-            Some(c) => format!(
-                " t. ! {}",
-                crate::clip::branch(opts.fps, !opts.fast, c.webm)
-            ),
+        // The clip branch's flow errors (an encoder refusing the video) stop here: the
+        // tee, and so the task's frames, never see them.
+        let clip_branch = match clip_branch {
+            Some(b) => format!(" t. ! errorignore name=clip-guard convert-to=ok ! {b}"),
             None => String::new(),
         };
         let desc = format!(
@@ -193,7 +260,20 @@ impl Capture {
             pts: Default::default(),
             first_pts: None,
             ended: false,
+            source: source.clone(),
+            missing: None,
+            clips_failed: false,
+            length: None,
+            last_end: None,
+            warning: None,
+            told_short: false,
         })
+    }
+
+    /// The latest warning about the source (a file that ends early, clips that
+    /// stopped), in a technician's words.
+    pub fn warning(&self) -> Option<&str> {
+        self.warning.as_deref()
     }
 
     /// The next frame; `Ok(None)` at the end of a file that is not looped. An error
@@ -209,6 +289,7 @@ impl Capture {
                 .try_pull_sample(gst::ClockTime::from_mseconds(200))
             {
                 let running = crate::clip::running_ms(&sample);
+                self.note_end(&sample);
                 let buffer = sample
                     .buffer_owned()
                     .ok_or_else(|| anyhow!("a frame without data"))?;
@@ -230,6 +311,7 @@ impl Capture {
                 return Ok(Some(Frame { t_ms, rgb }));
             }
             if self.sink.is_eos() {
+                self.check_length();
                 if self.opts.looped {
                     // The next loop's frames come after this one's (onward).
                     self.pipeline
@@ -245,14 +327,91 @@ impl Capture {
         }
     }
 
-    fn check_bus(&self) -> anyhow::Result<()> {
+    /// Ends the capture on an error of the source's part of the pipeline, in a
+    /// technician's words; an error of the clip branch ends the clips only.
+    fn check_bus(&mut self) -> anyhow::Result<()> {
         let bus = self.pipeline.bus().expect("a pipeline has a bus");
-        while let Some(msg) = bus.pop_filtered(&[gst::MessageType::Error]) {
-            if let gst::MessageView::Error(e) = msg.view() {
-                bail!("{}", e.error());
+        while let Some(msg) =
+            bus.pop_filtered(&[gst::MessageType::Error, gst::MessageType::Element])
+        {
+            match msg.view() {
+                gst::MessageView::Element(e) => {
+                    if let Some(s) = e.structure().filter(|s| s.name() == "missing-plugin") {
+                        self.missing = s
+                            .get::<String>("name")
+                            .ok()
+                            .or_else(|| s.get::<gst::Caps>("detail").ok().map(|c| c.to_string()));
+                    }
+                }
+                gst::MessageView::Error(e) => {
+                    let said = e.error().to_string();
+                    if msg.src().is_some_and(|s| crate::clip::in_branch(&s.name())) {
+                        self.fail_clips(&said);
+                        continue;
+                    }
+                    let detail = e.debug().map(|d| d.to_string());
+                    let kind = fault::kind(&e.error(), detail.as_deref(), self.missing.as_deref());
+                    tracing::debug!(source = %self.source, error = said, detail, "the source failed");
+                    bail!("{}", fault::sentence(&self.source, &kind, &said));
+                }
+                _ => {}
             }
         }
         Ok(())
+    }
+
+    /// The clip branch failed: said once, its ring ends, and the camera goes on.
+    fn fail_clips(&mut self, said: &str) {
+        if std::mem::replace(&mut self.clips_failed, true) {
+            return;
+        }
+        let warning = format!(
+            "cycle clips stopped: GStreamer could not encode this camera's video for them \
+             ({said}); steps are still recognised and cycles recorded, without clips"
+        );
+        tracing::warn!(source = %self.source, "{warning}");
+        self.warning = Some(warning);
+        if let Some((ring, _)) = &self.clips {
+            crate::clip::fail(ring);
+        }
+        // An error posted while the pipeline goes to playing stops it on the way (the
+        // sinks wait in paused): the rest of the pipeline is asked to go on.
+        let _ = self.pipeline.set_state(gst::State::Playing);
+    }
+
+    /// Notes where a file's frame ends (stream time), and the file's length at the
+    /// first.
+    fn note_end(&mut self, sample: &gst::Sample) {
+        if !matches!(self.source, Source::File(_)) {
+            return;
+        }
+        if self.length.is_none() {
+            self.length = self.pipeline.query_duration::<gst::ClockTime>();
+        }
+        let Some(buffer) = sample.buffer() else {
+            return;
+        };
+        let stream = sample
+            .segment()
+            .and_then(|s| s.downcast_ref::<gst::ClockTime>().cloned())
+            .and_then(|s| buffer.pts().and_then(|p| s.to_stream_time(p)));
+        if let Some(t) = stream {
+            let end = t + buffer.duration().unwrap_or(gst::ClockTime::ZERO);
+            self.last_end = Some(self.last_end.map_or(end, |l| l.max(end)));
+        }
+    }
+
+    /// At a file's end: warns once when its frames stopped well short of its length.
+    fn check_length(&mut self) {
+        let (Some(last), Some(length)) = (self.last_end, self.length) else {
+            return;
+        };
+        if !self.told_short && fault::ended_early(last, length) {
+            self.told_short = true;
+            let warning = fault::ended_early_warning(last, length);
+            tracing::warn!(source = %self.source, "{warning}");
+            self.warning = Some(warning);
+        }
     }
 }
 
@@ -463,7 +622,7 @@ impl Drop for Capture {
         if let Some((ring, sink)) = &self.clips {
             // A file read to its end: the encoder's last frames are let through first
             // (a few frames of latency), so the last cycle's clip has them.
-            if self.ended {
+            if self.ended && !self.clips_failed {
                 let until = std::time::Instant::now() + Duration::from_secs(3);
                 while !sink.is_eos() && std::time::Instant::now() < until {
                     std::thread::sleep(Duration::from_millis(20));
@@ -498,13 +657,24 @@ pub fn now_ms() -> i64 {
 /// `{dir}/{name}.mp4` (or `.webm` where x264 is missing).
 #[cfg(test)]
 pub(crate) fn test_video(dir: &Path, name: &str, seconds: u32) -> PathBuf {
-    init().unwrap();
     let path = dir.join(format!("{name}.{}", recording_format()));
-    let p = gst::parse::launch(&format!(
-        "videotestsrc num-buffers={} pattern=ball \
-         ! video/x-raw,width=160,height=120,framerate=15/1 ! {} ! filesink name=file",
+    make_video(
+        &path,
         seconds * 15,
-        encoding()
+        "video/x-raw,width=160,height=120,framerate=15/1",
+        encoding(),
+    );
+    path
+}
+
+/// Writes `frames` of GStreamer's moving ball as raw video `caps` (size, rate, pixel
+/// aspect ratio), encoded and muxed by `encode`, into `path`: test footage.
+#[cfg(test)]
+pub(crate) fn make_video(path: &Path, frames: u32, caps: &str, encode: &str) {
+    init().unwrap();
+    let p = gst::parse::launch(&format!(
+        "videotestsrc num-buffers={frames} pattern=ball ! {caps} ! {encode} \
+         ! filesink name=file"
     ))
     .unwrap()
     .downcast::<gst::Pipeline>()
@@ -515,8 +685,10 @@ pub(crate) fn test_video(dir: &Path, name: &str, seconds: u32) -> PathBuf {
     p.set_state(gst::State::Playing).unwrap();
     wait_encoded(&p, Duration::from_secs(60)).unwrap();
     p.set_state(gst::State::Null).unwrap();
-    path
 }
+
+#[cfg(test)]
+mod fault_tests;
 
 #[cfg(test)]
 mod tests {

@@ -150,18 +150,30 @@ fn container(caps: &gst::Caps) -> &'static str {
     }
 }
 
+/// Whether an element named `name` belongs to the clip branch (all its elements' names
+/// start with `clip`), whose errors end the clips, never the camera.
+pub fn in_branch(name: &str) -> bool {
+    name.starts_with("clip")
+}
+
 /// The encoding tail of the capture pipeline's clip branch, ending in `appsink
-/// name=clipsink`.
+/// name=clipsink`. The frames are scaled to square pixels within 640 × 480 with even
+/// sides (x264 and the browsers' decoders refuse odd ones: a 176 × 144 source with
+/// 128:117 pixels would be 193 × 144), and at least 16 × 16.
 pub fn branch(fps: u32, live: bool, webm: bool) -> String {
     let fps = fps.max(1);
     let key = fps * 2;
     let enc = if !webm {
         format!(
-            "x264enc speed-preset=ultrafast tune=zerolatency key-int-max={key} bitrate=800 \
-             ! h264parse ! video/x-h264,stream-format=avc,alignment=au"
+            "x264enc name=clip-enc speed-preset=ultrafast tune=zerolatency key-int-max={key} \
+             bitrate=800 ! h264parse name=clip-parse \
+             ! capsfilter name=clip-avc caps=video/x-h264,stream-format=avc,alignment=au"
         )
     } else {
-        format!("vp8enc deadline=1 cpu-used=8 keyframe-max-dist={key} target-bitrate=800000")
+        format!(
+            "vp8enc name=clip-enc deadline=1 cpu-used=8 keyframe-max-dist={key} \
+             target-bitrate=800000"
+        )
     };
     // At real time a slow encoder loses frames, never holds the task's up; read as fast
     // as possible, every frame is encoded.
@@ -171,8 +183,10 @@ pub fn branch(fps: u32, live: bool, webm: bool) -> String {
         "max-size-buffers=8"
     };
     format!(
-        "queue {leaky} ! videoconvert ! videoscale ! videorate drop-only=true max-rate={fps} \
-         ! video/x-raw,format=I420,width=[16,640],height=[16,480],pixel-aspect-ratio=1/1 \
+        "queue name=clip-queue {leaky} ! videoconvert name=clip-convert \
+         ! videoscale name=clip-scale ! videorate name=clip-rate drop-only=true max-rate={fps} \
+         ! capsfilter name=clip-size caps=\"video/x-raw,format=I420,width=(int)[16,640,2],\
+         height=(int)[16,480,2],pixel-aspect-ratio=(fraction)1/1\" \
          ! {enc} ! appsink name=clipsink sync=false async=false"
     )
 }
@@ -194,6 +208,8 @@ pub struct Ring {
     max_bytes: usize,
     /// The camera stopped: no frame will come.
     ended: bool,
+    /// The clip branch failed: no frame will come, and no clip is made.
+    failed: bool,
     /// From running time to the cycle's clock.
     clock: Arc<Clock>,
     /// Frames encoded so far (for the camera's figures).
@@ -261,6 +277,11 @@ impl Ring {
             .collect()
     }
 
+    /// The encoded frames' caps (once the first came).
+    pub fn caps(&self) -> Option<gst::Caps> {
+        self.caps.clone()
+    }
+
     fn latest(&self) -> Option<i64> {
         self.samples.back().map(|s| s.t_ms)
     }
@@ -301,6 +322,21 @@ pub fn end(ring: &Shared) {
     cv.notify_all();
 }
 
+/// Marks the ring's clip branch failed (the capture said why, once): its writer makes
+/// no more clips, and says nothing more about them.
+pub fn fail(ring: &Shared) {
+    let (lock, cv) = &**ring;
+    let mut r = lock.lock().expect("clip ring lock");
+    r.ended = true;
+    r.failed = true;
+    cv.notify_all();
+}
+
+/// Whether the ring's clip branch failed.
+pub fn failed(ring: &Shared) -> bool {
+    ring.0.lock().expect("clip ring lock").failed
+}
+
 /// A clip written: the cycle's id, the file, its first frame's time and its length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
@@ -328,10 +364,16 @@ pub fn writer(
     done: impl Fn(Written) + Send + 'static,
 ) -> anyhow::Result<std::thread::JoinHandle<()>> {
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    // Its lines carry what the caller's carry (the camera).
+    let span = tracing::Span::current();
     Ok(std::thread::Builder::new()
         .name("clips".into())
         .spawn(move || {
+            let _span = span.entered();
             for job in jobs {
+                if failed(&ring) {
+                    continue;
+                }
                 match write(&ring, &dir, &job) {
                     Ok(Some(w)) => done(w),
                     Ok(None) => tracing::info!(cycle = job.cycle, "no video kept for a cycle"),

@@ -1,6 +1,7 @@
 //! `gemba-agent`: the edge agent's binary. The parts live in the library (enrolment,
 //! capture, inference, recorder, outbox, MQTT link); this puts them together:
-//! `enroll`, `run`, `whoami` and `eval`.
+//! `enroll`, `run`, `whoami` and `eval`. `run` stops on SIGINT or SIGTERM alike: its
+//! cameras close their open cycles and it goes offline before it exits.
 
 use std::path::PathBuf;
 
@@ -109,6 +110,20 @@ fn clip_options(
     })
 }
 
+/// Resolves with the signal's name when the agent is asked to stop: Ctrl-C (SIGINT) or
+/// SIGTERM (what systemd and container runtimes send); both stop it the same way.
+fn stop_signal() -> anyhow::Result<impl Future<Output = &'static str>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        }
+    })
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     tracing_subscriber::fmt()
@@ -164,8 +179,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 heartbeat: std::time::Duration::from_secs(a.heartbeat.max(1)),
             };
             let (tx, rx) = tokio::sync::watch::channel(false);
+            let stop = stop_signal()?;
             tokio::spawn(async move {
-                let _ = tokio::signal::ctrl_c().await;
+                let signal = stop.await;
+                tracing::info!(signal, "stopping: closing open cycles, then going offline");
                 let _ = tx.send(true);
             });
             gemba_agent::agent::run(cfg, rx).await?;
