@@ -14,10 +14,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use gemba_shared::cycle::EngineConfig;
-use gemba_shared::mqtt::v1::{
-    self, CameraState, CameraStatus, Channel, Command, CommandAck, CommandMessage, StatusMessage,
-    topic,
-};
+use gemba_shared::mqtt::v1::{self, Channel, Command, CommandAck, CommandMessage, topic};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
@@ -27,6 +24,12 @@ use crate::health::Health;
 use crate::infer::Model;
 use crate::outbox::{Kind, Outbox};
 use crate::sync;
+
+mod cameras;
+mod transfer;
+
+use cameras::cameras_differ;
+use transfer::{download, finish_recording, upload_clips};
 
 /// A camera the agent has: its name (as the portal shows it) and its source.
 #[derive(Debug, Clone)]
@@ -476,85 +479,6 @@ impl Agent {
         })
     }
 
-    /// Starts the camera's worker on `job`; the camera is set to the job's task even
-    /// when its source fails (then it waits in `health` to be started again).
-    fn launch(&mut self, job: Job, model: Model) -> anyhow::Result<()> {
-        let (camera, task, engine) = (job.camera.clone(), job.task, job.engine.clone());
-        self.running.cameras.insert(camera.clone(), (task, engine));
-        match Worker::start(job, model, self.outbox.clone()) {
-            Ok(w) => {
-                self.workers.insert(camera, w);
-                Ok(())
-            }
-            Err(e) => {
-                self.failed(&camera, format!("{e:#}"));
-                Err(e)
-            }
-        }
-    }
-
-    /// Notes that `camera`'s task failed, to be started again after a back-off.
-    fn failed(&mut self, camera: &str, error: String) {
-        let now = capture::now_ms();
-        let f = self.health.failed(camera, error, now);
-        tracing::warn!(
-            camera,
-            error = f.error,
-            retry_in_s = (f.retry_at_ms - now) / 1000,
-            "a camera failed; it is started again after a pause"
-        );
-    }
-
-    /// Forgets workers whose input ended (a file that was not looped) or failed (to be
-    /// started again: [`Self::retry`]).
-    fn reap(&mut self) {
-        let ended: Vec<String> = self
-            .workers
-            .iter()
-            .filter(|(_, w)| w.ended())
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in ended {
-            if let Some(w) = self.workers.remove(&k) {
-                let error = w.stats.lock().expect("stats lock").error.clone();
-                w.stop();
-                if let Some(e) = error {
-                    self.failed(&k, e);
-                }
-            }
-        }
-    }
-
-    /// Starts again the failed cameras whose pause is over.
-    fn retry(&mut self) {
-        let now = capture::now_ms();
-        for camera in self.health.due(now) {
-            let Some((task, _)) = self.running.cameras.get(&camera) else {
-                self.health.forget(&camera);
-                continue;
-            };
-            tracing::info!(camera, task, "starting a failed camera again");
-            if self.bring_up(&camera) {
-                self.health.retrying(&camera, now);
-            }
-        }
-    }
-
-    /// Starts `camera` on the task it is set to; a failure waits in `health` to be
-    /// started again. Answers whether it started.
-    fn bring_up(&mut self, camera: &str) -> bool {
-        let Some((task, engine)) = self.running.cameras.get(camera).cloned() else {
-            return false;
-        };
-        match self.prepare(camera, task, engine) {
-            Ok((job, model)) => self.launch(job, model).is_ok(),
-            Err(e) => {
-                self.failed(camera, format!("{e:#}"));
-                false
-            }
-        }
-    }
-
     fn save(&self) {
         if let Err(e) = save_json(&self.cfg.data.join("running.json"), &self.running) {
             tracing::error!(error = %e, "keeping what runs where");
@@ -564,86 +488,9 @@ impl Agent {
     fn ack(&self, ack: CommandAck) -> anyhow::Result<()> {
         push_ack(&self.outbox, &self.org, &self.device, &ack)
     }
-
-    fn status(&self) -> StatusMessage {
-        let cameras = self
-            .cfg
-            .cameras
-            .iter()
-            .map(|c| {
-                let generation = self.running.generations.get(&c.name).copied().unwrap_or(0);
-                if let Some(w) = self.workers.get(&c.name) {
-                    let st = w.stats.lock().expect("stats lock").clone();
-                    return CameraStatus {
-                        camera: c.name.clone(),
-                        task: Some(w.task),
-                        fps: st.fps,
-                        model_version: st.model_version,
-                        state: if st.frames > 0 {
-                            CameraState::Running
-                        } else {
-                            CameraState::Starting
-                        },
-                        generation,
-                        ..CameraStatus::default()
-                    };
-                }
-                match (
-                    self.running.cameras.get(&c.name),
-                    self.health.failure(&c.name),
-                ) {
-                    (Some((task, _)), Some(f)) => CameraStatus {
-                        camera: c.name.clone(),
-                        task: Some(*task),
-                        state: CameraState::Failed,
-                        generation,
-                        error: Some(f.error.clone()),
-                        since_ms: Some(f.since_ms),
-                        retry_at_ms: Some(f.retry_at_ms),
-                        ..CameraStatus::default()
-                    },
-                    _ => CameraStatus {
-                        camera: c.name.clone(),
-                        ..CameraStatus::default()
-                    },
-                }
-            })
-            .collect();
-        StatusMessage {
-            v: v1::VERSION,
-            online: true,
-            ts_ms: capture::now_ms(),
-            agent_version: env!("CARGO_PKG_VERSION").into(),
-            cameras,
-            outbox: self
-                .outbox
-                .lock()
-                .expect("outbox lock")
-                .len()
-                .unwrap_or(0)
-                .max(0) as u64,
-            disk_free_mb: None,
-            temperature_c: None,
-        }
-    }
 }
 
 /// The acknowledgement of command `id` from how it went.
-/// Whether two camera lists differ in what a person would see change (not the frame
-/// rate, which moves all the time).
-fn cameras_differ(a: &[CameraStatus], b: &[CameraStatus]) -> bool {
-    let key = |c: &CameraStatus| {
-        (
-            c.camera.clone(),
-            c.task,
-            c.state,
-            c.error.clone(),
-            c.generation,
-        )
-    };
-    a.len() != b.len() || a.iter().zip(b).any(|(x, y)| key(x) != key(y))
-}
-
 fn make_ack(id: String, r: anyhow::Result<String>) -> CommandAck {
     let (ok, message) = match r {
         Ok(m) => (true, m),
@@ -677,152 +524,6 @@ fn push_ack(
     Ok(())
 }
 
-/// Waits for a recording to end, uploads it to `url` and removes it: what to say.
-async fn finish_recording(done: capture::RecordingDone, url: &str) -> anyhow::Result<String> {
-    let rec = tokio::task::spawn_blocking(move || {
-        done.recv()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("the recording stopped")))
-    })
-    .await??;
-    let r = put_file(&rec.path, url, "recording").await;
-    let _ = tokio::fs::remove_file(&rec.path).await;
-    let bytes = r?;
-    Ok(format!(
-        "recorded {:.1} s ({} frames, {:.1} MB) and uploaded it",
-        rec.duration_ms as f64 / 1000.0,
-        rec.frames,
-        bytes as f64 / 1e6
-    ))
-}
-
-/// Why a file did not reach the cloud.
-#[derive(Debug)]
-enum PutError {
-    /// The cloud refused it for good (a 4xx answer but 408 and 429): sending it again
-    /// changes nothing.
-    Refused(String),
-    /// The link or the cloud failed: it may go later.
-    Failed(anyhow::Error),
-}
-
-impl From<PutError> for anyhow::Error {
-    fn from(e: PutError) -> anyhow::Error {
-        match e {
-            PutError::Refused(why) => anyhow::anyhow!(why),
-            PutError::Failed(e) => e,
-        }
-    }
-}
-
-/// Sends file `path` (a `what`: recording, clip) whole in one `PUT` to `url`, streamed;
-/// answers its size.
-async fn put_file(path: &Path, url: &str, what: &str) -> Result<u64, PutError> {
-    let failed = |e: anyhow::Error| PutError::Failed(e);
-    let file = tokio::fs::File::open(path)
-        .await
-        .map_err(|e| PutError::Refused(format!("the {what} is gone: {e}")))?;
-    let size = file.metadata().await.map_err(|e| failed(e.into()))?.len();
-    let stream = futures_util::stream::try_unfold(file, |mut f| async move {
-        use tokio::io::AsyncReadExt;
-        let mut buf = vec![0u8; 256 * 1024];
-        let n = f.read(&mut buf).await?;
-        buf.truncate(n);
-        Ok::<_, std::io::Error>((n > 0).then_some((buf, f)))
-    });
-    let res = reqwest::Client::new()
-        .put(url)
-        .header(reqwest::header::CONTENT_LENGTH, size)
-        .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
-        .body(reqwest::Body::wrap_stream(stream))
-        .timeout(Duration::from_secs(3600))
-        .send()
-        .await
-        .with_context(|| format!("uploading the {what}"))
-        .map_err(failed)?;
-    let status = res.status();
-    if !status.is_success() {
-        let body = res.text().await.unwrap_or_default();
-        let why = format!(
-            "the cloud refused the {what} ({status}): {}",
-            body.chars().take(300).collect::<String>()
-        );
-        return Err(
-            if status.is_client_error()
-                && status != reqwest::StatusCode::REQUEST_TIMEOUT
-                && status != reqwest::StatusCode::TOO_MANY_REQUESTS
-            {
-                PutError::Refused(why)
-            } else {
-                failed(anyhow::anyhow!(why))
-            },
-        );
-    }
-    Ok(size)
-}
-
-/// Uploads the clips whose cycles the cloud stored, oldest first, until `stop`: each
-/// to the URL its cycles' acknowledgement carried. A clip the cloud refuses goes; one
-/// that failed to reach it is tried again after a back-off.
-async fn upload_clips(outbox: Arc<Mutex<Outbox>>, mut stop: watch::Receiver<bool>) {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let mut swept = 0;
-    loop {
-        tokio::select! {
-            _ = stop.changed() => if *stop.borrow() { return },
-            _ = tick.tick() => {}
-        }
-        let now = capture::now_ms();
-        if now - swept > 60_000 {
-            swept = now;
-            if let Err(e) = outbox.lock().expect("outbox lock").clips_stale(now) {
-                tracing::warn!(error = %e, "forgetting stale clip URLs");
-            }
-        }
-        let due = match outbox.lock().expect("outbox lock").clips_due(8, now) {
-            Ok(d) => d,
-            Err(e) => {
-                tracing::warn!(error = %e, "reading the clip queue");
-                continue;
-            }
-        };
-        for c in due {
-            if *stop.borrow() {
-                return;
-            }
-            let url = format!("{}{}?start_ms={}", c.url, c.cycle, c.start_ms);
-            // A stop does not wait for an upload: the clip goes next time.
-            let r = tokio::select! {
-                r = put_file(Path::new(&c.path), &url, "clip") => r,
-                _ = stop.changed() => return,
-            };
-            let r = {
-                let mut o = outbox.lock().expect("outbox lock");
-                match r {
-                    Ok(bytes) => {
-                        tracing::debug!(cycle = c.cycle, bytes, "clip uploaded");
-                        o.clip_gone(&c.cycle)
-                    }
-                    Err(PutError::Refused(why)) => {
-                        tracing::warn!(cycle = c.cycle, why, "a clip was refused; dropped");
-                        o.clip_gone(&c.cycle)
-                    }
-                    Err(PutError::Failed(e)) => {
-                        tracing::info!(cycle = c.cycle, attempts = c.attempts + 1, error = %format!("{e:#}"), "a clip upload failed; trying again later");
-                        o.clip_retry(&c.cycle, capture::now_ms()).map(|()| None)
-                    }
-                }
-            };
-            match r {
-                Ok(Some(path)) => {
-                    let _ = tokio::fs::remove_file(path).await;
-                }
-                Ok(None) => {}
-                Err(e) => tracing::warn!(error = %e, "updating the clip queue"),
-            }
-        }
-    }
-}
-
 /// Which model each task runs with (`{data}/models/deployed.json`).
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Deployed {
@@ -848,62 +549,6 @@ fn save_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, serde_json::to_vec(value)?)?;
     std::fs::rename(&tmp, path)?;
-    Ok(())
-}
-
-/// Downloads a model bundle into `dir` (`model.onnx`), checking its size and SHA-256
-/// before it is put in place: a failed check leaves nothing.
-async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Result<()> {
-    use futures_util::StreamExt;
-    use sha2::{Digest, Sha256};
-    use tokio::io::AsyncWriteExt;
-
-    let parent = dir.parent().context("no models folder")?;
-    tokio::fs::create_dir_all(parent).await?;
-    let part = parent.join(format!(
-        ".{}.part",
-        dir.file_name().and_then(|n| n.to_str()).unwrap_or("model")
-    ));
-    let res = reqwest::Client::new()
-        .get(url)
-        .timeout(Duration::from_secs(600))
-        .send()
-        .await
-        .with_context(|| format!("reaching {url}"))?;
-    if !res.status().is_success() {
-        bail!("the cloud answered {}", res.status());
-    }
-    let mut hash = Sha256::new();
-    let mut got: i64 = 0;
-    let mut file = tokio::fs::File::create(&part).await?;
-    let mut body = res.bytes_stream();
-    let r: anyhow::Result<()> = async {
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk?;
-            got += chunk.len() as i64;
-            if got > size {
-                bail!("the model is larger than the {size} bytes announced");
-            }
-            hash.update(&chunk);
-            file.write_all(&chunk).await?;
-        }
-        file.flush().await?;
-        if got != size {
-            bail!("the model has {got} bytes, not the {size} announced");
-        }
-        let hex = gemba_shared::hex(&hash.finalize());
-        if !hex.eq_ignore_ascii_case(sha256) {
-            bail!("the model's SHA-256 is {hex}, not {sha256}");
-        }
-        Ok(())
-    }
-    .await;
-    if let Err(e) = r {
-        let _ = tokio::fs::remove_file(&part).await;
-        return Err(e);
-    }
-    tokio::fs::create_dir_all(dir).await?;
-    tokio::fs::rename(&part, dir.join("model.onnx")).await?;
     Ok(())
 }
 

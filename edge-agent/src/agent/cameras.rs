@@ -1,0 +1,168 @@
+//! The agent's cameras: starting a camera's worker, noting a failure and starting the
+//! camera again after its pause (`crate::health`), and what each camera does as the
+//! status says it.
+
+use gemba_shared::mqtt::v1::{self, CameraState, CameraStatus, StatusMessage};
+
+use super::Agent;
+use crate::camera::{Job, Worker};
+use crate::capture;
+use crate::infer::Model;
+
+impl Agent {
+    /// Starts the camera's worker on `job`; the camera is set to the job's task even
+    /// when its source fails (then it waits in `health` to be started again).
+    pub(super) fn launch(&mut self, job: Job, model: Model) -> anyhow::Result<()> {
+        let (camera, task, engine) = (job.camera.clone(), job.task, job.engine.clone());
+        self.running.cameras.insert(camera.clone(), (task, engine));
+        match Worker::start(job, model, self.outbox.clone()) {
+            Ok(w) => {
+                self.workers.insert(camera, w);
+                Ok(())
+            }
+            Err(e) => {
+                self.failed(&camera, format!("{e:#}"));
+                Err(e)
+            }
+        }
+    }
+
+    /// Notes that `camera`'s task failed, to be started again after a back-off.
+    pub(super) fn failed(&mut self, camera: &str, error: String) {
+        let now = capture::now_ms();
+        let f = self.health.failed(camera, error, now);
+        tracing::warn!(
+            camera,
+            error = f.error,
+            retry_in_s = (f.retry_at_ms - now) / 1000,
+            "a camera failed; it is started again after a pause"
+        );
+    }
+
+    /// Forgets workers whose input ended (a file that was not looped) or failed (to be
+    /// started again: [`Self::retry`]).
+    pub(super) fn reap(&mut self) {
+        let ended: Vec<String> = self
+            .workers
+            .iter()
+            .filter(|(_, w)| w.ended())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in ended {
+            if let Some(w) = self.workers.remove(&k) {
+                let error = w.stats.lock().expect("stats lock").error.clone();
+                w.stop();
+                if let Some(e) = error {
+                    self.failed(&k, e);
+                }
+            }
+        }
+    }
+
+    /// Starts again the failed cameras whose pause is over.
+    pub(super) fn retry(&mut self) {
+        let now = capture::now_ms();
+        for camera in self.health.due(now) {
+            let Some((task, _)) = self.running.cameras.get(&camera) else {
+                self.health.forget(&camera);
+                continue;
+            };
+            tracing::info!(camera, task, "starting a failed camera again");
+            if self.bring_up(&camera) {
+                self.health.retrying(&camera, now);
+            }
+        }
+    }
+
+    /// Starts `camera` on the task it is set to; a failure waits in `health` to be
+    /// started again. Answers whether it started.
+    pub(super) fn bring_up(&mut self, camera: &str) -> bool {
+        let Some((task, engine)) = self.running.cameras.get(camera).cloned() else {
+            return false;
+        };
+        match self.prepare(camera, task, engine) {
+            Ok((job, model)) => self.launch(job, model).is_ok(),
+            Err(e) => {
+                self.failed(camera, format!("{e:#}"));
+                false
+            }
+        }
+    }
+
+    pub(super) fn status(&self) -> StatusMessage {
+        let cameras = self
+            .cfg
+            .cameras
+            .iter()
+            .map(|c| {
+                let generation = self.running.generations.get(&c.name).copied().unwrap_or(0);
+                if let Some(w) = self.workers.get(&c.name) {
+                    let st = w.stats.lock().expect("stats lock").clone();
+                    return CameraStatus {
+                        camera: c.name.clone(),
+                        task: Some(w.task),
+                        fps: st.fps,
+                        model_version: st.model_version,
+                        state: if st.frames > 0 {
+                            CameraState::Running
+                        } else {
+                            CameraState::Starting
+                        },
+                        generation,
+                        ..CameraStatus::default()
+                    };
+                }
+                match (
+                    self.running.cameras.get(&c.name),
+                    self.health.failure(&c.name),
+                ) {
+                    (Some((task, _)), Some(f)) => CameraStatus {
+                        camera: c.name.clone(),
+                        task: Some(*task),
+                        state: CameraState::Failed,
+                        generation,
+                        error: Some(f.error.clone()),
+                        since_ms: Some(f.since_ms),
+                        retry_at_ms: Some(f.retry_at_ms),
+                        ..CameraStatus::default()
+                    },
+                    _ => CameraStatus {
+                        camera: c.name.clone(),
+                        ..CameraStatus::default()
+                    },
+                }
+            })
+            .collect();
+        StatusMessage {
+            v: v1::VERSION,
+            online: true,
+            ts_ms: capture::now_ms(),
+            agent_version: env!("CARGO_PKG_VERSION").into(),
+            cameras,
+            outbox: self
+                .outbox
+                .lock()
+                .expect("outbox lock")
+                .len()
+                .unwrap_or(0)
+                .max(0) as u64,
+            disk_free_mb: None,
+            temperature_c: None,
+        }
+    }
+}
+
+/// Whether two camera lists differ in what a person would see change (not the frame
+/// rate, which moves all the time).
+pub(super) fn cameras_differ(a: &[CameraStatus], b: &[CameraStatus]) -> bool {
+    let key = |c: &CameraStatus| {
+        (
+            c.camera.clone(),
+            c.task,
+            c.state,
+            c.error.clone(),
+            c.generation,
+        )
+    };
+    a.len() != b.len() || a.iter().zip(b).any(|(x, y)| key(x) != key(y))
+}

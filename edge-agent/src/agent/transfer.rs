@@ -1,0 +1,218 @@
+//! What the agent moves over HTTP: a recording and the cycle clips up to the signed URLs
+//! the cloud gave, a deployed model down (its size and SHA-256 checked before it is
+//! kept).
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use tokio::sync::watch;
+
+use crate::capture;
+use crate::outbox::Outbox;
+
+/// Waits for a recording to end, uploads it to `url` and removes it: what to say.
+pub(super) async fn finish_recording(
+    done: capture::RecordingDone,
+    url: &str,
+) -> anyhow::Result<String> {
+    let rec = tokio::task::spawn_blocking(move || {
+        done.recv()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the recording stopped")))
+    })
+    .await??;
+    let r = put_file(&rec.path, url, "recording").await;
+    let _ = tokio::fs::remove_file(&rec.path).await;
+    let bytes = r?;
+    Ok(format!(
+        "recorded {:.1} s ({} frames, {:.1} MB) and uploaded it",
+        rec.duration_ms as f64 / 1000.0,
+        rec.frames,
+        bytes as f64 / 1e6
+    ))
+}
+
+/// Why a file did not reach the cloud.
+#[derive(Debug)]
+enum PutError {
+    /// The cloud refused it for good (a 4xx answer but 408 and 429): sending it again
+    /// changes nothing.
+    Refused(String),
+    /// The link or the cloud failed: it may go later.
+    Failed(anyhow::Error),
+}
+
+impl From<PutError> for anyhow::Error {
+    fn from(e: PutError) -> anyhow::Error {
+        match e {
+            PutError::Refused(why) => anyhow::anyhow!(why),
+            PutError::Failed(e) => e,
+        }
+    }
+}
+
+/// Sends file `path` (a `what`: recording, clip) whole in one `PUT` to `url`, streamed;
+/// answers its size.
+async fn put_file(path: &Path, url: &str, what: &str) -> Result<u64, PutError> {
+    let failed = |e: anyhow::Error| PutError::Failed(e);
+    let file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| PutError::Refused(format!("the {what} is gone: {e}")))?;
+    let size = file.metadata().await.map_err(|e| failed(e.into()))?.len();
+    let stream = futures_util::stream::try_unfold(file, |mut f| async move {
+        use tokio::io::AsyncReadExt;
+        let mut buf = vec![0u8; 256 * 1024];
+        let n = f.read(&mut buf).await?;
+        buf.truncate(n);
+        Ok::<_, std::io::Error>((n > 0).then_some((buf, f)))
+    });
+    let res = reqwest::Client::new()
+        .put(url)
+        .header(reqwest::header::CONTENT_LENGTH, size)
+        .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+        .body(reqwest::Body::wrap_stream(stream))
+        .timeout(Duration::from_secs(3600))
+        .send()
+        .await
+        .with_context(|| format!("uploading the {what}"))
+        .map_err(failed)?;
+    let status = res.status();
+    if !status.is_success() {
+        let body = res.text().await.unwrap_or_default();
+        let why = format!(
+            "the cloud refused the {what} ({status}): {}",
+            body.chars().take(300).collect::<String>()
+        );
+        return Err(
+            if status.is_client_error()
+                && status != reqwest::StatusCode::REQUEST_TIMEOUT
+                && status != reqwest::StatusCode::TOO_MANY_REQUESTS
+            {
+                PutError::Refused(why)
+            } else {
+                failed(anyhow::anyhow!(why))
+            },
+        );
+    }
+    Ok(size)
+}
+
+/// Uploads the clips whose cycles the cloud stored, oldest first, until `stop`: each
+/// to the URL its cycles' acknowledgement carried. A clip the cloud refuses goes; one
+/// that failed to reach it is tried again after a back-off.
+pub(super) async fn upload_clips(outbox: Arc<Mutex<Outbox>>, mut stop: watch::Receiver<bool>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut swept = 0;
+    loop {
+        tokio::select! {
+            _ = stop.changed() => if *stop.borrow() { return },
+            _ = tick.tick() => {}
+        }
+        let now = capture::now_ms();
+        if now - swept > 60_000 {
+            swept = now;
+            if let Err(e) = outbox.lock().expect("outbox lock").clips_stale(now) {
+                tracing::warn!(error = %e, "forgetting stale clip URLs");
+            }
+        }
+        let due = match outbox.lock().expect("outbox lock").clips_due(8, now) {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the clip queue");
+                continue;
+            }
+        };
+        for c in due {
+            if *stop.borrow() {
+                return;
+            }
+            let url = format!("{}{}?start_ms={}", c.url, c.cycle, c.start_ms);
+            // A stop does not wait for an upload: the clip goes next time.
+            let r = tokio::select! {
+                r = put_file(Path::new(&c.path), &url, "clip") => r,
+                _ = stop.changed() => return,
+            };
+            let r = {
+                let mut o = outbox.lock().expect("outbox lock");
+                match r {
+                    Ok(bytes) => {
+                        tracing::debug!(cycle = c.cycle, bytes, "clip uploaded");
+                        o.clip_gone(&c.cycle)
+                    }
+                    Err(PutError::Refused(why)) => {
+                        tracing::warn!(cycle = c.cycle, why, "a clip was refused; dropped");
+                        o.clip_gone(&c.cycle)
+                    }
+                    Err(PutError::Failed(e)) => {
+                        tracing::info!(cycle = c.cycle, attempts = c.attempts + 1, error = %format!("{e:#}"), "a clip upload failed; trying again later");
+                        o.clip_retry(&c.cycle, capture::now_ms()).map(|()| None)
+                    }
+                }
+            };
+            match r {
+                Ok(Some(path)) => {
+                    let _ = tokio::fs::remove_file(path).await;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "updating the clip queue"),
+            }
+        }
+    }
+}
+
+/// Downloads a model bundle into `dir` (`model.onnx`), checking its size and SHA-256
+/// before it is put in place: a failed check leaves nothing.
+pub(super) async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Result<()> {
+    use futures_util::StreamExt;
+    use sha2::{Digest, Sha256};
+    use tokio::io::AsyncWriteExt;
+
+    let parent = dir.parent().context("no models folder")?;
+    tokio::fs::create_dir_all(parent).await?;
+    let part = parent.join(format!(
+        ".{}.part",
+        dir.file_name().and_then(|n| n.to_str()).unwrap_or("model")
+    ));
+    let res = reqwest::Client::new()
+        .get(url)
+        .timeout(Duration::from_secs(600))
+        .send()
+        .await
+        .with_context(|| format!("reaching {url}"))?;
+    if !res.status().is_success() {
+        bail!("the cloud answered {}", res.status());
+    }
+    let mut hash = Sha256::new();
+    let mut got: i64 = 0;
+    let mut file = tokio::fs::File::create(&part).await?;
+    let mut body = res.bytes_stream();
+    let r: anyhow::Result<()> = async {
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk?;
+            got += chunk.len() as i64;
+            if got > size {
+                bail!("the model is larger than the {size} bytes announced");
+            }
+            hash.update(&chunk);
+            file.write_all(&chunk).await?;
+        }
+        file.flush().await?;
+        if got != size {
+            bail!("the model has {got} bytes, not the {size} announced");
+        }
+        let hex = gemba_shared::hex(&hash.finalize());
+        if !hex.eq_ignore_ascii_case(sha256) {
+            bail!("the model's SHA-256 is {hex}, not {sha256}");
+        }
+        Ok(())
+    }
+    .await;
+    if let Err(e) = r {
+        let _ = tokio::fs::remove_file(&part).await;
+        return Err(e);
+    }
+    tokio::fs::create_dir_all(dir).await?;
+    tokio::fs::rename(&part, dir.join("model.onnx")).await?;
+    Ok(())
+}
