@@ -158,19 +158,20 @@ export async function addDevice(org: number, name: string): Promise<EnrolmentCod
 
 /**
  * The real agent (`target/debug/gemba-agent`, or GEMBA_AGENT) enrolled with `code` and
- * running with the demo's default model, its camera `cam0` on the demo footage; answers
- * what stops it.
+ * running with the demo's default model, its camera `cam0` on the demo footage (or the
+ * cameras given, each `NAME=SOURCE`); answers what stops it.
  */
-export function runAgent(code: string): () => void {
+export function runAgent(code: string, cameras?: string[]): () => void {
   const root = resolve(import.meta.dirname, '../..');
   const bin = process.env.GEMBA_AGENT ?? join(root, 'target/debug/gemba-agent');
   const models = process.env.GEMBA_MODELS ?? join(root, 'target/models');
   const data = mkdtempSync(join(tmpdir(), 'gemba-e2e-agent-'));
   const enrol = spawnSync(bin, ['--data', data, 'enroll', '--cloud', `http://127.0.0.1:${port()}`, '--code', code], { encoding: 'utf8' });
   if (enrol.status !== 0) throw new Error(`gemba-agent enroll: ${enrol.stderr}`);
+  const cams = (cameras ?? [`cam0=${join(models, 'demo.mp4')}`]).flatMap((c) => ['--camera', c]);
   const agent = spawn(
     bin,
-    ['--data', data, 'run', '--camera', `cam0=${join(models, 'demo.mp4')}`, '--model', join(models, 'default'), '--loop', '--heartbeat', '1'],
+    ['--data', data, 'run', ...cams, '--model', join(models, 'default'), '--loop', '--heartbeat', '1'],
     { stdio: 'ignore', env: { ...process.env, RUST_LOG: 'warn' } },
   );
   return () => {
