@@ -121,6 +121,38 @@ both_with!(
             .await;
         assert_eq!(t[0]["refused"], why, "{t}");
 
+        // A model deployed to the device may be what the start lacked: asked again at
+        // once, no wait.
+        let deploy = v1::Command::Deploy {
+            task: w.task,
+            version: "v2".into(),
+            url: format!("{}/none", app.base),
+            sha256: "0".repeat(64),
+            size_bytes: 1,
+        };
+        app.state
+            .mqtt
+            .command(&app.state.db, w.a, id, deploy)
+            .await
+            .unwrap();
+        let cmd = dev.next::<v1::CommandMessage>(Channel::Cmd).await;
+        assert!(matches!(cmd.command, v1::Command::Deploy { .. }), "{cmd:?}");
+        dev.ack(&cmd.id, true, "model v2 installed for task").await;
+        let cmd = command_within(&mut dev, Duration::from_secs(2))
+            .await
+            .expect("asked again once a model was deployed");
+        assert!(
+            matches!(&cmd.command, v1::Command::StartTask { camera, .. } if camera == "cam9"),
+            "{cmd:?}"
+        );
+        say(&dev, &has_cam0).await;
+        dev.ack(&cmd.id, false, why).await;
+        assert!(
+            command_within(&mut dev, Duration::from_millis(500))
+                .await
+                .is_none()
+        );
+
         // Something changes (the device now has cam9): asked again at once, no wait.
         let both_cams = status(&[("cam0", None), ("cam9", None)]);
         say(&dev, &both_cams).await;
