@@ -1,13 +1,15 @@
 //! What an ONNX model file says of itself: the `gemba.*` metadata the agent reads
 //! (edge-agent/src/infer.rs), and the graph's declared input and output, checked against
 //! what the agent gives a model and reads back (one RGB uint8 frame N × height × width ×
-//! 3 in; the first output, float32, one value per label). Decoded from the file's
+//! 3 in; the first output, float32, one value per label: `gemba_shared::model_io`, the
+//! rules and words the agent also uses at load). Decoded from the file's
 //! protobuf with `prost` and a schema of just the fields needed (ONNX's `ModelProto`:
 //! `ir_version` 1, `graph` 7, `metadata_props` 14; its `GraphProto`'s initializer
 //! names, inputs and outputs; their `TypeProto` tensor element type and shape); every
 //! other field is skipped. The cloud does not run models (docs/decisions.md).
 
 use gemba_shared::api::v1::training::MODEL_INPUT_SIDE;
+use gemba_shared::model_io::{self, Dim};
 use prost::Message;
 
 #[derive(Clone, PartialEq, Message)]
@@ -84,159 +86,38 @@ struct Entry {
     value: String,
 }
 
-/// ONNX's element types (`TensorProto.DataType`) the agent needs.
-const UINT8: i32 = 2;
-const FLOAT: i32 = 1;
-
-fn elem_name(t: i32) -> String {
-    match t {
-        1 => "float32",
-        2 => "uint8",
-        3 => "int8",
-        4 => "uint16",
-        5 => "int16",
-        6 => "int32",
-        7 => "int64",
-        8 => "string",
-        9 => "bool",
-        10 => "float16",
-        11 => "float64",
-        12 => "uint32",
-        13 => "uint64",
-        16 => "bfloat16",
-        _ => return format!("type {t}"),
-    }
-    .to_string()
-}
-
-/// One dimension as declared: a size, a name (any size), or nothing (any size).
-enum Dim {
-    Size(i64),
-    Named(String),
-    Unknown,
-}
-
-impl Dim {
-    /// Whether a tensor of this dimension can be of `n`.
-    fn allows(&self, n: i64) -> bool {
-        !matches!(self, Dim::Size(s) if *s != n)
-    }
-
-    fn show(&self) -> String {
-        match self {
-            Dim::Size(n) => n.to_string(),
-            Dim::Named(s) => s.clone(),
-            Dim::Unknown => "?".into(),
-        }
-    }
-}
-
-/// What a graph input or output declares: its element type and, when given, its shape
-/// (`None` for a value that is not a tensor).
-struct Declared {
-    elem: Option<i32>,
-    dims: Option<Vec<Dim>>,
-}
-
-impl Declared {
-    fn of(v: &ValueInfo) -> Declared {
-        let t = v.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
-        Declared {
-            elem: t.map(|t| t.elem_type),
-            dims: t.and_then(|t| t.shape.as_ref()).map(|s| {
+/// What a graph input or output declares, as `gemba_shared::model_io` checks it.
+fn declared(v: &ValueInfo) -> model_io::Value {
+    let t = v.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
+    model_io::Value {
+        name: v.name.clone(),
+        tensor: t.map(|t| model_io::Tensor {
+            elem: model_io::ElemType(t.elem_type),
+            dims: t.shape.as_ref().map(|s| {
                 s.dim
                     .iter()
                     .map(|d| match (d.dim_value, &d.dim_param) {
                         (Some(n), _) => Dim::Size(n),
                         (None, Some(p)) if !p.is_empty() => Dim::Named(p.clone()),
-                        _ => Dim::Unknown,
+                        _ => Dim::Any,
                     })
                     .collect()
             }),
-        }
-    }
-
-    /// "float32 1×3×224×224 (NCHW)".
-    fn show(&self) -> String {
-        let Some(elem) = self.elem else {
-            return "not a tensor".into();
-        };
-        let Some(dims) = &self.dims else {
-            return format!("{} of any shape", elem_name(elem));
-        };
-        if dims.is_empty() {
-            return format!("{} scalar", elem_name(elem));
-        }
-        let shape: Vec<String> = dims.iter().map(Dim::show).collect();
-        let layout = match dims.as_slice() {
-            [_, Dim::Size(3), _, c] if !matches!(c, Dim::Size(3)) => " (NCHW)",
-            [_, _, _, Dim::Size(3)] => " (NHWC)",
-            _ => "",
-        };
-        format!("{} {}{layout}", elem_name(elem), shape.join("×"))
+        }),
     }
 }
 
 /// Whether the graph takes the agent's frames and answers one value per label, or in
-/// the user's words what does not fit.
+/// the user's words what does not fit (`gemba_shared::model_io::check`).
 fn check_graph(g: &Graph, width: u32, height: u32, labels: usize) -> Result<(), String> {
-    let (w, h, n) = (i64::from(width), i64::from(height), labels as i64);
-    let frame = format!(
-        "uint8 1×{h}×{w}×3 (RGB, NHWC) matching its gemba.input_height and gemba.input_width"
-    );
-    let inputs: Vec<&ValueInfo> = g
+    let inputs: Vec<model_io::Value> = g
         .input
         .iter()
         .filter(|i| !g.initializer.iter().any(|t| t.name == i.name))
+        .map(declared)
         .collect();
-    let [input] = inputs.as_slice() else {
-        let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
-        let takes = match names.len() {
-            0 => "no input".to_string(),
-            k => format!("{k} inputs ({})", names.join(", ")),
-        };
-        return Err(format!(
-            "The model takes {takes}; gemba gives a model one, the frame: {frame}."
-        ));
-    };
-    let d = Declared::of(input);
-    let fits = d.elem == Some(UINT8)
-        && d.dims.as_ref().is_none_or(|dims| {
-            matches!(dims.as_slice(), [b, y, x, c]
-                if b.allows(1) && y.allows(h) && x.allows(w) && c.allows(3))
-        });
-    if !fits {
-        return Err(format!(
-            "The model's input is {}; gemba needs {frame}.",
-            d.show()
-        ));
-    }
-    let needs = format!("float32 1×{n}: one value for each of its {n} gemba.labels");
-    let Some(output) = g.output.first() else {
-        return Err(format!("The model has no output; gemba needs {needs}."));
-    };
-    let d = Declared::of(output);
-    // A batch first (any size or 1), ones, then the labels.
-    let fits = d.elem == Some(FLOAT)
-        && d.dims.as_ref().is_none_or(|dims| match dims.as_slice() {
-            [] => false,
-            [l] => l.allows(n),
-            [b, ones @ .., l] => {
-                b.allows(1) && ones.iter().all(|o| matches!(o, Dim::Size(1))) && l.allows(n)
-            }
-        });
-    if !fits {
-        let which = if g.output.len() > 1 {
-            format!("first output ({})", output.name)
-        } else {
-            "output".into()
-        };
-        return Err(format!(
-            "The model's {which} is {}; gemba needs {needs}.",
-            d.show()
-        ));
-    }
-    Ok(())
+    let outputs: Vec<model_io::Value> = g.output.iter().map(declared).collect();
+    model_io::check(&inputs, &outputs, width, height, labels)
 }
 
 /// A model bundle's metadata.
@@ -323,6 +204,10 @@ pub fn read(bytes: &[u8]) -> Result<Bundle, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ONNX's element types (`TensorProto.DataType`) the agent needs.
+    const UINT8: i32 = model_io::ElemType::UINT8.0;
+    const FLOAT: i32 = model_io::ElemType::FLOAT32.0;
 
     /// A tensor value `name` of element type `elem` and these dimensions (a number: its
     /// size; else a name).

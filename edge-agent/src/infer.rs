@@ -9,16 +9,18 @@
 //!
 //! A model is checked when it is loaded, so that a deploy is refused before anything
 //! changes: its declared input must take those frames and its (first) output be float32
-//! with one value per label (the cloud checks the same at upload, `cloud/src/onnx.rs`),
-//! and it must then answer a blank frame with one value per label.
+//! with one value per label (`gemba_shared::model_io`, which the cloud checks at upload,
+//! `cloud/src/onnx.rs`, in the same words), and it must then answer a blank frame with
+//! one value per label.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use anyhow::{Context, anyhow, bail};
+use gemba_shared::model_io::{self, Dim};
 use ort::environment::Environment;
 use ort::session::Session;
-use ort::value::{TensorElementType, TensorRef, ValueType};
+use ort::value::{TensorRef, ValueType};
 
 /// A loaded model, ready to run on frames of its input size.
 pub struct Model {
@@ -159,137 +161,57 @@ impl Model {
     }
 }
 
-/// One dimension as the model declares it: a size, a name (any size), or any size.
-enum Dim {
-    Size(i64),
-    Named(String),
-    Unknown,
-}
-
-impl Dim {
-    /// Whether a tensor of this dimension can be of `n`.
-    fn allows(&self, n: i64) -> bool {
-        !matches!(self, Dim::Size(s) if *s != n)
-    }
-
-    fn show(&self) -> String {
-        match self {
-            Dim::Size(n) => n.to_string(),
-            Dim::Named(s) => s.clone(),
-            Dim::Unknown => "?".into(),
-        }
-    }
-}
-
-/// An input's or output's element type and shape (`None`: not a tensor; no dimensions:
-/// any shape).
-fn declared(t: &ValueType) -> Option<(TensorElementType, Vec<Dim>)> {
-    let ValueType::Tensor {
-        ty,
-        shape,
-        dimension_symbols,
-    } = t
-    else {
-        return None;
+/// What a session input or output declares, as `gemba_shared::model_io` checks it (no
+/// dimensions: any shape).
+fn declared(name: &str, t: &ValueType) -> model_io::Value {
+    let tensor = match t {
+        ValueType::Tensor {
+            ty,
+            shape,
+            dimension_symbols,
+        } => Some(model_io::Tensor {
+            // ONNX Runtime numbers element types as ONNX does.
+            elem: model_io::ElemType(ort::sys::ONNXTensorElementDataType::from(*ty) as i32),
+            dims: (!shape.is_empty()).then(|| {
+                shape
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| match dimension_symbols.get(i) {
+                        _ if n >= 0 => Dim::Size(n),
+                        Some(s) if !s.is_empty() => Dim::Named(s.clone()),
+                        _ => Dim::Any,
+                    })
+                    .collect()
+            }),
+        }),
+        _ => None,
     };
-    let dims = shape
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| match dimension_symbols.get(i) {
-            _ if n >= 0 => Dim::Size(n),
-            Some(s) if !s.is_empty() => Dim::Named(s.clone()),
-            _ => Dim::Unknown,
-        })
-        .collect();
-    Some((*ty, dims))
-}
-
-fn elem_name(t: TensorElementType) -> String {
-    match t {
-        TensorElementType::Float32 => "float32".into(),
-        TensorElementType::Float64 => "float64".into(),
-        TensorElementType::Float16 => "float16".into(),
-        TensorElementType::Uint8 => "uint8".into(),
-        TensorElementType::Int8 => "int8".into(),
-        TensorElementType::Int32 => "int32".into(),
-        TensorElementType::Int64 => "int64".into(),
-        other => other.to_string(),
+    model_io::Value {
+        name: name.to_string(),
+        tensor,
     }
-}
-
-/// "float32 1×3×224×224 (NCHW)", as `cloud/src/onnx.rs` says it.
-fn show(t: &ValueType) -> String {
-    let Some((ty, dims)) = declared(t) else {
-        return "not a tensor".into();
-    };
-    if dims.is_empty() {
-        return format!("{} of any shape", elem_name(ty));
-    }
-    let shape: Vec<String> = dims.iter().map(Dim::show).collect();
-    let layout = match dims.as_slice() {
-        [_, Dim::Size(3), _, c] if !matches!(c, Dim::Size(3)) => " (NCHW)",
-        [_, _, _, Dim::Size(3)] => " (NHWC)",
-        _ => "",
-    };
-    format!("{} {}{layout}", elem_name(ty), shape.join("×"))
 }
 
 /// Whether the session takes the agent's frames and answers one value per label, or
-/// what does not fit (the rules of `cloud/src/onnx.rs`, in the same words).
+/// what does not fit (`gemba_shared::model_io::check`, the cloud's words as a clause).
 fn check_io(session: &Session, width: u32, height: u32, labels: usize) -> Result<(), String> {
-    let (w, h, n) = (i64::from(width), i64::from(height), labels as i64);
-    let frame = format!(
-        "uint8 1×{h}×{w}×3 (RGB, NHWC) matching its gemba.input_height and gemba.input_width"
-    );
-    let [input] = session.inputs() else {
-        let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
-        let takes = match names.len() {
-            0 => "no input".to_string(),
-            k => format!("{k} inputs ({})", names.join(", ")),
-        };
-        return Err(format!(
-            "the model takes {takes}; gemba gives a model one, the frame: {frame}"
-        ));
-    };
-    let fits = declared(input.dtype()).is_some_and(|(ty, dims)| {
-        ty == TensorElementType::Uint8
-            && (dims.is_empty()
-                || matches!(dims.as_slice(), [b, y, x, c]
-                    if b.allows(1) && y.allows(h) && x.allows(w) && c.allows(3)))
-    });
-    if !fits {
-        return Err(format!(
-            "the model's input is {}; gemba needs {frame}",
-            show(input.dtype())
-        ));
-    }
-    let needs = format!("float32 1×{n}: one value for each of its {n} gemba.labels");
-    let Some(output) = session.outputs().first() else {
-        return Err(format!("the model has no output; gemba needs {needs}"));
-    };
-    // A batch first (any size or 1), ones, then the labels.
-    let fits = declared(output.dtype()).is_some_and(|(ty, dims)| {
-        ty == TensorElementType::Float32
-            && match dims.as_slice() {
-                [] => true,
-                [l] => l.allows(n),
-                [b, ones @ .., l] => {
-                    b.allows(1) && ones.iter().all(|o| matches!(o, Dim::Size(1))) && l.allows(n)
-                }
-            }
-    });
-    if !fits {
-        let which = if session.outputs().len() > 1 {
-            format!("first output ({})", output.name())
-        } else {
-            "output".into()
-        };
-        return Err(format!(
-            "the model's {which} is {}; gemba needs {needs}",
-            show(output.dtype())
-        ));
-    }
-    Ok(())
+    let inputs: Vec<_> = session
+        .inputs()
+        .iter()
+        .map(|i| declared(i.name(), i.dtype()))
+        .collect();
+    let outputs: Vec<_> = session
+        .outputs()
+        .iter()
+        .map(|o| declared(o.name(), o.dtype()))
+        .collect();
+    model_io::check(&inputs, &outputs, width, height, labels).map_err(|m| {
+        let m = m.strip_suffix('.').unwrap_or(&m);
+        let mut c = m.chars();
+        c.next()
+            .map(|f| f.to_lowercase().chain(c).collect())
+            .unwrap_or_default()
+    })
 }
 
 #[cfg(test)]

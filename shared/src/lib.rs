@@ -7,6 +7,7 @@ pub mod api;
 pub mod cycle;
 pub mod eval;
 pub mod footage;
+pub mod model_io;
 pub mod mqtt;
 pub mod operation;
 pub mod roles;
