@@ -164,7 +164,7 @@ async fn insert_postgres(db: &Db, cycles: &[Received], todo: &[usize]) -> sqlx::
     let now = now_ms();
     let rows: Vec<Row> = todo.iter().map(|&i| Row::of(&cycles[i], now)).collect();
     let json = serde_json::to_string(&rows).expect("rows serialise");
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let inserted: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "INSERT INTO cycles ({COLUMNS}) SELECT {COLUMNS} FROM \
          json_to_recordset($1::json) AS x(id TEXT, organization_id BIGINT, \

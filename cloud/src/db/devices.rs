@@ -347,7 +347,7 @@ pub async fn set_star(db: &Db, user: i64, id: i64, on: bool) -> sqlx::Result<()>
 /// Deletes device `id` of `org`. Its cycles stay, no longer naming a device (they have
 /// no foreign keys: migration 20261126000001).
 pub async fn delete(db: &Db, org: i64, id: i64) -> sqlx::Result<bool> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let gone = sqlx::query("DELETE FROM devices WHERE organization_id = $1 AND id = $2")
         .bind(org)
         .bind(id)

@@ -55,7 +55,7 @@ pub async fn insert(db: &Db, name: &str) -> sqlx::Result<Feature> {
 
 /// Deletes a feature and every subscription to it. False when there was none.
 pub async fn delete(db: &Db, id: i64) -> sqlx::Result<bool> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     sqlx::query("DELETE FROM subscribed_features WHERE feature_id = $1")
         .bind(id)
         .execute(&mut *tx)

@@ -72,7 +72,7 @@ pub struct Review<'a> {
 /// entry (the note) in its history; answers how many.
 pub async fn review(db: &Db, r: &Review<'_>) -> sqlx::Result<i64> {
     let now = now_ms();
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let ids: Vec<String> = sqlx::query_scalar(
         "UPDATE cycles SET reviewed_at = $7, reviewed_by = $8 WHERE organization_id = $1 \
          AND task_id = $2 AND ($3 IS NULL OR device_id = $3) AND start_ms >= $4 \

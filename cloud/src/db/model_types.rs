@@ -242,7 +242,7 @@ pub async fn delete_files(db: &Db, ids: &[i64]) -> sqlx::Result<Result<Vec<FileR
         return Ok(Ok(vec![]));
     }
     let list = super::id_list(ids);
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let gone: Vec<FileRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "DELETE FROM model_files WHERE id IN ({list}) RETURNING {FILE_COLS}"
     )))

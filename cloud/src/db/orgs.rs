@@ -89,7 +89,7 @@ pub async fn update(
 /// organisation they are linked to (the lowest id), so they can still sign in; users
 /// with no other link are left without one.
 pub async fn delete(db: &Db, id: i64) -> sqlx::Result<bool> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     sqlx::query(
         "UPDATE users SET organization_id = (SELECT MIN(uo.organization_id) \
          FROM user_organizations uo WHERE uo.user_id = users.id AND uo.organization_id <> $1) \

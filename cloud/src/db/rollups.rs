@@ -433,7 +433,7 @@ pub async fn backfill(db: &Db) -> anyhow::Result<()> {
     let orgs: Vec<i64> = sqlx::query_scalar("SELECT DISTINCT organization_id FROM cycles")
         .fetch_all(&db.pool)
         .await?;
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     for org in orgs {
         let rows: Vec<RawRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT {RAW_COLS} FROM cycles WHERE organization_id = $1 AND archived_at IS NULL"
@@ -490,9 +490,9 @@ pub async fn forget_device(
 /// and holds back the others' roll-up statements (not their cycles) until the commit.
 pub async fn begin_change(db: &Db) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Any>> {
     match db.backend {
-        Backend::Sqlite => db.pool.begin_with("BEGIN IMMEDIATE").await,
+        Backend::Sqlite => db.begin_write().await,
         Backend::Postgres => {
-            let mut tx = db.pool.begin().await?;
+            let mut tx = db.begin_write().await?;
             sqlx::query("LOCK TABLE cycle_rollups IN SHARE ROW EXCLUSIVE MODE")
                 .execute(&mut *tx)
                 .await?;

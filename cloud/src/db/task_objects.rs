@@ -91,7 +91,7 @@ pub async fn save_object(db: &Db, o: &TaskObject) -> sqlx::Result<TaskObject> {
 /// Deletes object `id` of `task` and takes it out of the task's rules, in one
 /// transaction.
 pub async fn delete_object(db: &Db, task: i64, id: i64) -> sqlx::Result<bool> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let r = sqlx::query("DELETE FROM task_objects WHERE task_id = $1 AND id = $2")
         .bind(task)
         .bind(id)
@@ -265,7 +265,7 @@ async fn write_rule(
 /// Inserts (`r.id` None) or replaces rule `r`; a second rule for a step is a unique
 /// violation.
 pub async fn save_rule(db: &Db, r: &DetectionRule) -> sqlx::Result<DetectionRule> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let id = match r.id {
         Some(id) => {
             write_rule(&mut tx, r).await?;
@@ -295,7 +295,7 @@ pub async fn save_rule(db: &Db, r: &DetectionRule) -> sqlx::Result<DetectionRule
 
 /// Deletes the rules `ids` of task `task`; answers how many went.
 pub async fn delete_rules(db: &Db, task: Option<i64>, ids: &[i64]) -> sqlx::Result<u64> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let mut n = 0;
     for id in ids {
         n += sqlx::query(

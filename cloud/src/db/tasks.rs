@@ -164,7 +164,7 @@ pub async fn insert(
     by: Author<'_>,
 ) -> sqlx::Result<i64> {
     let now = now_ms();
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO tasks (organization_id, task_name, live_name, is_deleted, train_status, \
          settings, created_at, updated_at) VALUES ($1, $2, $3, $4, 'new_task', $5, $6, $6) RETURNING id",
@@ -220,7 +220,7 @@ pub async fn write(
     by: Author<'_>,
 ) -> sqlx::Result<bool> {
     let now = now_ms();
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     // The first statement writes, so SQLite takes the write lock at once (a read first
     // could fail to upgrade under load).
     let r = sqlx::query(

@@ -76,7 +76,7 @@ pub struct NewRun<'a> {
 /// Moves the task to `training` and creates its run, queued; `None` when the task
 /// changed since it was read (or is already training).
 pub async fn start(db: &Db, r: NewRun<'_>) -> sqlx::Result<Option<RunRow>> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let moved = sqlx::query(
         "UPDATE tasks SET train_status = 'training', version = version + 1 \
          WHERE id = $1 AND organization_id = $2 AND version = $3 AND train_status <> 'training'",
@@ -173,7 +173,7 @@ pub async fn fail(db: &Db, r: &RunRow, why: &str) -> sqlx::Result<bool> {
 /// Stops the task's active run (the task back to `in_annotation`, its labels kept);
 /// false when the task was not training.
 pub async fn stop(db: &Db, org: i64, task: i64) -> sqlx::Result<bool> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let moved = sqlx::query(
         "UPDATE tasks SET train_status = 'in_annotation', version = version + 1 \
          WHERE id = $1 AND organization_id = $2 AND train_status = 'training'",
@@ -206,7 +206,7 @@ async fn end(
     message: &str,
     task_status: &str,
 ) -> sqlx::Result<bool> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let ended = sqlx::query(
         "UPDATE training_runs SET status = $2, message = $3, finished_at = $4 \
          WHERE id = $1 AND status IN ('queued', 'running')",
@@ -317,7 +317,7 @@ pub async fn register(db: &Db, org: i64, task: i64, m: &NewModel<'_>) -> sqlx::R
 /// Registers the run's model version and ends the run `succeeded` (the task
 /// `trained`), in one transaction; `None` when the run was stopped meanwhile.
 pub async fn succeed(db: &Db, r: &RunRow, m: NewModel<'_>) -> sqlx::Result<Option<ModelRow>> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let at = now_ms();
     let ended = sqlx::query(
         "UPDATE training_runs SET status = 'succeeded', progress = 1, message = 'Trained', \

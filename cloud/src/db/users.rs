@@ -232,7 +232,7 @@ pub async fn link(db: &Db, user: i64, org: i64) -> sqlx::Result<()> {
     // Writes only, no read first: on SQLite a transaction that reads and then writes
     // fails ("database is locked", no retry helps) when another connection wrote in
     // between, e.g. the mailer recording a delivery.
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     sqlx::query(
         "INSERT INTO user_organizations (user_id, organization_id, created_at) VALUES ($1, $2, $3) \
          ON CONFLICT (user_id, organization_id) DO NOTHING",
@@ -252,7 +252,7 @@ pub async fn link(db: &Db, user: i64, org: i64) -> sqlx::Result<()> {
 
 /// Removes a link; the current organisation falls back to another linked one (or none).
 pub async fn unlink(db: &Db, user: i64, org: i64) -> sqlx::Result<bool> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let r =
         sqlx::query("DELETE FROM user_organizations WHERE user_id = $1 AND organization_id = $2")
             .bind(user)

@@ -64,7 +64,7 @@ pub struct NewVideo<'a> {
 /// Creates a video in `uploading` (or `recording`); its object key is
 /// `videos/{id}/video.{extension}` of the organisation (set once the id is known).
 pub async fn create(db: &Db, v: NewVideo<'_>) -> sqlx::Result<VideoRow> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO videos (organization_id, task_id, file_name, is_uploaded_video, status, \
          size_bytes, object_key, created_by, created_at, device_id, camera, command_id) \
@@ -203,7 +203,7 @@ pub async fn delete(db: &Db, org: i64, ids: &[i64]) -> sqlx::Result<Result<Vec<V
         return Ok(Ok(vec![]));
     }
     let list = super::id_list(ids);
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let gone: Vec<VideoRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "DELETE FROM videos WHERE organization_id = $1 AND id IN ({list}) RETURNING {COLS}"
     )))
@@ -315,7 +315,7 @@ pub async fn save_labels(
     by: i64,
 ) -> sqlx::Result<i64> {
     let at = now_ms();
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     sqlx::query(
         "INSERT INTO video_labels (video_id, organization_id, task_id, segments, reviewed, \
          updated_by, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) \
@@ -430,7 +430,7 @@ pub async fn mark_reviewed(
     videos: Option<&[i64]>,
     by: i64,
 ) -> sqlx::Result<Result<u64, i64>> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let n = each_or_all(
         &mut tx,
         "UPDATE video_labels SET reviewed = 1, updated_by = $3, updated_at = $4 \
@@ -511,7 +511,7 @@ pub async fn delete_labels(
     task: i64,
     videos: Option<&[i64]>,
 ) -> sqlx::Result<Result<u64, i64>> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let n = match each_or_all(
         &mut tx,
         "DELETE FROM video_labels WHERE organization_id = $1 AND task_id = $2",
@@ -593,7 +593,7 @@ pub async fn patch(
     uploaded: Option<bool>,
     tags: Option<&[i64]>,
 ) -> sqlx::Result<Result<(), i64>> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     sqlx::query(
         "UPDATE videos SET file_name = COALESCE($1, file_name), \
          is_uploaded_video = COALESCE($2, is_uploaded_video) WHERE id = $3",
@@ -659,7 +659,7 @@ pub async fn add_comment(
     user_name: &str,
     text: &str,
 ) -> sqlx::Result<CommentRow> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let row: CommentRow = sqlx::query_as(
         "INSERT INTO video_comments (organization_id, video_id, user_id, user_name, text, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6) \
@@ -694,7 +694,7 @@ pub async fn comment(db: &Db, org: i64, id: i64) -> sqlx::Result<Option<CommentR
 
 /// Deletes a comment and uncounts it, in one transaction.
 pub async fn delete_comment(db: &Db, c: &CommentRow) -> sqlx::Result<()> {
-    let mut tx = db.pool.begin().await?;
+    let mut tx = db.begin_write().await?;
     let n = sqlx::query("DELETE FROM video_comments WHERE id = $1")
         .bind(c.id)
         .execute(&mut *tx)
