@@ -2,7 +2,7 @@
 //! (systemd's `KillSignal`, `docker stop`). Like Ctrl-C, it closes the cycle its camera
 //! has open, delivers it, says it is offline and exits cleanly.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 mod common;
@@ -46,17 +46,11 @@ async fn sigterm_closes_the_open_cycle_and_goes_offline() {
     let data = tempfile::tempdir().unwrap();
     enroll(data.path(), &c.url);
     // The footage at real time: a cycle's times are the wall clock.
-    let mut child = Running(
-        agent(data.path())
-            .arg("run")
-            .arg("--camera")
-            .arg(format!("cam0={}", d.footage.display()))
-            .arg("--model")
-            .arg(&d.model)
-            .args(["--heartbeat", "3600", "--clip-seconds", "0"])
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let mut child = run_cameras(
+        data.path(),
+        &d,
+        &[format!("cam0={}", d.footage.display())],
+        &["--heartbeat", "3600", "--clip-seconds", "0"],
     );
     // The footage's first cycle, stored: where the footage's time is on the clock.
     wait_for("the first cycle", 90, async || {

@@ -4,13 +4,15 @@
 //! refused once, not in a storm; a stop for another task, or older than the camera's
 //! start, leaves the camera running.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use gemba_shared::mqtt::v1::{CameraState, CameraStatus, Command, StatusMessage};
 
 mod common;
 use common::*;
+
+/// The footage looped at real time, a heartbeat a second.
+const LIVE: &[&str] = &["--loop", "--heartbeat", "1"];
 
 /// The device's last status as the cloud stored it.
 async fn status(c: &Cloud) -> Option<StatusMessage> {
@@ -38,36 +40,6 @@ async fn commands_sent(c: &Cloud) -> i64 {
         .unwrap()
 }
 
-/// A cloud whose device is set to run its task on `cameras`.
-async fn cloud_with(cameras: &[&str], operation: &str) -> Cloud {
-    let dir = tempfile::tempdir().unwrap();
-    let mqtt = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair());
-    let l = gemba_cloud::seed::local_cloud(dir.path().join("data"), mqtt, operation, cameras)
-        .await
-        .unwrap();
-    Cloud {
-        state: l.state,
-        url: l.url,
-        task: l.task,
-        device: l.device,
-        _dir: dir,
-    }
-}
-
-fn run_with(data: &std::path::Path, d: &Demo, cameras: &[String]) -> Running {
-    let mut cmd = agent(data);
-    cmd.arg("run").arg("--model").arg(&d.model);
-    for c in cameras {
-        cmd.arg("--camera").arg(c);
-    }
-    Running(
-        cmd.args(["--heartbeat", "1", "--loop"])
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
-
 /// A local port nothing listens on.
 fn closed_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -77,11 +49,11 @@ fn closed_port() -> u16 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_camera_whose_source_fails_says_why_and_the_agent_starts_it_again() {
     let d = demo();
-    let c = cloud_with(&["cam0"], &d.truth.operation).await;
+    let c = cloud_on(None, &d.truth.operation, &["cam0"]).await;
     let data = tempfile::tempdir().unwrap();
     enroll(data.path(), &c.url);
     let source = format!("rtsp://127.0.0.1:{}/line1", closed_port());
-    let agent = run_with(data.path(), &d, &[format!("cam0={source}")]);
+    let agent = run_cameras(data.path(), &d, &[format!("cam0={source}")], LIVE);
     // The start is accepted (the camera exists, the model fits); its source then fails.
     let mut first = None;
     wait_for("cam0 to fail", 60, async || {
@@ -149,10 +121,15 @@ async fn a_camera_whose_source_fails_says_why_and_the_agent_starts_it_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_camera_the_device_lacks_is_refused_once_and_shown_not_asked_in_a_storm() {
     let d = demo();
-    let c = cloud_with(&["cam9"], &d.truth.operation).await;
+    let c = cloud_on(None, &d.truth.operation, &["cam9"]).await;
     let data = tempfile::tempdir().unwrap();
     enroll(data.path(), &c.url);
-    let agent = run_with(data.path(), &d, &[format!("cam0={}", d.footage.display())]);
+    let agent = run_cameras(
+        data.path(),
+        &d,
+        &[format!("cam0={}", d.footage.display())],
+        LIVE,
+    );
     let why = "this device has no camera cam9";
     let refused = async || -> Option<String> {
         sqlx::query_scalar("SELECT refused FROM device_tasks WHERE device_id = $1")
@@ -173,10 +150,15 @@ async fn a_camera_the_device_lacks_is_refused_once_and_shown_not_asked_in_a_stor
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stop_for_another_task_or_an_older_generation_leaves_the_camera_running() {
     let d = demo();
-    let c = cloud_with(&["cam0"], &d.truth.operation).await;
+    let c = cloud_on(None, &d.truth.operation, &["cam0"]).await;
     let data = tempfile::tempdir().unwrap();
     enroll(data.path(), &c.url);
-    let agent = run_with(data.path(), &d, &[format!("cam0={}", d.footage.display())]);
+    let agent = run_cameras(
+        data.path(),
+        &d,
+        &[format!("cam0={}", d.footage.display())],
+        LIVE,
+    );
     wait_for("cam0 running", 60, async || {
         camera(&c, "cam0")
             .await

@@ -9,7 +9,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -160,17 +159,11 @@ async fn a_model_the_agent_cannot_run_is_refused_at_deploy_and_the_camera_keeps_
     let c = cloud(None, &d.truth.operation).await;
     let data = tempfile::tempdir().unwrap();
     enroll(data.path(), &c.url);
-    let mut agent = Running(
-        agent(data.path())
-            .arg("run")
-            .arg("--camera")
-            .arg(format!("cam0={}", d.footage.display()))
-            .arg("--model")
-            .arg(&d.model)
-            .args(["--loop", "--heartbeat", "1"])
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let mut agent = run_cameras(
+        data.path(),
+        &d,
+        &[format!("cam0={}", d.footage.display())],
+        &["--loop", "--heartbeat", "1"],
     );
     wait_for("cam0 running the default model", 60, async || {
         cam0(&c)

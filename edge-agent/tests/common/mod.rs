@@ -25,9 +25,14 @@ pub struct Cloud {
 /// with [`AGENT_CODE`], set to run the task on `cam0`. `mqtt`: an external broker URL,
 /// else an embedded broker.
 pub async fn cloud(mqtt: Option<String>, operation: &str) -> Cloud {
+    cloud_on(mqtt, operation, &["cam0"]).await
+}
+
+/// [`cloud`] with the device set to run the task on `cameras`.
+pub async fn cloud_on(mqtt: Option<String>, operation: &str, cameras: &[&str]) -> Cloud {
     let dir = tempfile::tempdir().unwrap();
     let mqtt = mqtt.unwrap_or_else(|| format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()));
-    let c = gemba_cloud::seed::local_cloud(dir.path().join("data"), mqtt, operation, &["cam0"])
+    let c = gemba_cloud::seed::local_cloud(dir.path().join("data"), mqtt, operation, cameras)
         .await
         .unwrap();
     Cloud {
@@ -96,19 +101,24 @@ impl Drop for Running {
 }
 
 pub fn run(data: &std::path::Path, d: &Demo, extra: &[&str]) -> Running {
-    Running(
-        agent(data)
-            .arg("run")
-            .arg("--camera")
-            .arg(format!("cam0={}", d.footage.display()))
-            .arg("--model")
-            .arg(&d.model)
-            .args(["--fast", "--heartbeat", "3600"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let cam0 = format!("cam0={}", d.footage.display());
+    run_cameras(
+        data,
+        d,
+        &[cam0],
+        &[&["--fast", "--heartbeat", "3600"], extra].concat(),
     )
+}
+
+/// The agent in `data` running `cameras` (each `NAME=SOURCE`) with the demo's model and
+/// the arguments `args`.
+pub fn run_cameras(data: &std::path::Path, d: &Demo, cameras: &[String], args: &[&str]) -> Running {
+    let mut cmd = agent(data);
+    cmd.arg("run").arg("--model").arg(&d.model);
+    for c in cameras {
+        cmd.arg("--camera").arg(c);
+    }
+    Running(cmd.args(args).stdin(Stdio::null()).spawn().unwrap())
 }
 
 /// The ids of the cycles stored in `db`.
