@@ -175,6 +175,10 @@ pub mod v1 {
         /// Why it failed, in words a technician can act on (camera, source, what).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub error: Option<String>,
+        /// Something wrong that does not stop it, in the same words (a file that
+        /// ends early, clips that cannot be made).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub warning: Option<String>,
         /// Failed since then.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub since_ms: Option<i64>,
@@ -217,7 +221,9 @@ pub mod v1 {
                     check_camera(&c.camera).is_err()
                         || !c.fps.is_finite()
                         || c.fps < 0.0
-                        || c.error.as_ref().is_some_and(|e| e.len() > 1000)
+                        || [&c.error, &c.warning]
+                            .into_iter()
+                            .any(|e| e.as_ref().is_some_and(|e| e.len() > 1000))
                 })
             {
                 return Err("bad camera list".into());

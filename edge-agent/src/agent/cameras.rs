@@ -109,6 +109,7 @@ impl Agent {
                             CameraState::Starting
                         },
                         generation,
+                        warning: st.warning.map(at_most_1000),
                         ..CameraStatus::default()
                     };
                 }
@@ -121,7 +122,7 @@ impl Agent {
                         task: Some(*task),
                         state: CameraState::Failed,
                         generation,
-                        error: Some(f.error.clone()),
+                        error: Some(at_most_1000(f.error.clone())),
                         since_ms: Some(f.since_ms),
                         retry_at_ms: Some(f.retry_at_ms),
                         ..CameraStatus::default()
@@ -161,8 +162,35 @@ pub(super) fn cameras_differ(a: &[CameraStatus], b: &[CameraStatus]) -> bool {
             c.task,
             c.state,
             c.error.clone(),
+            c.warning.clone(),
             c.generation,
         )
     };
     a.len() != b.len() || a.iter().zip(b).any(|(x, y)| key(x) != key(y))
+}
+
+/// `text` cut to the 1000 bytes a status allows a camera's error or warning (on a
+/// character's boundary): a longer one would have the whole status refused.
+fn at_most_1000(mut text: String) -> String {
+    if text.len() > 1000 {
+        let mut end = 997;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::at_most_1000;
+
+    #[test]
+    fn a_long_error_is_cut_to_what_a_status_allows() {
+        assert_eq!(at_most_1000("short".into()), "short");
+        let long = at_most_1000("é".repeat(800));
+        assert!(long.len() <= 1000 && long.ends_with('…'), "{}", long.len());
+    }
 }

@@ -20,6 +20,11 @@ generation: number,
  */
 error?: string | null, 
 /**
+ * Something wrong that does not stop it, in the same words (a file that
+ * ends early, clips that cannot be made).
+ */
+warning?: string | null, 
+/**
  * Failed since then.
  */
 since_ms?: number | null, 

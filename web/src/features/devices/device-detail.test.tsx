@@ -132,7 +132,7 @@ test("the cloud's notice on a device (the demo agent that could not start) shows
   expect(screen.getAllByRole('status').filter((e) => e.textContent === NOTICE)).toHaveLength(1);
 });
 
-test('a camera whose source failed shows why, since when and its next try; a refused start shows why', async () => {
+test('a camera whose source failed shows why, since when and its next try; a warning and a refused start show why', async () => {
   // The device's clock is 10 s behind the cloud's: its times are shown on the cloud's.
   const skew = 10_000;
   const error = 'camera cam1 (rtsp://10.0.0.5/line1): the camera cannot be reached (connection refused)';
@@ -143,7 +143,7 @@ test('a camera whose source failed shows why, since when and its next try; a ref
       ...s,
       ts_ms: SEEN - skew,
       cameras: [
-        s.cameras[0]!,
+        { ...s.cameras[0]!, warning: 'camera cam0 (file /v/a.mp4): the file ends early, at 4.0 s of the 8.0 s it should last' },
         {
           camera: 'cam1',
           task: 5,
@@ -167,7 +167,7 @@ test('a camera whose source failed shows why, since when and its next try; a ref
   renderApp('/user/devices/7');
   await screen.findByRole('heading', { level: 1, name: 'Bench 7' });
   expect(tableRows(within(region('Cameras')).getByRole('table'))).toEqual([
-    ['cam0', 'Assemble pump', 'Running', '15.0', 'm-12'],
+    ['cam0', 'Assemble pump', 'Running — camera cam0 (file /v/a.mp4): the file ends early, at 4.0 s of the 8.0 s it should last', '15.0', 'm-12'],
     ['cam1', 'Check valve', `Failed since 02/03/26, 04:04:06: ${error} (next try 02/03/26, 04:05:36)`, '0.0', '—'],
   ]);
   expect(tableRows(within(region('Camera tasks')).getByRole('table', { name: 'Camera tasks' }))).toEqual([

@@ -31,8 +31,9 @@ function idParam(v: string | undefined): number | null {
 /**
  * `/user/devices/{id}` (Device, gated by the 'Devices' subscription): one device, its
  * status live through the device stream (and asked again every 5 s): name, serial number, online or offline with when it
- * was last seen, the agent's version and each camera's state (running, starting, or failed
- * with why, since when and when the agent tries again), frame rate and model from its last
+ * was last seen, the agent's version and each camera's state (running or starting, with
+ * a warning about its source if any, or failed with why, since when and when the agent
+ * tries again), frame rate and model from its last
  * status message (a start the device refused says why among the camera tasks); what keeps it from working that the cloud knows (`notice`: the demo station
  * whose agent could not start, with the fix); what its cameras are set to run, each with Stop, and a form starting a task
  * on a camera (a 400's messages next to the fields); its latest cycles (cycle time, steps
@@ -193,11 +194,12 @@ function CameraTaskTable({ device, operate }: { device: DeviceDetails; operate: 
 /** What a camera does, from the device's last status; its times (the device's clock)
  * shown on the cloud's, by the status's own send time against when it arrived. */
 function cameraState(c: CameraStatus, device: DeviceDetails): string {
+  const warning = c.warning ? ` — ${c.warning}` : '';
   switch (c.state) {
     case 'running':
-      return 'Running';
+      return `Running${warning}`;
     case 'starting':
-      return 'Starting';
+      return `Starting${warning}`;
     case 'idle':
       return 'Idle';
     case 'failed': {
