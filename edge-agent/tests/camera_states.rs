@@ -40,6 +40,17 @@ async fn commands_sent(c: &Cloud) -> i64 {
         .unwrap()
 }
 
+/// A cloud whose device is set to run the demo task on `set`, and the real agent
+/// enrolled as that device, watching `source` on its `cam0`, live.
+async fn started(set: &str, source: &str) -> (Demo, Cloud, tempfile::TempDir, Running) {
+    let d = demo();
+    let c = cloud_on(None, &d.truth.operation, &[set]).await;
+    let data = tempfile::tempdir().unwrap();
+    enroll(data.path(), &c.url);
+    let agent = run_cameras(data.path(), &d, &[format!("cam0={source}")], LIVE);
+    (d, c, data, agent)
+}
+
 /// A local port nothing listens on.
 fn closed_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -48,12 +59,8 @@ fn closed_port() -> u16 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_camera_whose_source_fails_says_why_and_the_agent_starts_it_again() {
-    let d = demo();
-    let c = cloud_on(None, &d.truth.operation, &["cam0"]).await;
-    let data = tempfile::tempdir().unwrap();
-    enroll(data.path(), &c.url);
     let source = format!("rtsp://127.0.0.1:{}/line1", closed_port());
-    let agent = run_cameras(data.path(), &d, &[format!("cam0={source}")], LIVE);
+    let (_d, c, _data, agent) = started("cam0", &source).await;
     // The start is accepted (the camera exists, the model fits); its source then fails.
     let mut first = None;
     wait_for("cam0 to fail", 60, async || {
@@ -120,16 +127,8 @@ async fn a_camera_whose_source_fails_says_why_and_the_agent_starts_it_again() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_camera_the_device_lacks_is_refused_once_and_shown_not_asked_in_a_storm() {
-    let d = demo();
-    let c = cloud_on(None, &d.truth.operation, &["cam9"]).await;
-    let data = tempfile::tempdir().unwrap();
-    enroll(data.path(), &c.url);
-    let agent = run_cameras(
-        data.path(),
-        &d,
-        &[format!("cam0={}", d.footage.display())],
-        LIVE,
-    );
+    let footage = demo().footage.display().to_string();
+    let (_d, c, _data, agent) = started("cam9", &footage).await;
     let why = "this device has no camera cam9";
     let refused = async || -> Option<String> {
         sqlx::query_scalar("SELECT refused FROM device_tasks WHERE device_id = $1")
@@ -149,16 +148,8 @@ async fn a_camera_the_device_lacks_is_refused_once_and_shown_not_asked_in_a_stor
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stop_for_another_task_or_an_older_generation_leaves_the_camera_running() {
-    let d = demo();
-    let c = cloud_on(None, &d.truth.operation, &["cam0"]).await;
-    let data = tempfile::tempdir().unwrap();
-    enroll(data.path(), &c.url);
-    let agent = run_cameras(
-        data.path(),
-        &d,
-        &[format!("cam0={}", d.footage.display())],
-        LIVE,
-    );
+    let footage = demo().footage.display().to_string();
+    let (_d, c, _data, agent) = started("cam0", &footage).await;
     wait_for("cam0 running", 60, async || {
         camera(&c, "cam0")
             .await
