@@ -39,18 +39,19 @@ impl Agent {
         );
     }
 
-    /// Forgets workers whose input ended (a file that was not looped) or failed (to be
-    /// started again: [`Self::retry`]).
-    pub(super) fn reap(&mut self) {
-        let ended: Vec<String> = self
+    /// Forgets workers whose input failed (to be started again: [`Self::retry`]) and,
+    /// with `ended_too`, those whose input ended (a file that was not looped: its
+    /// camera shows idle from the next heartbeat on, as before failures were watched).
+    pub(super) fn reap(&mut self, ended_too: bool) {
+        let ended: Vec<(String, Option<String>)> = self
             .workers
             .iter()
             .filter(|(_, w)| w.ended())
-            .map(|(k, _)| k.clone())
+            .map(|(k, w)| (k.clone(), w.stats.lock().expect("stats lock").error.clone()))
+            .filter(|(_, error)| ended_too || error.is_some())
             .collect();
-        for k in ended {
+        for (k, error) in ended {
             if let Some(w) = self.workers.remove(&k) {
-                let error = w.stats.lock().expect("stats lock").error.clone();
                 w.stop();
                 if let Some(e) = error {
                     self.failed(&k, e);

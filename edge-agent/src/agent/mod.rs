@@ -161,11 +161,11 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
                 let _ = status_tx.send(agent.status());
             }
             _ = beat.tick() => {
-                agent.reap();
+                agent.reap(true);
                 let _ = status_tx.send(agent.status());
             }
             _ = watch_cameras.tick() => {
-                agent.reap();
+                agent.reap(false);
                 agent.retry();
                 let s = agent.status();
                 if cameras_differ(&status_tx.borrow().cameras, &s.cameras) {
