@@ -11,6 +11,16 @@ Deterministic: the same seed writes the same frames. Writes `<out>.mp4` (H.264, 
 GStreamer's x264enc) and `<out>.truth.json` (the step segments and the cycles).
 
     python3 models/demo.py --seed 1 --seconds 180 --out target/models/demo
+
+What a real station varies can be varied (the robustness suite, `models/robustness.py`,
+names sets of these): the light's level (`--light`, and a change to `--light-after` at
+`--light-change-at` seconds, over two seconds: a cloud, a lamp switched off), its colour
+temperature (`--warmth`, -1 cold daylight to 1 warm tungsten), flicker (`--flicker`), the
+camera nudged, turned or zoomed (`--shift DX,DY` as shares of the frame, `--rotate`
+degrees, `--zoom`), another resolution and frame rate (`--size WxH`, `--fps`), heavier
+compression (`--bitrate` kbit/s), sensor noise (`--noise`), another operator
+(`--operator`: skin tone, sleeves, gloves; see OPERATORS) and clutter on the bench
+(`--clutter N` things).
 """
 
 import argparse
@@ -22,6 +32,15 @@ import sys
 import numpy as np
 
 W, H, FPS = 640, 480, 15
+# Operators: the hand's colour (skin or glove), the forearm's (skin or sleeve), the
+# hand's radius in pixels.
+OPERATORS = {
+    "a": ((205, 160, 130), (190, 145, 118), 28),  # the one the demo model knows
+    "b": ((120, 80, 58), (105, 70, 50), 30),  # darker skin, bare forearm
+    "c": ((40, 90, 200), (45, 45, 50), 30),  # blue nitrile gloves, dark sleeve
+    "d": ((225, 190, 165), (235, 235, 230), 25),  # pale skin, white coat sleeve
+    "e": ((230, 120, 30), (70, 90, 60), 33),  # orange work gloves, green sleeve
+}
 STEPS = ["Pick base", "Pick cover", "Fasten screws", "Inspect"]
 # Where the hand works for each step, and where it rests (background).
 SPOTS = [(130, 110), (300, 110), (330, 330), (530, 170)]
@@ -34,8 +53,9 @@ SUBSTEPS = ["Take base", "Take cover", "Drive", "Look"]
 OPERATION = "Assemble sensor\n" + "".join(f"{s}:\n{b};\n" for s, b in zip(STEPS, SUBSTEPS))
 
 
-def bench():
-    """The still scene: bench, bins, fixture, lamp."""
+def bench(rng=None, clutter=0):
+    """The still scene: bench, bins, fixture, lamp; and `clutter` things left on it
+    (placed by `rng`)."""
     img = np.zeros((H, W, 3), np.float32)
     img[:] = (92, 88, 80)
     # Wood-ish grain across the bench.
@@ -54,7 +74,44 @@ def bench():
     rect(300, 310, 360, 350, (70, 70, 70))
     rect(480, 120, 580, 220, (200, 190, 90))  # inspection lamp
     rect(20, 440, 620, 452, (60, 60, 60))  # bench edge
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    for _ in range(clutter):
+        # A box, a rag or a cup: a rectangle or a disc of some colour, anywhere.
+        c = rng.uniform(20, 235, 3)
+        cx, cy = rng.uniform(20, W - 20), rng.uniform(20, H - 40)
+        if rng.random() < 0.5:
+            w, h = rng.uniform(15, 60, 2)
+            img[(np.abs(xx - cx) < w / 2) & (np.abs(yy - cy) < h / 2)] = c
+        else:
+            img[(xx - cx) ** 2 + (yy - cy) ** 2 < rng.uniform(8, 25) ** 2] = c
     return img
+
+
+def warp(shift, rotate, zoom):
+    """Where each output pixel comes from when the camera is moved by `shift` (shares of
+    the frame), turned by `rotate` degrees and zoomed by `zoom`: index maps (rows, columns)
+    for numpy's take, edges repeated. None when the camera is where it was."""
+    if shift == (0.0, 0.0) and rotate == 0.0 and zoom == 1.0:
+        return None
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    a = math.radians(rotate)
+    cx, cy = W / 2 + shift[0] * W, H / 2 + shift[1] * H
+    dx, dy = (xx - W / 2) / zoom, (yy - H / 2) / zoom
+    sx = cx + dx * math.cos(a) - dy * math.sin(a)
+    sy = cy + dx * math.sin(a) + dy * math.cos(a)
+    return (
+        np.clip(np.rint(sy), 0, H - 1).astype(np.intp),
+        np.clip(np.rint(sx), 0, W - 1).astype(np.intp),
+    )
+
+
+def light_at(a, t):
+    """The light's level at `t` seconds: `--light`, then a two-second change to
+    `--light-after` at `--light-change-at`."""
+    if a.light_after is None or t < a.light_change_at:
+        return a.light
+    k = min(1.0, (t - a.light_change_at) / 2.0)
+    return a.light + (a.light_after - a.light) * k
 
 
 def plan(rng, seconds):
@@ -116,33 +173,62 @@ def hand_at(moves, i, t, prev_target):
     return (target[0] + wob * math.sin(t * 5.1), target[1] + wob * math.cos(t * 3.7))
 
 
+def pair(text, kind=float, sep=","):
+    a, b = text.split(sep)
+    return kind(a), kind(b)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=180)
     ap.add_argument("--out", required=True, help="path without extension")
+    ap.add_argument("--light", type=float, default=1.0, help="the light's level (1: as lit)")
+    ap.add_argument("--light-after", type=float, help="the level it changes to")
+    ap.add_argument("--light-change-at", type=float, default=0.0, metavar="SECONDS")
+    ap.add_argument("--warmth", type=float, default=0.0, help="-1 (cold) to 1 (warm)")
+    ap.add_argument("--flicker", type=float, default=0.04, help="its depth (share)")
+    ap.add_argument("--flicker-hz", type=float, default=2.3 / (2 * math.pi), help="its rate")
+    ap.add_argument("--shift", type=pair, default=(0.0, 0.0), metavar="DX,DY")
+    ap.add_argument("--rotate", type=float, default=0.0, metavar="DEGREES")
+    ap.add_argument("--zoom", type=float, default=1.0)
+    ap.add_argument("--size", type=lambda t: pair(t, int, "x"), default=(W, H), metavar="WxH")
+    ap.add_argument("--fps", type=int, default=FPS)
+    ap.add_argument("--bitrate", type=int, default=500, help="kbit/s")
+    ap.add_argument("--noise", type=float, default=2.5, help="the sensor's noise (σ)")
+    ap.add_argument("--operator", choices=OPERATORS, default="a")
+    ap.add_argument("--clutter", type=int, default=0, help="things left on the bench")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     moves, cycles = plan(rng, a.seconds)
-    frames = int(a.seconds * FPS)
-    still = bench()
+    fps = a.fps
+    frames = int(a.seconds * fps)
+    still = bench(np.random.default_rng(a.seed + 2000), a.clutter)
+    skin, arm, radius = OPERATORS[a.operator]
+    # Colour temperature: warm light is redder and less blue.
+    tint = np.array([1 + 0.18 * a.warmth, 1.0, 1 - 0.22 * a.warmth], np.float32)
+    moved = warp(a.shift, a.rotate, a.zoom)
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     # Sensor noise: a bank of frames drawn once, used in turn (drawing each frame's
     # anew would be most of the work).
-    noise = np.random.default_rng(a.seed + 1000).normal(0, 2.5, (7, H, W, 1)).astype(np.float32)
+    noise = np.random.default_rng(a.seed + 1000).normal(0, 1, (7, H, W, 1)).astype(np.float32)
+    noise *= a.noise
+    out_w, out_h = a.size
     enc = subprocess.Popen(
         [
             "gst-launch-1.0", "-q", "fdsrc", "fd=0", "!",
-            "rawvideoparse", f"width={W}", f"height={H}", "format=rgb", f"framerate={FPS}/1", "!",
-            "videoconvert", "!", "video/x-raw,format=I420", "!",
-            "x264enc", "speed-preset=faster", "threads=1", "key-int-max=30", "bitrate=500", "!",
+            "rawvideoparse", f"width={W}", f"height={H}", "format=rgb", f"framerate={fps}/1", "!",
+            "videoconvert", "!", "videoscale", "!",
+            f"video/x-raw,format=I420,width={out_w},height={out_h}", "!",
+            "x264enc", "speed-preset=faster", "threads=1", f"key-int-max={2 * fps}",
+            f"bitrate={a.bitrate}", "!",
             "h264parse", "!", "mp4mux", "!", "filesink", f"location={a.out}.mp4",
         ],
         stdin=subprocess.PIPE,
     )
     mi, prev = 0, REST
     for f in range(frames):
-        t = f / FPS
+        t = f / fps
         while mi + 1 < len(moves) and moves[mi][2] <= t:
             prev = moves[mi][3]
             mi += 1
@@ -152,12 +238,14 @@ def main():
         x0, x1 = max(int(hx) - 110, 0), min(int(hx) + 110, W)
         y0 = max(int(hy) - 60, 0)
         win, wx, wy = img[y0:, x0:x1], xx[y0:, x0:x1], yy[y0:, x0:x1]
-        win[(wx - hx) ** 2 + (wy - hy) ** 2 < 28**2] = (205, 160, 130)  # the hand
+        win[(wx - hx) ** 2 + (wy - hy) ** 2 < radius**2] = skin  # the hand
         # The forearm, toward the operator at the bottom.
-        win[(np.abs(wx - (hx + (wy - hy) * 0.15)) < 22) & (wy > hy)] = (190, 145, 118)
+        win[(np.abs(wx - (hx + (wy - hy) * 0.15)) < 22) & (wy > hy)] = arm
         if moves[mi][0] == 2:  # the screwdriver
             win[(np.abs(wx - hx + 30) < 6) & (np.abs(wy - hy + 25) < 30)] = (30, 30, 30)
-        img *= 1.0 + 0.04 * math.sin(t * 2.3)  # flicker
+        if moved is not None:
+            img = img[moved[0], moved[1]]
+        img *= tint * (light_at(a, t) * (1.0 + a.flicker * math.sin(2 * math.pi * a.flicker_hz * t)))
         img += noise[f % len(noise)]
         enc.stdin.write(np.clip(img, 0, 255).astype(np.uint8).tobytes())
     enc.stdin.close()
@@ -169,7 +257,7 @@ def main():
         # The picks have an order: swapping them makes a cycle bad.
         "strict_step_order": True,
         "steps": STEPS,
-        "fps": FPS,
+        "fps": fps,
         "frames": frames,
         "seed": a.seed,
         "segments": [
