@@ -9,10 +9,18 @@ gemba.version), so only its graph decides whether it fits:
 - `float-nchw`: a classifier as image frameworks export one: float32 1 × 3 × height ×
   width in (NCHW), float32 1 × labels out;
 - `detector`: takes the agent's frames but answers boxes: float32 1 × boxes × 6 out
-  (10 boxes when run), not one value per label.
+  (10 boxes when run), not one value per label;
+- `fits-nchw`: the exact equivalent of `fits` (the same weights) as a model made
+  elsewhere: float32 1 × 3 × height × width in, each value (x / 255 − mean) / std with
+  ImageNet's mean and std, its preprocessing declared in its metadata (gemba.input_*),
+  which the graph undoes before `fits`' own graph; BGR with `--bgr`;
+- `wrong-classes`: `fits-nchw` answering one value more than it has labels.
+
+`--bare` leaves out every gemba.* key (as PyTorch exports a model: the upload then
+declares them).
 
     python3 models/fixtures.py KIND --labels '["pick","background"]' --version v1 \
-        --width 64 --height 48 --out model.onnx
+        --width 64 --height 48 [--bgr] [--bare] --out model.onnx
 """
 
 import argparse
@@ -99,7 +107,94 @@ def detector(labels, version, width, height, out):
     save(graph, labels, version, width, height, out)
 
 
-KINDS = {"fits": fits, "float-nchw": float_nchw, "detector": detector}
+# How `fits-nchw` wants its frame: a PyTorch image model's usual normalisation.
+SCALE = 1.0 / 255.0
+MEAN = [0.485, 0.456, 0.406]
+STD = [0.229, 0.224, 0.225]
+
+
+def declared(bgr):
+    """The gemba.input_* keys of `fits-nchw`."""
+    return {
+        "gemba.input_layout": "NCHW",
+        "gemba.input_type": "float32",
+        "gemba.input_scale": repr(SCALE),
+        "gemba.input_mean": json.dumps(MEAN),
+        "gemba.input_std": json.dumps(STD),
+        "gemba.input_format": "BGR" if bgr else "RGB",
+    }
+
+
+def fits_nchw(labels, version, width, height, out, bgr=False, outputs=None):
+    """`fits` behind a prefix that takes the declared frame back to the bytes `fits`
+    reads: x · std + mean is the scaled value, / scale the byte; the channels back to
+    RGB; NCHW to NHWC. It replaces the Cast of `fits`' uint8 input to float, so whatever
+    `train.export` does after it is kept as it is."""
+    made = out + ".fits.onnx"
+    fits(outputs or labels, version, width, height, made)
+    m = onnx.load(made)
+    os.remove(made)
+    g = m.graph
+    frames = g.input[0].name
+    casts = [n for n in g.node if frames in n.input]
+    for n in casts:
+        to = [a.i for a in n.attribute if a.name == "to"]
+        if n.op_type != "Cast" or to != [TensorProto.FLOAT]:
+            sys.exit("fixtures: train.export's graph no longer casts its frames to float first")
+    c = [1, 3, 1, 1]
+    init = [
+        numpy_helper.from_array(np.array(STD, np.float32).reshape(c), "pre_std"),
+        numpy_helper.from_array(np.array(MEAN, np.float32).reshape(c), "pre_mean"),
+        numpy_helper.from_array(np.float32(SCALE).reshape(()), "pre_scale"),
+        numpy_helper.from_array(np.array([2, 1, 0] if bgr else [0, 1, 2], np.int64), "pre_rgb"),
+    ]
+    prefix = [
+        helper.make_node("Mul", ["image", "pre_std"], ["pre_a"]),
+        helper.make_node("Add", ["pre_a", "pre_mean"], ["pre_b"]),
+        helper.make_node("Div", ["pre_b", "pre_scale"], ["pre_bytes"]),
+        helper.make_node("Gather", ["pre_bytes", "pre_rgb"], ["pre_rgbs"], axis=1),
+        helper.make_node("Transpose", ["pre_rgbs"], ["pre_nhwc"], perm=[0, 2, 3, 1]),
+    ]
+    rest = [n for n in g.node if n not in casts]
+    for n in rest:
+        for i, name in enumerate(n.input):
+            if any(name == x.output[0] for x in casts):
+                n.input[i] = "pre_nhwc"
+    del g.node[:]
+    g.node.extend(prefix + rest)
+    g.initializer.extend(init)
+    del g.input[:]
+    g.input.append(
+        helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, height, width])
+    )
+    # As a PyTorch export declares it: one frame, one row of values.
+    g.output[0].type.tensor_type.shape.dim[0].Clear()
+    g.output[0].type.tensor_type.shape.dim[0].dim_value = 1
+    del m.metadata_props[:]
+    meta = {
+        "gemba.input_width": str(width),
+        "gemba.input_height": str(height),
+        "gemba.labels": json.dumps(labels),
+        "gemba.version": version,
+        **declared(bgr),
+    }
+    for k, val in meta.items():
+        m.metadata_props.append(onnx.StringStringEntryProto(key=k, value=val))
+    onnx.checker.check_model(m)
+    onnx.save(m, out)
+
+
+def wrong_classes(labels, version, width, height, out, bgr=False):
+    fits_nchw(labels, version, width, height, out, bgr, outputs=labels + ["extra"])
+
+
+KINDS = {
+    "fits": fits,
+    "float-nchw": float_nchw,
+    "detector": detector,
+    "fits-nchw": fits_nchw,
+    "wrong-classes": wrong_classes,
+}
 
 
 def main():
@@ -110,8 +205,20 @@ def main():
     ap.add_argument("--width", type=int, default=64)
     ap.add_argument("--height", type=int, default=48)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--bgr", action="store_true", help="fits-nchw: takes BGR")
+    ap.add_argument("--bare", action="store_true", help="without any gemba.* metadata")
     a = ap.parse_args()
-    KINDS[a.kind](json.loads(a.labels), a.version, a.width, a.height, a.out)
+    labels = json.loads(a.labels)
+    if a.kind in ("fits-nchw", "wrong-classes"):
+        KINDS[a.kind](labels, a.version, a.width, a.height, a.out, a.bgr)
+    else:
+        KINDS[a.kind](labels, a.version, a.width, a.height, a.out)
+    if a.bare:
+        m = onnx.load(a.out)
+        keep = [p for p in m.metadata_props if not p.key.startswith("gemba.")]
+        del m.metadata_props[:]
+        m.metadata_props.extend(keep)
+        onnx.save(m, a.out)
 
 
 if __name__ == "__main__":

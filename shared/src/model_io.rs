@@ -1,11 +1,29 @@
 //! Whether a model's declared inputs and outputs fit what the edge agent gives a model
-//! and reads back, and in the technician's words what does not: one input, an RGB uint8
-//! frame 1 × height × width × 3 (NHWC) of the model's `gemba.input_height` and
-//! `gemba.input_width`; a first output of float32, one value per label (a batch, ones,
+//! and reads back, and in the technician's words what does not: one input, the frame
+//! 1 × height × width × 3 (NHWC) or 1 × 3 × height × width (NCHW) of the model's
+//! `gemba.input_height` and `gemba.input_width`, as uint8 or float32 (its
+//! [`Preprocessing`]); a first output of float32, one value per label (a batch, ones,
 //! then the labels). A dimension left open fits any size. The cloud checks a model file
 //! at upload from its ONNX graph (cloud/src/onnx.rs), the agent at load from ONNX
 //! Runtime's session (edge-agent/src/infer.rs); both describe what they read with these
 //! types.
+//!
+//! A model declares how it wants the frame in its own metadata, beside the size and the
+//! labels, so the file alone says how to feed it ([`KEYS`]): `gemba.input_layout` (NHWC
+//! or NCHW), `gemba.input_type` (uint8 or float32), `gemba.input_scale`,
+//! `gemba.input_mean` and `gemba.input_std` (float32 only: each value becomes
+//! (x · scale − mean) / std, mean and std one per channel in the model's channel
+//! order), `gemba.input_format` (RGB or BGR). A key left out means what gemba's own
+//! bundles take: uint8 NHWC RGB as captured, scale 1, mean 0, std 1.
+
+/// The metadata keys of a model's preprocessing.
+pub const LAYOUT: &str = "gemba.input_layout";
+pub const TYPE: &str = "gemba.input_type";
+pub const SCALE: &str = "gemba.input_scale";
+pub const MEAN: &str = "gemba.input_mean";
+pub const STD: &str = "gemba.input_std";
+pub const FORMAT: &str = "gemba.input_format";
+pub const KEYS: [&str; 6] = [LAYOUT, TYPE, SCALE, MEAN, STD, FORMAT];
 
 /// An element type by its ONNX number (`TensorProto.DataType`, which ONNX Runtime's
 /// `ONNXTensorElementDataType` numbers the same).
@@ -36,6 +54,209 @@ impl ElemType {
             t => return format!("type {t}"),
         }
         .to_string()
+    }
+}
+
+/// Where the channels are: after the batch (NCHW) or last (NHWC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Nhwc,
+    Nchw,
+}
+
+/// The channels' order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Rgb,
+    Bgr,
+}
+
+/// How a model wants the agent's frame (an RGB uint8 image of the model's size): the
+/// layout, the element type, the channels' order and, for float32, each value's
+/// (x · `scale` − `mean`[c]) / `std`[c], with `c` the model's channel.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Preprocessing {
+    pub layout: Layout,
+    /// [`ElemType::UINT8`] or [`ElemType::FLOAT32`].
+    pub elem: ElemType,
+    pub scale: f32,
+    pub mean: [f32; 3],
+    pub std: [f32; 3],
+    pub order: Order,
+}
+
+impl Default for Preprocessing {
+    /// What gemba's own bundles take: the frame as captured, uint8 NHWC RGB.
+    fn default() -> Self {
+        Preprocessing {
+            layout: Layout::Nhwc,
+            elem: ElemType::UINT8,
+            scale: 1.0,
+            mean: [0.0; 3],
+            std: [1.0; 3],
+            order: Order::Rgb,
+        }
+    }
+}
+
+/// A preprocessing key whose value cannot be: the key, and what it must be ("NHWC or
+/// NCHW").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadDeclaration {
+    pub key: &'static str,
+    pub must_be: String,
+}
+
+impl std::fmt::Display for BadDeclaration {
+    /// "The model's gemba.input_layout must be NHWC or NCHW."
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "The model's {} must be {}.", self.key, self.must_be)
+    }
+}
+
+/// A finite number, or a fraction of two ("1/255").
+fn number(s: &str) -> Option<f32> {
+    let v = match s.split_once('/') {
+        Some((a, b)) => a.trim().parse::<f32>().ok()? / b.trim().parse::<f32>().ok()?,
+        None => s.trim().parse::<f32>().ok()?,
+    };
+    v.is_finite().then_some(v)
+}
+
+/// Three numbers, as a JSON list ("[0.485, 0.456, 0.406]") or comma-separated.
+fn three(s: &str) -> Option<[f32; 3]> {
+    let s = s.trim();
+    let s = s
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .unwrap_or(s);
+    let v: Vec<f32> = s.split(',').map(number).collect::<Option<_>>()?;
+    v.try_into().ok()
+}
+
+/// A number as the metadata keeps it: the shortest text that reads back the same.
+fn show_number(v: f32) -> String {
+    format!("{v}")
+}
+
+impl Preprocessing {
+    /// The preprocessing a model's metadata declares (`get`: a key's value, if it has
+    /// it), or the first key that cannot be.
+    pub fn from_metadata<S: AsRef<str>>(
+        get: impl Fn(&str) -> Option<S>,
+    ) -> Result<Preprocessing, BadDeclaration> {
+        let mut p = Preprocessing::default();
+        for key in KEYS {
+            if let Some(v) = get(key) {
+                p.set(key, v.as_ref())?;
+            }
+        }
+        p.consistent()?;
+        Ok(p)
+    }
+
+    /// Sets `key` (one of [`KEYS`]) from its text; answers the text the metadata keeps
+    /// ("nchw" is kept as "NCHW"), or what it must be.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<String, BadDeclaration> {
+        let v = value.trim();
+        let bad = |key: &'static str, must_be: &str| BadDeclaration {
+            key,
+            must_be: must_be.into(),
+        };
+        match key {
+            LAYOUT => {
+                self.layout = match v.to_ascii_uppercase().as_str() {
+                    "NHWC" => Layout::Nhwc,
+                    "NCHW" => Layout::Nchw,
+                    _ => return Err(bad(LAYOUT, "NHWC or NCHW")),
+                };
+                Ok(v.to_ascii_uppercase())
+            }
+            TYPE => {
+                self.elem = match v.to_ascii_lowercase().as_str() {
+                    "uint8" => ElemType::UINT8,
+                    "float32" => ElemType::FLOAT32,
+                    _ => return Err(bad(TYPE, "uint8 or float32")),
+                };
+                Ok(self.elem.name())
+            }
+            SCALE => {
+                self.scale = number(v)
+                    .filter(|s| *s > 0.0)
+                    .ok_or_else(|| bad(SCALE, "a number greater than 0 (such as 1/255)"))?;
+                Ok(show_number(self.scale))
+            }
+            MEAN | STD => {
+                let vals = three(v).filter(|t| key == MEAN || t.iter().all(|s| *s > 0.0));
+                let vals = match (key, vals) {
+                    (MEAN, Some(m)) => {
+                        self.mean = m;
+                        m
+                    }
+                    (_, Some(s)) => {
+                        self.std = s;
+                        s
+                    }
+                    (MEAN, None) => return Err(bad(MEAN, "three numbers, one per channel")),
+                    (_, None) => {
+                        return Err(bad(STD, "three numbers greater than 0, one per channel"));
+                    }
+                };
+                let shown: Vec<String> = vals.iter().map(|x| show_number(*x)).collect();
+                Ok(format!("[{}]", shown.join(",")))
+            }
+            FORMAT => {
+                self.order = match v.to_ascii_uppercase().as_str() {
+                    "RGB" => Order::Rgb,
+                    "BGR" => Order::Bgr,
+                    _ => return Err(bad(FORMAT, "RGB or BGR")),
+                };
+                Ok(v.to_ascii_uppercase())
+            }
+            _ => Err(BadDeclaration {
+                key: "gemba.input",
+                must_be: format!("one of {}", KEYS.join(", ")),
+            }),
+        }
+    }
+
+    /// Whether the declared values go together: a uint8 input takes the bytes as they
+    /// are, so scaling or normalising needs float32.
+    pub fn consistent(&self) -> Result<(), BadDeclaration> {
+        let normalises = self.scale != 1.0 || self.mean != [0.0; 3] || self.std != [1.0; 3];
+        if self.elem == ElemType::UINT8 && normalises {
+            return Err(BadDeclaration {
+                key: TYPE,
+                must_be: format!(
+                    "float32 for a model that declares {SCALE}, {MEAN} or {STD} (a uint8 \
+                     input takes the frame's bytes as they are)"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether this is what gemba's own bundles take (uint8 NHWC RGB as captured).
+    pub fn is_default(&self) -> bool {
+        *self == Preprocessing::default()
+    }
+
+    /// The frame as a model of `width` × `height` takes it: "uint8 1×48×64×3 (RGB,
+    /// NHWC)".
+    pub fn frame(&self, width: u32, height: u32) -> String {
+        let dims = match self.layout {
+            Layout::Nhwc => format!("1×{height}×{width}×3"),
+            Layout::Nchw => format!("1×3×{height}×{width}"),
+        };
+        let order = match self.order {
+            Order::Rgb => "RGB",
+            Order::Bgr => "BGR",
+        };
+        let layout = match self.layout {
+            Layout::Nhwc => "NHWC",
+            Layout::Nchw => "NCHW",
+        };
+        format!("{} {dims} ({order}, {layout})", self.elem.name())
     }
 }
 
@@ -99,19 +320,23 @@ fn show(t: Option<&Tensor>) -> String {
 }
 
 /// Whether a model with these `inputs` (not counting initializers) and `outputs` takes
-/// the agent's `width` × `height` frames and answers one value for each of its `labels`,
-/// or a sentence saying what does not fit.
+/// the agent's `width` × `height` frames as `pre` declares and answers one value for
+/// each of its `labels`, or a sentence saying what does not fit.
 pub fn check(
     inputs: &[Value],
     outputs: &[Value],
     width: u32,
     height: u32,
     labels: usize,
+    pre: &Preprocessing,
 ) -> Result<(), String> {
     let (w, h, n) = (i64::from(width), i64::from(height), labels as i64);
-    let frame = format!(
-        "uint8 1×{h}×{w}×3 (RGB, NHWC) matching its gemba.input_height and gemba.input_width"
-    );
+    let keys = if pre.is_default() {
+        "its gemba.input_height and gemba.input_width".to_string()
+    } else {
+        format!("its gemba.input_height, gemba.input_width, {TYPE} and {LAYOUT}")
+    };
+    let frame = format!("{} matching {keys}", pre.frame(width, height));
     let [input] = inputs else {
         let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
         let takes = match names.len() {
@@ -123,11 +348,15 @@ pub fn check(
         ));
     };
     let fits = input.tensor.as_ref().is_some_and(|t| {
-        t.elem == ElemType::UINT8
-            && t.dims.as_ref().is_none_or(|dims| {
-                matches!(dims.as_slice(), [b, y, x, c]
-                    if b.allows(1) && y.allows(h) && x.allows(w) && c.allows(3))
-            })
+        t.elem == pre.elem
+            && t.dims
+                .as_ref()
+                .is_none_or(|dims| match (pre.layout, dims.as_slice()) {
+                    (Layout::Nhwc, [b, y, x, c]) | (Layout::Nchw, [b, c, y, x]) => {
+                        b.allows(1) && y.allows(h) && x.allows(w) && c.allows(3)
+                    }
+                    _ => false,
+                })
     });
     if !fits {
         return Err(format!(
@@ -195,7 +424,7 @@ mod tests {
 
     /// For 64×48 frames and three labels.
     fn check3(inputs: &[Value], outputs: &[Value]) -> Result<(), String> {
-        check(inputs, outputs, 64, 48, 3)
+        check(inputs, outputs, 64, 48, 3, &Preprocessing::default())
     }
 
     fn frames() -> Value {
@@ -289,5 +518,145 @@ mod tests {
         }
         // Only the first output counts.
         assert_eq!(check3(&[frames()], &[probs(), untyped()]), Ok(()));
+    }
+
+    /// The preprocessing of a PyTorch export: float32 NCHW, ImageNet's mean and std.
+    fn torch(order: &str) -> Preprocessing {
+        let meta = [
+            (LAYOUT, "nchw"),
+            (TYPE, "float32"),
+            (SCALE, "1/255"),
+            (MEAN, "[0.485, 0.456, 0.406]"),
+            (STD, "0.229,0.224,0.225"),
+            (FORMAT, order),
+        ];
+        Preprocessing::from_metadata(|k| meta.iter().find(|(x, _)| *x == k).map(|(_, v)| *v))
+            .unwrap()
+    }
+
+    #[test]
+    fn reads_the_declared_preprocessing_and_defaults_to_the_frame_as_captured() {
+        let none = Preprocessing::from_metadata(|_| None::<&str>).unwrap();
+        assert!(none.is_default());
+        assert_eq!(none.frame(64, 48), "uint8 1×48×64×3 (RGB, NHWC)");
+        let p = torch("BGR");
+        assert_eq!(
+            p,
+            Preprocessing {
+                layout: Layout::Nchw,
+                elem: F32,
+                scale: 1.0 / 255.0,
+                mean: [0.485, 0.456, 0.406],
+                std: [0.229, 0.224, 0.225],
+                order: Order::Bgr,
+            }
+        );
+        assert_eq!(p.frame(224, 200), "float32 1×3×200×224 (BGR, NCHW)");
+        // What the metadata keeps reads back the same.
+        let mut q = Preprocessing::default();
+        for (k, v, kept) in [
+            (LAYOUT, " nchw", "NCHW"),
+            (TYPE, "Float32", "float32"),
+            (SCALE, "1/255", "0.003921569"),
+            (MEAN, "0.485, 0.456,0.406", "[0.485,0.456,0.406]"),
+            (STD, "[1, 2, 0.5]", "[1,2,0.5]"),
+            (FORMAT, "bgr", "BGR"),
+        ] {
+            assert_eq!(q.set(k, v).unwrap(), kept, "{k}");
+            let mut again = q;
+            again.set(k, kept).unwrap();
+            assert_eq!(again, q, "{k}");
+        }
+    }
+
+    #[test]
+    fn a_declaration_that_cannot_be_says_which_key_and_what_it_must_be() {
+        for (k, v, says) in [
+            (
+                LAYOUT,
+                "NWHC",
+                "The model's gemba.input_layout must be NHWC or NCHW.",
+            ),
+            (
+                TYPE,
+                "float16",
+                "The model's gemba.input_type must be uint8 or float32.",
+            ),
+            (
+                SCALE,
+                "0",
+                "The model's gemba.input_scale must be a number greater than 0",
+            ),
+            (SCALE, "-1", "must be a number greater than 0"),
+            (SCALE, "1/0", "must be a number greater than 0"),
+            (SCALE, "a", "must be a number greater than 0"),
+            (
+                MEAN,
+                "0.5,0.5",
+                "The model's gemba.input_mean must be three numbers, one per",
+            ),
+            (MEAN, "[0.5,0.5,0.5,0.5]", "must be three numbers"),
+            (MEAN, "0.5,x,0.5", "must be three numbers"),
+            (
+                STD,
+                "0.2,0,0.2",
+                "The model's gemba.input_std must be three numbers greater than 0",
+            ),
+            (STD, "0.2,-0.2,0.2", "must be three numbers greater than 0"),
+            (
+                FORMAT,
+                "YUV",
+                "The model's gemba.input_format must be RGB or BGR.",
+            ),
+        ] {
+            let base = [(TYPE, "float32"), (k, v)];
+            let err = Preprocessing::from_metadata(|key| {
+                base.iter().rev().find(|(x, _)| *x == key).map(|(_, v)| *v)
+            })
+            .unwrap_err();
+            assert_eq!(err.key, k);
+            assert!(err.to_string().contains(says), "{k}={v}: {err}");
+        }
+        // A uint8 input takes the bytes as they are.
+        let err =
+            Preprocessing::from_metadata(|k| (k == MEAN).then_some("0.5,0.5,0.5")).unwrap_err();
+        assert_eq!(err.key, TYPE);
+        assert!(
+            err.to_string()
+                .starts_with("The model's gemba.input_type must be float32")
+        );
+    }
+
+    #[test]
+    fn a_declared_input_is_the_frame_as_declared() {
+        let frame = "float32 1×3×48×64 (BGR, NCHW) matching its gemba.input_height, \
+                     gemba.input_width, gemba.input_type and gemba.input_layout.";
+        let p = torch("BGR");
+        let check_p = |input: Value, output: Value| check(&[input], &[output], 64, 48, 3, &p);
+        for fits in ["1×3×48×64", "n×3×h×w", "*"] {
+            assert_eq!(check_p(t("image", F32, fits), probs()), Ok(()), "{fits}");
+        }
+        for (input, shown) in [
+            (t("i", F32, "1×48×64×3"), "float32 1×48×64×3 (NHWC)"),
+            (frames(), "uint8 n×48×64×3 (NHWC)"),
+            (t("i", F32, "1×3×224×224"), "float32 1×3×224×224 (NCHW)"),
+            (t("i", F32, "1×1×48×64"), "float32 1×1×48×64"),
+        ] {
+            assert_eq!(
+                check_p(input, probs()).unwrap_err(),
+                format!("The model's input is {shown}; gemba needs {frame}")
+            );
+        }
+        // Its output is checked as any model's: a detector, a wrong count of labels.
+        let per_label = "gemba needs float32 1×3: one value for each of its 3 gemba.labels.";
+        for (output, shown) in [
+            (t("o", F32, "1×boxes×6"), "float32 1×boxes×6"),
+            (t("o", F32, "1×4"), "float32 1×4"),
+        ] {
+            assert_eq!(
+                check_p(t("image", F32, "1×3×48×64"), output).unwrap_err(),
+                format!("The model's output is {shown}; {per_label}")
+            );
+        }
     }
 }
