@@ -6,6 +6,12 @@
 //! super admin changes it. A model file is an ONNX bundle made to its type's recipe,
 //! sent as the request body (`POST organization/model_files?model_type=ID&name=FILE`);
 //! it is read before anything is kept, and a file the agent could not run is refused.
+//! A model made elsewhere (a PyTorch export says nothing of gemba) is registered with
+//! what the file does not say declared as parameters of the upload (its labels, version,
+//! and the frame it takes: layout, element type, scale, mean, std, colour order), which
+//! the cloud writes into the stored file's metadata (`crate::onnx::with_declared`), so
+//! the file alone tells the agent how to feed it. Every file of a type takes the type's
+//! frame size, one made elsewhere too (docs/decisions.md "A model made elsewhere").
 
 use axum::body::Body;
 use axum::extract::State;
@@ -194,6 +200,11 @@ pub async fn patch(
     Ok(axum::Json(answer(&state, t).await?))
 }
 
+/// What the upload adds to a refusal of a file that may have been made elsewhere.
+pub const MADE_ELSEWHERE: &str = "If it was made elsewhere, declare what the file does not say \
+    with the upload's parameters: labels, version, input_layout, input_type, input_scale, \
+    input_mean, input_std, input_format.";
+
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct UploadQuery {
     /// The model type the file is made to.
@@ -201,11 +212,68 @@ pub struct UploadQuery {
     /// The file's name (default `model.onnx`).
     #[serde(default)]
     pub name: Option<String>,
+    /// For a file that does not say them itself (one made elsewhere), written into its
+    /// metadata: its labels, a JSON list of the steps in order, then background.
+    #[serde(default)]
+    pub labels: Option<String>,
+    /// Its version name.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// The frame width it takes (default: the type's).
+    #[serde(default)]
+    pub input_width: Option<String>,
+    /// The frame height it takes (default: the type's).
+    #[serde(default)]
+    pub input_height: Option<String>,
+    /// `NHWC` (default) or `NCHW`.
+    #[serde(default)]
+    pub input_layout: Option<String>,
+    /// `uint8` (default: the frame's bytes as they are) or `float32`.
+    #[serde(default)]
+    pub input_type: Option<String>,
+    /// float32: each value becomes (x · scale − mean) / std; the scale is a number
+    /// greater than 0, such as `1/255` (default 1).
+    #[serde(default)]
+    pub input_scale: Option<String>,
+    /// float32: three numbers, one per channel in the model's channel order,
+    /// comma-separated or a JSON list (default 0,0,0).
+    #[serde(default)]
+    pub input_mean: Option<String>,
+    /// float32: three numbers greater than 0, one per channel (default 1,1,1).
+    #[serde(default)]
+    pub input_std: Option<String>,
+    /// The channels' order, `RGB` (default) or `BGR`.
+    #[serde(default)]
+    pub input_format: Option<String>,
+}
+
+impl UploadQuery {
+    /// What the upload declares of the file: (parameter, value).
+    fn declared(&self) -> Vec<(&'static str, &str)> {
+        crate::onnx::DECLARABLE
+            .into_iter()
+            .zip([
+                &self.labels,
+                &self.version,
+                &self.input_width,
+                &self.input_height,
+                &self.input_layout,
+                &self.input_type,
+                &self.input_scale,
+                &self.input_mean,
+                &self.input_std,
+                &self.input_format,
+            ])
+            .filter_map(|(k, v)| Some((k, v.as_deref()?)))
+            .collect()
+    }
 }
 
 /// Super admin: a model file (the ONNX bundle as the request body). Its metadata must
-/// say what the agent needs, with the type's frame size, and its graph take the agent's
-/// frames and answer one value per label (`crate::onnx::read`).
+/// say what the agent needs, with the type's frame size, and its graph take the frames
+/// it declares and answer one value per label (`crate::onnx::read`). What a file made
+/// elsewhere does not say, the upload declares: the cloud writes it into the stored
+/// file's metadata, whose SHA-256 the file then has.
 #[utoipa::path(post, path = "/organization/model_files", tag = "models", params(UploadQuery),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 201, body = ModelFile), (status = 400), (status = 403), (status = 413)))]
@@ -232,7 +300,27 @@ pub async fn upload_file(
     let t = db::get_type(&state.db, q.model_type)
         .await?
         .ok_or_else(|| ApiError::field("model_type", "Choose one of the model types."))?;
-    let bundle = crate::onnx::read(&bytes).map_err(|m| ApiError::field("file", m))?;
+    let declared = q.declared();
+    let bytes = crate::onnx::with_declared(
+        &bytes,
+        &declared,
+        (t.input_width as u32, t.input_height as u32),
+    )
+    .map_err(|(field, m)| ApiError::field(field, m))?;
+    let bundle = crate::onnx::read(&bytes).map_err(|m| {
+        // A file made elsewhere: say how to declare what it does not say.
+        let hint = declared.is_empty()
+            && (m.starts_with("The model's input is")
+                || m.starts_with("The model's metadata has no"));
+        ApiError::field(
+            "file",
+            if hint {
+                format!("{m} {MADE_ELSEWHERE}")
+            } else {
+                m
+            },
+        )
+    })?;
     if (
         i64::from(bundle.input_width),
         i64::from(bundle.input_height),

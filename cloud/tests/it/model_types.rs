@@ -14,6 +14,7 @@ use crate::common::*;
 use crate::devices::World;
 use crate::learning_loop::until;
 use crate::videos::subscribed_world;
+use gemba_cloud::http::model_types::MADE_ELSEWHERE;
 
 /// An ONNX step model as `models/train.py` exports one (random weights), with these
 /// labels, version and input size.
@@ -31,6 +32,19 @@ pub(crate) fn fixture(
     width: u32,
     height: u32,
 ) -> Vec<u8> {
+    fixture_with(app, kind, labels, version, width, height, &[])
+}
+
+/// [`fixture`] with further arguments (`--bare`: no gemba metadata, `--bgr`).
+pub(crate) fn fixture_with(
+    app: &TestApp,
+    kind: &str,
+    labels: &[&str],
+    version: &str,
+    width: u32,
+    height: u32,
+    args: &[&str],
+) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("model.onnx");
     let models = app.state.settings.trainer_script.parent().unwrap();
@@ -45,6 +59,7 @@ pub(crate) fn fixture(
             "--height",
             &height.to_string(),
         ])
+        .args(args)
         .arg("--out")
         .arg(&out)
         .status()
@@ -699,8 +714,11 @@ both!(
 
         // Refused at upload, saying what does not fit; nothing is kept.
         for (bytes, says) in [
-            (float_nchw.clone(), FLOAT_NCHW_REFUSED),
-            (detector.clone(), DETECTOR_REFUSED),
+            (
+                float_nchw.clone(),
+                format!("{FLOAT_NCHW_REFUSED} {MADE_ELSEWHERE}"),
+            ),
+            (detector.clone(), DETECTOR_REFUSED.into()),
         ] {
             let (s, v) = upload_file(&app, &w.admin, default, "m.onnx", bytes).await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -817,5 +835,271 @@ both!(
             .get(&format!("device/{bench}/device_details/"), &w.boss)
             .await;
         assert_eq!(details["commands"], json!([]), "{details}");
+    }
+);
+
+/// Uploads `bytes` as a model file of `model_type` named `name`, declaring `declared`
+/// (query parameters), as `tok`.
+async fn upload_declared(
+    app: &TestApp,
+    tok: &str,
+    model_type: i64,
+    name: &str,
+    bytes: Vec<u8>,
+    declared: &[(&str, &str)],
+) -> (StatusCode, Value) {
+    let id = model_type.to_string();
+    let r = app
+        .client
+        .post(format!("{}/organization/model_files", app.base))
+        .query(&[("model_type", id.as_str()), ("name", name)])
+        .query(declared)
+        .bearer_auth(tok)
+        .header("content-type", "application/octet-stream")
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    let s = r.status();
+    (s, r.json().await.unwrap_or(Value::Null))
+}
+
+/// What a PyTorch export of the default type's model would be declared with.
+const TORCH: [(&str, &str); 8] = [
+    ("labels", r#"["Fit","Check","background"]"#),
+    ("version", "torch-1"),
+    ("input_layout", "NCHW"),
+    ("input_type", "float32"),
+    ("input_scale", "1/255"),
+    ("input_mean", "0.485,0.456,0.406"),
+    ("input_std", "[0.229, 0.224, 0.225]"),
+    ("input_format", "RGB"),
+];
+
+both!(
+    a_model_made_elsewhere_is_registered_with_its_preprocessing_declared,
+    |app: TestApp| async move {
+        let w: World = subscribed_world(&app).await;
+        let default = types(&app, &w.eng).await[0]["id"].as_i64().unwrap();
+        let labels = ["Fit", "Check", "background"];
+        // As PyTorch exports it: float32 NCHW, normalised, no gemba metadata at all.
+        let bare = fixture_with(&app, "fits-nchw", &labels, "x", 64, 48, &["--bare"]);
+        assert!(gemba_cloud::onnx::metadata(&bare).unwrap().is_empty());
+
+        // Uploaded as it is, it is refused with how to declare it.
+        let (s, v) = upload_file(&app, &w.admin, default, "torch.onnx", bare.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        let m = message(&v, "file");
+        assert!(
+            m.starts_with("The model's metadata has no gemba.input_width"),
+            "{m}"
+        );
+        assert!(m.ends_with(MADE_ELSEWHERE), "{m}");
+        // A declaration that cannot be: 400 on its parameter, nothing kept.
+        let with = |field: &'static str, value: &'static str| {
+            let mut d: Vec<(&str, &str)> =
+                TORCH.iter().copied().filter(|(f, _)| *f != field).collect();
+            d.push((field, value));
+            d
+        };
+        for (field, value, says) in [
+            ("input_layout", "CHW", "Ensure this value is NHWC or NCHW."),
+            (
+                "input_type",
+                "float64",
+                "Ensure this value is uint8 or float32.",
+            ),
+            (
+                "input_scale",
+                "0",
+                "Ensure this value is a number greater than 0 (such as 1/255).",
+            ),
+            (
+                "input_mean",
+                "0.485,0.456",
+                "Ensure this value is three numbers, one per channel.",
+            ),
+            (
+                "input_std",
+                "0.229,0,0.225",
+                "Ensure this value is three numbers greater than 0, one per channel.",
+            ),
+            ("input_format", "YUV", "Ensure this value is RGB or BGR."),
+            (
+                "input_width",
+                "641",
+                "Ensure this value is between 16 and 640 pixels.",
+            ),
+            (
+                "input_height",
+                "8",
+                "Ensure this value is between 16 and 640 pixels.",
+            ),
+            (
+                "labels",
+                r#"["Fit"]"#,
+                "Give a JSON list of at least two names: the model's steps in order, then background.",
+            ),
+        ] {
+            let (s, v) = upload_declared(
+                &app,
+                &w.admin,
+                default,
+                "torch.onnx",
+                bare.clone(),
+                &with(field, value),
+            )
+            .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{field}: {v}");
+            assert_eq!(message(&v, field), says, "{field}: {v}");
+        }
+        // Normalising a uint8 input cannot be.
+        let (s, v) = upload_declared(
+            &app,
+            &w.admin,
+            default,
+            "torch.onnx",
+            bare.clone(),
+            &with("input_type", "uint8"),
+        )
+        .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(
+            message(&v, "input_type")
+                .starts_with("Ensure this value is float32 for a model that declares"),
+            "{v}"
+        );
+        // Declared otherwise than the graph takes it: the graph's words.
+        let (s, v) = upload_declared(
+            &app,
+            &w.admin,
+            default,
+            "torch.onnx",
+            bare.clone(),
+            &with("input_layout", "NHWC"),
+        )
+        .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "file"),
+            "The model's input is float32 1×3×48×64 (NCHW); gemba needs float32 1×48×64×3 \
+             (RGB, NHWC) matching its gemba.input_height, gemba.input_width, \
+             gemba.input_type and gemba.input_layout.",
+            "{v}"
+        );
+        // Another frame size than its type's.
+        let big = fixture_with(&app, "fits-nchw", &labels, "x", 96, 72, &["--bare"]);
+        let (s, v) = upload_declared(&app, &w.admin, default, "big.onnx", big, &TORCH).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "file"),
+            "The model's input is float32 1×3×72×96 (NCHW); gemba needs float32 1×3×48×64 \
+             (RGB, NCHW) matching its gemba.input_height, gemba.input_width, \
+             gemba.input_type and gemba.input_layout.",
+            "{v}"
+        );
+        // Its class count.
+        let wrong = fixture_with(&app, "wrong-classes", &labels, "x", 64, 48, &["--bare"]);
+        let (s, v) = upload_declared(&app, &w.admin, default, "wrong.onnx", wrong, &TORCH).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "file"),
+            "The model's output is float32 1×4; gemba needs float32 1×3: one value for each \
+             of its 3 gemba.labels.",
+            "{v}"
+        );
+        // Only the super admin uploads.
+        let (s, _) =
+            upload_declared(&app, &w.eng, default, "torch.onnx", bare.clone(), &TORCH).await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        assert_eq!(file_count(&app, &w.admin).await, 0);
+        let kept: Vec<_> = app
+            .state
+            .objects
+            .list(Some(&object_store::path::Path::from("platform")))
+            .collect()
+            .await;
+        assert!(kept.is_empty(), "{kept:?}");
+
+        // Declared, it is registered: the stored file is the upload with the declared
+        // metadata appended, its SHA-256 that of the stored bytes.
+        let (s, f) =
+            upload_declared(&app, &w.admin, default, "torch.onnx", bare.clone(), &TORCH).await;
+        assert_eq!(s, StatusCode::CREATED, "{f}");
+        assert_eq!(
+            (&f["version"], &f["labels"]),
+            (&json!("torch-1"), &json!(labels))
+        );
+        let stored = app
+            .state
+            .objects
+            .get(&gemba_cloud::http::model_types::file_key(&format!(
+                "model_files/{}.onnx",
+                f["sha256"].as_str().unwrap()
+            )))
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        assert_eq!(f["sha256"], gemba_shared::hex(&Sha256::digest(&stored)));
+        assert_eq!(f["size_bytes"], stored.len());
+        assert_eq!(&stored[..bare.len()], &bare[..]);
+        let b = gemba_cloud::onnx::read(&stored).unwrap();
+        assert_eq!((b.input_width, b.input_height), (64, 48), "the type's size");
+        let p = b.preprocessing;
+        assert_eq!(
+            (p.layout, p.elem, p.order),
+            (
+                gemba_shared::model_io::Layout::Nchw,
+                gemba_shared::model_io::ElemType::FLOAT32,
+                gemba_shared::model_io::Order::Rgb
+            )
+        );
+        assert_eq!(
+            (p.scale, p.mean, p.std),
+            (1.0 / 255.0, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+        );
+        // The same upload again is the same file.
+        let (s, v) =
+            upload_declared(&app, &w.admin, default, "again.onnx", bare.clone(), &TORCH).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "file"),
+            "This model is already a file of Step classifier 64×48: torch.onnx."
+        );
+        // A file that says its own preprocessing keeps it: declaring another is refused.
+        let declared = fixture_with(&app, "fits-nchw", &labels, "own-1", 64, 48, &["--bgr"]);
+        let (s, v) = upload_declared(
+            &app,
+            &w.admin,
+            default,
+            "own.onnx",
+            declared.clone(),
+            &[("input_format", "RGB")],
+        )
+        .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert_eq!(
+            message(&v, "input_format"),
+            "The file already says gemba.input_format is BGR."
+        );
+        let (s, f2) = upload_file(&app, &w.admin, default, "own.onnx", declared.clone()).await;
+        assert_eq!(s, StatusCode::CREATED, "{f2}");
+        assert_eq!(
+            f2["sha256"],
+            gemba_shared::hex(&Sha256::digest(&declared)),
+            "kept as it came"
+        );
+
+        // It registers as a task's model version like any file.
+        let (s, v) = app
+            .post(
+                "organization/model_version",
+                json!({"task": w.task, "model_file": f["id"]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
     }
 );

@@ -978,14 +978,15 @@ fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageModelTypes),
         )
         .at(format!("organization/model_type/{}", w.model_type)),
-        // A JSON body is no ONNX model (400): the permission is what is walked.
+        // A JSON body is no ONNX model (400), declared or not: the permission is what is
+        // walked.
         call(
             "POST /organization/model_files",
             Some(json!({})),
             Perm(ManageModelTypes),
         )
         .at(format!(
-            "organization/model_files?model_type={}",
+            "organization/model_files?model_type={}&input_layout=NCHW&input_type=float32",
             w.model_type
         )),
         call(
