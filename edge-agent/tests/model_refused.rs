@@ -1,10 +1,13 @@
-//! A deploy of a model the agent cannot run (issue 25, item 5), through the real agent
-//! binary: a float NCHW classifier and a detector (`models/fixtures.py`) are refused
-//! before anything changes; the deployment shows `failed` with the agent's reason, the
-//! camera keeps running the model it had, and `deployed.json` never names them. A model
-//! that fits is then installed. The cloud refuses such models at upload, register and
-//! deploy, so the test sends the `deploy` commands as the cloud does, for versions
-//! stored as one kept before those checks would be.
+//! A deploy of a model the agent cannot run (issue 25, item 5; issue 26, item 4),
+//! through the real agent binary: a float NCHW classifier that declares no
+//! preprocessing, a detector and a declared float NCHW model with a class too many
+//! (`models/fixtures.py`) are refused before anything changes; the deployment shows
+//! `failed` with the agent's reason, the camera keeps running the model it had, and
+//! `deployed.json` never names them. A model that fits is then installed, and then a
+//! model made elsewhere (float32 NCHW, normalised) as the cloud stores it once its
+//! preprocessing is declared at upload. The cloud refuses such models at upload,
+//! register and deploy, so the test sends the `deploy` commands as the cloud does, for
+//! versions stored as one kept before those checks would be.
 
 mod common;
 
@@ -18,7 +21,14 @@ use gemba_shared::mqtt::v1::Command;
 use sha2::{Digest, Sha256};
 
 /// A `models/fixtures.py` model of `kind` with these labels and input size.
-fn fixture(dir: &Path, kind: &str, labels: &[String], width: u32, height: u32) -> Vec<u8> {
+fn fixture(
+    dir: &Path,
+    kind: &str,
+    labels: &[String],
+    width: u32,
+    height: u32,
+    args: &[&str],
+) -> Vec<u8> {
     let out = dir.join(format!("{kind}.onnx"));
     let python = std::env::var_os("GEMBA_MODELS_PYTHON").unwrap_or_else(|| "python3".into());
     let st = std::process::Command::new(python)
@@ -32,6 +42,7 @@ fn fixture(dir: &Path, kind: &str, labels: &[String], width: u32, height: u32) -
             "--height",
             &height.to_string(),
         ])
+        .args(args)
         .arg("--out")
         .arg(&out)
         .status()
@@ -191,8 +202,16 @@ async fn a_model_the_agent_cannot_run_is_refused_at_deploy_and_the_camera_keeps_
             "detector",
             format!("; gemba needs float32 1×{n}: one value for each of its {n} gemba.labels"),
         ),
+        (
+            "wrong-classes",
+            format!(
+                "the model's output is float32 1×{}; gemba needs float32 1×{n}: one value \
+                 for each of its {n} gemba.labels",
+                n + 1
+            ),
+        ),
     ] {
-        let bytes = fixture(tmp.path(), kind, labels, w, h);
+        let bytes = fixture(tmp.path(), kind, labels, w, h, &[]);
         let version = format!("{kind}-1");
         let dep = deploy(&c, &version, &bytes).await;
         assert_eq!(dep.status, DeploymentStatus::Failed, "{dep:?}");
@@ -218,12 +237,36 @@ async fn a_model_the_agent_cannot_run_is_refused_at_deploy_and_the_camera_keeps_
     );
 
     // A model that fits is installed and runs.
-    let bytes = fixture(tmp.path(), "fits", labels, w, h);
+    let bytes = fixture(tmp.path(), "fits", labels, w, h, &[]);
     let dep = deploy(&c, "fits-1", &bytes).await;
     assert_eq!(dep.status, DeploymentStatus::Installed, "{dep:?}");
     assert!(dep.message.contains("running on cam0"), "{}", dep.message);
     wait_for("cam0 running the new model", 30, async || {
         cam0(&c).await.is_some_and(|(v, _)| v == "fits-1")
+    })
+    .await;
+
+    // A model made elsewhere, as the cloud stores it once the upload declared what it
+    // takes (`gemba_cloud::onnx::with_declared`): installed, and the camera runs it.
+    let bare = fixture(tmp.path(), "fits-nchw", labels, w, h, &["--bare", "--bgr"]);
+    let names = serde_json::to_string(labels).unwrap();
+    let declared = [
+        ("labels", names.as_str()),
+        ("version", "torch-1"),
+        ("input_layout", "NCHW"),
+        ("input_type", "float32"),
+        ("input_scale", "1/255"),
+        ("input_mean", "0.485,0.456,0.406"),
+        ("input_std", "0.229,0.224,0.225"),
+        ("input_format", "BGR"),
+    ];
+    let stored = gemba_cloud::onnx::with_declared(&bare, &declared, (w, h)).unwrap();
+    let dep = deploy(&c, "torch-1", &stored).await;
+    assert_eq!(dep.status, DeploymentStatus::Installed, "{dep:?}");
+    wait_for("cam0 running the model made elsewhere", 30, async || {
+        cam0(&c)
+            .await
+            .is_some_and(|(v, fps)| v == "torch-1" && fps > 0.0)
     })
     .await;
     interrupt(agent);
