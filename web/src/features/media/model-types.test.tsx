@@ -187,6 +187,65 @@ test('a model file uploads whole with a progress bar and is listed; a refused on
   expect(await upload.findByText('Request body is too large.')).toBeInTheDocument();
 });
 
+test('a model made elsewhere is uploaded with what it takes declared; a refused value shows at its field', async () => {
+  const rec = recordCalls();
+  const user = userEvent.setup();
+  const STD_REFUSED = 'Ensure this value is three numbers greater than 0, one per channel.';
+  server.use(
+    http.post(apiUrl('organization/model_files'), ({ request }) => {
+      const q = new URL(request.url).searchParams;
+      if (q.get('input_std') !== '0.229, 0.224, 0.225') return fail(400, { input_std: [STD_REFUSED] });
+      const t = types.find((x) => x.id === Number(q.get('model_type')))!;
+      const f = modelFile(11, t.id, { name: q.get('name') ?? '', version: q.get('version') ?? '' });
+      t.model_files.push(f);
+      return ok(f, 201);
+    }),
+  );
+  renderApp('/admin/model-types');
+  const closeUp = within(await card('Close-up 96×72'));
+  const upload = within(closeUp.getByRole('form', { name: 'Upload a model file to Close-up 96×72' }));
+  expect(upload.queryByLabelText('Layout')).toBeNull();
+  await user.click(upload.getByRole('checkbox', { name: /Made elsewhere/ }));
+  // A PyTorch export's frame, until changed.
+  expect(upload.getByLabelText('Layout')).toHaveValue('NCHW');
+  expect(upload.getByLabelText('Element type')).toHaveValue('float32');
+  expect(upload.getByLabelText('Scale')).toHaveValue('1/255');
+  await user.upload(upload.getByLabelText('Model file (.onnx)'), new File([new Uint8Array(16).fill(0x08)], 'resnet.onnx'));
+  await user.click(upload.getByRole('button', { name: 'Upload' }));
+  expect(upload.getByText('Give at least two names: the steps in order, then background.')).toBeInTheDocument();
+  expect(upload.getByText('Give the version a name.')).toBeInTheDocument();
+  expect(callsTo(rec, 'POST', 'organization/model_files')).toEqual([]);
+
+  await user.type(upload.getByLabelText(/^Labels/), 'Pick, Place, background');
+  await user.type(upload.getByLabelText('Version'), 'resnet-1');
+  await user.selectOptions(upload.getByLabelText('Colour order'), 'BGR');
+  await user.clear(upload.getByLabelText('Std (per channel)'));
+  await user.type(upload.getByLabelText('Std (per channel)'), '0.2, 0, 0.2');
+  await user.click(upload.getByRole('button', { name: 'Upload' }));
+  expect(await upload.findByText(STD_REFUSED)).toBeInTheDocument();
+  expect(upload.getByLabelText('Std (per channel)')).toHaveAttribute('aria-invalid', 'true');
+
+  await user.clear(upload.getByLabelText('Std (per channel)'));
+  await user.type(upload.getByLabelText('Std (per channel)'), '0.229, 0.224, 0.225');
+  await user.click(upload.getByRole('button', { name: 'Upload' }));
+  expect(await screen.findByText('resnet.onnx uploaded: version resnet-1.')).toBeInTheDocument();
+  expect(Object.fromEntries(callsTo(rec, 'POST', 'organization/model_files')[1]!.query)).toEqual({
+    model_type: '3',
+    name: 'resnet.onnx',
+    labels: '["Pick","Place","background"]',
+    version: 'resnet-1',
+    input_layout: 'NCHW',
+    input_type: 'float32',
+    input_scale: '1/255',
+    input_mean: '0.485, 0.456, 0.406',
+    input_std: '0.229, 0.224, 0.225',
+    input_format: 'BGR',
+  });
+  // A uint8 input takes no scale, mean or std.
+  await user.selectOptions(upload.getByLabelText('Element type'), 'uint8');
+  expect(upload.queryByLabelText('Scale')).toBeNull();
+});
+
 test('chosen files are deleted after a confirmation, or moved to another type, by their ids', async () => {
   const rec = recordCalls();
   const user = userEvent.setup();

@@ -23,10 +23,35 @@ export const createModelType = (body: ModelTypeCreate) => api.post<ModelType>('o
 
 export const updateModelType = (id: number, body: ModelTypePatch) => api.patch<ModelType>(`organization/model_type/${id}`, body);
 
-/** Uploads `file` as a model file of type `modelType`; `onProgress` hears the bytes sent. */
-export const uploadModelFile = (modelType: number, file: File, onProgress: (sent: number, total: number) => void) =>
+/**
+ * What an upload declares of a file made elsewhere (a PyTorch export says none of it),
+ * as query parameters: the cloud writes them into the stored file's metadata. `labels`
+ * is a JSON list (the steps in order, then background); scale, mean and std apply to
+ * float32 only: each value becomes (x · scale − mean) / std.
+ */
+export type ModelFileDeclaration = {
+  labels: string;
+  version: string;
+  input_layout: 'NCHW' | 'NHWC';
+  input_type: 'float32' | 'uint8';
+  input_scale?: string;
+  input_mean?: string;
+  input_std?: string;
+  input_format: 'RGB' | 'BGR';
+};
+
+/**
+ * Uploads `file` as a model file of type `modelType`, declaring `declared` when given;
+ * `onProgress` hears the bytes sent.
+ */
+export const uploadModelFile = (
+  modelType: number,
+  file: File,
+  onProgress: (sent: number, total: number) => void,
+  declared?: ModelFileDeclaration,
+) =>
   api.post<ModelFile>('organization/model_files', file, {
-    query: { model_type: modelType, name: file.name },
+    query: { model_type: modelType, name: file.name, ...declared },
     onUploadProgress: onProgress,
   });
 
