@@ -100,6 +100,7 @@ impl Cameras<'_> {
                             device: "1".into(),
                             clip_dir: self.clip_dir.to_path_buf(),
                             clip_budget: 256 * 1024 * 1024,
+                            drift: Default::default(),
                         },
                         model,
                         self.outbox.clone(),

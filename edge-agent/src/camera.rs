@@ -6,6 +6,10 @@
 //! Its faults name it: a camera that cannot start or stops by itself says
 //! `camera NAME (SOURCE): what is wrong` ([`Stats::error`], the log), and everything its
 //! thread logs carries the camera's name (a `camera` span).
+//!
+//! Every inferred frame also feeds its drift state ([`crate::drift`]: how unsure the
+//! model is and how bright the frames are), which its stats carry to the status; a
+//! new model starts it afresh.
 
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
@@ -48,6 +52,8 @@ pub struct Stats {
     /// stopped), in the same form; it keeps running.
     pub warning: Option<String>,
     pub ended: bool,
+    /// Whether its model has become unsure of what it sees ([`crate::drift`]).
+    pub drift: crate::drift::Report,
 }
 
 /// What a worker needs to start.
@@ -63,6 +69,8 @@ pub struct Job {
     /// the most disk the clips waiting for upload take.
     pub clip_dir: std::path::PathBuf,
     pub clip_budget: i64,
+    /// How its model's certainty is watched.
+    pub drift: crate::drift::Options,
 }
 
 pub struct Worker {
@@ -257,6 +265,7 @@ fn work(
         &job.camera,
         outbox,
     );
+    let mut drift = crate::drift::Drift::new(job.drift);
     let mut window = (Instant::now(), 0u32);
     let mut last_t = 0;
     loop {
@@ -265,6 +274,7 @@ fn work(
                 if model.labels.len() == m.labels.len() {
                     stats.lock().expect("stats lock").model_version = Some(m.version.clone());
                     model = *m;
+                    drift.reset();
                 } else {
                     tracing::error!(version = m.version, "a model with other labels was refused");
                 }
@@ -290,6 +300,11 @@ fn work(
             break;
         };
         let probs = model.infer(&frame.rgb)?;
+        drift.frame(
+            capture::now_ms(),
+            &probs,
+            crate::drift::brightness(&frame.rgb),
+        );
         last_t = frame.t_ms;
         let made = rec.frame(frame.t_ms, &probs)?;
         clip(&made);
@@ -297,6 +312,7 @@ fn work(
         let mut st = stats.lock().expect("stats lock");
         st.frames += 1;
         st.cycles += made.len() as u64;
+        st.drift = drift.report();
         let secs = window.0.elapsed().as_secs_f32();
         if secs >= 2.0 {
             st.fps = window.1 as f32 / secs;

@@ -87,6 +87,16 @@ struct RunArgs {
     /// The most disk, in MiB, clips waiting for upload take (the oldest go first).
     #[arg(long, default_value_t = 1024)]
     clip_disk_mib: u32,
+    /// Seconds of frames over which each camera's share of frames its model is unsure
+    /// about, and their brightness, are taken.
+    #[arg(long, env = "GEMBA_AGENT_DRIFT_WINDOW", default_value_t = 60,
+        value_parser = clap::value_parser!(u64).range(1..=3600))]
+    drift_window: u64,
+    /// Seconds that share must stay high before the status says the model is unsure
+    /// (and low before it says it is sure again).
+    #[arg(long, env = "GEMBA_AGENT_DRIFT_SUSTAIN", default_value_t = 120,
+        value_parser = clap::value_parser!(u64).range(0..=86400))]
+    drift_sustain: u64,
 }
 
 /// The clips asked for: `seconds` of video, in `format` (checked against GStreamer).
@@ -177,6 +187,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     .transpose()?,
                 clip_budget_bytes: i64::from(a.clip_disk_mib) * 1024 * 1024,
                 heartbeat: std::time::Duration::from_secs(a.heartbeat.max(1)),
+                drift: gemba_agent::drift::Options {
+                    window: std::time::Duration::from_secs(a.drift_window),
+                    sustain: std::time::Duration::from_secs(a.drift_sustain),
+                },
             };
             let (tx, rx) = tokio::sync::watch::channel(false);
             let stop = stop_signal()?;

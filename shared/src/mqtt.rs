@@ -185,6 +185,40 @@ pub mod v1 {
         /// When the agent starts it again.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub retry_at_ms: Option<i64>,
+        /// Drift: the share (0–1) of the last minute's frames whose most likely label
+        /// the model gave less than [`UNSURE_BELOW`] (while it runs, once it has seen
+        /// enough frames).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub unsure_share: Option<f32>,
+        /// The same frames' mean brightness (luma, 0–255) as the model sees them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub brightness: Option<f32>,
+        /// The model has been unsure of this camera's frames since then: the share
+        /// rose over the agent's threshold then and stayed there.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub unsure_since_ms: Option<i64>,
+        /// `unsure_share` and `brightness` when the model was last sure (before
+        /// `unsure_since_ms`, or before the share last rose), to compare with now.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sure_share: Option<f32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sure_brightness: Option<f32>,
+    }
+
+    /// A frame whose most likely label has a probability under this is one the model
+    /// is unsure about.
+    pub const UNSURE_BELOW: f32 = 0.6;
+
+    impl CameraStatus {
+        /// Its drift figures are in range (shares 0–1, brightness 0–255).
+        fn drift_ok(&self) -> bool {
+            let share = |x: Option<f32>| x.is_none_or(|x| (0.0..=1.0).contains(&x));
+            let light = |x: Option<f32>| x.is_none_or(|x| (0.0..=255.0).contains(&x));
+            share(self.unsure_share)
+                && share(self.sure_share)
+                && light(self.brightness)
+                && light(self.sure_brightness)
+        }
     }
 
     /// `status` (QoS 1, retained; also the last will with `online: false`): the
@@ -221,6 +255,7 @@ pub mod v1 {
                     check_camera(&c.camera).is_err()
                         || !c.fps.is_finite()
                         || c.fps < 0.0
+                        || !c.drift_ok()
                         || [&c.error, &c.warning]
                             .into_iter()
                             .any(|e| e.as_ref().is_some_and(|e| e.len() > 1000))
@@ -464,6 +499,40 @@ pub mod v1 {
                     reasons: vec![],
                 },
             )
+        }
+
+        #[test]
+        fn a_status_without_drift_figures_still_reads_and_bad_figures_are_refused() {
+            // An older agent's status: no drift fields.
+            let old = r#"{"v":1,"online":true,"ts_ms":5,"cameras":[{"camera":"cam0",
+                "task":3,"fps":15.0,"model_version":"m1","state":"running"}]}"#;
+            let s: StatusMessage = serde_json::from_str(old).unwrap();
+            assert_eq!(s.cameras[0].unsure_since_ms, None);
+            assert_eq!(s.check(), Ok(()));
+            // None is not written, so a status without figures reads as before.
+            let json = serde_json::to_string(&s.cameras[0]).unwrap();
+            assert!(
+                !json.contains("unsure") && !json.contains("bright"),
+                "{json}"
+            );
+            let mut s = s;
+            s.cameras[0].unsure_share = Some(0.4);
+            s.cameras[0].brightness = Some(12.5);
+            s.cameras[0].unsure_since_ms = Some(3);
+            assert_eq!(s.check(), Ok(()));
+            let back: StatusMessage =
+                serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+            assert_eq!(back, s);
+            for bad in [
+                |c: &mut CameraStatus| c.unsure_share = Some(1.5),
+                |c: &mut CameraStatus| c.sure_share = Some(-0.1),
+                |c: &mut CameraStatus| c.brightness = Some(300.0),
+                |c: &mut CameraStatus| c.sure_brightness = Some(f32::NAN),
+            ] {
+                let mut s = s.clone();
+                bad(&mut s.cameras[0]);
+                assert!(s.check().is_err(), "{:?}", s.cameras[0]);
+            }
         }
 
         #[test]

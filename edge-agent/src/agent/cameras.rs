@@ -111,6 +111,11 @@ impl Agent {
                         },
                         generation,
                         warning: st.warning.map(at_most_1000),
+                        unsure_share: st.drift.now.map(|f| f.unsure_share),
+                        brightness: st.drift.now.map(|f| f.brightness),
+                        unsure_since_ms: st.drift.unsure_since_ms,
+                        sure_share: st.drift.sure.map(|f| f.unsure_share),
+                        sure_brightness: st.drift.sure.map(|f| f.brightness),
                         ..CameraStatus::default()
                     };
                 }
@@ -155,7 +160,8 @@ impl Agent {
 }
 
 /// Whether two camera lists differ in what a person would see change (not the frame
-/// rate, which moves all the time).
+/// rate nor the drift figures, which move all the time; but the model becoming unsure
+/// or sure again does).
 pub(super) fn cameras_differ(a: &[CameraStatus], b: &[CameraStatus]) -> bool {
     let key = |c: &CameraStatus| {
         (
@@ -165,6 +171,7 @@ pub(super) fn cameras_differ(a: &[CameraStatus], b: &[CameraStatus]) -> bool {
             c.error.clone(),
             c.warning.clone(),
             c.generation,
+            c.unsure_since_ms,
         )
     };
     a.len() != b.len() || a.iter().zip(b).any(|(x, y)| key(x) != key(y))

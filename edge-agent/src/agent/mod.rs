@@ -72,6 +72,8 @@ pub struct Config {
     /// The most disk clips waiting for upload take, in bytes (the oldest go first).
     pub clip_budget_bytes: i64,
     pub heartbeat: Duration,
+    /// How each camera's model certainty is watched (window, sustain).
+    pub drift: crate::drift::Options,
 }
 
 /// What runs where, kept across restarts.
@@ -397,6 +399,7 @@ impl Agent {
             device: self.device.clone(),
             clip_dir: clips_dir(&self.cfg.data),
             clip_budget: self.cfg.clip_budget_bytes,
+            drift: self.cfg.drift,
         };
         Ok((job, model))
     }
