@@ -666,6 +666,14 @@ async fn read(
             let json = serde_json::to_string(&s).expect("status serialises");
             let now = crate::db::now_ms();
             let before = devices::set_status(&state.db, device, s.online, &json, now).await?;
+            crate::db::camera_events::note_status(
+                &state.db,
+                device,
+                before.status.as_ref(),
+                &s,
+                now,
+            )
+            .await?;
             if s.online {
                 // Back online (a restarted agent may now do what it refused) or with
                 // other cameras: nothing held back.

@@ -117,6 +117,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "camera_refusals",
         include_str!("../../migrations/20261212000001_camera_refusals.sql"),
     ),
+    (
+        20261213000001,
+        "camera_events",
+        include_str!("../../migrations/20261213000001_camera_events.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

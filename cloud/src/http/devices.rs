@@ -519,6 +519,12 @@ pub async fn device_details(
         recent_cycles,
         task_steps,
         notice: crate::demo::notice(&state, id),
+        camera_events: crate::db::camera_events::of_device(
+            &state.db,
+            id,
+            crate::db::camera_events::LISTED,
+        )
+        .await?,
     }))
 }
 

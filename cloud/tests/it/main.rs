@@ -6,6 +6,7 @@ mod common;
 
 mod account;
 mod analytics;
+mod camera_events;
 mod camera_states;
 mod clips;
 mod cycle_changes;

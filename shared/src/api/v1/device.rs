@@ -151,6 +151,41 @@ pub struct DeviceDetails {
     /// --demo` without ONNX Runtime). `null` otherwise.
     #[serde(default)]
     pub notice: Option<String>,
+    /// What happened to its cameras (the model unsure of what a camera sees), newest
+    /// first, the last 20, including those that ended.
+    #[serde(default)]
+    pub camera_events: Vec<CameraEvent>,
+}
+
+/// What kind of thing happened to a camera.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum CameraEventKind {
+    /// Its model was unsure of what it saw (a sustained rise of the share of frames
+    /// whose most likely label is under `mqtt::v1::UNSURE_BELOW`): the light, the view
+    /// or the work changed; add video of it and train again.
+    Unsure,
+}
+
+/// Something that happened to a camera of a device, from when to when (the cloud's
+/// clock; `ended_at` `null` while it lasts).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CameraEvent {
+    pub id: i64,
+    pub camera: String,
+    pub kind: CameraEventKind,
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    /// The share of unsure frames (0–1) and the brightness (0–255) when it began…
+    pub unsure_share: Option<f64>,
+    pub brightness: Option<f64>,
+    /// …and when the model was last sure before.
+    pub sure_share: Option<f64>,
+    pub sure_brightness: Option<f64>,
 }
 
 /// A cycle as its device sent it (a device's latest, and telemetry's lists).

@@ -1,0 +1,171 @@
+//! Drift on the station (issue 26): a device's status saying a camera's model is unsure
+//! shows on the device's page with its figures, and becomes an event the page keeps
+//! after the model is sure again (from when to when, on the cloud's clock). Statuses
+//! from an agent without drift figures read as before.
+
+use std::time::Duration;
+
+use gemba_shared::mqtt::v1::{self, Channel};
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::both;
+use crate::common::*;
+use crate::devices::{TestDevice, added_and_enrolled, world};
+
+/// cam0 running, unsure since `since` (the device's clock) or sure; cam1 running, sure.
+fn status(ts_ms: i64, since: Option<i64>) -> v1::StatusMessage {
+    let camera = |name: &str, since: Option<i64>| v1::CameraStatus {
+        camera: name.into(),
+        task: Some(1),
+        fps: 15.0,
+        state: v1::CameraState::Running,
+        unsure_share: Some(if since.is_some() { 0.8 } else { 0.05 }),
+        brightness: Some(if since.is_some() { 6.0 } else { 120.0 }),
+        unsure_since_ms: since,
+        sure_share: Some(0.02),
+        sure_brightness: Some(121.5),
+        ..v1::CameraStatus::default()
+    };
+    v1::StatusMessage {
+        v: 1,
+        online: true,
+        ts_ms,
+        agent_version: "test".into(),
+        cameras: vec![camera("cam0", since), camera("cam1", None)],
+        outbox: 0,
+        disk_free_mb: None,
+        temperature_c: None,
+    }
+}
+
+async fn say(dev: &TestDevice, s: &v1::StatusMessage) {
+    dev.publish(dev.topic(Channel::Status), v1::sign(&dev.key, &dev.kid, s))
+        .await;
+}
+
+/// The device's page once `ok` holds (within 5 s). (The page reads the device, then
+/// its events: a status may land between the two reads, so a test waits for both.)
+async fn page_when(app: &TestApp, id: i64, tok: &str, ok: impl Fn(&Value) -> bool) -> Value {
+    let mut d = Value::Null;
+    for _ in 0..200 {
+        let (s, v) = app.get(&format!("device/{id}/device_details/"), tok).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        d = v;
+        if ok(&d) {
+            return d;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the device's page never showed it: {d}");
+}
+
+both!(
+    an_unsure_camera_shows_on_the_device_page_and_stays_in_its_events,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
+        let id = creds["device"].as_i64().unwrap();
+        let dev = TestDevice::connect(&creds).await;
+        // The device's clock is an hour behind the cloud's.
+        let skew = 3_600_000;
+        let device_now = || gemba_cloud::db::now_ms() - skew;
+
+        // Sure: figures on the page, no event.
+        say(&dev, &status(device_now(), None)).await;
+        let d = page_when(&app, id, &w.eng, |d| d["online"] == true).await;
+        let cam0 = &d["status"]["cameras"][0];
+        assert_eq!(cam0["unsure_share"].as_f64(), Some(0.05), "{d}");
+        assert_eq!(cam0["brightness"], 120.0);
+        assert!(cam0.get("unsure_since_ms").is_none(), "{cam0}");
+        assert_eq!(d["camera_events"], serde_json::json!([]));
+
+        // cam0's model unsure since a minute ago (device clock): one open event, started
+        // a minute ago on the cloud's clock, with the figures then and when it was sure.
+        let since = device_now() - 60_000;
+        let before = gemba_cloud::db::now_ms();
+        say(&dev, &status(device_now(), Some(since))).await;
+        say(&dev, &status(device_now(), Some(since))).await;
+        let d = page_when(&app, id, &w.eng, |d| {
+            d["status"]["cameras"][0]["unsure_since_ms"].is_number()
+                && d["camera_events"].as_array().is_some_and(|e| !e.is_empty())
+        })
+        .await;
+        assert_eq!(d["status"]["cameras"][0]["unsure_since_ms"], since, "{d}");
+        assert_eq!(d["status"]["cameras"][0]["sure_brightness"], 121.5);
+        let events = d["camera_events"].as_array().unwrap();
+        assert_eq!(events.len(), 1, "a repeated status is the same event: {d}");
+        let e = &events[0];
+        assert_eq!(
+            (&e["camera"], &e["kind"]),
+            (&"cam0".into(), &"unsure".into())
+        );
+        let started = e["started_at"].as_i64().unwrap();
+        assert!(
+            (before - 62_000..=before - 58_000).contains(&started),
+            "started {} s before the status",
+            (before - started) / 1000
+        );
+        assert_eq!(e["ended_at"], Value::Null);
+        assert_eq!(
+            (e["brightness"].as_f64(), e["sure_brightness"].as_f64()),
+            (Some(6.0), Some(121.5))
+        );
+        assert_eq!(e["unsure_share"].as_f64(), Some(0.8));
+
+        // Sure again: the event ends, and stays on the page.
+        say(&dev, &status(device_now(), None)).await;
+        let d = page_when(&app, id, &w.eng, |d| {
+            d["status"]["cameras"][0].get("unsure_since_ms").is_none()
+                && !d["camera_events"][0]["ended_at"].is_null()
+        })
+        .await;
+        let ended = d["camera_events"][0]["ended_at"].as_i64().unwrap();
+        assert!(ended >= before && ended > started, "{d}");
+        assert!(d["status"]["cameras"][0].get("unsure_since_ms").is_none());
+
+        // Unsure again later: a second event, newest first; the device going offline
+        // (its last will) ends it.
+        let again = device_now();
+        say(&dev, &status(device_now(), Some(again))).await;
+        let d = page_when(&app, id, &w.eng, |d| {
+            d["camera_events"].as_array().is_some_and(|e| e.len() == 2)
+        })
+        .await;
+        assert!(d["camera_events"][0]["ended_at"].is_null(), "{d}");
+        assert_eq!(d["camera_events"][1]["ended_at"], ended);
+        let will = v1::StatusMessage {
+            online: false,
+            ts_ms: 0,
+            cameras: vec![],
+            ..status(0, None)
+        };
+        say(&dev, &will).await;
+        page_when(&app, id, &w.eng, |d| {
+            d["online"] == false && !d["camera_events"][0]["ended_at"].is_null()
+        })
+        .await;
+
+        // Another organisation does not see the device, nor its events.
+        let (s, _) = app
+            .get(&format!("device/{id}/device_details/"), &w.boss_b)
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+
+        // An agent without drift figures: its status reads, its cameras carry none.
+        let old = serde_json::json!({"v": 1, "online": true, "ts_ms": device_now(),
+            "agent_version": "0.1", "cameras": [{"camera": "cam0", "task": null, "fps": 0.0,
+            "model_version": null, "state": "idle"}]});
+        dev.publish(
+            dev.topic(Channel::Status),
+            v1::sign_json(&dev.key, &dev.kid, old.to_string().as_bytes()).unwrap(),
+        )
+        .await;
+        let d = page_when(&app, id, &w.eng, |d| d["status"]["agent_version"] == "0.1").await;
+        assert!(
+            d["status"]["cameras"][0].get("unsure_share").is_none(),
+            "{d}"
+        );
+        assert_eq!(d["camera_events"].as_array().unwrap().len(), 2);
+    }
+);
