@@ -14,7 +14,10 @@ gemba.version), so only its graph decides whether it fits:
   elsewhere: float32 1 × 3 × height × width in, each value (x / 255 − mean) / std with
   ImageNet's mean and std, its preprocessing declared in its metadata (gemba.input_*),
   which the graph undoes before `fits`' own graph; BGR with `--bgr`;
-- `wrong-classes`: `fits-nchw` answering one value more than it has labels.
+- `wrong-classes`: `fits-nchw` answering one value more than it has labels;
+- `window`: a temporal model over as many frames as it has labels (`gemba.window`),
+  answering each frame's mean byte / 255, oldest frame first, so a test sees which
+  frames it was given.
 
 `--bare` leaves out every gemba.* key (as PyTorch exports a model: the upload then
 declares them).
@@ -49,7 +52,7 @@ def fits(labels, version, width, height, out):
     train.export(p, np.zeros(d, np.float32), np.ones(d, np.float32), labels, version, out)
 
 
-def save(graph, labels, version, width, height, out):
+def save(graph, labels, version, width, height, out, more=None):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     for k, val in {
@@ -57,6 +60,7 @@ def save(graph, labels, version, width, height, out):
         "gemba.input_height": str(height),
         "gemba.labels": json.dumps(labels),
         "gemba.version": version,
+        **(more or {}),
     }.items():
         model.metadata_props.append(onnx.StringStringEntryProto(key=k, value=val))
     onnx.checker.check_model(model)
@@ -188,12 +192,35 @@ def wrong_classes(labels, version, width, height, out, bgr=False):
     fits_nchw(labels, version, width, height, out, bgr, outputs=labels + ["extra"])
 
 
+def window(labels, version, width, height, out):
+    k = len(labels)
+    init = [
+        numpy_helper.from_array(np.array([1, -1], np.int64), "row"),
+        numpy_helper.from_array(np.float32(1 / 255).reshape(()), "scale"),
+    ]
+    nodes = [
+        helper.make_node("Cast", ["frames"], ["f"], to=TensorProto.FLOAT),
+        helper.make_node("ReduceMean", ["f"], ["m"], axes=[1, 2, 3], keepdims=0),
+        helper.make_node("Reshape", ["m", "row"], ["r"]),
+        helper.make_node("Mul", ["r", "scale"], ["probs"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "window",
+        [helper.make_tensor_value_info("frames", TensorProto.UINT8, [k, height, width, 3])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, k])],
+        init,
+    )
+    save(graph, labels, version, width, height, out, {"gemba.window": str(k)})
+
+
 KINDS = {
     "fits": fits,
     "float-nchw": float_nchw,
     "detector": detector,
     "fits-nchw": fits_nchw,
     "wrong-classes": wrong_classes,
+    "window": window,
 }
 
 

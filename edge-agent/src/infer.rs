@@ -47,6 +47,10 @@ pub struct Model {
     /// The frame as the model takes it, when not as captured.
     floats: Vec<f32>,
     bytes: Vec<u8>,
+    /// A temporal model's window (`gemba.window` frames): the last frames as captured,
+    /// oldest first; before the first frame, empty (it then fills the whole window, as
+    /// training pads a stream's start).
+    history: Vec<u8>,
 }
 
 impl std::fmt::Debug for Model {
@@ -133,7 +137,7 @@ impl Model {
         drop(meta);
         check_io(&session, width, height, labels.len(), &pre)
             .map_err(|m| anyhow!("{}: {m}", file.display()))?;
-        let n = (width * height * 3) as usize;
+        let n = (width * height * 3) as usize * pre.window as usize;
         let float = pre.elem == ElemType::FLOAT32;
         let mut model = Model {
             session,
@@ -144,11 +148,12 @@ impl Model {
             pre,
             table: if float { table(&pre) } else { vec![] },
             floats: if float { vec![0.0; n] } else { vec![] },
-            bytes: if !float && !pre.is_default() {
+            bytes: if !float && !pre.takes_frames_as_captured() {
                 vec![0; n]
             } else {
                 vec![]
             },
+            history: Vec::with_capacity(if pre.window > 1 { n } else { 0 }),
         };
         let blank = vec![0; model.frame_bytes()];
         model.infer(&blank).map_err(|e| {
@@ -157,6 +162,7 @@ impl Model {
                 file.display()
             )
         })?;
+        model.history.clear();
         Ok(model)
     }
 
@@ -165,7 +171,13 @@ impl Model {
         (self.width * self.height * 3) as usize
     }
 
-    /// Each label's probability for one RGB frame of the model's size.
+    /// Frames a call takes (`gemba.window`; 1 unless the model is temporal).
+    pub fn window(&self) -> usize {
+        self.pre.window as usize
+    }
+
+    /// Each label's probability for one RGB frame of the model's size (for a temporal
+    /// model: at this frame, from it and the frames given before it).
     pub fn infer(&mut self, rgb: &[u8]) -> anyhow::Result<Vec<f32>> {
         if rgb.len() != self.frame_bytes() {
             bail!(
@@ -176,23 +188,38 @@ impl Model {
                 self.frame_bytes()
             );
         }
-        let (h, w) = (self.height as usize, self.width as usize);
+        let frames = if self.window() > 1 {
+            let n = rgb.len();
+            if self.history.is_empty() {
+                for _ in 0..self.window() {
+                    self.history.extend_from_slice(rgb);
+                }
+            } else {
+                self.history.copy_within(n.., 0);
+                let last = self.history.len() - n;
+                self.history[last..].copy_from_slice(rgb);
+            }
+            self.history.as_slice()
+        } else {
+            rgb
+        };
+        let (h, w, k) = (self.height as usize, self.width as usize, self.window());
         let shape = match self.pre.layout {
-            Layout::Nhwc => [1usize, h, w, 3],
-            Layout::Nchw => [1usize, 3, h, w],
+            Layout::Nhwc => [k, h, w, 3],
+            Layout::Nchw => [k, 3, h, w],
         };
         let out = if self.pre.elem == ElemType::FLOAT32 {
             let table = &self.table;
-            arrange(&self.pre, rgb, &mut self.floats, |c, b| {
+            arrange(&self.pre, frames, &mut self.floats, |c, b| {
                 table[c * 256 + usize::from(b)]
             });
             let input = TensorRef::from_array_view((shape, self.floats.as_slice()))?;
             self.session.run(ort::inputs![input])?
-        } else if self.pre.is_default() {
-            let input = TensorRef::from_array_view((shape, rgb))?;
+        } else if self.pre.takes_frames_as_captured() {
+            let input = TensorRef::from_array_view((shape, frames))?;
             self.session.run(ort::inputs![input])?
         } else {
-            arrange(&self.pre, rgb, &mut self.bytes, |_, b| b);
+            arrange(&self.pre, frames, &mut self.bytes, |_, b| b);
             let input = TensorRef::from_array_view((shape, self.bytes.as_slice()))?;
             self.session.run(ort::inputs![input])?
         };
@@ -217,29 +244,33 @@ fn table(pre: &Preprocessing) -> Vec<f32> {
         .collect()
 }
 
-/// Writes the RGB frame `rgb` into `out` as the model takes it: channel `c` of the model
-/// (its colour order) at each pixel, where its layout puts it, as `value(c, byte)`.
-fn arrange<T>(pre: &Preprocessing, rgb: &[u8], out: &mut [T], value: impl Fn(usize, u8) -> T) {
+/// Writes the RGB frames `frames` (one, or a window of them oldest first)
+/// into `out` as the model takes them: channel `c` of the model (its colour order) at
+/// each pixel, where its layout puts it, as `value(c, byte)`.
+fn arrange<T>(pre: &Preprocessing, frames: &[u8], out: &mut [T], value: impl Fn(usize, u8) -> T) {
     let from = match pre.order {
         Order::Rgb => [0, 1, 2],
         Order::Bgr => [2, 1, 0],
     };
-    match pre.layout {
-        Layout::Nhwc => {
-            for (o, px) in out.chunks_exact_mut(3).zip(rgb.chunks_exact(3)) {
-                for c in 0..3 {
-                    o[c] = value(c, px[from[c]]);
+    let each = frames.len() / pre.window.max(1) as usize;
+    for (out, rgb) in out.chunks_exact_mut(each).zip(frames.chunks_exact(each)) {
+        match pre.layout {
+            Layout::Nhwc => {
+                for (o, px) in out.chunks_exact_mut(3).zip(rgb.chunks_exact(3)) {
+                    for c in 0..3 {
+                        o[c] = value(c, px[from[c]]);
+                    }
                 }
             }
-        }
-        Layout::Nchw => {
-            let plane = rgb.len() / 3;
-            let (r, rest) = out.split_at_mut(plane);
-            let (g, b) = rest.split_at_mut(plane);
-            for (i, px) in rgb.chunks_exact(3).enumerate() {
-                r[i] = value(0, px[from[0]]);
-                g[i] = value(1, px[from[1]]);
-                b[i] = value(2, px[from[2]]);
+            Layout::Nchw => {
+                let plane = rgb.len() / 3;
+                let (r, rest) = out.split_at_mut(plane);
+                let (g, b) = rest.split_at_mut(plane);
+                for (i, px) in rgb.chunks_exact(3).enumerate() {
+                    r[i] = value(0, px[from[0]]);
+                    g[i] = value(1, px[from[1]]);
+                    b[i] = value(2, px[from[2]]);
+                }
             }
         }
     }
@@ -312,7 +343,7 @@ mod tests {
     use super::*;
 
     /// A model of `models/fixtures.py` (`fits`, `float-nchw`, `detector`, `fits-nchw`,
-    /// `wrong-classes`) made to 64×48 with three labels, in `dir`.
+    /// `wrong-classes`, `window`) made to 64×48 with three labels, in `dir`.
     fn fixture(dir: &Path, kind: &str) -> PathBuf {
         fixture_with(dir, kind, &[])
     }
@@ -470,6 +501,60 @@ mod tests {
             err.ends_with(
                 "the model's gemba.input_std must be three numbers greater than 0, one per \
                  channel"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_temporal_model_sees_the_last_frames_oldest_first_from_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        // Three labels: a window of three frames, each answered as its mean byte / 255.
+        let mut m = Model::load(&fixture(dir.path(), "window")).unwrap();
+        assert_eq!(m.window(), 3);
+        let mut seen = vec![];
+        for v in [30u8, 60, 90, 120] {
+            let p = m.infer(&vec![v; m.frame_bytes()]).unwrap();
+            seen.push(
+                p.iter()
+                    .map(|x| (x * 255.0).round() as u8)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        // The load's blank frame is not in the window; the first frame fills it.
+        assert_eq!(
+            seen,
+            [[30, 30, 30], [30, 30, 60], [30, 60, 90], [60, 90, 120]]
+        );
+        // A model without a window is given the one frame.
+        assert_eq!(
+            Model::load(&fixture(dir.path(), "fits")).unwrap().window(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_temporal_model_given_one_frame_is_refused_with_the_window_it_needs() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = fixture(dir.path(), "window");
+        // The same graph declaring no window: gemba would give it one frame.
+        let py = std::env::var_os("GEMBA_MODELS_PYTHON").unwrap_or_else(|| "python3".into());
+        let st = std::process::Command::new(py)
+            .args([
+                "-c",
+                "import onnx, sys; m = onnx.load(sys.argv[1]); \
+                kept = [p for p in m.metadata_props if p.key != 'gemba.window']; \
+                del m.metadata_props[:]; m.metadata_props.extend(kept); onnx.save(m, sys.argv[1])",
+            ])
+            .arg(&file)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let err = format!("{:#}", Model::load(&file).unwrap_err());
+        assert!(
+            err.contains(
+                "the model's input is uint8 3×48×64×3 (NHWC); gemba needs uint8 \
+                 1×48×64×3 (RGB, NHWC)"
             ),
             "{err}"
         );

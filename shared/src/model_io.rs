@@ -23,7 +23,12 @@ pub const SCALE: &str = "gemba.input_scale";
 pub const MEAN: &str = "gemba.input_mean";
 pub const STD: &str = "gemba.input_std";
 pub const FORMAT: &str = "gemba.input_format";
-pub const KEYS: [&str; 6] = [LAYOUT, TYPE, SCALE, MEAN, STD, FORMAT];
+/// The frames a model takes at once: the newest and those just before it, oldest first,
+/// in the batch dimension (a temporal model; 1 by default).
+pub const WINDOW: &str = "gemba.window";
+pub const KEYS: [&str; 7] = [LAYOUT, TYPE, SCALE, MEAN, STD, FORMAT, WINDOW];
+/// The most frames a window may hold.
+pub const MAX_WINDOW: u32 = 64;
 
 /// An element type by its ONNX number (`TensorProto.DataType`, which ONNX Runtime's
 /// `ONNXTensorElementDataType` numbers the same).
@@ -83,6 +88,8 @@ pub struct Preprocessing {
     pub mean: [f32; 3],
     pub std: [f32; 3],
     pub order: Order,
+    /// Frames per call ([`WINDOW`]).
+    pub window: u32,
 }
 
 impl Default for Preprocessing {
@@ -95,6 +102,7 @@ impl Default for Preprocessing {
             mean: [0.0; 3],
             std: [1.0; 3],
             order: Order::Rgb,
+            window: 1,
         }
     }
 }
@@ -213,6 +221,19 @@ impl Preprocessing {
                 };
                 Ok(v.to_ascii_uppercase())
             }
+            WINDOW => {
+                self.window = v
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=MAX_WINDOW).contains(n))
+                    .ok_or_else(|| {
+                        bad(
+                            WINDOW,
+                            &format!("a whole number of frames from 1 to {MAX_WINDOW}"),
+                        )
+                    })?;
+                Ok(self.window.to_string())
+            }
             _ => Err(BadDeclaration {
                 key: "gemba.input",
                 must_be: format!("one of {}", KEYS.join(", ")),
@@ -241,12 +262,18 @@ impl Preprocessing {
         *self == Preprocessing::default()
     }
 
+    /// Whether the frames go to the model as captured (uint8 NHWC RGB), one or a window.
+    pub fn takes_frames_as_captured(&self) -> bool {
+        Preprocessing { window: 1, ..*self }.is_default()
+    }
+
     /// The frame as a model of `width` × `height` takes it: "uint8 1×48×64×3 (RGB,
     /// NHWC)".
     pub fn frame(&self, width: u32, height: u32) -> String {
+        let n = self.window;
         let dims = match self.layout {
-            Layout::Nhwc => format!("1×{height}×{width}×3"),
-            Layout::Nchw => format!("1×3×{height}×{width}"),
+            Layout::Nhwc => format!("{n}×{height}×{width}×3"),
+            Layout::Nchw => format!("{n}×3×{height}×{width}"),
         };
         let order = match self.order {
             Order::Rgb => "RGB",
@@ -331,11 +358,15 @@ pub fn check(
     pre: &Preprocessing,
 ) -> Result<(), String> {
     let (w, h, n) = (i64::from(width), i64::from(height), labels as i64);
-    let keys = if pre.is_default() {
-        "its gemba.input_height and gemba.input_width".to_string()
-    } else {
-        format!("its gemba.input_height, gemba.input_width, {TYPE} and {LAYOUT}")
-    };
+    let mut named = vec!["gemba.input_height", "gemba.input_width"];
+    if !pre.takes_frames_as_captured() {
+        named.extend([TYPE, LAYOUT]);
+    }
+    if pre.window != 1 {
+        named.push(WINDOW);
+    }
+    let (rest, last) = named.split_at(named.len() - 1);
+    let keys = format!("its {} and {}", rest.join(", "), last[0]);
     let frame = format!("{} matching {keys}", pre.frame(width, height));
     let [input] = inputs else {
         let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
@@ -353,7 +384,7 @@ pub fn check(
                 .as_ref()
                 .is_none_or(|dims| match (pre.layout, dims.as_slice()) {
                     (Layout::Nhwc, [b, y, x, c]) | (Layout::Nchw, [b, c, y, x]) => {
-                        b.allows(1) && y.allows(h) && x.allows(w) && c.allows(3)
+                        b.allows(i64::from(pre.window)) && y.allows(h) && x.allows(w) && c.allows(3)
                     }
                     _ => false,
                 })
@@ -549,6 +580,7 @@ mod tests {
                 mean: [0.485, 0.456, 0.406],
                 std: [0.229, 0.224, 0.225],
                 order: Order::Bgr,
+                window: 1,
             }
         );
         assert_eq!(p.frame(224, 200), "float32 1×3×200×224 (BGR, NCHW)");
@@ -561,6 +593,7 @@ mod tests {
             (MEAN, "0.485, 0.456,0.406", "[0.485,0.456,0.406]"),
             (STD, "[1, 2, 0.5]", "[1,2,0.5]"),
             (FORMAT, "bgr", "BGR"),
+            (WINDOW, " 4", "4"),
         ] {
             assert_eq!(q.set(k, v).unwrap(), kept, "{k}");
             let mut again = q;
@@ -596,6 +629,13 @@ mod tests {
                 "The model's gemba.input_mean must be three numbers, one per",
             ),
             (MEAN, "[0.5,0.5,0.5,0.5]", "must be three numbers"),
+            (
+                WINDOW,
+                "0",
+                "The model's gemba.window must be a whole number of frames from 1 to 64.",
+            ),
+            (WINDOW, "65", "from 1 to 64"),
+            (WINDOW, "2.5", "from 1 to 64"),
             (MEAN, "0.5,x,0.5", "must be three numbers"),
             (
                 STD,
@@ -658,5 +698,32 @@ mod tests {
                 format!("The model's output is {shown}; {per_label}")
             );
         }
+    }
+
+    #[test]
+    fn a_temporal_model_takes_its_window_of_frames_and_answers_once() {
+        let p = Preprocessing {
+            window: 4,
+            ..Preprocessing::default()
+        };
+        let check_p = |input: Value, output: Value| check(&[input], &[output], 64, 48, 3, &p);
+        for fits in ["4×48×64×3", "n×48×64×3", "*"] {
+            assert_eq!(
+                check_p(t("frames", U8, fits), t("o", F32, "1×3")),
+                Ok(()),
+                "{fits}"
+            );
+        }
+        assert_eq!(
+            check_p(t("frames", U8, "1×48×64×3"), probs()).unwrap_err(),
+            "The model's input is uint8 1×48×64×3 (NHWC); gemba needs uint8 4×48×64×3 (RGB, \
+             NHWC) matching its gemba.input_height, gemba.input_width and gemba.window."
+        );
+        // One answer for the window, not one per frame.
+        assert!(
+            check_p(t("frames", U8, "4×48×64×3"), t("o", F32, "4×3"))
+                .unwrap_err()
+                .starts_with("The model's output is float32 4×3; gemba needs float32 1×3")
+        );
     }
 }
