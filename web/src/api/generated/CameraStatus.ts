@@ -31,4 +31,24 @@ since_ms?: number | null,
 /**
  * When the agent starts it again.
  */
-retry_at_ms?: number | null, };
+retry_at_ms?: number | null, 
+/**
+ * Drift: the share (0–1) of the last minute's frames whose most likely label
+ * the model gave less than [`UNSURE_BELOW`] (while it runs, once it has seen
+ * enough frames).
+ */
+unsure_share?: number | null, 
+/**
+ * The same frames' mean brightness (luma, 0–255) as the model sees them.
+ */
+brightness?: number | null, 
+/**
+ * The model has been unsure of this camera's frames since then: the share
+ * rose over the agent's threshold then and stayed there.
+ */
+unsure_since_ms?: number | null, 
+/**
+ * `unsure_share` and `brightness` when the model was last sure (before
+ * `unsure_since_ms`, or before the share last rose), to compare with now.
+ */
+sure_share?: number | null, sure_brightness?: number | null, };

@@ -9,6 +9,8 @@ export type * from './ArchivedCycle';
 export type * from './AssignUserOrg';
 export type * from './BadReason';
 export type * from './BulkDelete';
+export type * from './CameraEvent';
+export type * from './CameraEventKind';
 export type * from './CameraState';
 export type * from './CameraStatus';
 export type * from './ChangeEmailRequest';

@@ -106,8 +106,8 @@ test("a device's page shows its status, cameras, camera tasks and recent command
   expect(fact('Enrolled')).toBe('Enrolled');
   expect(fact('Agent version')).toBe('0.3.1');
   expect(tableRows(within(region('Cameras')).getByRole('table'))).toEqual([
-    ['cam0', 'Assemble pump', 'Running', '15.0', 'm-12'],
-    ['cam1', '—', 'Idle', '0.0', '—'],
+    ['cam0', 'Assemble pump', 'Running', '15.0', 'm-12', '—'],
+    ['cam1', '—', 'Idle', '0.0', '—', '—'],
   ]);
   expect(tableRows(within(region('Camera tasks')).getByRole('table', { name: 'Camera tasks' }))).toEqual([
     ['cam0', 'Assemble pump', 'Running', 'Stop'],
@@ -167,8 +167,8 @@ test('a camera whose source failed shows why, since when and its next try; a war
   renderApp('/user/devices/7');
   await screen.findByRole('heading', { level: 1, name: 'Bench 7' });
   expect(tableRows(within(region('Cameras')).getByRole('table'))).toEqual([
-    ['cam0', 'Assemble pump', 'Running — camera cam0 (file /v/a.mp4): the file ends early, at 4.0 s of the 8.0 s it should last', '15.0', 'm-12'],
-    ['cam1', 'Check valve', `Failed since 02/03/26, 04:04:06: ${error} (next try 02/03/26, 04:05:36)`, '0.0', '—'],
+    ['cam0', 'Assemble pump', 'Running — camera cam0 (file /v/a.mp4): the file ends early, at 4.0 s of the 8.0 s it should last', '15.0', 'm-12', '—'],
+    ['cam1', 'Check valve', `Failed since 02/03/26, 04:04:06: ${error} (next try 02/03/26, 04:05:36)`, '0.0', '—', '—'],
   ]);
   expect(tableRows(within(region('Camera tasks')).getByRole('table', { name: 'Camera tasks' }))).toEqual([
     ['cam0', 'Assemble pump', 'Running', 'Stop'],

@@ -52,7 +52,7 @@ test("a device's page hears the device go online and its cameras' frame rates as
   conns[0]!.send({ event: 'device_status', data: { id: 7, online: true, last_seen: LATER, status: status(true, 14.5) } });
   await waitFor(() => expect(fact('Status')).toBe('Online last seen 02/03/26, 04:06:06'));
   expect(tableRows(within(screen.getByRole('region', { name: 'Cameras' })).getByRole('table'))).toEqual([
-    ['cam0', '—', 'Idle', '14.5', 'm-13'],
+    ['cam0', '—', 'Idle', '14.5', 'm-13', '—'],
   ]);
   expect(fact('Agent version')).toBe('0.4.0');
   // Another device's event changes nothing here.

@@ -32,7 +32,7 @@ export const details = (
   commands: DeviceCommand[] = [],
   recent_cycles: RecentCycle[] = [],
   task_steps: DeviceDetails['task_steps'] = {},
-): DeviceDetails => ({ ...d, commands, recent_cycles, task_steps, notice: null });
+): DeviceDetails => ({ ...d, commands, recent_cycles, task_steps, notice: null, camera_events: [] });
 
 /** The organisation holds 'Devices' (the list and a device's page are gated by it). */
 export const devicesFeature = () =>

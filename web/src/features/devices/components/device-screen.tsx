@@ -18,6 +18,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { deviceQuery, deviceTasksQuery, newEnrolmentCode, putDevice, revokeDevice, stopTask } from '../api/devices';
+import { CameraEvents, UnsureNotices, certainty } from './camera-drift';
 import { OnlineBadge } from './device-bits';
 import { EnrolmentCodePanel } from './enrolment-code-panel';
 import { StartTaskForm } from './start-task-form';
@@ -33,8 +34,10 @@ function idParam(v: string | undefined): number | null {
  * status live through the device stream (and asked again every 5 s): name, serial number, online or offline with when it
  * was last seen, the agent's version and each camera's state (running or starting, with
  * a warning about its source if any, or failed with why, since when and when the agent
- * tries again), frame rate and model from its last
- * status message (a start the device refused says why among the camera tasks); what keeps it from working that the cloud knows (`notice`: the demo station
+ * tries again), frame rate, model and how sure the model is of what the camera sees
+ * (the share of unsure frames, the brightness) from its last status message; while a
+ * camera's model is unsure, a warning saying since when, with the figures now and when
+ * it was sure, and the record of such events (`camera-drift.tsx`) (a start the device refused says why among the camera tasks); what keeps it from working that the cloud knows (`notice`: the demo station
  * whose agent could not start, with the fix); what its cameras are set to run, each with Stop, and a form starting a task
  * on a camera (a 400's messages next to the fields); its latest cycles (cycle time, steps
  * as a coloured bar, good or bad and why); the commands last sent and how the
@@ -93,6 +96,7 @@ function DeviceView({ device }: { device: DeviceDetails }) {
           {device.notice}
         </p>
       ) : null}
+      <UnsureNotices device={device} />
       <dl className="facts">
         <dt>Serial number</dt>
         <dd>{device.Serial_number || '—'}</dd>
@@ -119,6 +123,7 @@ function DeviceView({ device }: { device: DeviceDetails }) {
                 <th scope="col">State</th>
                 <th scope="col">Frames per second</th>
                 <th scope="col">Model version</th>
+                <th scope="col">Model certainty</th>
               </tr>
             </thead>
             <tbody>
@@ -129,11 +134,16 @@ function DeviceView({ device }: { device: DeviceDetails }) {
                   <td>{cameraState(c, device)}</td>
                   <td>{c.fps.toFixed(1)}</td>
                   <td>{c.model_version ?? '—'}</td>
+                  <td>{certainty(c)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         )}
+      </Part>
+
+      <Part title="Camera events">
+        <CameraEvents events={device.camera_events} />
       </Part>
 
       <Part title="Camera tasks">
