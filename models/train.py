@@ -7,11 +7,15 @@ frames outside every segment are background. Frames are decoded and scaled by GS
 exactly as the agent does it (`videoconvert ! videoscale ! RGB`), so the model sees in
 training what it sees on the device.
 
-The model is a small multilayer perceptron over the scaled frame (64×48 with 48 hidden
-units, unless `--width`, `--height` and `--hidden` give a model type's recipe), in ONNX:
-input `frames` (N × height × width × 3, uint8 RGB), output `probs` (N × (steps + 1), softmax,
-background last). Its metadata says what the agent needs: input width and height, the
-labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what it was
+The model is the robust recipe of `recipe.py` (`--recipe`; chosen by measurement,
+docs/benchmarks.md "Step-model recipes"): a small multilayer perceptron over the scaled
+frame (64×48 with 48 hidden units, unless `--width`, `--height` and `--hidden` give a
+model type's recipe), normalised per frame and compared with the still bench in the
+graph, trained on frames moved, relit and recoloured as other stations would show them,
+with a head over the last four frames. In ONNX: input `frames` (the window's frames,
+4 × height × width × 3, uint8 RGB, oldest first; N frames with `--recipe per-frame` or
+`plain`), output `probs` (1 × (steps + 1), softmax, background last). Its metadata says
+what the agent needs: input width and height, the window, the labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what it was
 trained on and its frame accuracy on the held-out video, when one is given).
 
     python3 models/train.py --train a.mp4:a.truth.json --holdout b.mp4:b.truth.json --out DIR
@@ -34,8 +38,9 @@ import sys
 import time
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recipe  # noqa: E402
 
 WIDTH, HEIGHT = 64, 48
 HIDDEN = 48
@@ -82,114 +87,19 @@ def load_each(pairs, fps, progress=lambda i, n: None):
     return out, steps
 
 
-def softmax(z):
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
+# The recipes `--recipe` names (docs/benchmarks.md "Step-model recipes" compares them).
+ROBUST = {"frame_norm": True, "augment": True, "recolour": True, "clutter": True,
+          "difference": "both"}
+RECIPES = {
+    "robust": {**ROBUST, "window": 4},
+    "per-frame": {**ROBUST, "window": 1},
+    "plain": {"frame_norm": False, "augment": False, "recolour": False, "window": 1},
+}
 
 
-def train(x, y, classes, seed, epochs, progress):
-    rng = np.random.default_rng(seed)
-    xf = x.reshape(len(x), -1).astype(np.float32) / 255.0
-    mean = xf.mean(axis=0)
-    std = xf.std(axis=0) + 0.05
-    xf = (xf - mean) / std
-    d = xf.shape[1]
-    p = {
-        "w1": (rng.normal(0, 1, (d, HIDDEN)) / np.sqrt(d)).astype(np.float32),
-        "b1": np.zeros(HIDDEN, np.float32),
-        "w2": (rng.normal(0, 1, (HIDDEN, classes)) / np.sqrt(HIDDEN)).astype(np.float32),
-        "b2": np.zeros(classes, np.float32),
-    }
-    m = {k: np.zeros_like(v) for k, v in p.items()}
-    v = {k: np.zeros_like(v) for k, v in p.items()}
-    # Classes weighted by their rarity, so short steps count as much as long idle time.
-    counts = np.bincount(y, minlength=classes).astype(np.float32)
-    cw = (counts.sum() / np.maximum(counts, 1) / classes).astype(np.float32)
-    lr, b1, b2, step, batch = 1e-3, 0.9, 0.999, 0, 64
-    for epoch in range(epochs):
-        order = rng.permutation(len(xf))
-        loss = 0.0
-        for i in range(0, len(order), batch):
-            idx = order[i : i + batch]
-            xb, yb = xf[idx], y[idx]
-            # Light augmentation: brightness and noise, as cameras differ.
-            xb = xb * rng.uniform(0.9, 1.1) + rng.normal(0, 0.1, xb.shape).astype(np.float32)
-            h = np.maximum(xb @ p["w1"] + p["b1"], 0)
-            pr = softmax(h @ p["w2"] + p["b2"])
-            w = cw[yb]
-            loss += float(-(w * np.log(pr[np.arange(len(yb)), yb] + 1e-9)).sum())
-            g = pr
-            g[np.arange(len(yb)), yb] -= 1
-            g *= (w / w.sum())[:, None]
-            grads = {"w2": h.T @ g, "b2": g.sum(0)}
-            gh = (g @ p["w2"].T) * (h > 0)
-            grads["w1"] = xb.T @ gh
-            grads["b1"] = gh.sum(0)
-            step += 1
-            for k in p:
-                gk = grads[k] + (1e-4 * p[k] if k.startswith("w") else 0)
-                m[k] = b1 * m[k] + (1 - b1) * gk
-                v[k] = b2 * v[k] + (1 - b2) * gk * gk
-                mh = m[k] / (1 - b1**step)
-                vh = v[k] / (1 - b2**step)
-                p[k] -= (lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
-        progress(epoch + 1, epochs, loss / len(xf))
-    return p, mean, std
-
-
-def probabilities(p, mean, std, x):
-    xf = (x.reshape(len(x), -1).astype(np.float32) / 255.0 - mean) / std
-    return softmax(np.maximum(xf @ p["w1"] + p["b1"], 0) @ p["w2"] + p["b2"])
-
-
-def predict(p, mean, std, x):
-    return np.argmax(probabilities(p, mean, std, x), axis=1)
-
-
-def export(p, mean, std, labels, version, path):
-    """The model as ONNX: uint8 frames in, softmax out; the scaling is in the graph."""
-    d = WIDTH * HEIGHT * 3
-    init = [
-        numpy_helper.from_array(np.array([-1, d], np.int64), "shape"),
-        numpy_helper.from_array(np.float32(1.0 / 255.0).reshape(()), "scale"),
-        numpy_helper.from_array(mean.astype(np.float32), "mean"),
-        numpy_helper.from_array(std.astype(np.float32), "std"),
-        numpy_helper.from_array(p["w1"], "w1"),
-        numpy_helper.from_array(p["b1"], "b1"),
-        numpy_helper.from_array(p["w2"], "w2"),
-        numpy_helper.from_array(p["b2"], "b2"),
-    ]
-    nodes = [
-        helper.make_node("Cast", ["frames"], ["f"], to=TensorProto.FLOAT),
-        helper.make_node("Reshape", ["f", "shape"], ["flat"]),
-        helper.make_node("Mul", ["flat", "scale"], ["unit"]),
-        helper.make_node("Sub", ["unit", "mean"], ["centred"]),
-        helper.make_node("Div", ["centred", "std"], ["z"]),
-        helper.make_node("Gemm", ["z", "w1", "b1"], ["h"]),
-        helper.make_node("Relu", ["h"], ["hr"]),
-        helper.make_node("Gemm", ["hr", "w2", "b2"], ["logits"]),
-        helper.make_node("Softmax", ["logits"], ["probs"], axis=1),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "gemba-steps",
-        [helper.make_tensor_value_info("frames", TensorProto.UINT8, ["n", HEIGHT, WIDTH, 3])],
-        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["n", len(labels)])],
-        init,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    for k, val in {
-        "gemba.input_width": str(WIDTH),
-        "gemba.input_height": str(HEIGHT),
-        "gemba.input_format": "RGB",
-        "gemba.labels": json.dumps(labels),
-        "gemba.version": version,
-    }.items():
-        model.metadata_props.append(onnx.StringStringEntryProto(key=k, value=val))
-    onnx.checker.check_model(model)
-    onnx.save(model, path)
+def export(p, mean, std, labels, version, path, frame_norm=False, card=None):
+    """The model as ONNX at the module's WIDTH × HEIGHT (`recipe.export`)."""
+    recipe.export(p, mean, std, labels, version, path, WIDTH, HEIGHT, frame_norm, card)
 
 
 def main():
@@ -209,6 +119,8 @@ def main():
     ap.add_argument("--width", type=int, default=WIDTH, help="the frame width the model takes")
     ap.add_argument("--height", type=int, default=HEIGHT, help="the frame height it takes")
     ap.add_argument("--hidden", type=int, default=HIDDEN, help="units of its hidden layer")
+    ap.add_argument("--recipe", choices=RECIPES, default="robust",
+                    help="robust (the default) or plain (the first recipe, for comparison)")
     a = ap.parse_args()
     if not (16 <= a.width <= 640 and 16 <= a.height <= 640 and 4 <= a.hidden <= 1024):
         sys.exit("--width/--height: 16 to 640 pixels; --hidden: 4 to 1024 units")
@@ -245,27 +157,35 @@ def main():
         print(f"  epoch {e}/{n}  loss {loss:.4f}", file=sys.stderr)
         report_progress("train", e, n, loss=round(loss, 5))
 
-    p, mean, std = train(x, y, len(labels), a.seed, a.epochs, progress)
+    rc = recipe.Recipe(WIDTH, HEIGHT, HIDDEN, **RECIPES[a.recipe])
+    trained = recipe.fit(rc, x, y, len(labels), a.seed, a.epochs, progress)
+    probabilities = trained.probabilities
+
+    def accuracy(parts):
+        """Frame accuracy over videos (frames, labels), each a stream of its own."""
+        right = sum(int((np.argmax(probabilities(px), axis=1) == py).sum()) for px, py in parts)
+        return right / max(1, sum(len(py) for _, py in parts))
+
     os.makedirs(a.out, exist_ok=True)
     report = {
         "version": a.version,
         "labels": labels,
         "input": [WIDTH, HEIGHT],
+        "recipe": a.recipe,
+        "window": rc.window,
         "train_frames": int(len(x)),
-        "train_accuracy": float((predict(p, mean, std, x) == y).mean()),
+        "train_accuracy": accuracy(train_part),
     }
     if holdout:
-        hx = np.concatenate([h[1] for h in holdout])
-        hy = np.concatenate([h[2] for h in holdout])
-        report["holdout_frames"] = int(len(hx))
-        report["holdout_accuracy"] = float((predict(p, mean, std, hx) == hy).mean())
+        report["holdout_frames"] = sum(len(h[2]) for h in holdout)
+        report["holdout_accuracy"] = accuracy([(h[1], h[2]) for h in holdout])
     if a.propagate and not a.predictions:
         sys.exit("--propagate writes into the --predictions file: give one")
     if a.predictions:
         videos = [
             {
                 "start_frame": start,
-                "probs": np.round(probabilities(p, mean, std, hx), 4).tolist(),
+                "probs": np.round(probabilities(hx), 4).tolist(),
             }
             for start, hx, _ in holdout
         ]
@@ -278,11 +198,7 @@ def main():
                 print(f"{video}: could not be decoded; no labels propagated", file=sys.stderr)
                 propagated.append({"probs": None})
                 continue
-            probs = [
-                np.round(probabilities(p, mean, std, px[k : k + 2048]), 4)
-                for k in range(0, len(px), 2048)
-            ]
-            rows = np.concatenate(probs).tolist() if probs else []
+            rows = np.round(probabilities(px), 4).tolist()
             propagated.append({"probs": rows})
             report_progress("propagate", i + 1, len(a.propagate))
         with open(a.predictions, "w") as fh:
@@ -290,7 +206,7 @@ def main():
                 {"fps": a.fps, "labels": labels, "videos": videos, "propagated": propagated}, fh
             )
     report_progress("export", 0, 1)
-    export(p, mean, std, labels, a.version, os.path.join(a.out, "model.onnx"))
+    recipe.export_trained(trained, labels, a.version, os.path.join(a.out, "model.onnx"))
     report["seconds"] = round(time.time() - t0, 1)
     with open(os.path.join(a.out, "train.json"), "w") as fh:
         json.dump(report, fh, indent=1)
