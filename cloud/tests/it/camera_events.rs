@@ -39,11 +39,6 @@ fn status(ts_ms: i64, since: Option<i64>) -> v1::StatusMessage {
     }
 }
 
-async fn say(dev: &TestDevice, s: &v1::StatusMessage) {
-    dev.publish(dev.topic(Channel::Status), v1::sign(&dev.key, &dev.kid, s))
-        .await;
-}
-
 /// The device's page once `ok` holds (within 5 s). (The page reads the device, then
 /// its events: a status may land between the two reads, so a test waits for both.)
 async fn page_when(app: &TestApp, id: i64, tok: &str, ok: impl Fn(&Value) -> bool) -> Value {
@@ -72,7 +67,7 @@ both!(
         let device_now = || gemba_cloud::db::now_ms() - skew;
 
         // Sure: figures on the page, no event.
-        say(&dev, &status(device_now(), None)).await;
+        dev.send_status(&status(device_now(), None)).await;
         let d = page_when(&app, id, &w.eng, |d| d["online"] == true).await;
         let cam0 = &d["status"]["cameras"][0];
         assert_eq!(cam0["unsure_share"].as_f64(), Some(0.05), "{d}");
@@ -84,8 +79,8 @@ both!(
         // a minute ago on the cloud's clock, with the figures then and when it was sure.
         let since = device_now() - 60_000;
         let before = gemba_cloud::db::now_ms();
-        say(&dev, &status(device_now(), Some(since))).await;
-        say(&dev, &status(device_now(), Some(since))).await;
+        dev.send_status(&status(device_now(), Some(since))).await;
+        dev.send_status(&status(device_now(), Some(since))).await;
         let d = page_when(&app, id, &w.eng, |d| {
             d["status"]["cameras"][0]["unsure_since_ms"].is_number()
                 && d["camera_events"].as_array().is_some_and(|e| !e.is_empty())
@@ -114,7 +109,7 @@ both!(
         assert_eq!(e["unsure_share"].as_f64(), Some(0.8));
 
         // Sure again: the event ends, and stays on the page.
-        say(&dev, &status(device_now(), None)).await;
+        dev.send_status(&status(device_now(), None)).await;
         let d = page_when(&app, id, &w.eng, |d| {
             d["status"]["cameras"][0].get("unsure_since_ms").is_none()
                 && !d["camera_events"][0]["ended_at"].is_null()
@@ -127,7 +122,7 @@ both!(
         // Unsure again later: a second event, newest first; the device going offline
         // (its last will) ends it.
         let again = device_now();
-        say(&dev, &status(device_now(), Some(again))).await;
+        dev.send_status(&status(device_now(), Some(again))).await;
         let d = page_when(&app, id, &w.eng, |d| {
             d["camera_events"].as_array().is_some_and(|e| e.len() == 2)
         })
@@ -140,7 +135,7 @@ both!(
             cameras: vec![],
             ..status(0, None)
         };
-        say(&dev, &will).await;
+        dev.send_status(&will).await;
         page_when(&app, id, &w.eng, |d| {
             d["online"] == false && !d["camera_events"][0]["ended_at"].is_null()
         })

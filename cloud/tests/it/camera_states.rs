@@ -39,11 +39,6 @@ fn status(cameras: &[(&str, Option<i64>)]) -> v1::StatusMessage {
     }
 }
 
-async fn say(dev: &TestDevice, s: &v1::StatusMessage) {
-    dev.publish(dev.topic(Channel::Status), v1::sign(&dev.key, &dev.kid, s))
-        .await;
-}
-
 /// The next command within `wait`, if any.
 async fn command_within(dev: &mut TestDevice, wait: Duration) -> Option<v1::CommandMessage> {
     tokio::time::timeout(wait, dev.next(Channel::Cmd))
@@ -77,7 +72,7 @@ both_with!(
         let id = creds["device"].as_i64().unwrap();
         let mut dev = TestDevice::connect(&creds).await;
         let has_cam0 = status(&[("cam0", None)]);
-        say(&dev, &has_cam0).await;
+        dev.send_status(&has_cam0).await;
         // The portal sets a task on a camera the device does not have.
         let (s, v) = app
             .post(
@@ -99,10 +94,10 @@ both_with!(
                     "{cmd:?}"
                 );
                 starts.push(Instant::now());
-                say(&dev, &has_cam0).await;
+                dev.send_status(&has_cam0).await;
                 dev.ack(&cmd.id, false, why).await;
             }
-            say(&dev, &has_cam0).await;
+            dev.send_status(&has_cam0).await;
         }
         // Asked at 0 s, then after the back-off (2 s, then 4 s more): 3, not hundreds.
         assert!(
@@ -145,7 +140,7 @@ both_with!(
             matches!(&cmd.command, v1::Command::StartTask { camera, .. } if camera == "cam9"),
             "{cmd:?}"
         );
-        say(&dev, &has_cam0).await;
+        dev.send_status(&has_cam0).await;
         dev.ack(&cmd.id, false, why).await;
         assert!(
             command_within(&mut dev, Duration::from_millis(500))
@@ -155,12 +150,13 @@ both_with!(
 
         // Something changes (the device now has cam9): asked again at once, no wait.
         let both_cams = status(&[("cam0", None), ("cam9", None)]);
-        say(&dev, &both_cams).await;
+        dev.send_status(&both_cams).await;
         let cmd = command_within(&mut dev, Duration::from_secs(1))
             .await
             .expect("asked again when its cameras changed");
         dev.ack(&cmd.id, true, "task runs on camera cam9").await;
-        say(&dev, &status(&[("cam0", None), ("cam9", Some(w.task))])).await;
+        dev.send_status(&status(&[("cam0", None), ("cam9", Some(w.task))]))
+            .await;
         let mut cleared = Value::Null;
         for _ in 0..100 {
             let d = device(&app, id, &w.eng).await;
@@ -195,7 +191,7 @@ both!(
         let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
         let id = creds["device"].as_i64().unwrap();
         let mut dev = TestDevice::connect(&creds).await;
-        say(&dev, &status(&[("cam0", None)])).await;
+        dev.send_status(&status(&[("cam0", None)])).await;
         online(&app, id, &w.eng, true).await;
         let start = |task: i64| {
             let app = &app;
@@ -219,15 +215,12 @@ both!(
         start(a).await;
         let first = dev.next::<v1::CommandMessage>(Channel::Cmd).await;
         dev.ack(&first.id, true, "started").await;
-        say(&dev, &status(&[("cam0", Some(a))])).await;
+        dev.send_status(&status(&[("cam0", Some(a))])).await;
         // The device goes away; meanwhile the portal sets B (the command is lost).
-        say(
-            &dev,
-            &v1::StatusMessage {
-                online: false,
-                ..status(&[])
-            },
-        )
+        dev.send_status(&v1::StatusMessage {
+            online: false,
+            ..status(&[])
+        })
         .await;
         online(&app, id, &w.eng, false).await;
         start(b).await;
@@ -235,7 +228,7 @@ both!(
         assert!(generation(&lost) > generation(&first));
         // Restarted, it says it runs A (what it ran before): told to start B, and not
         // also to stop cam0 (that stop would land after the start and stop B).
-        say(&dev, &status(&[("cam0", Some(a))])).await;
+        dev.send_status(&status(&[("cam0", Some(a))])).await;
         let cmd = dev.next::<v1::CommandMessage>(Channel::Cmd).await;
         assert!(
             matches!(&cmd.command, v1::Command::StartTask { task, .. } if *task == b),
@@ -243,11 +236,11 @@ both!(
         );
         assert_eq!(generation(&cmd), generation(&lost));
         // A heartbeat sent before it carried the start out: not acted on.
-        say(&dev, &status(&[("cam0", Some(a))])).await;
+        dev.send_status(&status(&[("cam0", Some(a))])).await;
         let none = command_within(&mut dev, Duration::from_millis(500)).await;
         assert!(none.is_none(), "{none:?}");
         dev.ack(&cmd.id, true, "started").await;
-        say(&dev, &status(&[("cam0", Some(b))])).await;
+        dev.send_status(&status(&[("cam0", Some(b))])).await;
         let none = command_within(&mut dev, Duration::from_millis(500)).await;
         assert!(none.is_none(), "{none:?}");
         // A stop from the portal names the task and the camera's generation.

@@ -181,6 +181,15 @@ impl TestDevice {
             .unwrap();
     }
 
+    /// Publishes a status, signed with the device's key.
+    pub(crate) async fn send_status(&self, s: &v1::StatusMessage) {
+        self.publish(
+            self.topic(Channel::Status),
+            v1::sign(&self.key, &self.kid, s),
+        )
+        .await;
+    }
+
     pub(crate) async fn send_cycle(&self, c: &CycleMessage) {
         self.publish(
             self.topic(Channel::Cycles),
