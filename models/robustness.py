@@ -74,6 +74,10 @@ CI_CUT = {"recorded": 0.93, "dark": 0.92, "turned": 0.90, "compressed": 0.92,
           "operator-c": 0.74}
 
 
+# The longest an evaluation may take.
+EVAL_TIMEOUT_S = 600
+
+
 def footage(name, seconds, folder, python):
     """The variant's footage (made if missing): its video and truth paths."""
     base = os.path.join(folder, f"{name}-{int(seconds)}s")
@@ -99,6 +103,8 @@ def evaluate(agent, model, video, truth):
         check=True,
         capture_output=True,
         text=True,
+        # An evaluation takes seconds; one that hangs must not hang the suite.
+        timeout=EVAL_TIMEOUT_S,
     )
     return json.loads(out.stdout)
 
@@ -165,6 +171,8 @@ def main():
     ap.add_argument("--min-verdicts", type=float, default=0.98)
     a = ap.parse_args()
     models = dict(m.split("=", 1) for m in a.model)
+    if a.seconds < 10:
+        sys.exit("--seconds: at least 10 (a variant's clip must hold a cycle)")
     floors = {}
     if a.variants == "ci":
         variants, floors = list(CI_CUT), CI_CUT
