@@ -134,7 +134,7 @@ class Recipe:
     before it; 1 decides each frame alone)."""
 
     def __init__(self, width=64, height=48, hidden=48, frame_norm=True, augment=True,
-                 recolour=True, window=4, difference=None, clutter=False):
+                 recolour=True, window=1, difference=None, clutter=False):
         self.width, self.height, self.hidden = width, height, hidden
         self.frame_norm, self.augment, self.recolour = frame_norm, augment, recolour
         self.window = window

@@ -68,10 +68,8 @@ VARIANTS = {
 
 # The project's test command: a few variants of every kind, short, each with the least
 # frame accuracy it must keep: a little below what the default model measures (its card).
-# operator-c is below the 90% (docs/benchmarks.md "Step-model recipes"): its
-# floor guards what is reached, not the target.
-CI_CUT = {"recorded": 0.93, "dark": 0.92, "turned": 0.90, "compressed": 0.92,
-          "operator-c": 0.74}
+CI_CUT = {"recorded": 0.91, "dark": 0.90, "turned": 0.89, "compressed": 0.90,
+          "operator-c": 0.88}
 
 
 # The longest an evaluation may take.

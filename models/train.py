@@ -11,11 +11,12 @@ The model is the robust recipe of `recipe.py` (`--recipe`; chosen by measurement
 docs/benchmarks.md "Step-model recipes"): a small multilayer perceptron over the scaled
 frame (64×48 with 48 hidden units, unless `--width`, `--height` and `--hidden` give a
 model type's recipe), normalised per frame and compared with the still bench in the
-graph, trained on frames moved, relit and recoloured as other stations would show them,
-with a head over the last four frames. In ONNX: input `frames` (the window's frames,
-4 × height × width × 3, uint8 RGB, oldest first; N frames with `--recipe per-frame` or
-`plain`), output `probs` (1 × (steps + 1), softmax, background last). Its metadata says
-what the agent needs: input width and height, the window, the labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what it was
+graph, trained on frames moved, relit, recoloured and cluttered as other stations would
+show them. In ONNX: input `frames` (N × height × width × 3, uint8 RGB), output `probs`
+(N × (steps + 1), softmax, background last); with `--recipe temporal`, a head over the
+last four frames' hidden layers: the window's frames in (4 × height × width × 3, oldest
+first, `gemba.window`), 1 × (steps + 1) out. Its metadata says what the agent needs:
+input width and height, the window, the labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what it was
 trained on and its frame accuracy on the held-out video, when one is given).
 
     python3 models/train.py --train a.mp4:a.truth.json --holdout b.mp4:b.truth.json --out DIR
@@ -91,8 +92,8 @@ def load_each(pairs, fps, progress=lambda i, n: None):
 ROBUST = {"frame_norm": True, "augment": True, "recolour": True, "clutter": True,
           "difference": "both"}
 RECIPES = {
-    "robust": {**ROBUST, "window": 4},
-    "per-frame": {**ROBUST, "window": 1},
+    "robust": {**ROBUST, "window": 1},
+    "temporal": {**ROBUST, "window": 4},
     "plain": {"frame_norm": False, "augment": False, "recolour": False, "window": 1},
 }
 
@@ -120,7 +121,8 @@ def main():
     ap.add_argument("--height", type=int, default=HEIGHT, help="the frame height it takes")
     ap.add_argument("--hidden", type=int, default=HIDDEN, help="units of its hidden layer")
     ap.add_argument("--recipe", choices=RECIPES, default="robust",
-                    help="robust (the default) or plain (the first recipe, for comparison)")
+                    help="robust (the default), temporal (robust with a head over the last "
+                         "four frames) or plain (the first recipe), for comparison")
     a = ap.parse_args()
     if not (16 <= a.width <= 640 and 16 <= a.height <= 640 and 4 <= a.hidden <= 1024):
         sys.exit("--width/--height: 16 to 640 pixels; --hidden: 4 to 1024 units")
