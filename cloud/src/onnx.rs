@@ -10,6 +10,9 @@
 //! `ir_version` 1, `graph` 7, `metadata_props` 14; its `GraphProto`'s initializer
 //! names, inputs and outputs; their `TypeProto` tensor element type and shape); every
 //! other field is skipped. The cloud does not run models (docs/decisions.md).
+//!
+//! One file past ~500 lines: under 390 lines of reading and declaring, the rest their
+//! unit tests on real ONNX bytes.
 
 use gemba_shared::api::v1::training::MODEL_INPUT_SIDE;
 use gemba_shared::model_io::{self, Dim, Preprocessing};
