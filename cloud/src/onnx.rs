@@ -1,3 +1,6 @@
+//! Long because it is one job: under 390 lines of reading and declaring, then their
+//! unit tests on real ONNX bytes.
+//!
 //! What an ONNX model file says of itself: the `gemba.*` metadata the agent reads
 //! (edge-agent/src/infer.rs), and the graph's declared input and output, checked against
 //! what the agent gives a model and reads back (one frame of the model's size in, as its
@@ -10,9 +13,6 @@
 //! `ir_version` 1, `graph` 7, `metadata_props` 14; its `GraphProto`'s initializer
 //! names, inputs and outputs; their `TypeProto` tensor element type and shape); every
 //! other field is skipped. The cloud does not run models (docs/decisions.md).
-//!
-//! One file past ~500 lines: under 390 lines of reading and declaring, the rest their
-//! unit tests on real ONNX bytes.
 
 use gemba_shared::api::v1::training::MODEL_INPUT_SIDE;
 use gemba_shared::model_io::{self, Dim, Preprocessing};

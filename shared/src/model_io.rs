@@ -1,3 +1,6 @@
+//! Long because it is one job: under 430 lines of rules and their words, then their
+//! unit tests, kept beside the sentences they check.
+//!
 //! Whether a model's declared inputs and outputs fit what the edge agent gives a model
 //! and reads back, and in the technician's words what does not: one input, the frame
 //! 1 × height × width × 3 (NHWC) or 1 × 3 × height × width (NCHW) of the model's
@@ -15,9 +18,6 @@
 //! (x · scale − mean) / std, mean and std one per channel in the model's channel
 //! order), `gemba.input_format` (RGB or BGR). A key left out means what gemba's own
 //! bundles take: uint8 NHWC RGB as captured, scale 1, mean 0, std 1.
-//!
-//! One file past ~500 lines: under 430 lines of rules and their words, the rest their
-//! unit tests, kept beside the sentences they check.
 
 /// The metadata keys of a model's preprocessing.
 pub const LAYOUT: &str = "gemba.input_layout";

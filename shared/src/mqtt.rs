@@ -1,6 +1,8 @@
 //! The MQTT contract between agent and cloud, version 1 (`../shared/design/architecture.md`
 //! "MQTT contract"): topics `gemba/v1/{org}/{device}/{channel}` and the JSON payloads,
-//! each with its schema version `v`.
+//! each with its schema version `v`. Long because it is one job: the whole v1 contract
+//! in one place (its messages under 470 lines, then their tests), so agent and cloud
+//! read the same definitions.
 
 pub mod v1 {
     use std::collections::BTreeMap;
