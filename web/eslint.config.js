@@ -8,6 +8,7 @@ const featuresDir = new URL('./src/features', import.meta.url);
 const features = (existsSync(featuresDir) ? readdirSync(featuresDir, { withFileTypes: true }) : [])
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
+const recharts = { name: 'recharts', message: 'Charts come from @/components/charts.' };
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'src/api/generated'] },
@@ -26,6 +27,12 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  // Charts go through components/charts (recharts wrapped once, one palette).
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/components/charts/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [recharts] }] },
+  },
   // A feature does not import another feature (conventions "Web").
   ...features.map((f) => ({
     files: [`src/features/${f}/**/*.{ts,tsx}`],
@@ -33,6 +40,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: [recharts],
           patterns: features
             .filter((o) => o !== f)
             .map((o) => ({ group: [`@/features/${o}`, `@/features/${o}/*`], message: 'A feature does not import another feature.' })),

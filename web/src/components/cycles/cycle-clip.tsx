@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 
 import type { CycleClip } from '@/api/generated/CycleClip';
 import type { RecentCycle } from '@/api/generated/RecentCycle';
-import { stepColour } from '@/components/cycles/recent-cycles';
+import { stepColour } from '@/components/charts/palette';
 import { seconds } from '@/lib/format';
 
 /** The step being performed at `at` (ms on the cycle's clock): its index in the cycle's segments, or -1. */

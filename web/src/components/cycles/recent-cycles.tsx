@@ -1,12 +1,9 @@
 import type { ReactNode } from 'react';
 
 import type { BadReason, RecentCycle } from '@/api/generated';
+import { stepColour } from '@/components/charts/palette';
 import { formatDateTime, seconds } from '@/lib/format';
 
-/** Colours of steps 1, 2, 3… in the step bars (repeating after eight). */
-const STEP_COLOURS = ['#2f6fdf', '#d9822b', '#2e9e5b', '#a24dd6', '#d64d6b', '#1a9cb0', '#8a8f2b', '#6b6b6b'];
-
-export const stepColour = (step: number) => STEP_COLOURS[step % STEP_COLOURS.length];
 
 /** A step's name from its task's list, else "Step n" (1-based). */
 function stepName(steps: readonly string[] | undefined, step: number) {

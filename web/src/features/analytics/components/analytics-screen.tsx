@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 import type { CycleStats, TrendPoint } from '@/api/generated';
+import { BarChart, LineChart } from '@/components/charts/charts';
+import { palette } from '@/components/charts/palette';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
@@ -322,28 +323,28 @@ function Trend({ stats, picked, onPick }: { stats: CycleStats; picked: Span | nu
     <section aria-label="Trend">
       <h2>Cycles over time</h2>
       <figure className="chart wide" aria-label="Good and bad cycles over time">
-        <ResponsiveContainer width="100%" height={240}>
-          <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="label" minTickGap={16} />
-            <YAxis allowDecimals={false} />
-            <Tooltip />
-            <Legend />
-            <Bar dataKey="good" name="Good" stackId="c" fill="#2e9e5b" isAnimationActive={false} onClick={(_, i) => onPick(rows[i]!)} cursor="pointer" />
-            <Bar dataKey="bad" name="Bad" stackId="c" fill="#d64d4d" isAnimationActive={false} onClick={(_, i) => onPick(rows[i]!)} cursor="pointer" />
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart
+          data={rows}
+          height={240}
+          x="label"
+          xMinGap={16}
+          yIntegers
+          legend
+          series={[
+            { field: 'good', name: 'Good', stack: 'c', colour: palette.good, onPick },
+            { field: 'bad', name: 'Bad', stack: 'c', colour: palette.bad, onPick },
+          ]}
+        />
       </figure>
       <figure className="chart wide" aria-label="Average cycle time over time">
-        <ResponsiveContainer width="100%" height={200}>
-          <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="label" minTickGap={16} />
-            <YAxis unit=" s" />
-            <Tooltip />
-            <Line dataKey="avg" name="Average cycle time (s)" stroke="#2f6fdf" dot={false} connectNulls isAnimationActive={false} />
-          </LineChart>
-        </ResponsiveContainer>
+        <LineChart
+          data={rows}
+          height={200}
+          x="label"
+          xMinGap={16}
+          yUnit=" s"
+          series={[{ field: 'avg', name: 'Average cycle time (s)', colour: palette.primary }]}
+        />
       </figure>
       {/* Drawn once opened: 2,000 rows cost the page a fifth of its render time. */}
       <details open={tableOpen} onToggle={(e) => setTableOpen(e.currentTarget.open)}>
@@ -443,15 +444,14 @@ function Distribution({ stats }: { stats: CycleStats }) {
     <section aria-label="Distribution">
       <h2>Cycle times</h2>
       <figure className="chart wide" aria-label="Cycle-time distribution">
-        <ResponsiveContainer width="100%" height={220}>
-          <BarChart data={bars} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="label" minTickGap={16} />
-            <YAxis allowDecimals={false} />
-            <Tooltip />
-            <Bar dataKey="cycles" name="Cycles" fill="#2f6fdf" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart
+          data={bars}
+          height={220}
+          x="label"
+          xMinGap={16}
+          yIntegers
+          series={[{ field: 'cycles', name: 'Cycles', colour: palette.primary }]}
+        />
       </figure>
     </section>
   );
@@ -476,17 +476,13 @@ function Steps({ stats }: { stats: CycleStats }) {
         Slowest step: <strong>{slowest.label}</strong> ({slowest.avg.toFixed(1)} s on average)
       </p>
       <figure className="chart wide" aria-label="Average step times">
-        <ResponsiveContainer width="100%" height={220}>
-          <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="label" />
-            <YAxis unit=" s" />
-            <Tooltip />
-            <Bar dataKey="avg" name="Average (s)" fill="#d9822b" isAnimationActive={false}>
-              <ErrorBar dataKey="spread" width={6} stroke="#555" />
-            </Bar>
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart
+          data={rows}
+          height={220}
+          x="label"
+          yUnit=" s"
+          series={[{ field: 'avg', name: 'Average (s)', colour: palette.secondary, spread: 'spread' }]}
+        />
       </figure>
       <table className="data-table" aria-label="Step times">
         <thead>

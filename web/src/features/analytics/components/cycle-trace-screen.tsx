@@ -2,9 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
+import { stepColour } from '@/components/charts/palette';
 import { CycleClipPlayer, segmentAt } from '@/components/cycles/cycle-clip';
 import { CycleDialog } from '@/components/cycles/cycle-dialog';
-import { StepBar, reasonText, stepColour } from '@/components/cycles/recent-cycles';
+import { StepBar, reasonText } from '@/components/cycles/recent-cycles';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 import type { CycleFigures, CycleStats, StationFigures } from '@/api/generated';
+import { BarChart } from '@/components/charts/charts';
+import { palette } from '@/components/charts/palette';
 import { AgainstTarget } from '@/components/ui/against-target';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
@@ -98,17 +99,18 @@ function TodayChart({ stats }: { stats: CycleStats }) {
   return (
     <figure className="chart" aria-label="Cycles today by hour">
       <figcaption>Cycles today by hour</figcaption>
-      <ResponsiveContainer width="100%" height={220}>
-        <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-          <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="hour" interval={2} />
-          <YAxis allowDecimals={false} />
-          <Tooltip />
-          <Legend />
-          <Bar dataKey="good" name="Good" stackId="c" fill="#2e9e5b" isAnimationActive={false} />
-          <Bar dataKey="bad" name="Bad" stackId="c" fill="#d64d4d" isAnimationActive={false} />
-        </BarChart>
-      </ResponsiveContainer>
+      <BarChart
+        data={data}
+        height={220}
+        x="hour"
+        xEvery={2}
+        yIntegers
+        legend
+        series={[
+          { field: 'good', name: 'Good', stack: 'c', colour: palette.good },
+          { field: 'bad', name: 'Bad', stack: 'c', colour: palette.bad },
+        ]}
+      />
     </figure>
   );
 }

@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 import type { Issue, IssueCenter } from '@/api/generated';
-import { stepColour } from '@/components/cycles/recent-cycles';
+import { BarChart } from '@/components/charts/charts';
+import { stepColour } from '@/components/charts/palette';
 import { Dialog } from '@/components/ui/dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field } from '@/components/ui/field';
@@ -179,18 +179,14 @@ function IssuesChart({ data }: { data: IssueCenter }) {
   const series = rest.length > 0 ? [...names, 'Other issues'] : names;
   return (
     <figure className="chart wide" aria-label="Bad cycles by issue over time">
-      <ResponsiveContainer width="100%" height={240}>
-        <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-          <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="label" />
-          <YAxis allowDecimals={false} />
-          <Tooltip />
-          <Legend />
-          {series.map((name, n) => (
-            <Bar key={name} dataKey={name} stackId="issues" fill={stepColour(n)} isAnimationActive={false} />
-          ))}
-        </BarChart>
-      </ResponsiveContainer>
+      <BarChart
+        data={rows}
+        height={240}
+        x="label"
+        yIntegers
+        legend
+        series={series.map((name, n) => ({ field: name, stack: 'issues', colour: stepColour(n) }))}
+      />
     </figure>
   );
 }

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
-import { Bar, BarChart, CartesianGrid, Cell, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 import type { LineStats } from '@/api/generated';
+import { BarChart } from '@/components/charts/charts';
+import { palette } from '@/components/charts/palette';
 import { AgainstTarget } from '@/components/ui/against-target';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
@@ -87,20 +88,22 @@ function Figures({ stats }: { stats: LineStats }) {
         <dd>{takt === null ? '—' : seconds(takt)}</dd>
       </dl>
       <figure className="chart wide" aria-label="Station cycle times against takt time">
-        <ResponsiveContainer width="100%" height={260}>
-          <BarChart data={bars} margin={{ top: 16, right: 16, bottom: 8, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="name" />
-            <YAxis unit=" s" />
-            <Tooltip formatter={(v) => `${Number(v).toFixed(1)} s`} />
-            <Bar dataKey="seconds" name="Mean cycle time" isAnimationActive={false}>
-              {bars.map((b) => (
-                <Cell key={b.name} fill={b.bottleneck ? '#d64d6b' : '#2f6fdf'} />
-              ))}
-            </Bar>
-            {takt !== null ? <ReferenceLine y={takt / 1000} stroke="#2e9e5b" strokeDasharray="6 3" label="Takt" /> : null}
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart
+          data={bars}
+          height={260}
+          x="name"
+          yUnit=" s"
+          tooltipValue={(v) => `${v.toFixed(1)} s`}
+          series={[
+            {
+              field: 'seconds',
+              name: 'Mean cycle time',
+              colour: palette.primary,
+              colourOf: (b) => (b.bottleneck ? palette.bad : palette.primary),
+            },
+          ]}
+          target={takt !== null ? { y: takt / 1000, label: 'Takt', colour: palette.good } : undefined}
+        />
       </figure>
       <table className="data-table" aria-label="Stations">
         <thead>

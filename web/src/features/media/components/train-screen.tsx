@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 import type { Metrics, ModelVersion, TrainedTask } from '@/api/generated';
+import { BarChart } from '@/components/charts/charts';
+import { palette } from '@/components/charts/palette';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError } from '@/components/ui/field';
@@ -231,15 +232,7 @@ function MetricsView({ m }: { m: Metrics }) {
       </dl>
       <h3>F1 per step (%)</h3>
       <div role="img" aria-label={`F1 per step: ${f1.map((x) => `${x.label} ${x.f1}%`).join(', ')}`} className="chart">
-        <ResponsiveContainer width="100%" height={220}>
-          <BarChart data={f1} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="label" />
-            <YAxis domain={[0, 100]} />
-            <Tooltip />
-            <Bar dataKey="f1" name="F1 %" fill="#2f6fde" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+        <BarChart data={f1} height={220} x="label" yDomain={[0, 100]} series={[{ field: 'f1', name: 'F1 %', colour: palette.primary }]} />
       </div>
       <h3>Confusion matrix (frames; rows: labelled, columns: predicted)</h3>
       <Confusion m={m} />
