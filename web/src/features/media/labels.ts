@@ -29,10 +29,6 @@ export function stepAt(segments: readonly Segment[], ms: number): number | null 
 /** `12.345 s`. */
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
 
-/** One colour per step, background none. */
-export const STEP_COLOURS = ['#2b8a3e', '#1971c2', '#e8590c', '#9c36b5', '#c2255c', '#0c8599', '#5c940d', '#d9480f', '#364fc7'];
-export const stepColour = (step: number) => STEP_COLOURS[step % STEP_COLOURS.length] ?? '#555';
-
 /** The timeline's zoom levels: how many times the whole video the timeline's width is. */
 export const ZOOMS = [1, 2, 4, 8, 16, 32] as const;
 

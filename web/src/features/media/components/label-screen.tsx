@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import type { Segment, Video } from '@/api/generated';
+import { stepColour } from '@/components/charts/palette';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -26,7 +27,7 @@ import {
   videoListQuery,
   videosKey,
 } from '../api/videos';
-import { ZOOMS, addSegment, removeSegment, seconds, stepAt, stepColour, timelineWindow } from '../labels';
+import { ZOOMS, addSegment, removeSegment, seconds, stepAt, timelineWindow } from '../labels';
 import { LabelersPanel } from './labelers-panel';
 import { OperationPicker, useTaskParam } from './operation-picker';
 import { VideosToLabel } from './videos-to-label';
