@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 
+import { useFeatureCheck } from '@/api/subscriptions';
 import { Spinner } from '@/components/ui/spinner';
 import { decide, homeOf } from '@/lib/access/guard';
 import { baseDomainUrl } from '@/lib/access/hosts';
@@ -8,7 +9,6 @@ import { requiredFeature } from '@/lib/access/sidebar';
 import { browser } from '@/lib/browser';
 import { isLoggingOut, isSignedIn, setLoggingOut, setRedirectUrl, useSession } from '@/lib/session';
 import { useSite } from '@/lib/site';
-import { useFeatureCheck } from '@/lib/subscriptions';
 
 /** Applies the route guard (`lib/access/guard.ts`) to every route below it. */
 export function Guard() {

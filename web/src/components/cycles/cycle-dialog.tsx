@@ -2,13 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { RecentCycle } from '@/api/generated';
+import { CHANGE_LABEL, REASON_MAX, archiveCycles, cycleDetailsQuery, setVerdict } from '@/api/cycles';
+import { cyclesKey } from '@/api/device-stream';
 import { Dialog } from '@/components/ui/dialog';
 import { Field, FormError } from '@/components/ui/field';
 import { QueryStatus } from '@/components/ui/query-status';
 import { DATA_UPDATED } from '@/config/messages';
 import { formErrors } from '@/lib/api-errors';
-import { CHANGE_LABEL, REASON_MAX, archiveCycles, cycleDetailsQuery, setVerdict } from '@/lib/cycles';
-import { cyclesKey } from '@/lib/device-stream';
 import { formatDateTime } from '@/lib/format';
 import { notify } from '@/lib/toast';
 

@@ -1,11 +1,11 @@
 import { NavLink, Outlet } from 'react-router';
 
+import { useActiveFeatures } from '@/api/subscriptions';
 import { ROLE_LABELS } from '@/lib/access/roles';
 import { useActivitySession } from '@/lib/activity-session';
 import { sidebarFor } from '@/lib/access/sidebar';
 import { logout } from '@/lib/api-client';
 import { useSession } from '@/lib/session';
-import { useActiveFeatures } from '@/lib/subscriptions';
 
 /** The signed-in layout: header, the role's sidebar (section 6), the screen. */
 export function AppLayout() {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 
-import { allOrganizationsQuery } from '@/lib/organizations';
+import { allOrganizationsQuery } from '@/api/organizations';
 
 import { SelectField } from './field';
 import { QueryStatus } from './query-status';

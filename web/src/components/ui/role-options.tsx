@@ -1,5 +1,5 @@
 import type { RoleRecord } from '@/api/generated';
-import { roleLabel } from '@/lib/users';
+import { roleLabel } from '@/api/users';
 
 /** The `<option>`s of a role select, from the roles `account/roles/` lists; `by` picks the value sent. */
 export function RoleOptions({ roles, by }: { roles: readonly RoleRecord[]; by: 'id' | 'name' }) {

@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 
 import type { UserSummary } from '@/api/generated';
+import { deleteUser, fullName, usersKey } from '@/api/users';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DATA_DELETED } from '@/config/messages';
 import { notify } from '@/lib/toast';
-import { deleteUser, fullName, usersKey } from '@/lib/users';
 
 /** Confirms and deletes a user's account (`DELETE account/update-delete/{id}/`). */
 export function DeleteUserDialog({ user, onClose }: { user: UserSummary; onClose: () => void }) {

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 
+import { rolesQuery } from '@/api/users';
 import { SearchForm } from '@/components/ui/search-form';
 import { RoleOptions } from '@/components/ui/role-options';
 import type { ListParams } from '@/lib/list-params';
-import { rolesQuery } from '@/lib/users';
 
 export const USER_FILTERS = ['is_active', 'role__name'] as const;
 export type UserFilterKey = (typeof USER_FILTERS)[number];

@@ -3,10 +3,10 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 
 import type { Device, DeviceDetails, StatusMessage } from '@/api/generated';
+import { applyStreamEvent } from '@/api/device-stream';
 import { signInAs, tableRows } from '@/testing/helpers';
 import { advance, fakeClock } from '@/testing/clock';
 import { renderApp } from '@/testing/render-app';
-import { applyStreamEvent } from '@/lib/device-stream';
 import { apiUrl, server } from '@/testing/server';
 import { fakeStream } from '@/testing/stream';
 

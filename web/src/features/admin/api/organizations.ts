@@ -5,8 +5,8 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 
 import type { Department, DepartmentCreate, Organization, OrganizationCreate, OrganizationPatch, Page } from '@/api/generated';
+import { organizationsKey } from '@/api/organizations';
 import { api } from '@/lib/api-client';
-import { organizationsKey } from '@/lib/organizations';
 
 export const organizationsPageQuery = (page: number, search: string) =>
   queryOptions({

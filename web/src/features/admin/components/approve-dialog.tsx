@@ -2,13 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { RoleRecord, UserSummary } from '@/api/generated';
+import { fullName, roleLabel, rolesQuery, usersKey } from '@/api/users';
 import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { SelectField } from '@/components/ui/field';
 import { RoleOptions } from '@/components/ui/role-options';
 import { APPROVE_FAILED, USER_APPROVED } from '@/config/messages';
 import { needsOrganization, parseRole } from '@/lib/access/roles';
 import { notify } from '@/lib/toast';
-import { fullName, roleLabel, rolesQuery, usersKey } from '@/lib/users';
 import { checkChosen } from '@/lib/validate';
 
 import { approveUser } from '../api/accounts';

@@ -3,14 +3,14 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import type { ArchivedCycle } from '@/api/generated';
+import { archivedCyclesQuery, deleteCycle, restoreCycle } from '@/api/cycles';
+import { cyclesKey } from '@/api/device-stream';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { OrganizationSelect } from '@/components/ui/organization-select';
 import { Pager } from '@/components/ui/pager';
 import { DATA_DELETED, DATA_UPDATED } from '@/config/messages';
-import { archivedCyclesQuery, deleteCycle, restoreCycle } from '@/lib/cycles';
-import { cyclesKey } from '@/lib/device-stream';
 import { formatDateTime } from '@/lib/format';
 import { notify } from '@/lib/toast';
 

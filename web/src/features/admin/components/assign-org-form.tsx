@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
+import { allOrganizationsQuery } from '@/api/organizations';
+import { usersKey } from '@/api/users';
 import { DialogActions } from '@/components/ui/dialog';
 import { SelectField } from '@/components/ui/field';
 import { ASSIGN_ORG_FAILED, DATA_UPDATED } from '@/config/messages';
-import { allOrganizationsQuery } from '@/lib/organizations';
 import { notify } from '@/lib/toast';
-import { usersKey } from '@/lib/users';
 import { checkChosen } from '@/lib/validate';
 
 import { assignUserOrg } from '../api/accounts';

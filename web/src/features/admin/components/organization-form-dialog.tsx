@@ -2,10 +2,10 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { Organization } from '@/api/generated';
+import { organizationsKey } from '@/api/organizations';
 import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { DATA_CREATED, DATA_UPDATED } from '@/config/messages';
-import { organizationsKey } from '@/lib/organizations';
 import { notify } from '@/lib/toast';
 import { checkName } from '@/lib/validate';
 

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { Organization } from '@/api/generated';
+import { organizationsKey } from '@/api/organizations';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
@@ -10,7 +11,6 @@ import { SearchForm } from '@/components/ui/search-form';
 import { DATA_DELETED, ORG_DELETE_FAILED } from '@/config/messages';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
-import { organizationsKey } from '@/lib/organizations';
 import { notify } from '@/lib/toast';
 
 import { deleteOrganization, organizationsPageQuery } from '../api/organizations';

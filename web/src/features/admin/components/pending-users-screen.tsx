@@ -2,13 +2,13 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { UserSummary } from '@/api/generated';
+import { fullName, usersPageQuery } from '@/api/users';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
 import { DataTable } from '@/components/ui/data-table';
 import { SearchForm } from '@/components/ui/search-form';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
-import { fullName, usersPageQuery } from '@/lib/users';
 
 import { ApproveDialog } from './approve-dialog';
 import { VerifiedToggle } from './verified-toggle';

@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
+import { rolesKey, rolesQuery } from '@/api/users';
 import { Field } from '@/components/ui/field';
 import { DataTable } from '@/components/ui/data-table';
 import { DATA_CREATED } from '@/config/messages';
 import { ROLES, ROLE_LABELS, parseRole } from '@/lib/access/roles';
 import { notify } from '@/lib/toast';
-import { rolesKey, rolesQuery } from '@/lib/users';
 import { requiredMessage } from '@/lib/validate';
 
 import { createRole } from '../api/accounts';

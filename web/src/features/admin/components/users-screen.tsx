@@ -2,6 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { UserSummary } from '@/api/generated';
+import { allOrganizationsQuery } from '@/api/organizations';
+import { fullName, roleLabel, usersPageQuery } from '@/api/users';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Dialog } from '@/components/ui/dialog';
 import { Pager } from '@/components/ui/pager';
@@ -10,9 +12,7 @@ import { DeleteUserDialog } from '@/components/users/delete-user-dialog';
 import { USER_FILTERS, UserFilters } from '@/components/users/user-filters';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
-import { allOrganizationsQuery } from '@/lib/organizations';
 import { useSession } from '@/lib/session';
-import { fullName, roleLabel, usersPageQuery } from '@/lib/users';
 
 import { AssignOrgForm } from './assign-org-form';
 import { LockoutList } from './lockout-list';

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 
 import type { UserSummary } from '@/api/generated';
+import { fullName, usersKey } from '@/api/users';
 import { DATA_UPDATED } from '@/config/messages';
 import { notify } from '@/lib/toast';
-import { fullName, usersKey } from '@/lib/users';
 
 import { setEmailVerified } from '../api/accounts';
 

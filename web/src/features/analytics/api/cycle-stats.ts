@@ -10,9 +10,9 @@
 import { queryOptions } from '@tanstack/react-query';
 
 import type { CycleStats, Page, RecentCycle, Task, TimeBin, TopCycles, Trace } from '@/api/generated';
+import { cyclesKey } from '@/api/device-stream';
 import { api } from '@/lib/api-client';
 import { addDays, startOfDay } from '@/lib/days';
-import { cyclesKey } from '@/lib/device-stream';
 
 export { addDays, dayOf, isoDay, startOfDay } from '@/lib/days';
 

@@ -5,9 +5,9 @@
 import { queryOptions } from '@tanstack/react-query';
 
 import type { BadReason, Issue, IssueCenter, Reviewed } from '@/api/generated';
+import { cyclesKey } from '@/api/device-stream';
 import { reasonText } from '@/components/cycles/recent-cycles';
 import { api } from '@/lib/api-client';
-import { cyclesKey } from '@/lib/device-stream';
 
 import { type StatsParams, statsQueryString } from './cycle-stats';
 

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import type { CycleStats, TrendPoint } from '@/api/generated';
+import { useDeviceStream } from '@/api/device-stream';
 import { BarChart, LineChart } from '@/components/charts/charts';
 import { palette } from '@/components/charts/palette';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
@@ -12,7 +13,6 @@ import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
 import { BucketChoice, CycleFilterChoice, DayRange } from '@/components/ui/range-fields';
 import { can } from '@/lib/access/roles';
-import { useDeviceStream } from '@/lib/device-stream';
 import { useSession } from '@/lib/session';
 
 import {

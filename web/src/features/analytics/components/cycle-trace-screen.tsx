@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
+import { CHANGE_LABEL, cycleDetailsQuery } from '@/api/cycles';
 import { stepColour } from '@/components/charts/palette';
 import { CycleClipPlayer, segmentAt } from '@/components/cycles/cycle-clip';
 import { CycleDialog } from '@/components/cycles/cycle-dialog';
@@ -11,7 +12,6 @@ import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { cycleTracePath, paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
-import { CHANGE_LABEL, cycleDetailsQuery } from '@/lib/cycles';
 import { formatDateTime, seconds } from '@/lib/format';
 import { useSession } from '@/lib/session';
 

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 
 import type { CycleFigures, CycleStats, StationFigures } from '@/api/generated';
+import { useDeviceStream } from '@/api/device-stream';
 import { BarChart } from '@/components/charts/charts';
 import { palette } from '@/components/charts/palette';
 import { AgainstTarget } from '@/components/ui/against-target';
@@ -9,7 +10,6 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
-import { useDeviceStream } from '@/lib/device-stream';
 import { useSession } from '@/lib/session';
 
 import { cycleStatsQuery, percent, seconds, thisWeek, today } from '../api/cycle-stats';

@@ -3,6 +3,8 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import type { Issue, IssueCenter } from '@/api/generated';
+import { REASON_MAX } from '@/api/cycles';
+import { cyclesKey } from '@/api/device-stream';
 import { BarChart } from '@/components/charts/charts';
 import { stepColour } from '@/components/charts/palette';
 import { Dialog } from '@/components/ui/dialog';
@@ -13,8 +15,6 @@ import { ScreenHeader } from '@/components/ui/screen-header';
 import { BucketChoice, DayRange } from '@/components/ui/range-fields';
 import { DATA_UPDATED } from '@/config/messages';
 import { can } from '@/lib/access/roles';
-import { cyclesKey } from '@/lib/device-stream';
-import { REASON_MAX } from '@/lib/cycles';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 

@@ -20,10 +20,10 @@ import type {
   StopTask,
   Task,
 } from '@/api/generated';
+import { deviceKey, devicesKey } from '@/api/device-stream';
 import { api } from '@/lib/api-client';
-import { deviceKey, devicesKey } from '@/lib/device-stream';
 
-export { deviceKey, devicesKey } from '@/lib/device-stream';
+export { deviceKey, devicesKey } from '@/api/device-stream';
 export const deviceListKey = (org: number) => [...devicesKey, 'list', org] as const;
 
 /** How often a device's page asks for its live status (ms). */

@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import type { CameraStatus, DeviceCommand, DeviceDetails, DeviceTask, EnrolmentCode } from '@/api/generated';
+import { useDeviceStream } from '@/api/device-stream';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -13,7 +14,6 @@ import { paths } from '@/config/paths';
 import { ApiError } from '@/lib/api-client';
 import { can } from '@/lib/access/roles';
 import { formatDateTime } from '@/lib/format';
-import { useDeviceStream } from '@/lib/device-stream';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 

@@ -2,13 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 
 import type { Device } from '@/api/generated';
+import { useDeviceStream } from '@/api/device-stream';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
 import { paths } from '@/config/paths';
 import { can } from '@/lib/access/roles';
-import { useDeviceStream } from '@/lib/device-stream';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 

@@ -8,8 +8,8 @@
 import { queryOptions } from '@tanstack/react-query';
 
 import type { Device, Line, LineBody, LineStats, LineTrace, Task } from '@/api/generated';
+import { cyclesKey } from '@/api/device-stream';
 import { api } from '@/lib/api-client';
-import { cyclesKey } from '@/lib/device-stream';
 
 export const linesKey = ['lines'] as const;
 

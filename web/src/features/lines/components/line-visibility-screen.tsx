@@ -2,10 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 
 import type { Line, TracedStation } from '@/api/generated';
+import { cycleDetailsQuery } from '@/api/cycles';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
-import { cycleDetailsQuery } from '@/lib/cycles';
 import { formatDateTime } from '@/lib/format';
 
 import { type TraceBy, lineTraceQuery, linesQuery, stationText } from '../api/lines';

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { UserSummary } from '@/api/generated';
+import { fullName, roleLabel, usersPageQuery } from '@/api/users';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
 import { DataTable } from '@/components/ui/data-table';
@@ -12,7 +13,6 @@ import { can } from '@/lib/access/roles';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
 import { useSession } from '@/lib/session';
-import { fullName, roleLabel, usersPageQuery } from '@/lib/users';
 
 import { WorkstationPasswordDialog } from './workstation-password-dialog';
 

@@ -2,11 +2,11 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import type { UserSummary } from '@/api/generated';
+import { fullName } from '@/api/users';
 import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { CHANGES_SAVED } from '@/config/messages';
 import { notify } from '@/lib/toast';
-import { fullName } from '@/lib/users';
 import { requiredMessage } from '@/lib/validate';
 
 import { resetWorkstationPassword } from '../api/org-users';

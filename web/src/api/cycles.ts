@@ -7,7 +7,7 @@ import { queryOptions } from '@tanstack/react-query';
 
 import type { Archived, ArchivedCycle, CycleDetails, Page } from '@/api/generated';
 import { api } from '@/lib/api-client';
-import { cyclesKey } from '@/lib/device-stream';
+import { cyclesKey } from '@/api/device-stream';
 
 /** The longest reason the server takes (`REASON_MAX`). */
 export const REASON_MAX = 500;
