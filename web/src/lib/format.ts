@@ -24,3 +24,6 @@ export const megabytes = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
 /** A time in seconds with one decimal: "12.4 s"; a dash for none. */
 export const seconds = (ms: number | null | undefined) =>
   ms === null || ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`;
+
+/** A time to the millisecond: "12.345 s" (video positions and labelled lengths). */
+export const exactSeconds = (ms: number) => `${(ms / 1000).toFixed(3)} s`;

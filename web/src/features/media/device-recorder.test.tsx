@@ -7,8 +7,8 @@ import { fail, ok, signInAs } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
+import { video } from '@/testing/videos';
 import { readSeconds } from './components/device-recorder';
-import { video } from './fixtures';
 
 const device = (id: number, name: string, online: boolean, cameras: string[]) =>
   ({

@@ -1,4 +1,6 @@
-import { addSegment, removeSegment, seconds, stepAt, timelineWindow } from './labels';
+import { exactSeconds as seconds } from '@/lib/format';
+
+import { addSegment, removeSegment, stepAt, timelineWindow } from './labels';
 
 test('segments are added in time order from a start and an end in either order', () => {
   let r = addSegment([], 1, 2000, 1000);

@@ -4,6 +4,7 @@
  * list stays in time order, as the server stores it.
  */
 import type { Segment } from '@/api/generated';
+import { exactSeconds } from '@/lib/format';
 
 export type Edit = { segments: Segment[] } | { error: string };
 
@@ -14,7 +15,7 @@ export function addSegment(segments: readonly Segment[], step: number, a: number
   if (end_ms <= start_ms) return { error: 'Move the video before marking the end: the segment is empty.' };
   const clash = segments.find((s) => s.start_ms < end_ms && start_ms < s.end_ms);
   if (clash) {
-    return { error: `It overlaps the segment of step ${clash.step + 1} (${seconds(clash.start_ms)}–${seconds(clash.end_ms)}).` };
+    return { error: `It overlaps the segment of step ${clash.step + 1} (${exactSeconds(clash.start_ms)}–${exactSeconds(clash.end_ms)}).` };
   }
   return { segments: [...segments, { step, start_ms, end_ms }].sort((x, y) => x.start_ms - y.start_ms) };
 }
@@ -25,9 +26,6 @@ export const removeSegment = (segments: readonly Segment[], i: number): Segment[
 export function stepAt(segments: readonly Segment[], ms: number): number | null {
   return segments.find((s) => s.start_ms <= ms && ms < s.end_ms)?.step ?? null;
 }
-
-/** `12.345 s`. */
-export const seconds = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
 
 /** The timeline's zoom levels: how many times the whole video the timeline's width is. */
 export const ZOOMS = [1, 2, 4, 8, 16, 32] as const;

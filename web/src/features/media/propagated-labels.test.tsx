@@ -6,8 +6,8 @@ import type { VideoLabels } from '@/api/generated';
 import { fail, jsonHandler, ok, signInAs, tableRows } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
+import { video, videoLabels } from '@/testing/videos';
 
-import { video, videoLabels } from './fixtures';
 
 // A labeler's requested operation: a model guessed the labels of video 2; video 1 is theirs.
 let guessed: VideoLabels;

@@ -4,8 +4,8 @@ import type { Video } from '@/api/generated';
 import { fail, signInAs } from '@/testing/helpers';
 import { apiUrl, server } from '@/testing/server';
 
+import { video as readyVideo } from '@/testing/videos';
 import { type UploadProgress, partSize, resumeUpload, uploadVideo } from './api/videos';
-import { video as readyVideo } from './fixtures';
 
 const KIB = 1024;
 

@@ -7,11 +7,10 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Deployment, Device, ModelVersion, ModelVersionCreate, ModelVersionPatch, Task, TrainedTask } from '@/api/generated';
+import type { Deployment, ModelVersion, ModelVersionCreate, ModelVersionPatch, Task, TrainedTask } from '@/api/generated';
+import { trainingKey } from '@/api/training';
 import { TRAINING_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
-
-export const trainingKey = ['training'] as const;
 
 /** A run still to finish. */
 export const isActive = (t: TrainedTask | undefined) =>
@@ -46,19 +45,6 @@ export const setModelDeleted = (id: number, is_deleted: boolean, organization?: 
 
 /** Registers a model file (of the model types) as a model version of a task. */
 export const registerModelVersion = (body: ModelVersionCreate) => api.post<ModelVersion>('organization/model_version', body);
-
-/** The organisation's devices, to deploy to (online ones can take a model). */
-/** A device that can be sent work now (deploying and recording choose among these). */
-export const canTakeWork = (d: Device) => d.enrolled && d.online;
-
-/** The organisation's devices (deploying and recording choose among the online ones). */
-export const orgDevicesQuery = (org: number) =>
-  queryOptions({
-    queryKey: [...trainingKey, 'devices', org],
-    queryFn: () => api.get<Device[]>(`device/device_org/${org}/`),
-    staleTime: 0,
-    refetchInterval: TRAINING_POLL_MS * 5,
-  });
 
 export const deploy = (model: number, devices: number[]) =>
   api.post<Deployment[]>(`organization/model_version/${model}/deploy/`, { devices });

@@ -12,46 +12,14 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { AnnotationsCheck, Comment, CommentCreate, LabelState, LabelsPut, Msg, Page, RecordRequest, TaskVideos, Video, VideoLabels } from '@/api/generated';
+import type { AnnotationsCheck, Comment, CommentCreate, LabelState, LabelsPut, Msg, RecordRequest, TaskVideos, Video, VideoLabels } from '@/api/generated';
+import { videosKey } from '@/api/videos';
 import { SLOW_UPLOAD_MS, UPLOAD_PART_MAX, UPLOAD_PART_MIN } from '@/config/constants';
 import { ApiError, api } from '@/lib/api-client';
-
-export const videosKey = ['videos'] as const;
-
-/** The list's filters: the video type filter of section 9 ('' all, 'true' training,
- * 'false' trace), a date range (YYYY-MM-DD, either may be empty), the order. */
-export type VideoFilter = {
-  isUploadedVideo: '' | 'true' | 'false';
-  from: string;
-  to: string;
-  ordering: '' | 'no_of_comments' | '-no_of_comments';
-};
-
-export const NO_FILTER: VideoFilter = { isUploadedVideo: '', from: '', to: '', ordering: '' };
-
-export const videoListQuery = (task: number, page: number, f: VideoFilter) =>
-  queryOptions({
-    queryKey: [...videosKey, task, page, f],
-    queryFn: () =>
-      api.get<Page<Video>>(`organization/task/videos/${task}`, {
-        query: {
-          page,
-          isUploadedVideo: f.isUploadedVideo || undefined,
-          datetime_start: f.from || undefined,
-          datetime_end: f.to || undefined,
-          ordering: f.ordering || undefined,
-        },
-      }),
-    staleTime: 0,
-    refetchInterval: (q) => (q.state.data?.results.some((v) => v.status === 'recording') ? RECORDING_POLL_MS : false),
-  });
 
 /** Asks a device to record `seconds` of `camera` as a training video of `task`. */
 export const recordOnDevice = (task: number, body: RecordRequest) =>
   api.post<Video>(`organization/task/videos/${task}/record/`, body);
-
-/** A list with a video a device is still recording is asked again every few seconds. */
-export const RECORDING_POLL_MS = 3000;
 
 export const deleteVideos = (ids: number[]) => api.patch<Msg>('organization/task_record/bulk_delete/', { ids });
 

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
+import { videosKey } from '@/api/videos';
 import { FormError } from '@/components/ui/field';
 import { QueryStatus } from '@/components/ui/query-status';
 import { errorMessage } from '@/lib/api-errors';
 import { formatDateTime } from '@/lib/format';
 
-import { addComment, commentsQuery, videosKey } from '../api/videos';
+import { addComment, commentsQuery } from '../api/videos';
 
 /** A video's comments, oldest first, and a box to add one (the video's count follows). */
 export function CommentsPanel({ video }: { video: number }) {

@@ -3,6 +3,8 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 
 import type { Deployment, ModelVersion } from '@/api/generated';
+import { canTakeWork, orgDevicesQuery, trainingKey } from '@/api/training';
+import { OperationPicker, useTaskParam } from '@/components/media/operation-picker';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormError, SelectField } from '@/components/ui/field';
@@ -13,8 +15,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { useIdSet } from '@/lib/use-id-set';
 
-import { canTakeWork, deploy, deploymentsQuery, modelVersionsQuery, orgDevicesQuery, trainingKey } from '../api/training';
-import { OperationPicker, useTaskParam } from './operation-picker';
+import { deploy, deploymentsQuery, modelVersionsQuery } from '../api/training';
 
 const STATUS: Record<Deployment['status'], string> = {
   installing: 'Installing…',

@@ -1,14 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
+import { canTakeWork, orgDevicesQuery } from '@/api/training';
+import { videosKey } from '@/api/videos';
 import { Field, FormError, SelectField } from '@/components/ui/field';
 import { RECORD_SECONDS_MAX, RECORD_SECONDS_MIN } from '@/config/constants';
 import { formErrors } from '@/lib/api-errors';
 import { notify } from '@/lib/toast';
 import { wholeNumber } from '@/lib/validate';
 
-import { canTakeWork, orgDevicesQuery } from '../api/training';
-import { recordOnDevice, videosKey } from '../api/videos';
+import { recordOnDevice } from '../api/videos';
 
 /** The message for seconds out of range (the server's words too). */
 export const SECONDS_RANGE = `Record between ${RECORD_SECONDS_MIN} and ${RECORD_SECONDS_MAX} seconds.`;

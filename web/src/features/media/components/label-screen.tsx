@@ -3,7 +3,9 @@ import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import type { Segment, Video } from '@/api/generated';
+import { NO_FILTER, videoListQuery, videosKey } from '@/api/videos';
 import { stepColour } from '@/components/charts/palette';
+import { OperationPicker, useTaskParam } from '@/components/media/operation-picker';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -12,24 +14,14 @@ import { QueryStatus } from '@/components/ui/query-status';
 import { FRAME_STEP } from '@/config/constants';
 import { errorMessage } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
+import { exactSeconds } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { labelerKey } from '../api/labeler';
-import {
-  type LabelsVia,
-  NO_FILTER,
-  deleteAnnotations,
-  labelsKey,
-  labelsQuery,
-  markPropagationsReviewed,
-  saveLabels,
-  videoListQuery,
-  videosKey,
-} from '../api/videos';
-import { ZOOMS, addSegment, removeSegment, seconds, stepAt, timelineWindow } from '../labels';
+import { type LabelsVia, deleteAnnotations, labelsKey, labelsQuery, markPropagationsReviewed, saveLabels } from '../api/videos';
+import { ZOOMS, addSegment, removeSegment, stepAt, timelineWindow } from '../labels';
 import { LabelersPanel } from './labelers-panel';
-import { OperationPicker, useTaskParam } from './operation-picker';
 import { VideosToLabel } from './videos-to-label';
 
 const MAX_ZOOM = Math.max(...ZOOMS);
@@ -249,16 +241,16 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
         onSeeked={(e) => setNow(Math.round(e.currentTarget.currentTime * 1000))}
       />
       <p aria-live="polite">
-        At {seconds(now)} (frame {Math.round((now / 1000) * fps)}):{' '}
+        At {exactSeconds(now)} (frame {Math.round((now / 1000) * fps)}):{' '}
         <strong>{current === null ? 'background' : `${current + 1}. ${steps[current] ?? ''}`}</strong>
-        {start !== null ? ` · start marked at ${seconds(start)}` : ''}
+        {start !== null ? ` · start marked at ${exactSeconds(start)}` : ''}
         {dirty ? ' · unsaved changes' : ''}
       </p>
       <div
         className="timeline"
         role="img"
         aria-label={`Timeline: ${shown.length} segment${shown.length === 1 ? '' : 's'}${
-          zoom > 1 ? `, ${seconds(Math.round(view.from))} to ${seconds(Math.round(view.to))}` : ''
+          zoom > 1 ? `, ${exactSeconds(Math.round(view.from))} to ${exactSeconds(Math.round(view.to))}` : ''
         }`}
         onClick={(e) => {
           const r = e.currentTarget.getBoundingClientRect();
@@ -329,9 +321,9 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
             <td>
               {sg.step + 1}. {steps[sg.step] ?? ''}
             </td>
-            <td>{seconds(sg.start_ms)}</td>
-            <td>{seconds(sg.end_ms)}</td>
-            <td>{seconds(sg.end_ms - sg.start_ms)}</td>
+            <td>{exactSeconds(sg.start_ms)}</td>
+            <td>{exactSeconds(sg.end_ms)}</td>
+            <td>{exactSeconds(sg.end_ms - sg.start_ms)}</td>
             {editable ? (
               <td>
                 <button type="button" className="secondary" onClick={() => setSegments(removeSegment(shown, shown.indexOf(sg)))}>

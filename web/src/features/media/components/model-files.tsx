@@ -5,6 +5,7 @@ import type { ModelType } from '@/api/generated';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DataTable } from '@/components/ui/data-table';
 import { Field, FormError, SelectField } from '@/components/ui/field';
+import { UploadProgressBar } from '@/components/ui/upload-progress';
 import { MAX_MODEL_FILE_BYTES } from '@/config/constants';
 import { errorMessage, fieldErrors } from '@/lib/api-errors';
 import { formatDateTime, megabytes } from '@/lib/format';
@@ -18,7 +19,6 @@ import {
   moveModelFiles,
   uploadModelFile,
 } from '../api/model-types';
-import { UploadProgressBar } from './upload-progress';
 
 const files = (n: number) => `${n} model file${n === 1 ? '' : 's'}`;
 

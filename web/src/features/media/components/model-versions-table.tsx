@@ -2,11 +2,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 
 import type { ModelVersion } from '@/api/generated';
+import { tasksQuery } from '@/api/tasks';
 import { DataTable } from '@/components/ui/data-table';
 import { notify } from '@/lib/toast';
 
 import { modelVersionsQuery, setModelDeleted } from '../api/training';
-import { tasksQuery } from './operation-picker';
 
 /** The spec's message when the soft delete fails (section 8). */
 export const DELETE_FAILED = 'Unable to delete Model Version';

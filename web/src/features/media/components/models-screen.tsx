@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
+import { tasksQuery } from '@/api/tasks';
+import { OperationSelect } from '@/components/media/operation-picker';
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormError, SelectField } from '@/components/ui/field';
 import { ScreenHeader } from '@/components/ui/screen-header';
@@ -13,7 +15,6 @@ import { checkChosen } from '@/lib/validate';
 import { modelTypesQuery } from '../api/model-types';
 import { modelVersionsKey, registerModelVersion } from '../api/training';
 import { ModelVersionsTable } from './model-versions-table';
-import { OperationSelect, tasksQuery } from './operation-picker';
 
 /**
  * `/user/models` (model versions): the organisation's model versions with the soft

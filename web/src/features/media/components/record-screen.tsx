@@ -2,11 +2,15 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef, useState } from 'react';
 
 import type { Video } from '@/api/generated';
+import { NO_FILTER, type VideoFilter, videoListQuery, videosKey } from '@/api/videos';
+import { OperationPicker, useTaskParam } from '@/components/media/operation-picker';
+import { VideoState } from '@/components/media/video-state';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError, SelectField } from '@/components/ui/field';
 import { Pager } from '@/components/ui/pager';
+import { UploadProgressBar } from '@/components/ui/upload-progress';
 import { ApiError } from '@/lib/api-client';
 import { errorMessage } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
@@ -15,23 +19,10 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { useIdSet } from '@/lib/use-id-set';
 
-import {
-  NO_FILTER,
-  type Upload,
-  type UploadProgress,
-  type VideoFilter,
-  deleteVideos,
-  resumeUpload,
-  uploadVideo,
-  videoListQuery,
-  videosKey,
-} from '../api/videos';
+import { type Upload, type UploadProgress, deleteVideos, resumeUpload, uploadVideo } from '../api/videos';
 import { CommentsPanel } from './comments-panel';
 import { CameraRecorder } from './camera-recorder';
 import { DeviceRecorder } from './device-recorder';
-import { VideoState } from './video-state';
-import { OperationPicker, useTaskParam } from './operation-picker';
-import { UploadProgressBar } from './upload-progress';
 
 /** The spec's message after an upload (section 8). */
 export const UPLOADED = 'Data uploaded successfully!';

@@ -3,8 +3,10 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 
 import type { Metrics, ModelVersion, TrainedTask } from '@/api/generated';
+import { trainingKey } from '@/api/training';
 import { BarChart } from '@/components/charts/charts';
 import { palette } from '@/components/charts/palette';
+import { OperationPicker, useTaskParam } from '@/components/media/operation-picker';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError } from '@/components/ui/field';
@@ -13,15 +15,13 @@ import { DEFAULT_EPOCHS, MAX_EPOCHS } from '@/config/constants';
 import { paths } from '@/config/paths';
 import { fieldErrors, errorMessage } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
-import { TRAIN_STATUS_LABEL } from '@/lib/format';
+import { exactSeconds, TRAIN_STATUS_LABEL } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { wholeNumber } from '@/lib/validate';
 
-import { isActive, startTraining, stopTraining, trainedTaskQuery, trainingKey } from '../api/training';
+import { isActive, startTraining, stopTraining, trainedTaskQuery } from '../api/training';
 import { annotationsCheckQuery } from '../api/videos';
-import { seconds } from '../labels';
-import { OperationPicker, useTaskParam } from './operation-picker';
 
 const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
 
@@ -84,7 +84,7 @@ function LabelsCheck({ task, model }: { task: number; model: number | null }) {
   if (!c) return <QueryStatus pending={q.isPending} error={q.error} what="Labels check" />;
   return (
     <section aria-label="Labels check">
-      <p className="muted">Labelled time per step: {c.steps.map((name, i) => `${name} ${seconds(c.step_ms[i] ?? 0)}`).join(' · ')}</p>
+      <p className="muted">Labelled time per step: {c.steps.map((name, i) => `${name} ${exactSeconds(c.step_ms[i] ?? 0)}`).join(' · ')}</p>
       {c.problems.length > 0 ? (
         <ul className="labels-problems">
           {c.problems.map((p) => (

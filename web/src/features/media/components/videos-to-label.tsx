@@ -2,12 +2,12 @@ import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 
 import type { Page, Video } from '@/api/generated';
+import { VideoState } from '@/components/media/video-state';
 import { DataTable } from '@/components/ui/data-table';
 import { Pager } from '@/components/ui/pager';
+import { exactSeconds } from '@/lib/format';
 
 import { LABEL_STATES } from '../api/videos';
-import { seconds } from '../labels';
-import { VideoState } from './video-state';
 
 /**
  * An operation's videos to label (Label Training Set's and the labeler area's list):
@@ -38,7 +38,7 @@ export function VideosToLabel({
           <tr key={v.id}>
             <td>{v.file_name}</td>
             <td>{v.isUploadedVideo ? 'Training' : 'Trace'}</td>
-            <td>{v.duration_ms !== null ? seconds(v.duration_ms) : <VideoState v={v} />}</td>
+            <td>{v.duration_ms !== null ? exactSeconds(v.duration_ms) : <VideoState v={v} />}</td>
             <td>{v.labels === 'propagated' ? <strong>{LABEL_STATES[v.labels]}</strong> : LABEL_STATES[v.labels]}</td>
             <td>
               {v.status === 'ready' ? (

@@ -2,18 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 
 import type { Task } from '@/api/generated';
+import { tasksQuery } from '@/api/tasks';
 import { EmptyState } from '@/components/ui/empty-state';
 import { SelectField } from '@/components/ui/field';
 import { ScreenHeader } from '@/components/ui/screen-header';
-import { api } from '@/lib/api-client';
-
-/** The operations of the session's organisation, or of `organization` (the picker's
- * choices; names for other lists). */
-export const tasksQuery = (organization?: number) => ({
-  queryKey: ['media', 'tasks', organization ?? null],
-  queryFn: () => api.get<Task[]>('organization/task/', { organization }),
-  staleTime: 0,
-});
 
 /** The operation the media screens work on: `?task=` in the address (choosing another
  * drops the rest of the query, such as the chosen video). */
