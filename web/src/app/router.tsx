@@ -62,9 +62,9 @@ export const routes: RouteObject[] = [
             element: <AppLayout />,
             children: [
               screen(paths.cycleTrace, () => import('@/features/analytics/components/cycle-trace-screen')),
-              screen(paths.labeler.tasks, () => import('@/features/media/components/labeler-tasks-screen')),
+              screen(paths.labeler.tasks, () => import('@/features/labeling/components/labeler-tasks-screen')),
               screen(paths.labeler.setting, () => import('@/features/account/components/profile-screen')),
-              screen(paths.labeler.videos, () => import('@/features/media/components/labeler-videos-screen')),
+              screen(paths.labeler.videos, () => import('@/features/labeling/components/labeler-videos-screen')),
               ...[
                 u.temp, u.opc,
                 u.cameras, u.remoteDevices, u.userManual,
@@ -84,11 +84,11 @@ export const routes: RouteObject[] = [
               screen(u.devices, () => import('@/features/devices/components/devices-screen')),
               screen(u.device, () => import('@/features/devices/components/device-screen')),
               screen(u.addDevice, () => import('@/features/devices/components/add-device-screen')),
-              screen(u.record, () => import('@/features/media/components/record-screen')),
-              screen(u.labelData, () => import('@/features/media/components/label-screen')),
-              screen(u.train, () => import('@/features/media/components/train-screen')),
-              screen(u.deploy, () => import('@/features/media/components/deploy-screen')),
-              screen(u.models, () => import('@/features/media/components/models-screen')),
+              screen(u.record, () => import('@/features/recording/components/record-screen')),
+              screen(u.labelData, () => import('@/features/labeling/components/label-screen')),
+              screen(u.train, () => import('@/features/training/components/train-screen')),
+              screen(u.deploy, () => import('@/features/models/components/deploy-screen')),
+              screen(u.models, () => import('@/features/models/components/models-screen')),
               // trace/{traceId} is the cycle-trace screen, keeping the query.
               {
                 path: u.traceItem,
@@ -99,8 +99,8 @@ export const routes: RouteObject[] = [
               screen(a.users, () => import('@/features/admin/components/users-screen')),
               screen(a.roles, () => import('@/features/admin/components/roles-screen')),
               screen(a.pendingUsers, () => import('@/features/admin/components/pending-users-screen')),
-              screen(a.modelVersions, () => import('@/features/media/components/org-model-versions-screen')),
-              screen(a.modelTypes, () => import('@/features/media/components/model-types-screen')),
+              screen(a.modelVersions, () => import('@/features/models/components/org-model-versions-screen')),
+              screen(a.modelTypes, () => import('@/features/models/components/model-types-screen')),
               screen(a.archivedCycles, () => import('@/features/admin/components/archived-cycles-screen')),
               ...[
                 a.tamperingRequests, a.devices,

@@ -20,8 +20,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { wholeNumber } from '@/lib/validate';
 
-import { isActive, startTraining, stopTraining, trainedTaskQuery } from '../api/training';
-import { annotationsCheckQuery } from '../api/videos';
+import { annotationsCheckQuery, isActive, startTraining, stopTraining, trainedTaskQuery } from '../api/trained-task';
 
 const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
 

@@ -1,33 +1,14 @@
 /**
- * A task's training (spec section 7 `organization/trained_task/{id}`,
- * `organization/train/stop/`): `PATCH` with `{train_status: 'training'}` starts it, `GET`
- * follows it (asked every second while a run is queued or running), `PUT train/stop/`
- * stops it. The model versions it makes (`organization/model_version`): the list, the
- * soft delete, registering a model file as one; deploying one to devices.
+ * The model versions training makes (spec section 7 `organization/model_version`): the
+ * list, the soft delete, registering a model file as one; deploying one to devices and
+ * following its deployments. Under `trainingKey`, so a finished training run shows here.
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { Deployment, ModelVersion, ModelVersionCreate, ModelVersionPatch, Task, TrainedTask } from '@/api/generated';
+import type { Deployment, ModelVersion, ModelVersionCreate, ModelVersionPatch } from '@/api/generated';
 import { trainingKey } from '@/api/training';
 import { TRAINING_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
-
-/** A run still to finish. */
-export const isActive = (t: TrainedTask | undefined) =>
-  t?.run?.status === 'queued' || t?.run?.status === 'running';
-
-export const trainedTaskQuery = (task: number) =>
-  queryOptions({
-    queryKey: [...trainingKey, task],
-    queryFn: () => api.get<TrainedTask>(`organization/trained_task/${task}`),
-    staleTime: 0,
-    refetchInterval: (q) => (isActive(q.state.data) ? TRAINING_POLL_MS : false),
-  });
-
-export const startTraining = (task: number, epochs: number) =>
-  api.patch<TrainedTask>(`organization/trained_task/${task}`, { train_status: 'training', epochs });
-
-export const stopTraining = (task: number) => api.put<Task>('organization/train/stop/', { task });
 
 export const modelVersionsKey = [...trainingKey, 'models'] as const;
 

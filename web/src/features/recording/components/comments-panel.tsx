@@ -7,7 +7,7 @@ import { QueryStatus } from '@/components/ui/query-status';
 import { errorMessage } from '@/lib/api-errors';
 import { formatDateTime } from '@/lib/format';
 
-import { addComment, commentsQuery } from '../api/videos';
+import { addComment, commentsQuery } from '../api/recording';
 
 /** A video's comments, oldest first, and a box to add one (the video's count follows). */
 export function CommentsPanel({ video }: { video: number }) {

@@ -19,7 +19,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { useIdSet } from '@/lib/use-id-set';
 
-import { type Upload, type UploadProgress, deleteVideos, resumeUpload, uploadVideo } from '../api/videos';
+import { type Upload, type UploadProgress, deleteVideos, resumeUpload, uploadVideo } from '../api/recording';
 import { CommentsPanel } from './comments-panel';
 import { CameraRecorder } from './camera-recorder';
 import { DeviceRecorder } from './device-recorder';

@@ -13,7 +13,7 @@ import { notify } from '@/lib/toast';
 import { checkChosen } from '@/lib/validate';
 
 import { modelTypesQuery } from '../api/model-types';
-import { modelVersionsKey, registerModelVersion } from '../api/training';
+import { modelVersionsKey, registerModelVersion } from '../api/model-versions';
 import { ModelVersionsTable } from './model-versions-table';
 
 /**

@@ -5,7 +5,7 @@ import { fail, signInAs } from '@/testing/helpers';
 import { apiUrl, server } from '@/testing/server';
 
 import { video as readyVideo } from '@/testing/videos';
-import { type UploadProgress, partSize, resumeUpload, uploadVideo } from './api/videos';
+import { type UploadProgress, partSize, resumeUpload, uploadVideo } from './api/recording';
 
 const KIB = 1024;
 

@@ -19,7 +19,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { labelerKey } from '../api/labeler';
-import { type LabelsVia, deleteAnnotations, labelsKey, labelsQuery, markPropagationsReviewed, saveLabels } from '../api/videos';
+import { type LabelsVia, deleteAnnotations, labelsKey, labelsQuery, markPropagationsReviewed, saveLabels } from '../api/labels';
 import { ZOOMS, addSegment, removeSegment, stepAt, timelineWindow } from '../labels';
 import { LabelersPanel } from './labelers-panel';
 import { VideosToLabel } from './videos-to-label';

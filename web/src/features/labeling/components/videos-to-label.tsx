@@ -7,7 +7,7 @@ import { DataTable } from '@/components/ui/data-table';
 import { Pager } from '@/components/ui/pager';
 import { exactSeconds } from '@/lib/format';
 
-import { LABEL_STATES } from '../api/videos';
+import { LABEL_STATES } from '../api/labels';
 
 /**
  * An operation's videos to label (Label Training Set's and the labeler area's list):

@@ -15,7 +15,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { useIdSet } from '@/lib/use-id-set';
 
-import { deploy, deploymentsQuery, modelVersionsQuery } from '../api/training';
+import { deploy, deploymentsQuery, modelVersionsQuery } from '../api/model-versions';
 
 const STATUS: Record<Deployment['status'], string> = {
   installing: 'Installing…',

@@ -9,7 +9,7 @@ import { formErrors } from '@/lib/api-errors';
 import { notify } from '@/lib/toast';
 import { wholeNumber } from '@/lib/validate';
 
-import { recordOnDevice } from '../api/videos';
+import { recordOnDevice } from '../api/recording';
 
 /** The message for seconds out of range (the server's words too). */
 export const SECONDS_RANGE = `Record between ${RECORD_SECONDS_MIN} and ${RECORD_SECONDS_MAX} seconds.`;

@@ -6,7 +6,7 @@ import { tasksQuery } from '@/api/tasks';
 import { DataTable } from '@/components/ui/data-table';
 import { notify } from '@/lib/toast';
 
-import { modelVersionsQuery, setModelDeleted } from '../api/training';
+import { modelVersionsQuery, setModelDeleted } from '../api/model-versions';
 
 /** The spec's message when the soft delete fails (section 8). */
 export const DELETE_FAILED = 'Unable to delete Model Version';

@@ -1,6 +1,7 @@
 /**
- * A task's videos (spec section 7 "Videos, tags and comments"): the list with the
- * spec's filters, bulk delete, and the upload in parts.
+ * Recording a task's training videos (spec section 7 "Videos, tags and comments"): on
+ * a device, by upload in parts, bulk delete, and the videos' comments. The list is
+ * `@/api/videos` (labeling shows it too).
  *
  * An upload (`uploadVideo`): `POST organization/task/videos/{taskId}` with the file's
  * name and size, then its bytes in order with `PUT organization/task_record/{id}/content/`
@@ -12,7 +13,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { AnnotationsCheck, Comment, CommentCreate, LabelState, LabelsPut, Msg, RecordRequest, TaskVideos, Video, VideoLabels } from '@/api/generated';
+import type { Comment, CommentCreate, Msg, RecordRequest, Video } from '@/api/generated';
 import { videosKey } from '@/api/videos';
 import { SLOW_UPLOAD_MS, UPLOAD_PART_MAX, UPLOAD_PART_MIN } from '@/config/constants';
 import { ApiError, api } from '@/lib/api-client';
@@ -116,47 +117,6 @@ export async function resumeUpload(u: Upload, onProgress: (p: UploadProgress) =>
   if (v.status === 'ready') return v;
   return sendParts(u.id, u.file, v.received_bytes, onProgress, signal);
 }
-
-/** Whose calls reach a video's labels: the organisation's (Label Training Set) or the
- * labeler area's (a task requested of the labeler). */
-export type LabelsVia = 'organization' | 'labeler';
-
-export const labelsKey = (video: number, via: LabelsVia = 'organization') => [...videosKey, 'labels', via, video] as const;
-
-export const labelsQuery = (video: number, via: LabelsVia = 'organization') =>
-  queryOptions({
-    queryKey: labelsKey(video, via),
-    queryFn: () => api.get<VideoLabels>(`${via}/task_record/${video}/labels/`),
-    staleTime: 0,
-  });
-
-export const saveLabels = (video: number, body: LabelsPut, via: LabelsVia = 'organization') =>
-  api.put<VideoLabels>(`${via}/task_record/${video}/labels/`, body);
-
-/** Marks propagated labels (a trained model's guesses) reviewed, so training uses them. */
-export const markPropagationsReviewed = (body: TaskVideos, via: LabelsVia = 'organization') =>
-  api.patch<Msg>(`${via}/task/mark_propagations_as_reviewed`, body);
-
-/** Deletes the labels of some videos of a task (all of its videos without `videos`). */
-export const deleteAnnotations = (body: TaskVideos) => api.patch<Msg>('organization/task/delete_annotations', body);
-
-/** Whether a task's labels are enough to train on (under the videos' key: a label change
- * refreshes it). `model`: the task's latest model version, if any; a new one (whose
- * training labelled unlabelled videos) asks again. */
-export const annotationsCheckQuery = (task: number, model: number | null = null) =>
-  queryOptions({
-    queryKey: [...videosKey, 'check', task, model],
-    queryFn: () => api.get<AnnotationsCheck>(`organization/task/annotations_check/${task}`),
-    staleTime: 0,
-  });
-
-/** Where a video's labels stand, in words. */
-export const LABEL_STATES: Record<LabelState, string> = {
-  none: 'Not labelled',
-  labelled: 'Labelled',
-  propagated: 'Propagated: to review',
-  reviewed: 'Reviewed',
-};
 
 export const commentsKey = (video: number) => [...videosKey, 'comments', video] as const;
 
