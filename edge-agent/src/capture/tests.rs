@@ -13,9 +13,15 @@ fn opts(fast: bool) -> Options {
     }
 }
 
-/// Frames of a video file, read as fast as possible to its end.
+/// Frames of a video file, read as fast as possible to its end, every one: a task's
+/// rate (15) would let `videorate` drop a frame of a file whose times were rounded to
+/// the millisecond (WebM's), as a recording of one keeps them.
 fn frames_in(path: &Path) -> u64 {
-    let mut cap = Capture::open(&Source::File(path.into()), opts(true)).unwrap();
+    let every = Options {
+        fps: 1000,
+        ..opts(true)
+    };
+    let mut cap = Capture::open(&Source::File(path.into()), every).unwrap();
     let mut n = 0;
     while cap.next_frame().unwrap().is_some() {
         n += 1;
