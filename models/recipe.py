@@ -13,6 +13,13 @@ default). Two things make it hold on a real station, each chosen by measurement
   blurred (another resolution, compression) and noised (a cheaper sensor); with
   `recolour`, the things that move (the operator's hands and sleeves) are given other
   colours than the footage's, so a new operator or gloves do not look like nothing.
+
+With a `window` above 1, a second, small network (the head) decides each frame from
+the last few frames. It reads either the per-frame network's step probabilities
+(`head_input="probs"`, the default recipe: a hand arriving and a hand working look alike
+in one frame, but not in the last eight frames' probabilities, which hold on other
+stations as the per-frame network does) or its hidden layers (`"hidden"`: more to learn
+from, but also the footage's own colours, so it does not hold on other operators).
 """
 
 import json
@@ -131,13 +138,19 @@ def softmax(z):
 class Recipe:
     """What to train: the frame size, the hidden width, whether to normalise each frame,
     how to augment, and the window (frames the model looks at: the newest and those just
-    before it; 1 decides each frame alone)."""
+    before it; 1 decides each frame alone) with what its head reads of each frame
+    (`head_input`: "probs" or "hidden") and how many augmented passes over the footage
+    it learns from beside the footage as it is (`head_passes`)."""
 
     def __init__(self, width=64, height=48, hidden=48, frame_norm=True, augment=True,
-                 recolour=True, window=1, difference=None, clutter=False):
+                 recolour=True, window=1, difference=None, clutter=False,
+                 head_input="hidden", head_passes=2):
         self.width, self.height, self.hidden = width, height, hidden
         self.frame_norm, self.augment, self.recolour = frame_norm, augment, recolour
         self.window = window
+        if head_input not in ("probs", "hidden"):
+            raise ValueError(f"head_input: probs or hidden, not {head_input}")
+        self.head_input, self.head_passes = head_input, head_passes
         # "only": each pixel's distance from the still bench instead of its colour;
         # "both": the colour and the distance. None: the colour.
         self.difference = difference
@@ -162,6 +175,10 @@ class Recipe:
 # The temporal head's hidden units.
 HEAD_HIDDEN = 32
 
+# A step probability's floor before its logarithm, where the head reads probabilities (a
+# sure network's zeros stay finite and alike).
+PROB_FLOOR = 1e-3
+
 
 class Trained:
     """A trained model: the per-frame network `p` over standardised features (`mean`,
@@ -176,15 +193,25 @@ class Trained:
         z = (self.recipe.features(unit) - self.mean) / self.std
         return np.maximum(z @ self.p["w1"] + self.p["b1"], 0)
 
+    def per_frame(self, unit):
+        """The per-frame network's step probabilities."""
+        return softmax(self.hidden(unit) @ self.p["w2"] + self.p["b2"])
+
+    def head_reads(self, unit):
+        """What the head reads of each frame: the per-frame network's log-probabilities
+        (floored at PROB_FLOOR) or its hidden layer."""
+        if self.recipe.head_input == "probs":
+            return np.log(self.per_frame(unit) + PROB_FLOOR)
+        return self.hidden(unit)
+
     def probabilities(self, x):
         """The model's output on each of the uint8 frames `x` (consecutive), as the
         agent gets it: each frame's window padded, at the start, with the first frame."""
-        out = []
-        for k in range(0, len(x), 2048):
-            out.append(self.hidden(x[k : k + 2048].astype(np.float32) / 255.0))
+        read = self.per_frame if self.q is None else self.head_reads
+        out = [read(x[k : k + 2048].astype(np.float32) / 255.0) for k in range(0, len(x), 2048)]
         h = np.concatenate(out) if out else np.zeros((0, self.recipe.hidden), np.float32)
         if self.q is None:
-            return softmax(h @ self.p["w2"] + self.p["b2"])
+            return h
         z = (windows(h, self.recipe.window) - self.head_mean) / self.head_std
         return softmax(np.maximum(z @ self.q["w1"] + self.q["b1"], 0) @ self.q["w2"]
                        + self.q["b2"])
@@ -256,9 +283,8 @@ def epoch_order(rng, n):
     return np.concatenate([rng.permutation(n) for _ in range(reps)])
 
 
-# Frames per run of the same station when the head's training windows are augmented,
-# and how many augmented passes over the footage it sees beside the footage as it is.
-HEAD_RUN, HEAD_PASSES = 32, 2
+# Frames per run of the same station when the head's training windows are augmented.
+HEAD_RUN = 32
 
 
 def fit(recipe, x, y, classes, seed, epochs, progress):
@@ -299,13 +325,13 @@ def fit(recipe, x, y, classes, seed, epochs, progress):
     trained = Trained(recipe, p, mean.astype(np.float32), std.astype(np.float32))
     if stages == 1:
         return trained
-    # The head: windows of the per-frame network's hidden layer over the footage as it
-    # is and as other stations would show it (one station per run of frames).
-    seqs = [trained.hidden(unit)]
-    for _ in range(HEAD_PASSES if recipe.augment else 0):
+    # The head: windows of what it reads of each frame over the footage as it is and as
+    # other stations would show it (one station per run of frames).
+    seqs = [trained.head_reads(unit)]
+    for _ in range(recipe.head_passes if recipe.augment else 0):
         parts = []
         for i in range(0, len(unit), 1024):
-            parts.append(trained.hidden(
+            parts.append(trained.head_reads(
                 augment(unit[i : i + 1024], rng, background, recipe.recolour, HEAD_RUN,
                         recipe.clutter)))
         seqs.append(np.concatenate(parts))
@@ -333,7 +359,8 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
            card=None, head=None, difference=None, bench=None):
     """The model as ONNX: uint8 frames in, softmax out; the scaling (and, with
     `frame_norm`, the per-frame normalisation) in the graph. Without a `head`: N frames
-    → N × labels. With a `head` (q, head_mean, head_std, window): the window's frames,
+    → N × labels. With a `head` (q, head_mean, head_std, window, what it reads: "probs"
+    or "hidden", `Recipe.head_input`): the window's frames,
     oldest first (window × height × width × 3) → 1 × labels, and `gemba.window` in the
     metadata says how many frames the agent gives. `card` (a dict) goes into the
     metadata as `gemba.card`."""
@@ -392,8 +419,22 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
         init += [numpy_helper.from_array(p["w2"], "w2"), numpy_helper.from_array(p["b2"], "b2")]
         nodes.append(helper.make_node("Gemm", ["hr", "w2", "b2"], ["logits"]))
     else:
-        q, head_mean, head_std, window = head
+        q, head_mean, head_std, window, head_input = head
         batch = window
+        reads = "hr"
+        if head_input == "probs":
+            init += [
+                numpy_helper.from_array(p["w2"], "w2"),
+                numpy_helper.from_array(p["b2"], "b2"),
+                numpy_helper.from_array(np.float32(PROB_FLOOR).reshape(()), "prob_floor"),
+            ]
+            nodes += [
+                helper.make_node("Gemm", ["hr", "w2", "b2"], ["frame_logits"]),
+                helper.make_node("Softmax", ["frame_logits"], ["frame_probs"], axis=1),
+                helper.make_node("Add", ["frame_probs", "prob_floor"], ["frame_floored"]),
+                helper.make_node("Log", ["frame_floored"], ["frame_log"]),
+            ]
+            reads = "frame_log"
         init += [
             numpy_helper.from_array(np.array([1, -1], np.int64), "one_row"),
             numpy_helper.from_array(head_mean.astype(np.float32), "head_mean"),
@@ -404,7 +445,7 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
             numpy_helper.from_array(q["b2"], "c2"),
         ]
         nodes += [
-            helper.make_node("Reshape", ["hr", "one_row"], ["seq"]),
+            helper.make_node("Reshape", [reads, "one_row"], ["seq"]),
             helper.make_node("Sub", ["seq", "head_mean"], ["seq_c"]),
             helper.make_node("Div", ["seq_c", "head_std"], ["seq_z"]),
             helper.make_node("Gemm", ["seq_z", "q1", "c1"], ["g"]),
@@ -442,6 +483,6 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
 def export_trained(t, labels, version, path, card=None):
     """A `Trained` model as ONNX (`export`)."""
     r = t.recipe
-    head = None if t.q is None else (t.q, t.head_mean, t.head_std, r.window)
+    head = None if t.q is None else (t.q, t.head_mean, t.head_std, r.window, r.head_input)
     export(t.p, t.mean, t.std, labels, version, path, r.width, r.height, r.frame_norm, card,
            head, r.difference, r.bench)

@@ -12,11 +12,13 @@ docs/benchmarks.md "Step-model recipes"): a small multilayer perceptron over the
 frame (64×48 with 48 hidden units, unless `--width`, `--height` and `--hidden` give a
 model type's recipe), normalised per frame and compared with the still bench in the
 graph, trained on frames moved, relit, recoloured and cluttered as other stations would
-show them. In ONNX: input `frames` (N × height × width × 3, uint8 RGB), output `probs`
-(N × (steps + 1), softmax, background last); with `--recipe temporal`, a head over the
-last four frames' hidden layers: the window's frames in (4 × height × width × 3, oldest
-first, `gemba.window`), 1 × (steps + 1) out. Its metadata says what the agent needs:
-input width and height, the window, the labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what it was
+show them, and a small head deciding each frame from the last eight frames' step
+probabilities. In ONNX: input `frames`, the window's frames (8 × height × width × 3,
+uint8 RGB, oldest first, `gemba.window`), output `probs` (1 × (steps + 1), softmax,
+background last). `--recipe per-frame` (no head: N frames in, N × (steps + 1) out),
+`temporal` (a head over the last four frames' hidden layers) and `plain` (the first
+recipe) are kept for comparison. Its metadata says what the agent needs: input width
+and height, the window, the labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what it was
 trained on and its frame accuracy on the held-out video, when one is given).
 
     python3 models/train.py --train a.mp4:a.truth.json --holdout b.mp4:b.truth.json --out DIR
@@ -92,7 +94,8 @@ def load_each(pairs, fps, progress=lambda i, n: None):
 ROBUST = {"frame_norm": True, "augment": True, "recolour": True, "clutter": True,
           "difference": "both"}
 RECIPES = {
-    "robust": {**ROBUST, "window": 1},
+    "robust": {**ROBUST, "window": 8, "head_input": "probs", "head_passes": 3},
+    "per-frame": {**ROBUST, "window": 1},
     "temporal": {**ROBUST, "window": 4},
     "plain": {"frame_norm": False, "augment": False, "recolour": False, "window": 1},
 }
@@ -121,7 +124,8 @@ def main():
     ap.add_argument("--height", type=int, default=HEIGHT, help="the frame height it takes")
     ap.add_argument("--hidden", type=int, default=HIDDEN, help="units of its hidden layer")
     ap.add_argument("--recipe", choices=RECIPES, default="robust",
-                    help="robust (the default), temporal (robust with a head over the last "
+                    help="robust (the default), per-frame (robust without its head), "
+                         "temporal (robust with a head over the last "
                          "four frames) or plain (the first recipe), for comparison")
     a = ap.parse_args()
     if not (16 <= a.width <= 640 and 16 <= a.height <= 640 and 4 <= a.hidden <= 1024):
@@ -175,6 +179,7 @@ def main():
         "input": [WIDTH, HEIGHT],
         "recipe": a.recipe,
         "window": rc.window,
+        "head_input": rc.head_input if rc.window > 1 else None,
         "train_frames": int(len(x)),
         "train_accuracy": accuracy(train_part),
     }
