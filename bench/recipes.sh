@@ -5,16 +5,16 @@
 # 5: the few-shot case), timed; then every model judged on every variant of the
 # robustness suite (models/robustness.py: the held-out footage as a station varies it,
 # through `gemba-agent eval`) and its inference cost per frame measured by ONNX Runtime
-# on one thread. Settings: RECIPES (default "plain robust temporal"), SUITE_SECONDS (the
-# suite's clip length, default 120), FEW (default 5), FEW_EPOCHS (the few-shot runs'
-# epochs, default 12 as the cloud's), VARIANTS (default all), PROFILE (the agent's
-# build, default release; the figures do not depend on it). Output:
+# on one thread. Settings: RECIPES (default "plain per-frame robust temporal"),
+# SUITE_SECONDS (the suite's clip length, default 120), FEW (default 5), FEW_EPOCHS (the
+# few-shot runs' epochs, default 12 as the cloud's), VARIANTS (default all), PROFILE (the
+# agent's build, default release; the figures do not depend on it). Output:
 # target/bench/recipes/table.md, results.json and log.txt. Not part of scripts/test.
 source "$(dirname "$0")/../scripts/lib.sh"
 ensure_rust
 ensure_build_deps
 ensure_models_tools
-RECIPES="${RECIPES:-plain robust temporal}"
+RECIPES="${RECIPES:-plain per-frame robust temporal}"
 PROFILE="${PROFILE:-release}"
 FEW_EPOCHS="${FEW_EPOCHS:-12}"
 SUITE_SECONDS="${SUITE_SECONDS:-120}"
