@@ -20,6 +20,7 @@ use anyhow::bail;
 use gemba_shared::cycle::EngineConfig;
 
 use crate::capture::{self, Capture, Source};
+use crate::clock::now_ms;
 use crate::infer::Model;
 use crate::outbox::Outbox;
 use crate::recorder::Recorder;
@@ -219,7 +220,7 @@ fn clip_writer(
             w.start_ms,
             w.bytes as i64,
             budget,
-            capture::now_ms(),
+            now_ms(),
         );
         match r {
             Ok(gone) => {
@@ -300,11 +301,7 @@ fn work(
             break;
         };
         let probs = model.infer(&frame.rgb)?;
-        drift.frame(
-            capture::now_ms(),
-            &probs,
-            crate::drift::brightness(&frame.rgb),
-        );
+        drift.frame(now_ms(), &probs, crate::drift::brightness(&frame.rgb));
         last_t = frame.t_ms;
         let made = rec.frame(frame.t_ms, &probs)?;
         clip(&made);
@@ -319,18 +316,14 @@ fn work(
             window = (Instant::now(), 0);
         }
     }
-    let end = if job.capture.fast {
-        last_t
-    } else {
-        capture::now_ms()
-    };
+    let end = if job.capture.fast { last_t } else { now_ms() };
     let made = rec.finish(end.max(last_t))?;
     clip(&made);
     stats.lock().expect("stats lock").cycles += made.len() as u64;
     // Cycles the full outbox could not take yet: wait for room rather than drop them.
     while rec.waiting() > 0 {
         std::thread::sleep(std::time::Duration::from_millis(500));
-        rec.flush(capture::now_ms())?;
+        rec.flush(now_ms())?;
     }
     Ok(())
 }

@@ -36,6 +36,8 @@ use gstreamer as gst;
 use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
 
+use crate::clock::now_ms;
+
 /// Where a camera's frames come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -652,13 +654,6 @@ fn file_uri(p: &Path) -> anyhow::Result<String> {
     gst::glib::filename_to_uri(&abs, None)
         .map(|u| u.to_string())
         .map_err(|e| anyhow!("{}: {e}", p.display()))
-}
-
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// A video file of `seconds` of GStreamer's moving ball, 160x120 at 15 fps, for tests:

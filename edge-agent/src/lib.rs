@@ -5,6 +5,7 @@ pub mod agent;
 pub mod camera;
 pub mod capture;
 pub mod clip;
+pub mod clock;
 pub mod drift;
 pub mod enroll;
 pub mod eval;

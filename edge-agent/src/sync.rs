@@ -20,6 +20,7 @@ use gemba_shared::mqtt::v1::{
 use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Outgoing, Packet, QoS};
 use tokio::sync::{mpsc, watch};
 
+use crate::clock::now_ms;
 use crate::outbox::{Outbox, backoff_ms};
 
 /// Messages published and not yet acknowledged by the broker, at most.
@@ -104,13 +105,6 @@ pub async fn run(
             }
         }
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// One connection. `Ok` when stopped, `Err` when the connection failed.
@@ -252,7 +246,7 @@ async fn incoming(
                     &ack.ids,
                     &ack.refused,
                     ack.clip_url.as_deref(),
-                    crate::capture::now_ms(),
+                    now_ms(),
                 )?;
                 for p in gone {
                     let _ = std::fs::remove_file(p);

@@ -5,6 +5,8 @@
 use std::process::Command;
 use std::time::Duration;
 
+use gemba_agent::clock::now_ms;
+
 mod common;
 use common::*;
 
@@ -33,10 +35,6 @@ fn waiting(data: &std::path::Path) -> Vec<(i64, i64)> {
             (m.start_ms, m.end_ms)
         })
         .collect()
-}
-
-fn now_ms() -> i64 {
-    gemba_agent::capture::now_ms()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

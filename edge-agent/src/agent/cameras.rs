@@ -6,7 +6,7 @@ use gemba_shared::mqtt::v1::{self, CameraState, CameraStatus, StatusMessage};
 
 use super::Agent;
 use crate::camera::{Job, Worker};
-use crate::capture;
+use crate::clock::now_ms;
 use crate::infer::Model;
 
 impl Agent {
@@ -29,7 +29,7 @@ impl Agent {
 
     /// Notes that `camera`'s task failed, to be started again after a back-off.
     pub(super) fn failed(&mut self, camera: &str, error: String) {
-        let now = capture::now_ms();
+        let now = now_ms();
         let f = self.health.failed(camera, error, now);
         tracing::warn!(
             camera,
@@ -62,7 +62,7 @@ impl Agent {
 
     /// Starts again the failed cameras whose pause is over.
     pub(super) fn retry(&mut self) {
-        let now = capture::now_ms();
+        let now = now_ms();
         for camera in self.health.due(now) {
             let Some((task, _)) = self.running.cameras.get(&camera) else {
                 self.health.forget(&camera);
@@ -143,7 +143,7 @@ impl Agent {
         StatusMessage {
             v: v1::VERSION,
             online: true,
-            ts_ms: capture::now_ms(),
+            ts_ms: now_ms(),
             agent_version: env!("CARGO_PKG_VERSION").into(),
             cameras,
             outbox: self

@@ -20,6 +20,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::camera::{self, Job, Worker};
 use crate::capture::{self, Source};
+use crate::clock::now_ms;
 use crate::health::Health;
 use crate::infer::Model;
 use crate::outbox::{Kind, Outbox};
@@ -517,13 +518,10 @@ fn push_ack(
 ) -> anyhow::Result<()> {
     let t = topic(org, device, Channel::CmdAck);
     let payload = serde_json::to_vec(ack)?;
-    outbox.lock().expect("outbox lock").push(
-        Kind::Droppable,
-        None,
-        &t,
-        &payload,
-        capture::now_ms(),
-    )?;
+    outbox
+        .lock()
+        .expect("outbox lock")
+        .push(Kind::Droppable, None, &t, &payload, now_ms())?;
     Ok(())
 }
 

@@ -10,6 +10,7 @@ use anyhow::{Context, bail};
 use tokio::sync::watch;
 
 use crate::capture;
+use crate::clock::now_ms;
 use crate::outbox::Outbox;
 
 /// Waits for a recording to end, uploads it to `url` and removes it: what to say.
@@ -109,7 +110,7 @@ pub(super) async fn upload_clips(outbox: Arc<Mutex<Outbox>>, mut stop: watch::Re
             _ = stop.changed() => if *stop.borrow() { return },
             _ = tick.tick() => {}
         }
-        let now = capture::now_ms();
+        let now = now_ms();
         if now - swept > 60_000 {
             swept = now;
             if let Err(e) = outbox.lock().expect("outbox lock").clips_stale(now) {
@@ -146,7 +147,7 @@ pub(super) async fn upload_clips(outbox: Arc<Mutex<Outbox>>, mut stop: watch::Re
                     }
                     Err(PutError::Failed(e)) => {
                         tracing::info!(cycle = c.cycle, attempts = c.attempts + 1, error = %format!("{e:#}"), "a clip upload failed; trying again later");
-                        o.clip_retry(&c.cycle, capture::now_ms()).map(|()| None)
+                        o.clip_retry(&c.cycle, now_ms()).map(|()| None)
                     }
                 }
             };
