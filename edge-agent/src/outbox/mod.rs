@@ -9,14 +9,20 @@
 //! *droppable* one (events, media notices); cycle records are never dropped for those.
 //! When only cycles are left, the new message is refused with [`Full`] and the caller
 //! keeps its cycle in memory and retries: recorded work is never dropped silently.
+//!
+//! Versioned: the file carries its schema's version (`PRAGMA user_version`,
+//! [`SCHEMA_VERSION`]), checked on open (`schema.rs`). An agent never reads an outbox
+//! a newer agent wrote; an older one is migrated in place, its messages kept.
 
 use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 mod clips;
+mod schema;
 
 pub use clips::{CLIP_WAIT_MS, DueClip};
+pub use schema::{OpenError, VERSION as SCHEMA_VERSION};
 
 /// What kind of record a message is, for the bound's policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,40 +63,15 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    /// Opens (or creates) the outbox at `path`.
-    pub fn open(path: &Path, capacity: usize) -> rusqlite::Result<Outbox> {
-        let db = Connection::open(path)?;
+    /// Opens (or creates) the outbox at `path`. Its schema version is checked first: a
+    /// file a newer agent wrote is refused ([`OpenError::Newer`]) and left as it is; an
+    /// older one is brought up to date, its messages kept.
+    pub fn open(path: &Path, capacity: usize) -> Result<Outbox, OpenError> {
+        let mut db = Connection::open(path)?;
+        schema::migrate(&mut db, path)?;
         db.pragma_update(None, "journal_mode", "WAL")?;
         // Every committed message survives a power cut, not only a process crash.
         db.pragma_update(None, "synchronous", "FULL")?;
-        db.execute_batch(
-            "CREATE TABLE IF NOT EXISTS outbox (
-                 id INTEGER PRIMARY KEY AUTOINCREMENT,
-                 topic TEXT NOT NULL,
-                 payload BLOB NOT NULL,
-                 droppable INTEGER NOT NULL,
-                 attempts INTEGER NOT NULL DEFAULT 0,
-                 created_ms INTEGER NOT NULL,
-                 -- The cycle's id, by which the cloud acknowledges it.
-                 key TEXT,
-                 -- When the broker last acknowledged it (cycles wait for the cloud).
-                 sent_ms INTEGER
-             );
-             CREATE INDEX IF NOT EXISTS outbox_key ON outbox (key);
-             -- Cycle clips waiting for upload: a clip's file (once written) and the URL
-             -- the cloud's acknowledgement of its cycle carried (once stored). Media,
-             -- so it goes only after its cycle, and may be dropped for room.
-             CREATE TABLE IF NOT EXISTS clips (
-                 cycle TEXT PRIMARY KEY,
-                 path TEXT,
-                 start_ms INTEGER,
-                 bytes INTEGER NOT NULL DEFAULT 0,
-                 url TEXT,
-                 attempts INTEGER NOT NULL DEFAULT 0,
-                 next_ms INTEGER NOT NULL DEFAULT 0,
-                 created_ms INTEGER NOT NULL
-             );",
-        )?;
         Ok(Outbox {
             db,
             capacity: capacity.max(1) as i64,

@@ -155,3 +155,102 @@ fn backoff_doubles_up_to_thirty_seconds() {
     assert_eq!(backoff_ms(u32::MAX), 30_000);
     assert_eq!(backoff_ms(0), 500);
 }
+
+/// The schema version stamped in the outbox file at `path`.
+fn version_of(path: &std::path::Path) -> i64 {
+    let db = rusqlite::Connection::open(path).unwrap();
+    db.pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn an_outbox_a_newer_agent_wrote_is_refused_and_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("outbox.db");
+    {
+        let mut o = Outbox::open(&path, 10).unwrap();
+        o.push(Kind::Cycle, Some("a"), "c", b"1", 0).unwrap();
+    }
+    assert_eq!(version_of(&path), SCHEMA_VERSION, "a new outbox is stamped");
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", 3)
+        .unwrap();
+    let e = Outbox::open(&path, 10).err().unwrap();
+    assert!(matches!(
+        e,
+        OpenError::Newer {
+            found: 3,
+            known: 1,
+            ..
+        }
+    ));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the outbox at {} was written by a newer agent (schema 3; this agent knows 1): \
+             run that agent, or move the file away to start afresh",
+            path.display()
+        )
+    );
+    // Nothing changed: its version and its cycle are there for the newer agent.
+    assert_eq!(version_of(&path), 3);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let n: i64 = db
+        .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn an_outbox_from_before_versions_is_brought_up_to_date_with_its_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("outbox.db");
+    // The first agents' outbox: no cycle ids, no sent times, no clip queue, no version.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE outbox (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 topic TEXT NOT NULL,
+                 payload BLOB NOT NULL,
+                 droppable INTEGER NOT NULL,
+                 attempts INTEGER NOT NULL DEFAULT 0,
+                 created_ms INTEGER NOT NULL
+             );
+             INSERT INTO outbox (topic, payload, droppable, attempts, created_ms)
+                 VALUES ('t/cycles', x'31', 0, 2, 5);",
+        )
+        .unwrap();
+    let mut o = Outbox::open(&path, 10).unwrap();
+    assert_eq!(version_of(&path), SCHEMA_VERSION);
+    let old = o.next(10, 0).unwrap();
+    assert_eq!(old.len(), 1);
+    assert_eq!(
+        (old[0].payload.as_slice(), old[0].attempts, old[0].cycle),
+        (&b"1"[..], 2, true)
+    );
+    // What the new columns and the clip queue keep works on it.
+    o.delivered(old[0].id, 100).unwrap();
+    assert!(
+        o.next(10, 100).unwrap().is_empty(),
+        "sent, waiting for the cloud"
+    );
+    o.push(Kind::Cycle, Some("k"), "t/cycles", b"2", 6).unwrap();
+    o.clip_written("k", "/c/k.mp4", 1, 10, 1000, 7).unwrap();
+    o.acknowledged(&["k".into()], &[], Some("u/"), 8).unwrap();
+    assert_eq!(o.clips_due(10, 9).unwrap().len(), 1);
+    assert_eq!(o.len().unwrap(), 1);
+    // An outbox of this schema written before it carried its version: stamped, kept.
+    drop(o);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", 0)
+        .unwrap();
+    let o = Outbox::open(&path, 10).unwrap();
+    assert_eq!(version_of(&path), SCHEMA_VERSION);
+    assert_eq!(
+        (o.len().unwrap(), o.clips_due(10, 9).unwrap().len()),
+        (1, 1)
+    );
+}
