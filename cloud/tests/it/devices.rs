@@ -606,7 +606,7 @@ both!(
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
             v["non_field_errors"][0],
-            "This task is running on a device (Bench, camera cam0) and cannot be updated. Stop it first."
+            "Pump is being performed, You cannot update the task when it is being performed."
         );
         // Nor its detector's objects.
         let (s, v) = app
@@ -619,7 +619,7 @@ both!(
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
             v["non_field_errors"][0],
-            "This task is running on a device (Bench, camera cam0) and cannot be updated. Stop it first."
+            "Pump is being performed, You cannot update the task when it is being performed."
         );
         // Starring is not a change of the task.
         let (s, _) = app

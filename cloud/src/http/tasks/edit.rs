@@ -146,7 +146,7 @@ pub(super) async fn change(
         let fields = changed_fields(&cur, &new);
         // A change that changes nothing is not blocked (a revert to the same state).
         if !fields.is_empty() {
-            device_block(state, row.id).await?;
+            device_block(state, &row).await?;
         }
         let action = action.unwrap_or(match (cur.is_deleted, new.is_deleted) {
             (false, true) => "deleted",

@@ -16,7 +16,7 @@ use gemba_shared::api::v1::Page;
 use gemba_shared::api::v1::task::{
     CloneTask, LastUpdate, ModelChoice, RevertResult, RevertTask, StepsByProcess, StopTraining,
     Task, TaskCreate, TaskHistoryEntry, TaskPatch, TaskSettings, TrainStatus,
-    being_trained_message, revert_message,
+    being_performed_message, being_trained_message, revert_message,
 };
 use gemba_shared::api::v1::{PAGE_SIZE, page_offset};
 use gemba_shared::operation::{self, Operation, Process};
@@ -104,17 +104,16 @@ fn training_block(row: &TaskRow) -> ApiResult<()> {
 }
 
 /// The second: a device performs it (set running on a camera from the portal).
-async fn device_block(state: &AppState, task: i64) -> ApiResult<()> {
-    match crate::db::devices::running_task(&state.db, task)
+async fn device_block(state: &AppState, row: &TaskRow) -> ApiResult<()> {
+    if crate::db::devices::running_task(&state.db, row.id)
         .await?
-        .into_iter()
-        .next()
+        .is_empty()
     {
-        Some((_, device, camera, _)) => Err(ApiError::non_field(format!(
-            "This task is running on a device ({device}, camera {camera}) and cannot be updated. Stop it first."
-        ))),
-        None => Ok(()),
+        return Ok(());
     }
+    Err(ApiError::non_field(being_performed_message(
+        &row.settings().task_name,
+    )))
 }
 
 fn author(me: &AuthUser) -> Author<'_> {

@@ -20,7 +20,7 @@ async fn for_change(state: &AppState, me: &AuthUser, task: i64) -> ApiResult<Tas
     let row = find(state, me, task).await?;
     may_change(state, me, row.organization_id).await?;
     training_block(&row)?;
-    device_block(state, row.id).await?;
+    device_block(state, &row).await?;
     Ok(row)
 }
 
