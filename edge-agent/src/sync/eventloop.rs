@@ -1,115 +1,25 @@
-//! The agent's link to the cloud over MQTT, as the device it was enrolled as.
-//!
-//! - Delivery of the outbox, at-least-once (QoS 1), every payload signed with the
-//!   device's key. A cycle leaves the outbox when the cloud says it is stored
-//!   (`cycles/ack`); one the broker took but the cloud never confirmed is sent again
-//!   after [`Options::resend_after`]. After a lost connection the client starts afresh,
-//!   after a back-off ([`crate::outbox::backoff_ms`]).
-//! - Status: the latest [`StatusMessage`] is published retained on connecting and
-//!   whenever it changes; the last will, signed too, says offline.
-//! - Commands: `cmd` messages signed by the cloud with this device's key are handed to
-//!   the caller; anything else is dropped and logged.
+//! One connection of the link: the MQTT client, its event loop and the timers, in one
+//! `select!` loop. What is in flight is kept by [`Window`] (`state.rs`); this only
+//! carries out what it answers, and hands what the cloud sends to the outbox (its
+//! acknowledgements) or the caller (its commands).
 
-use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gemba_shared::mqtt::v1::{
-    self, Channel, CommandMessage, CyclesAck, StatusMessage, sign, sign_json, topic, verify,
+    self, Channel, CommandMessage, CyclesAck, StatusMessage, sign, sign_json, verify,
 };
 use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Outgoing, Packet, QoS};
 use tokio::sync::{mpsc, watch};
 
+use super::state::Window;
+use super::{Link, Options, WINDOW};
 use crate::clock::now_ms;
-use crate::outbox::{Outbox, backoff_ms};
-
-/// Messages published and not yet acknowledged by the broker, at most.
-const WINDOW: usize = 32;
-
-/// Where to connect and who this device is.
-#[derive(Debug, Clone)]
-pub struct Link {
-    pub host: String,
-    pub port: u16,
-    pub org: i64,
-    pub device: i64,
-    /// The key's id and the key (the credentials from enrolment).
-    pub kid: String,
-    pub key: Vec<u8>,
-}
-
-impl Link {
-    /// The MQTT client id: the same for every connection of one enrolment (a new
-    /// connection takes over a stale one, so its last will cannot say offline after the
-    /// new one said online), and unlike any other deployment's device of the same id on
-    /// a shared broker (a digest of the key, which is random per enrolment).
-    pub fn client_id(&self) -> String {
-        use sha2::{Digest, Sha256};
-        let d = Sha256::digest([b"gemba-agent client id\0".as_slice(), &self.key].concat());
-        let tag = gemba_shared::hex(&d[..6]);
-        format!("gemba-agent-{}-{tag}", self.device)
-    }
-
-    fn topic(&self, c: Channel) -> String {
-        topic(&self.org.to_string(), &self.device.to_string(), c)
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// A cycle the cloud has not confirmed this long after the broker took it is sent
-    /// again.
-    pub resend_after: Duration,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            resend_after: Duration::from_secs(20),
-        }
-    }
-}
-
-/// Runs the link until `stop` turns true; commands from the cloud go to `commands`.
-pub async fn run(
-    link: Link,
-    opts: Options,
-    outbox: Arc<Mutex<Outbox>>,
-    status: watch::Receiver<StatusMessage>,
-    commands: mpsc::Sender<CommandMessage>,
-    mut stop: watch::Receiver<bool>,
-) {
-    let mut failures: u32 = 0;
-    let mut status = status;
-    while !*stop.borrow() {
-        let r = session(
-            &link,
-            &opts,
-            &outbox,
-            &mut status,
-            &commands,
-            &mut stop,
-            &mut failures,
-        )
-        .await;
-        match r {
-            Ok(()) => return,
-            Err(e) => {
-                failures = failures.saturating_add(1);
-                let wait = backoff_ms(failures);
-                tracing::warn!(error = %e, wait_ms = wait, "MQTT link interrupted");
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
-                    _ = stop.changed() => {}
-                }
-            }
-        }
-    }
-}
+use crate::outbox::Outbox;
 
 /// One connection. `Ok` when stopped, `Err` when the connection failed.
 #[allow(clippy::too_many_arguments)]
-async fn session(
+pub(super) async fn session(
     link: &Link,
     opts: &Options,
     outbox: &Arc<Mutex<Outbox>>,
@@ -134,13 +44,8 @@ async fn session(
     ));
     let (client, mut events) = AsyncClient::new(mo, WINDOW * 2);
     let mut connected = false;
-    // Outbox ids in the order they were handed to the client, waiting for their packet
-    // id; then packet id → outbox id until the broker's PUBACK.
-    let mut queued: VecDeque<Option<i64>> = VecDeque::new();
-    let mut in_flight: HashMap<u16, i64> = HashMap::new();
-    let mut sent_ids: HashSet<i64> = HashSet::new();
+    let mut window = Window::new(WINDOW, opts.resend_after);
     let mut tick = tokio::time::interval(Duration::from_millis(200));
-    let resend_ms = opts.resend_after.as_millis() as i64;
     loop {
         tokio::select! {
             _ = stop.changed() => {
@@ -161,19 +66,18 @@ async fn session(
             changed = status.changed(), if connected => {
                 if changed.is_ok() {
                     let s = status.borrow_and_update().clone();
-                    queued.push_back(None);
+                    window.published_status();
                     client.publish(link.topic(Channel::Status), QoS::AtLeastOnce, true,
                         sign(&link.key, &link.kid, &s)).await?;
                 }
             }
             _ = tick.tick(), if connected => {
-                let room = WINDOW.saturating_sub(queued.len() + in_flight.len());
-                if room == 0 {
+                if window.room() == 0 {
                     continue;
                 }
-                let msgs = outbox.lock().expect("outbox lock").next(WINDOW, now_ms() - resend_ms)?;
-                let fresh: Vec<_> =
-                    msgs.into_iter().filter(|m| !sent_ids.contains(&m.id)).take(room).collect();
+                let (n, resend_before) = window.wanted(now_ms());
+                let msgs = outbox.lock().expect("outbox lock").next(n, resend_before)?;
+                let fresh = window.pick(msgs);
                 if fresh.is_empty() {
                     continue;
                 }
@@ -190,8 +94,7 @@ async fn session(
                         }
                     };
                     client.publish(m.topic.clone(), QoS::AtLeastOnce, false, payload).await?;
-                    sent_ids.insert(m.id);
-                    queued.push_back(Some(m.id));
+                    window.published(m.id);
                 }
             }
             ev = events.poll() => match ev? {
@@ -201,20 +104,15 @@ async fn session(
                     client.subscribe(link.topic(Channel::CyclesAck), QoS::AtLeastOnce).await?;
                     client.subscribe(link.topic(Channel::Cmd), QoS::AtLeastOnce).await?;
                     let s = StatusMessage { online: true, ..status.borrow_and_update().clone() };
-                    queued.push_back(None);
+                    window.published_status();
                     client.publish(link.topic(Channel::Status), QoS::AtLeastOnce, true,
                         sign(&link.key, &link.kid, &s)).await?;
                     tick.reset_immediately();
                 }
-                Event::Outgoing(Outgoing::Publish(pkid)) => {
-                    if let Some(Some(id)) = queued.pop_front() {
-                        in_flight.insert(pkid, id);
-                    }
-                }
+                Event::Outgoing(Outgoing::Publish(pkid)) => window.sent(pkid),
                 Event::Incoming(Packet::PubAck(ack)) => {
-                    if let Some(id) = in_flight.remove(&ack.pkid) {
+                    if let Some(id) = window.acked(ack.pkid) {
                         outbox.lock().expect("outbox lock").delivered(id, now_ms())?;
-                        sent_ids.remove(&id);
                         tick.reset_immediately();
                     }
                 }
@@ -263,29 +161,4 @@ async fn incoming(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Link;
-
-    fn link(key: &[u8]) -> Link {
-        Link {
-            host: "h".into(),
-            port: 1,
-            org: 1,
-            device: 7,
-            kid: "3".into(),
-            key: key.to_vec(),
-        }
-    }
-
-    #[test]
-    fn a_client_id_is_the_enrolments_own() {
-        let a = link(&[1; 32]).client_id();
-        assert_eq!(a, link(&[1; 32]).client_id(), "stable across connections");
-        assert!(a.starts_with("gemba-agent-7-") && a.len() == "gemba-agent-7-".len() + 12);
-        // Another deployment's device 7 (another key) does not take its connection over.
-        assert_ne!(a, link(&[2; 32]).client_id());
-    }
 }

@@ -1,0 +1,137 @@
+//! The agent's link to the cloud over MQTT, as the device it was enrolled as.
+//!
+//! - Delivery of the outbox, at-least-once (QoS 1), every payload signed with the
+//!   device's key. A cycle leaves the outbox when the cloud says it is stored
+//!   (`cycles/ack`); one the broker took but the cloud never confirmed is sent again
+//!   after [`Options::resend_after`]. After a lost connection the client starts afresh,
+//!   after a back-off ([`crate::outbox::backoff_ms`]).
+//! - Status: the latest [`StatusMessage`] is published retained on connecting and
+//!   whenever it changes; the last will, signed too, says offline.
+//! - Commands: `cmd` messages signed by the cloud with this device's key are handed to
+//!   the caller; anything else is dropped and logged.
+//!
+//! The in-flight window (what was handed to the client, under which packet id, until
+//! the broker's PUBACK) is plain state in `state.rs`; the `select!` loop of `eventloop.rs` only
+//! owns the client, its event loop and the timers, and carries out what it answers.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gemba_shared::mqtt::v1::{Channel, CommandMessage, StatusMessage, topic};
+use tokio::sync::{mpsc, watch};
+
+use crate::outbox::{Outbox, backoff_ms};
+
+mod eventloop;
+mod state;
+
+use eventloop::session;
+
+/// Messages published and not yet acknowledged by the broker, at most.
+const WINDOW: usize = 32;
+
+/// Where to connect and who this device is.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub host: String,
+    pub port: u16,
+    pub org: i64,
+    pub device: i64,
+    /// The key's id and the key (the credentials from enrolment).
+    pub kid: String,
+    pub key: Vec<u8>,
+}
+
+impl Link {
+    /// The MQTT client id: the same for every connection of one enrolment (a new
+    /// connection takes over a stale one, so its last will cannot say offline after the
+    /// new one said online), and unlike any other deployment's device of the same id on
+    /// a shared broker (a digest of the key, which is random per enrolment).
+    pub fn client_id(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let d = Sha256::digest([b"gemba-agent client id\0".as_slice(), &self.key].concat());
+        let tag = gemba_shared::hex(&d[..6]);
+        format!("gemba-agent-{}-{tag}", self.device)
+    }
+
+    fn topic(&self, c: Channel) -> String {
+        topic(&self.org.to_string(), &self.device.to_string(), c)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A cycle the cloud has not confirmed this long after the broker took it is sent
+    /// again.
+    pub resend_after: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            resend_after: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Runs the link until `stop` turns true; commands from the cloud go to `commands`.
+pub async fn run(
+    link: Link,
+    opts: Options,
+    outbox: Arc<Mutex<Outbox>>,
+    status: watch::Receiver<StatusMessage>,
+    commands: mpsc::Sender<CommandMessage>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut failures: u32 = 0;
+    let mut status = status;
+    while !*stop.borrow() {
+        let r = session(
+            &link,
+            &opts,
+            &outbox,
+            &mut status,
+            &commands,
+            &mut stop,
+            &mut failures,
+        )
+        .await;
+        match r {
+            Ok(()) => return,
+            Err(e) => {
+                failures = failures.saturating_add(1);
+                let wait = backoff_ms(failures);
+                tracing::warn!(error = %e, wait_ms = wait, "MQTT link interrupted");
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(wait)) => {}
+                    _ = stop.changed() => {}
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Link;
+
+    fn link(key: &[u8]) -> Link {
+        Link {
+            host: "h".into(),
+            port: 1,
+            org: 1,
+            device: 7,
+            kid: "3".into(),
+            key: key.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_client_id_is_the_enrolments_own() {
+        let a = link(&[1; 32]).client_id();
+        assert_eq!(a, link(&[1; 32]).client_id(), "stable across connections");
+        assert!(a.starts_with("gemba-agent-7-") && a.len() == "gemba-agent-7-".len() + 12);
+        // Another deployment's device 7 (another key) does not take its connection over.
+        assert_ne!(a, link(&[2; 32]).client_id());
+    }
+}
