@@ -8,7 +8,10 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 mod common;
-use common::*;
+use common::{
+    Broker, Cloud, Demo, agent, cloud, command, demo, enroll, interrupt, outbox_cycles, run,
+    stored, wait_for,
+};
 
 /// The clips stored: cycle, clip start and length, cycle start and end, object key.
 async fn clips(db: &gemba_cloud::db::Db) -> Vec<(String, i64, i64, i64, i64, String)> {

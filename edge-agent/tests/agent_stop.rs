@@ -8,7 +8,7 @@ use std::time::Duration;
 use gemba_agent::clock::now_ms;
 
 mod common;
-use common::*;
+use common::{cloud, demo, enroll, run_cameras, wait_for};
 
 /// Stored cycles: start and end, wall clock (the footage read at real time).
 async fn cycles(db: &gemba_cloud::db::Db) -> Vec<(i64, i64)> {

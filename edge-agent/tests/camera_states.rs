@@ -9,7 +9,9 @@ use std::time::Duration;
 use gemba_shared::mqtt::v1::{CameraState, CameraStatus, Command, StatusMessage};
 
 mod common;
-use common::*;
+use common::{
+    Cloud, Demo, Running, cloud_on, command, demo, enroll, interrupt, run_cameras, wait_for,
+};
 
 /// The footage looped at real time, a heartbeat a second.
 const LIVE: &[&str] = &["--loop", "--heartbeat", "1"];

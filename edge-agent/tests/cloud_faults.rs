@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 mod common;
-use common::*;
+use common::{Served, demo, enroll, interrupt, outbox_cycles, run, stored, wait_for};
 
 /// The cycles the agent in `agent` recorded: stored in `db` or waiting in its outbox.
 async fn recorded(db: &gemba_cloud::db::Db, agent: &std::path::Path) -> BTreeSet<String> {

@@ -10,7 +10,7 @@ use gemba_cloud::demo;
 use serde_json::{Value, json};
 
 mod common;
-use common::*;
+use common::{Served, demo, wait_for};
 
 /// The JSON a request is answered with.
 async fn answer(request: reqwest::RequestBuilder) -> Value {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 mod common;
-use common::*;
+use common::{Cloud, cloud, demo, enroll, interrupt, run_cameras, wait_for};
 
 /// Seconds of footage, and when its light falls.
 const SECONDS: u32 = 60;

@@ -14,7 +14,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::*;
+use common::{Cloud, cloud, demo, enroll, interrupt, run_cameras, wait_for};
 use gemba_cloud::db::training;
 use gemba_shared::api::v1::training::DeploymentStatus;
 use gemba_shared::mqtt::v1::Command;
