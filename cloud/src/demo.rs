@@ -220,12 +220,12 @@ async fn labelled_video(
     )
     .await?;
     // Read from a copy where uploads are staged: reading may rewrite the file.
-    let staged = crate::http::videos::staging(state, row.id);
+    let staged = crate::media::upload::staging(state, row.id);
     if let Some(d) = staged.parent() {
         std::fs::create_dir_all(d)?;
     }
     std::fs::copy(clip, &staged)?;
-    let read = crate::http::videos::finish(state, &row, &staged).await;
+    let read = crate::media::upload::finish(state, &row, &staged).await;
     let _ = std::fs::remove_file(&staged);
     read.map_err(|e| anyhow::anyhow!("{e}"))?;
     let row = videos::get(&state.db, org, row.id)

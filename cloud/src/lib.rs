@@ -138,7 +138,7 @@ pub async fn launch(
             }
         });
     }
-    tokio::spawn(http::clips::sweep_every_hour(state.clone()));
+    tokio::spawn(media::clips::sweep_every_hour(state.clone()));
     let app = http::app(state);
     tracing::info!(addr = %listener.local_addr()?, "gemba-cloud listening");
     axum::serve(listener, app)

@@ -553,7 +553,7 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
     }
     for ((org, device), mut ack) in acks {
         if !ack.ids.is_empty() {
-            ack.clip_url = crate::http::clips::clip_url(&state, org, device).unwrap_or_else(|e| {
+            ack.clip_url = crate::media::clips::clip_url(&state, org, device).unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "signing a clip URL");
                 None
             });

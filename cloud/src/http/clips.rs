@@ -6,55 +6,34 @@
 //! frame on the cycle's clock). The cloud keeps it in the object store
 //! (`clips/{cycle}.{mp4|webm}`), and Cycle Trace plays it through a signed media URL
 //! (`trace_single_cycle_details`'s `clip`). A clip replaces the cycle's earlier one; it
-//! goes with its cycle, and after `clip_days`.
+//! goes with its cycle, and after `clip_days`. The URL and the sweeper are the media
+//! service's (`media/clips.rs`); this module takes the upload and answers clips.
 
 use axum::body::Body;
 use axum::extract::State;
 use gemba_shared::api::v1::telemetry::{CLIP_MAX_BYTES, CycleClip};
-use gemba_shared::api::v1::video::MEDIA_URL_TTL_SECS;
-use object_store::ObjectStoreExt;
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::auth::Keys;
-use crate::config::Settings;
 use crate::db::clips::{self, ClipRow};
 use crate::db::now_ms;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Path, Query};
 use crate::http::recording::save_body;
-use crate::http::videos::{copy_to_store, media_url};
+use crate::media::clips as media_clips;
+use crate::media::upload::copy_to_store;
+use crate::media::urls::media_url;
 use crate::media::{self, NotVideo, ReadError};
 use crate::objects;
 use crate::state::AppState;
 
+/// The clip URL and the sweeper live in the media service; the integration tests name
+/// them here.
+pub use crate::media::clips::{clip_url, clip_url_for, sweep};
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(upload))
-}
-
-/// The clip URL for the acknowledgement of device `device`'s cycles: `None` when the
-/// deployment keeps no clips.
-pub fn clip_url(state: &AppState, org: i64, device: i64) -> anyhow::Result<Option<String>> {
-    clip_url_for(&state.settings, &state.keys, org, device)
-}
-
-/// [`clip_url`] under `settings`, signed with `keys`.
-pub fn clip_url_for(
-    settings: &Settings,
-    keys: &Keys,
-    org: i64,
-    device: i64,
-) -> anyhow::Result<Option<String>> {
-    if settings.clip_days <= 0 {
-        return Ok(None);
-    }
-    let exp = now_ms() / 1000 + MEDIA_URL_TTL_SECS;
-    Ok(Some(format!(
-        "{}/api/device/clip/{}/",
-        settings.public_url(),
-        keys.sign_clip(org, device, exp)?
-    )))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -141,7 +120,7 @@ async fn keep(
         created_at: now_ms(),
     };
     if let Some(old) = clips::put(&state.db, &row).await? {
-        delete_object(state, org, &old).await;
+        media_clips::delete_object(state, org, &old).await;
     }
     // The cycle may have been deleted meanwhile: then the clip goes too.
     if clips::cycle_device(&state.db, org, cycle).await?.is_none() {
@@ -215,43 +194,7 @@ pub async fn of_cycle(
 /// Forgets the clip of cycle `id` (of `org` when given) and deletes its file.
 pub async fn forget(state: &AppState, org: Option<i64>, id: &str) -> ApiResult<()> {
     if let Some((org, key)) = clips::remove(&state.db, org, id).await? {
-        delete_object(state, org, &key).await;
+        media_clips::delete_object(state, org, &key).await;
     }
     Ok(())
-}
-
-async fn delete_object(state: &AppState, org: i64, key: &str) {
-    if let Err(e) = state.objects.delete(&objects::key(org, key)).await {
-        tracing::warn!(key, error = %e, "deleting a clip's file");
-    }
-}
-
-/// Deletes the clips kept longer than `clip_days` (all when 0) and those whose cycle is
-/// gone; answers how many.
-pub async fn sweep(state: &AppState) -> anyhow::Result<usize> {
-    let before = clips::days_ago(state.settings.clip_days.max(0));
-    let mut n = 0;
-    loop {
-        let gone = clips::take_expired(&state.db, before, 500).await?;
-        for c in &gone {
-            delete_object(state, c.organization_id, &c.object_key).await;
-        }
-        n += gone.len();
-        if gone.len() < 500 {
-            return Ok(n);
-        }
-    }
-}
-
-/// Sweeps every hour, from a while after the start.
-pub async fn sweep_every_hour(state: AppState) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
-    loop {
-        tick.tick().await;
-        match sweep(&state).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(n, "old cycle clips deleted"),
-            Err(e) => tracing::warn!(error = %e, "deleting old cycle clips"),
-        }
-    }
 }

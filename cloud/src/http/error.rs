@@ -113,6 +113,13 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
+/// A video's part lock held by another writer: 409, try again when it is done.
+impl From<crate::media::upload::Busy> for ApiError {
+    fn from(e: crate::media::upload::Busy) -> Self {
+        ApiError::Status(StatusCode::CONFLICT, e.to_string())
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if let ApiError::Internal(e) = &self {

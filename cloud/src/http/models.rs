@@ -261,7 +261,7 @@ pub async fn deploy(
     let url = format!(
         "{}{}",
         state.settings.public_url(),
-        crate::http::videos::media_url(&state, org, &model.object_key)?
+        crate::media::urls::media_url(&state, org, &model.object_key)?
     );
     for d in &chosen {
         let command = state

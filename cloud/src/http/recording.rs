@@ -27,8 +27,9 @@ use crate::db::videos::{self, NewVideo, Recording};
 use crate::http::devices::online_device;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path};
-use crate::http::videos::{finish, lock_part, one_with_tags, org_to_change, staging, task_of};
+use crate::http::videos::{one_with_tags, org_to_change, task_of};
 use crate::media;
+use crate::media::upload::{finish, lock_part, staging};
 use crate::mqtt::new_command_id;
 use crate::state::AppState;
 

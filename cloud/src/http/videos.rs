@@ -14,9 +14,6 @@
 //! another's). Reading needs `ViewVideos`; changing needs `ManageVideos` and the
 //! organisation's "Record Training Set" subscription.
 
-use std::path::PathBuf;
-
-use anyhow::Context;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -25,30 +22,28 @@ use gemba_shared::Permission;
 use gemba_shared::api::v1::task::{BulkDelete, TrainStatus, being_trained_message};
 use gemba_shared::api::v1::video::{
     AnnotationsCheck, Comment, CommentCreate, LabelState, LabelsPut, MAX_COMMENT, MAX_FILE_NAME,
-    MAX_PART_BYTES, MAX_TAG_NAME, MAX_TASK_VIDEOS, MEDIA_URL_TTL_SECS, OrgTag, OrgTagCreate,
-    TaskVideos, TimeTag, TimeTagCreate, Video, VideoCreate, VideoLabels, VideoPatch, VideoStatus,
-    check_segments,
+    MAX_PART_BYTES, MAX_TAG_NAME, MAX_TASK_VIDEOS, OrgTag, OrgTagCreate, TaskVideos, TimeTag,
+    TimeTagCreate, Video, VideoCreate, VideoLabels, VideoPatch, VideoStatus, check_segments,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use gemba_shared::cycle::Segment;
-use object_store::{GetOptions, GetRange, ObjectStoreExt, WriteMultipart};
+use object_store::{GetOptions, GetRange, ObjectStoreExt};
 use serde::Deserialize;
-use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::db::tasks;
 use crate::db::videos::{self, Filter, NewVideo, VideoRow};
-use crate::db::{now_ms, tasks};
 use crate::http::error::{ApiError, ApiResult, count_of};
 use crate::http::extract::{AuthUser, Json, Path, Query, read_body};
-use crate::media::{self, NotVideo};
+use crate::media;
+use crate::media::upload::{finish, lock_part, remove_files, staging, write_part};
+use crate::media::urls::{MEDIA_URL_STEP_SECS, media_url};
 use crate::objects;
 use crate::state::AppState;
 
 /// The subscription that gates recording training video (spec section 6).
 pub const FEATURE: &str = "Record Training Set";
-/// Thumbnail width in pixels.
-const THUMBNAIL_WIDTH: u32 = 320;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -94,41 +89,6 @@ pub(crate) async fn task_of(state: &AppState, me: &AuthUser, org: i64, id: i64) 
         Some(t) if !t.settings().is_deleted => Ok(()),
         _ => Err(ApiError::NotFound),
     }
-}
-
-pub(crate) fn staging(state: &AppState, id: i64) -> PathBuf {
-    state
-        .settings
-        .data
-        .join("uploads")
-        .join(format!("{id}.part"))
-}
-
-fn thumbnail_key(id: i64) -> String {
-    format!("videos/{id}/thumbnail.jpg")
-}
-
-/// A signed URL of object `key` of `org`, good for [`MEDIA_URL_TTL_SECS`] at least.
-pub(crate) fn media_url(state: &AppState, org: i64, key: &str) -> ApiResult<String> {
-    Ok(format!(
-        "/api/media/{}",
-        state
-            .keys
-            .sign_media(org, key, media_exp(now_ms() / 1000))?
-    ))
-}
-
-/// Media URLs expire at whole steps of this many seconds (an hour), and the browser
-/// may keep what they serve as long (`Cache-Control` of [`media`]).
-const MEDIA_URL_STEP_SECS: i64 = 3600;
-
-/// When a media URL signed at `now` (Unix seconds) expires: [`MEDIA_URL_TTL_SECS`] on,
-/// rounded up to a whole step. An object read again within the step gets the same URL,
-/// so the browser's cache serves it again, and a list read again (a poll) does not give
-/// its thumbnails or a playing video a new source.
-fn media_exp(now: i64) -> i64 {
-    let exp = now + MEDIA_URL_TTL_SECS;
-    (exp + MEDIA_URL_STEP_SECS - 1) / MEDIA_URL_STEP_SECS * MEDIA_URL_STEP_SECS
 }
 
 /// The API's videos of `rows`, with their tags and where their labels stand.
@@ -424,25 +384,6 @@ fn content_range(headers: &HeaderMap, size: i64) -> ApiResult<(i64, i64)> {
     Ok((a, b))
 }
 
-/// Holds a video's part lock until dropped.
-pub(crate) struct PartLock<'a>(&'a AppState, i64);
-
-impl Drop for PartLock<'_> {
-    fn drop(&mut self) {
-        self.0.uploads.lock().expect("uploads lock").remove(&self.1);
-    }
-}
-
-pub(crate) fn lock_part(state: &AppState, id: i64) -> ApiResult<PartLock<'_>> {
-    if !state.uploads.lock().expect("uploads lock").insert(id) {
-        return Err(ApiError::Status(
-            StatusCode::CONFLICT,
-            "Another part of this video is being written; send the next when it is done.".into(),
-        ));
-    }
-    Ok(PartLock(state, id))
-}
-
 /// The 409 of a part that does not start where the upload is.
 fn wrong_offset(at: i64) -> Response {
     (
@@ -532,95 +473,6 @@ pub async fn put_part(
     }
 }
 
-/// Writes `bytes` at `offset` of the staging file (cutting off anything after, left by
-/// a part that was written but not recorded), durably.
-async fn write_part(path: &std::path::Path, offset: i64, bytes: &[u8]) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent() {
-        tokio::fs::create_dir_all(dir).await?;
-    }
-    let mut f = tokio::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(false)
-        .open(path)
-        .await?;
-    f.set_len(offset as u64).await?;
-    f.seek(std::io::SeekFrom::Start(offset as u64)).await?;
-    f.write_all(bytes).await?;
-    f.sync_data().await?;
-    Ok(())
-}
-
-/// The whole file is there: read it (rewriting a Matroska file in place), make its
-/// thumbnail, copy both into the object store. The file stays for the caller to remove.
-pub(crate) async fn finish(
-    state: &AppState,
-    row: &VideoRow,
-    path: &std::path::Path,
-) -> Result<(), media::ReadError> {
-    let p = path.to_path_buf();
-    let (info, thumb) = tokio::task::spawn_blocking(move || -> Result<_, media::ReadError> {
-        // A browser's recording (WebM without duration or index) is rewritten first.
-        media::remux_matroska(&p).map_err(|e| {
-            tracing::info!(error = %e, "an uploaded Matroska file could not be rewritten");
-            NotVideo::Unreadable
-        })?;
-        let info = media::probe(&p)?;
-        // A file whose first frame cannot be decoded is no use for training.
-        let thumb = media::thumbnail(&p, THUMBNAIL_WIDTH).map_err(|e| {
-            tracing::info!(error = %e, "an uploaded video's first frame could not be decoded");
-            NotVideo::Unreadable
-        })?;
-        Ok((info, thumb))
-    })
-    .await
-    .context("reading the video")??;
-    let org = row.organization_id;
-    copy_to_store(state, path, &objects::key(org, &row.object_key)).await?;
-    let tkey = thumbnail_key(row.id);
-    state
-        .objects
-        .put(&objects::key(org, &tkey), thumb.into())
-        .await
-        .context("storing the thumbnail")?;
-    videos::make_ready(
-        &state.db,
-        row.id,
-        videos::Ready {
-            thumbnail_key: &tkey,
-            duration_ms: info.duration_ms,
-            fps: info.fps,
-            width: info.width,
-            height: info.height,
-        },
-    )
-    .await
-    .context("making the video ready")?;
-    Ok(())
-}
-
-/// Streams a file into the object store in parts (a video may be gigabytes).
-pub(crate) async fn copy_to_store(
-    state: &AppState,
-    path: &std::path::Path,
-    key: &object_store::path::Path,
-) -> anyhow::Result<()> {
-    let upload = state.objects.put_multipart(key).await?;
-    let mut w = WriteMultipart::new(upload);
-    let mut f = tokio::fs::File::open(path).await?;
-    let mut buf = vec![0u8; 1024 * 1024];
-    loop {
-        let n = f.read(&mut buf).await?;
-        if n == 0 {
-            break;
-        }
-        w.wait_for_capacity(4).await?;
-        w.write(&buf[..n]);
-    }
-    w.finish().await?;
-    Ok(())
-}
-
 // ----- delete ----------------------------------------------------------------------------
 
 /// Deletes videos (`ids`) of the request's organisation, with their files, all or none:
@@ -654,14 +506,7 @@ pub async fn bulk_delete(
         )
     })?;
     for r in &gone {
-        let _ = tokio::fs::remove_file(staging(&state, r.id)).await;
-        for k in std::iter::once(&r.object_key).chain(r.thumbnail_key.as_ref()) {
-            if let Err(e) = state.objects.delete(&objects::key(org, k)).await
-                && !matches!(e, object_store::Error::NotFound { .. })
-            {
-                tracing::warn!(video = r.id, error = %e, "deleting a video's file");
-            }
-        }
+        remove_files(&state, org, r).await;
     }
     Ok(axum::Json(Msg::new(format!(
         "{} deleted.",
@@ -1289,7 +1134,7 @@ pub async fn media(
         HeaderValue::from_static(content_type(&claims.key)),
     );
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-    // Kept as long as its URL stays the same (see `media_exp`).
+    // Kept as long as its URL stays the same (see `media::urls`).
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_str(&format!("private, max-age={MEDIA_URL_STEP_SECS}")).expect("ascii"),
@@ -1311,32 +1156,4 @@ pub async fn media(
         }
     }
     Ok(resp)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn media_urls_expire_at_whole_hours_at_least_their_time_on() {
-        let hour = 1_795_672_800; // 2026-11-26 05:00:00 UTC, a whole hour
-        assert_eq!(hour % 3600, 0);
-        let at = |s: i64| media_exp(hour + s);
-        // Signed anywhere within an hour: one expiry, so one URL.
-        let six_on = hour + MEDIA_URL_TTL_SECS;
-        assert_eq!(at(1), six_on + 3600);
-        assert_eq!(at(1800), six_on + 3600);
-        assert_eq!(at(3600), six_on + 3600);
-        // A whole hour needs no rounding; the next second starts the next step.
-        assert_eq!(at(0), six_on);
-        assert_eq!(at(3601), six_on + 7200);
-        // Never shorter than the time a URL is promised, never over an hour more.
-        for s in (0..7200).step_by(7) {
-            let left = at(s) - (hour + s);
-            assert!(
-                (MEDIA_URL_TTL_SECS..MEDIA_URL_TTL_SECS + 3600).contains(&left),
-                "{s}: {left}"
-            );
-        }
-    }
 }

@@ -1,6 +1,19 @@
-//! What the cloud reads from an uploaded video with GStreamer: its metadata (duration,
-//! frame rate, frame size, by the discoverer) and a thumbnail (the first frame, scaled
-//! and JPEG-encoded in the pipeline). Both block; call them on a blocking thread.
+//! The media service: what HTTP handlers, MQTT ingestion and the demo share about
+//! video files, apart from any request.
+//!
+//! - this file: what the cloud reads from a video with GStreamer: its metadata
+//!   (duration, frame rate, frame size, by the discoverer) and a thumbnail (the first
+//!   frame, scaled and JPEG-encoded in the pipeline). Both block; call them on a
+//!   blocking thread.
+//! - [`upload`]: staging an upload in `{data}/uploads`, one part at a time per video,
+//!   and finishing it: read, thumbnail, both into the object store, the video ready.
+//! - [`urls`]: signed media URLs (`/api/media/{token}`) and when they expire.
+//! - [`clips`]: the cycle clip URL a device's acknowledgement carries, and the sweeper
+//!   of clips kept past `clip_days`.
+
+pub mod clips;
+pub mod upload;
+pub mod urls;
 
 use std::path::Path;
 use std::time::Duration;
