@@ -81,7 +81,7 @@ pub struct Worker {
     control: Sender<Control>,
     pub stats: Arc<Mutex<Stats>>,
     /// Its cycle clips' ring (when it keeps clips).
-    clips: Option<crate::clip::Shared>,
+    clips: Option<crate::capture::clip::Shared>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -204,15 +204,15 @@ impl Worker {
 /// Starts the thread that writes the clips of `job`'s cycles from `ring` and queues
 /// them for upload; answers where to send its cycles.
 fn clip_writer(
-    ring: crate::clip::Shared,
+    ring: crate::capture::clip::Shared,
     job: &Job,
     outbox: Arc<Mutex<Outbox>>,
-) -> anyhow::Result<(Sender<crate::clip::Job>, JoinHandle<()>)> {
-    let (tx, rx) = crate::clip::jobs();
+) -> anyhow::Result<(Sender<crate::capture::clip::Job>, JoinHandle<()>)> {
+    let (tx, rx) = crate::capture::clip::jobs();
     let budget = job.clip_budget;
     let span = tracing::info_span!("camera", camera = job.camera);
     let _in = span.enter();
-    let handle = crate::clip::writer(ring, job.clip_dir.clone(), rx, move |w| {
+    let handle = crate::capture::clip::writer(ring, job.clip_dir.clone(), rx, move |w| {
         let path = w.path.to_string_lossy().to_string();
         let r = outbox.lock().expect("outbox lock").clip_written(
             &w.cycle,
@@ -245,12 +245,12 @@ fn work(
     outbox: Arc<Mutex<Outbox>>,
     control: Receiver<Control>,
     stats: &Mutex<Stats>,
-    clips: Option<Sender<crate::clip::Job>>,
+    clips: Option<Sender<crate::capture::clip::Job>>,
 ) -> anyhow::Result<()> {
     let clip = |made: &[gemba_shared::mqtt::v1::CycleMessage]| {
         if let Some(tx) = &clips {
             for m in made {
-                let _ = tx.send(crate::clip::Job {
+                let _ = tx.send(crate::capture::clip::Job {
                     cycle: m.id.clone(),
                     start_ms: m.start_ms,
                     end_ms: m.end_ms,

@@ -4,7 +4,6 @@
 pub mod agent;
 pub mod camera;
 pub mod capture;
-pub mod clip;
 pub mod clock;
 pub mod drift;
 pub mod enroll;

@@ -103,17 +103,17 @@ struct RunArgs {
 fn clip_options(
     seconds: u32,
     format: Option<&str>,
-) -> anyhow::Result<gemba_agent::clip::ClipOptions> {
+) -> anyhow::Result<gemba_agent::capture::clip::ClipOptions> {
     let webm = match format {
-        None => !gemba_agent::clip::has_x264(),
+        None => !gemba_agent::capture::clip::has_x264(),
         Some("webm") => true,
-        Some(_) if gemba_agent::clip::has_x264() => false,
+        Some(_) if gemba_agent::capture::clip::has_x264() => false,
         Some(_) => anyhow::bail!(
             "--clip-format mp4 needs GStreamer's x264enc (Debian: gstreamer1.0-plugins-ugly); \
              use webm"
         ),
     };
-    Ok(gemba_agent::clip::ClipOptions {
+    Ok(gemba_agent::capture::clip::ClipOptions {
         seconds,
         webm,
         ..Default::default()

@@ -69,7 +69,7 @@ pub struct Config {
     /// Outbox capacity in messages.
     pub outbox_capacity: usize,
     /// Cycle clips: how much video each camera keeps in memory; `None`: no clips.
-    pub clips: Option<crate::clip::ClipOptions>,
+    pub clips: Option<crate::capture::clip::ClipOptions>,
     /// The most disk clips waiting for upload take, in bytes (the oldest go first).
     pub clip_budget_bytes: i64,
     pub heartbeat: Duration,

@@ -5,7 +5,7 @@
 use std::sync::mpsc::channel;
 
 use super::*;
-use crate::clip::{self, ClipOptions};
+use crate::capture::clip::{self, ClipOptions};
 
 fn opts(fast: bool, clips: bool) -> Options {
     Options {

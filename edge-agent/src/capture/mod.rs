@@ -1,8 +1,8 @@
 //! Capture with GStreamer: a camera's frames, decoded, converted to RGB and scaled to the
 //! model's input size inside the pipeline (`videoconvert ! videoscale`), limited to the
 //! camera's frame rate (`videorate`), pulled from an `appsink`.
-//! One job, long because the frames, the recording and the clips share one pipeline
-//! and its bus (tests in `capture/tests.rs`, faults in `capture/fault.rs`).
+//! Here the pipeline and its frames; where a source comes from in `source.rs`, the
+//! recording in `recording.rs`, the clips in `clip.rs`, the fault wording in `fault.rs`.
 //!
 //! Sources: a video file (once or looped; at real time or as fast as possible), an
 //! RTSP or HTTP stream, a V4L2 device and GStreamer's test source. What a user names is
@@ -16,18 +16,25 @@
 //!
 //! Faults: an error of the source's part of the pipeline ends the capture with one
 //! sentence a technician can act on ([`fault`]; the camera's name goes in front where
-//! the camera is known). The clip branch (a third branch, [`crate::clip`]) never ends
+//! the camera is known). The clip branch (a third branch, [`clip`]) never ends
 //! it: its flow errors stop at an `errorignore` after the tee, and its error messages
 //! on the bus (told apart by their elements' `clip` names) are logged once and end
 //! the clips only. A file whose frames stop well before the length its header gives
 //! warns once that it is damaged or cut short ([`Capture::warning`]).
-//!
-//! Over 500 lines: the capture pipeline and the recording that taps it share the
-//! pipeline's elements; the fault wording lives apart in `capture/fault.rs`.
 
+pub mod clip;
 mod fault;
+mod recording;
+mod source;
 
-use std::path::{Path, PathBuf};
+pub use recording::{Recorded, RecordingDone, recording_format};
+pub(crate) use recording::{to_file, wait_encoded};
+pub use source::Source;
+
+#[cfg(test)]
+use recording::encoding;
+
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -37,70 +44,6 @@ use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
 
 use crate::clock::now_ms;
-
-/// Where a camera's frames come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    /// A video file.
-    File(std::path::PathBuf),
-    /// A network stream (`rtsp://`, `http://`, `https://`).
-    Uri(String),
-    /// A V4L2 device such as `/dev/video0`.
-    V4l2(String),
-    /// GStreamer's moving test pattern.
-    Test,
-}
-
-impl std::fmt::Display for Source {
-    /// How a technician knows the source: `file PATH`, the URL without its password,
-    /// `device /dev/videoN`, `test pattern`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Source::File(p) => write!(f, "file {}", p.display()),
-            Source::Uri(u) => f.write_str(&without_password(u)),
-            Source::V4l2(d) => write!(f, "device {d}"),
-            Source::Test => f.write_str("test pattern"),
-        }
-    }
-}
-
-/// `u` with the password of its user part (`scheme://user:password@host/…`) hidden.
-fn without_password(u: &str) -> String {
-    let Some((scheme, rest)) = u.split_once("://") else {
-        return u.into();
-    };
-    let host_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..host_end].rsplit_once('@') {
-        Some((user, host)) if user.contains(':') => {
-            let name = user.split(':').next().unwrap_or_default();
-            format!("{scheme}://{name}:***@{host}{}", &rest[host_end..])
-        }
-        _ => u.into(),
-    }
-}
-
-impl std::str::FromStr for Source {
-    type Err = anyhow::Error;
-    /// `test`, `v4l2:/dev/video0`, `rtsp://…`, `http(s)://…`, `file:PATH` or a path.
-    fn from_str(s: &str) -> anyhow::Result<Source> {
-        let s = s.trim();
-        if s.is_empty() {
-            bail!("a camera source is empty");
-        }
-        Ok(if s == "test" {
-            Source::Test
-        } else if let Some(d) = s.strip_prefix("v4l2:") {
-            Source::V4l2(d.into())
-        } else if ["rtsp://", "rtsps://", "http://", "https://"]
-            .iter()
-            .any(|p| s.starts_with(p))
-        {
-            Source::Uri(s.into())
-        } else {
-            Source::File(s.strip_prefix("file:").unwrap_or(s).into())
-        })
-    }
-}
 
 /// How a camera is read.
 #[derive(Debug, Clone)]
@@ -114,8 +57,8 @@ pub struct Options {
     /// As fast as possible (files only), every frame kept; else at real time, and a
     /// slow consumer gets the newest frame.
     pub fast: bool,
-    /// Keep the last minutes encoded for cycle clips ([`crate::clip`]).
-    pub clips: Option<crate::clip::ClipOptions>,
+    /// Keep the last minutes encoded for cycle clips ([`crate::capture::clip`]).
+    pub clips: Option<clip::ClipOptions>,
 }
 
 /// One frame: RGB, `width × height × 3` bytes, and its time in milliseconds (the wall
@@ -134,13 +77,13 @@ pub struct Capture {
     recording: Arc<Mutex<Option<gst_app::AppSrc>>>,
     /// The clip branch's last minutes and its sink, and the offset from running times
     /// to frame times.
-    clips: Option<(crate::clip::Shared, gst_app::AppSink)>,
-    clock: Arc<crate::clip::Clock>,
+    clips: Option<(clip::Shared, gst_app::AppSink)>,
+    clock: Arc<clip::Clock>,
     /// The task's frames' running times, onward across loops (as the clips' are).
-    running: crate::clip::Onward,
+    running: clip::Onward,
     opts: Options,
     /// The frames' time stamps, onward across a looped file's loops (when fast).
-    pts: crate::clip::Onward,
+    pts: clip::Onward,
     /// The first frame's (onward) time stamp: a file's time starts at its first frame
     /// (decoders with B-frames start a few frames late).
     first_pts: Option<i64>,
@@ -170,7 +113,7 @@ impl Capture {
     pub fn open(source: &Source, opts: Options) -> anyhow::Result<Capture> {
         let clip_branch = opts
             .clips
-            .map(|c| crate::clip::branch(opts.fps, !opts.fast, c.webm));
+            .map(|c| clip::branch(opts.fps, !opts.fast, c.webm));
         Capture::build(source, opts, clip_branch)
     }
 
@@ -230,16 +173,16 @@ impl Capture {
             .expect("the recording sink is named")
             .downcast::<gst_app::AppSink>()
             .map_err(|_| anyhow!("the recording sink is not an appsink"))?;
-        let clock = Arc::new(crate::clip::Clock::new());
+        let clock = Arc::new(clip::Clock::new());
         let clips = match opts.clips {
             Some(c) => {
-                let ring = crate::clip::ring(c, clock.clone());
+                let ring = clip::ring(c, clock.clone());
                 let clip_sink = pipeline
                     .by_name("clipsink")
                     .expect("the clip sink is named")
                     .downcast::<gst_app::AppSink>()
                     .map_err(|_| anyhow!("the clip sink is not an appsink"))?;
-                crate::clip::feed(&clip_sink, ring.clone());
+                clip::feed(&clip_sink, ring.clone());
                 Some((ring, clip_sink))
             }
             None => None,
@@ -292,7 +235,7 @@ impl Capture {
                 .sink
                 .try_pull_sample(gst::ClockTime::from_mseconds(200))
             {
-                let running = crate::clip::running_ms(&sample);
+                let running = clip::running_ms(&sample);
                 self.note_end(&sample);
                 let buffer = sample
                     .buffer_owned()
@@ -349,7 +292,7 @@ impl Capture {
                 }
                 gst::MessageView::Error(e) => {
                     let said = e.error().to_string();
-                    if msg.src().is_some_and(|s| crate::clip::in_branch(&s.name())) {
+                    if msg.src().is_some_and(|s| clip::in_branch(&s.name())) {
                         self.fail_clips(&said);
                         continue;
                     }
@@ -376,7 +319,7 @@ impl Capture {
         tracing::warn!(source = %self.source, "{warning}");
         self.warning = Some(warning);
         if let Some((ring, _)) = &self.clips {
-            crate::clip::fail(ring);
+            clip::fail(ring);
         }
         // An error posted while the pipeline goes to playing stops it on the way (the
         // sinks wait in paused): the rest of the pipeline is asked to go on.
@@ -419,210 +362,9 @@ impl Capture {
     }
 }
 
-/// How a recording ended: the file, its length and frames.
-#[derive(Debug, Clone)]
-pub struct Recorded {
-    pub path: PathBuf,
-    pub duration_ms: i64,
-    pub frames: u64,
-}
-
-/// Where a recording's outcome arrives (once, from a thread of its own).
-pub type RecordingDone = std::sync::mpsc::Receiver<anyhow::Result<Recorded>>;
-
-impl Capture {
-    /// Records the next `seconds` of this camera, full size, into `path` (an MP4 with
-    /// H.264, or WebM with VP8 where x264 is missing: see [`recording_format`]). Frames
-    /// keep flowing to [`Capture::next_frame`] meanwhile. Stopping the camera before
-    /// the end ends the recording there. One recording at a time.
-    pub fn record(&self, path: &Path, seconds: u32) -> anyhow::Result<RecordingDone> {
-        let mut active = self.recording.lock().expect("recording lock");
-        if active.is_some() {
-            bail!("this camera is already recording");
-        }
-        let (encoder, src) = encoder(path)?;
-        let until = gst::ClockTime::from_seconds(u64::from(seconds.max(1)));
-        let state = Arc::new(Mutex::new(Feed::default()));
-        let (valve, feed, src2) = (self.valve.clone(), state.clone(), src.clone());
-        self.rec_sink.set_callbacks(
-            gst_app::AppSinkCallbacks::builder()
-                .new_sample(move |sink| {
-                    let sample = sink.pull_sample().map_err(|_| gst::FlowError::Eos)?;
-                    let mut f = feed.lock().expect("feed lock");
-                    if f.ended {
-                        return Ok(gst::FlowSuccess::Ok);
-                    }
-                    let buffer = sample.buffer().ok_or(gst::FlowError::Error)?;
-                    // Onward across a looped file's loops, whose time stamps start again.
-                    let pts = buffer.pts().map_or(0, |t| t.nseconds() as i64);
-                    let step = buffer.duration().map_or(NS / 30, |d| d.nseconds() as i64);
-                    let pts = f.onward.place(pts, step);
-                    let first = *f.first.get_or_insert_with(|| {
-                        if let Some(caps) = sample.caps() {
-                            src2.set_caps(Some(&caps.to_owned()));
-                        }
-                        pts
-                    });
-                    let at = gst::ClockTime::from_nseconds((pts - first).max(0) as u64);
-                    if at >= until {
-                        f.ended = true;
-                        valve.set_property("drop", true);
-                        let _ = src2.end_of_stream();
-                        return Ok(gst::FlowSuccess::Ok);
-                    }
-                    let mut out = buffer.copy();
-                    {
-                        let b = out.make_mut();
-                        b.set_pts(at);
-                        b.set_dts(gst::ClockTime::NONE);
-                    }
-                    f.frames += 1;
-                    f.last = at;
-                    // A full encoder (`Flushing` once it ends) is no reason to stop the
-                    // camera's frames.
-                    let _ = src2.push_buffer(out);
-                    Ok(gst::FlowSuccess::Ok)
-                })
-                .build(),
-        );
-        encoder
-            .set_state(gst::State::Playing)
-            .map_err(|_| anyhow!("the recording could not start"))?;
-        *active = Some(src);
-        self.valve.set_property("drop", false);
-        drop(active);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (valve, active, path) = (
-            self.valve.clone(),
-            self.recording.clone(),
-            path.to_path_buf(),
-        );
-        // The camera may give no frame (gone): give up a while after the end.
-        let limit = Duration::from_secs(u64::from(seconds) + 60);
-        std::thread::Builder::new()
-            .name("recording".into())
-            .spawn(move || {
-                let r = wait_encoded(&encoder, limit);
-                valve.set_property("drop", true);
-                let _ = encoder.set_state(gst::State::Null);
-                active.lock().expect("recording lock").take();
-                let f = state.lock().expect("feed lock");
-                let r = r.and_then(|()| {
-                    if f.frames == 0 {
-                        bail!("the camera gave no frame to record");
-                    }
-                    Ok(Recorded {
-                        path,
-                        duration_ms: f.last.mseconds() as i64,
-                        frames: f.frames,
-                    })
-                });
-                let _ = tx.send(r);
-            })?;
-        Ok(rx)
-    }
-}
-
-/// Nanoseconds in a second.
-const NS: i64 = 1_000_000_000;
-
-/// What a recording's feed has seen.
-#[derive(Default)]
-struct Feed {
-    /// The first frame's time, on the onward line.
-    first: Option<i64>,
-    onward: crate::clip::Onward,
-    last: gst::ClockTime,
-    frames: u64,
-    ended: bool,
-}
-
-/// The file extension recordings get here: `mp4` (H.264) where GStreamer has x264,
-/// else `webm` (VP8).
-pub fn recording_format() -> &'static str {
-    if init().is_ok() && gst::ElementFactory::find("x264enc").is_some() {
-        "mp4"
-    } else {
-        "webm"
-    }
-}
-
-/// The elements that encode raw video into a file of [`recording_format`].
-fn encoding() -> &'static str {
-    if recording_format() == "mp4" {
-        "x264enc speed-preset=ultrafast tune=zerolatency key-int-max=60 ! h264parse ! mp4mux"
-    } else {
-        "vp8enc deadline=1 cpu-used=8 ! webmmux"
-    }
-}
-
-/// The encoding pipeline of a recording into `path`, and its source.
-fn encoder(path: &Path) -> anyhow::Result<(gst::Pipeline, gst_app::AppSrc)> {
-    init()?;
-    let (pipeline, src) = to_file(
-        // Even sides: x264 (and browsers' decoders) refuse odd ones, which small
-        // cameras and files do have (a 175 × 143 source is recorded as 176 × 144).
-        &format!(
-            "queue max-size-buffers=60 ! videoconvert ! videoscale \
-             ! video/x-raw,format=I420,width=(int)[2,16384,2],height=(int)[2,16384,2] ! {}",
-            encoding()
-        ),
-        path,
-        "recording",
-    )?;
-    // At most 64 MiB of frames wait for a slow encoder; past that the oldest go (where
-    // GStreamer can: 1.20 on), so a recording never holds the camera up.
-    src.set_max_bytes(64 * 1024 * 1024);
-    src.set_block(false);
-    if src.find_property("leaky-type").is_some() {
-        src.set_property_from_str("leaky-type", "downstream");
-    }
-    Ok((pipeline, src))
-}
-
-/// A pipeline `appsrc ! {middle} ! filesink` writing `path`, and its source (times in
-/// `format=time`); `what` names it in errors.
-pub(crate) fn to_file(
-    middle: &str,
-    path: &Path,
-    what: &str,
-) -> anyhow::Result<(gst::Pipeline, gst_app::AppSrc)> {
-    init()?;
-    let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src format=time ! {middle} ! filesink name=file"
-    ))
-    .with_context(|| format!("building the {what} pipeline"))?
-    .downcast::<gst::Pipeline>()
-    .map_err(|_| anyhow!("the {what} pipeline is not a pipeline"))?;
-    pipeline
-        .by_name("file")
-        .expect("the file sink is named")
-        .set_property("location", path.to_string_lossy().as_ref());
-    let src = pipeline
-        .by_name("src")
-        .expect("the source is named")
-        .downcast::<gst_app::AppSrc>()
-        .map_err(|_| anyhow!("the {what} source is not an appsrc"))?;
-    Ok((pipeline, src))
-}
-
-/// Waits for the encoder to write its file to the end (EOS), an error, or `limit`.
-pub(crate) fn wait_encoded(encoder: &gst::Pipeline, limit: Duration) -> anyhow::Result<()> {
-    let bus = encoder.bus().expect("a pipeline has a bus");
-    let msg = bus.timed_pop_filtered(
-        gst::ClockTime::from_mseconds(limit.as_millis() as u64),
-        &[gst::MessageType::Eos, gst::MessageType::Error],
-    );
-    match msg.as_ref().map(|m| m.view()) {
-        Some(gst::MessageView::Eos(_)) => Ok(()),
-        Some(gst::MessageView::Error(e)) => bail!("recording: {}", e.error()),
-        _ => bail!("the recording did not end in time (the camera gave no more frames)"),
-    }
-}
-
 impl Capture {
     /// The last minutes kept for cycle clips (when asked for in [`Options`]).
-    pub fn clips(&self) -> Option<crate::clip::Shared> {
+    pub fn clips(&self) -> Option<clip::Shared> {
         self.clips.as_ref().map(|(ring, _)| ring.clone())
     }
 }
@@ -638,7 +380,7 @@ impl Drop for Capture {
                     std::thread::sleep(Duration::from_millis(20));
                 }
             }
-            crate::clip::end(ring);
+            clip::end(ring);
         }
         // A recording under way ends here, with what it has.
         if let Some(src) = self.recording.lock().expect("recording lock").take() {
@@ -659,7 +401,7 @@ fn file_uri(p: &Path) -> anyhow::Result<String> {
 /// A video file of `seconds` of GStreamer's moving ball, 160x120 at 15 fps, for tests:
 /// `{dir}/{name}.mp4` (or `.webm` where x264 is missing).
 #[cfg(test)]
-pub(crate) fn test_video(dir: &Path, name: &str, seconds: u32) -> PathBuf {
+pub(crate) fn test_video(dir: &Path, name: &str, seconds: u32) -> std::path::PathBuf {
     let path = dir.join(format!("{name}.{}", recording_format()));
     make_video(
         &path,
