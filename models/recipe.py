@@ -286,6 +286,10 @@ def epoch_order(rng, n):
 # Frames per run of the same station when the head's training windows are augmented.
 HEAD_RUN = 32
 
+# The head learns from at least this many windows (the footage as it is and augmented
+# passes of it), so a few labelled cycles give it as many as a long video.
+HEAD_WINDOWS = 12000
+
 
 def fit(recipe, x, y, classes, seed, epochs, progress):
     """Trains on uint8 frames `x` (N × H × W × 3, consecutive) with labels `y`: the
@@ -328,7 +332,8 @@ def fit(recipe, x, y, classes, seed, epochs, progress):
     # The head: windows of what it reads of each frame over the footage as it is and as
     # other stations would show it (one station per run of frames).
     seqs = [trained.head_reads(unit)]
-    for _ in range(recipe.head_passes if recipe.augment else 0):
+    passes = max(recipe.head_passes, -(-HEAD_WINDOWS // max(len(unit), 1)) - 1)
+    for _ in range(passes if recipe.augment else 0):
         parts = []
         for i in range(0, len(unit), 1024):
             parts.append(trained.head_reads(
