@@ -178,7 +178,7 @@ pub async fn task_videos(
         ..Filter::default()
     };
     Ok(axum::Json(
-        crate::http::videos::page_of(&state, org, task, &ready, q.page).await?,
+        crate::http::videos::list::page_of(&state, org, task, &ready, q.page).await?,
     ))
 }
 
@@ -205,7 +205,7 @@ pub async fn get_labels(
 ) -> ApiResult<axum::Json<VideoLabels>> {
     let v = requested_video(&state, &me, id).await?;
     Ok(axum::Json(
-        crate::http::videos::labels_of(&state, &me, v).await?,
+        crate::http::videos::labels::labels_of(&state, &me, v).await?,
     ))
 }
 
@@ -222,7 +222,7 @@ pub async fn put_labels(
 ) -> ApiResult<axum::Json<VideoLabels>> {
     let v = requested_video(&state, &me, id).await?;
     Ok(axum::Json(
-        crate::http::videos::save_labels(&state, &me, v, body).await?,
+        crate::http::videos::labels::save_labels(&state, &me, v, body).await?,
     ))
 }
 
@@ -244,6 +244,6 @@ pub async fn mark_propagations_as_reviewed(
             e => e,
         })?;
     Ok(axum::Json(
-        crate::http::videos::mark_reviewed(&state, &me, org, body).await?,
+        crate::http::videos::labels::mark_reviewed(&state, &me, org, body).await?,
     ))
 }

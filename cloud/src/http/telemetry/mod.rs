@@ -28,7 +28,7 @@ use crate::db::rollups::{self, Sums};
 use crate::db::{devices, issues, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Query};
-use crate::http::videos::date_range;
+use crate::http::videos::list::date_range;
 use crate::state::AppState;
 
 /// Most cycles one page holds.
