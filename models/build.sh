@@ -68,7 +68,7 @@ Made by `models/build.sh` (numbers from that run; the build is deterministic).
 - **Architecture:** the robust recipe (`models/recipe.py`, chosen by measurement:
   docs/benchmarks.md "Step-model recipes"): in the graph, each frame's colour channels
   divided by their mean over the frame and each pixel's distance from the still bench;
-  a multilayer perceptron (one hidden layer) per frame{'' if t.get('window', 1) == 1 else f", and a head over the {'step probabilities' if t.get('head_input') == 'probs' else 'hidden layers'} of the last {t['window']} frames"};
+  a multilayer perceptron (one hidden layer) per frame{'' if t.get('window', 1) == 1 else f",{chr(10)}  and a head over the {'step probabilities' if t.get('head_input') == 'probs' else 'hidden layers'} of the last {t['window']} frames"};
   trained with the frames moved, turned, zoomed, relit, recoloured where the operator
   is, cluttered, blurred and noised. ONNX opset 18, trained by `models/train.py` (numpy).
 - **Training data:** {train_s} s of synthetic footage (`models/demo.py --seed 1`),
