@@ -65,11 +65,13 @@ ensure_models_tools() {
 }
 
 # The demo footage and the default model (models/build.sh), with the agent built in
-# PROFILE (debug or release). Exports GEMBA_MODELS.
+# PROFILE (debug or release). Exports GEMBA_MODELS. GEMBA_WORKSPACE_BUILT says the
+# caller has built the agent already with the rest of the workspace: building it alone
+# would build its dependencies again with other features (docs/benchmarks.md "CI").
 build_models() {
   local profile="${1:-debug}" flag=()
   [ "$profile" = release ] && flag=(--release)
-  cargo build --locked "${flag[@]}" -p gemba-agent
+  [ -n "${GEMBA_WORKSPACE_BUILT:-}" ] || cargo build --locked "${flag[@]}" -p gemba-agent
   export GEMBA_MODELS="$ROOT/target/models"
   GEMBA_AGENT="${CARGO_TARGET_DIR:-$ROOT/target}/$profile/gemba-agent" bash "$ROOT/models/build.sh"
 }

@@ -57,8 +57,9 @@ export GEMBA_ADMIN_EMAIL=admin@gemba.local GEMBA_ADMIN_PASSWORD=gemba-admin-1
 # The links in the mails read as on the README's defaults (port 8080).
 export GEMBA_PUBLIC_URL=http://localhost:8080
 start_gemba "$work/data"
-# The agent's command line, for the docs that enrol a device.
-cargo build --locked -q -p gemba-agent
+# The agent's command line, for the docs that enrol a device (built here unless the
+# caller built the workspace: scripts/lib.sh build_models).
+[ -n "${GEMBA_WORKSPACE_BUILT:-}" ] || cargo build --locked -q -p gemba-agent
 PATH="${CARGO_TARGET_DIR:-$ROOT/target}/debug:$PATH"
 API="$GEMBA_URL/api"
 cd "$work"
