@@ -15,11 +15,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gemba_agent::camera::{Job, Worker};
+use gemba_agent::cameras::recorder::Recorder;
+use gemba_agent::cameras::{Job, Worker};
 use gemba_agent::capture::{self, Capture, Source};
 use gemba_agent::infer::Model;
 use gemba_agent::outbox::Outbox;
-use gemba_agent::recorder::Recorder;
 use gemba_shared::cycle::EngineConfig;
 use gemba_shared::footage::Truth;
 

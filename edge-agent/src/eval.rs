@@ -46,7 +46,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
     .with_context(|| format!("{}: not ground truth", truth.display()))?;
     let mut model = Model::load(model_dir)?;
     let engine = EngineConfig::from_task(&truth.task_settings());
-    crate::camera::fits(&model, &engine)?;
+    crate::cameras::fits(&model, &engine)?;
     let mut cap = Capture::open(
         &Source::File(video.into()),
         capture::Options {

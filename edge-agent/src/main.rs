@@ -187,7 +187,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     .transpose()?,
                 clip_budget_bytes: i64::from(a.clip_disk_mib) * 1024 * 1024,
                 heartbeat: std::time::Duration::from_secs(a.heartbeat.max(1)),
-                drift: gemba_agent::drift::Options {
+                drift: gemba_agent::cameras::drift::Options {
                     window: std::time::Duration::from_secs(a.drift_window),
                     sustain: std::time::Duration::from_secs(a.drift_sustain),
                 },

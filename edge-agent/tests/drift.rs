@@ -1,6 +1,6 @@
 //! Drift on the station (issue 26, item 5), through the real agent and the real cloud:
 //! demo footage whose light falls to near black a third of the way in, played at real
-//! time and looped. The dark frames count as unsure (`gemba_agent::drift`); the agent's status
+//! time and looped. The dark frames count as unsure (`gemba_agent::cameras::drift`); the agent's status
 //! says since when, with the share of unsure frames and the brightness now and when it
 //! was sure; the device's page (the cloud's API) shows it and keeps the event, which
 //! ends once the loop brings the light back.

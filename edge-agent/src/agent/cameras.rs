@@ -1,11 +1,11 @@
 //! The agent's cameras: starting a camera's worker, noting a failure and starting the
-//! camera again after its pause (`crate::health`), and what each camera does as the
+//! camera again after its pause (`crate::cameras::health`), and what each camera does as the
 //! status says it.
 
 use gemba_shared::mqtt::v1::{self, CameraState, CameraStatus, StatusMessage};
 
 use super::Agent;
-use crate::camera::{Job, Worker};
+use crate::cameras::{Job, Worker};
 use crate::clock::now_ms;
 use crate::infer::Model;
 

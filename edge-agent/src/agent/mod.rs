@@ -18,10 +18,10 @@ use gemba_shared::mqtt::v1::{self, Channel, Command, CommandAck, CommandMessage,
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
-use crate::camera::{self, Job, Worker};
+use crate::cameras::health::Health;
+use crate::cameras::{Job, Worker};
 use crate::capture::{self, Source};
 use crate::clock::now_ms;
-use crate::health::Health;
 use crate::infer::Model;
 use crate::outbox::{Kind, Outbox};
 use crate::sync;
@@ -74,7 +74,7 @@ pub struct Config {
     pub clip_budget_bytes: i64,
     pub heartbeat: Duration,
     /// How each camera's model certainty is watched (window, sustain).
-    pub drift: crate::drift::Options,
+    pub drift: crate::cameras::drift::Options,
 }
 
 /// What runs where, kept across restarts.
@@ -230,7 +230,7 @@ impl Agent {
                                 Err(e) => format!(
                                     "task {task} is set on camera {camera}, which failed to \
                                      start: {e:#}; it is tried again in {} s",
-                                    crate::health::delay(1) / 1000
+                                    crate::cameras::health::delay(1) / 1000
                                 ),
                             })
                         }
@@ -382,7 +382,7 @@ impl Agent {
             bail!("this device has no camera {camera}");
         };
         let model = Model::load(&self.model_for(task))?;
-        camera::fits(&model, &engine)?;
+        crate::cameras::fits(&model, &engine)?;
         let job = Job {
             camera: camera.into(),
             source: cam.source.clone(),
@@ -449,7 +449,7 @@ impl Agent {
         for c in &cameras {
             let m = Model::load(&dir)?;
             let (_, engine) = &self.running.cameras[c];
-            camera::fits(&m, engine)?;
+            crate::cameras::fits(&m, engine)?;
             models.push(m);
         }
         if cameras.is_empty() {

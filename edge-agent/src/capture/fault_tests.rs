@@ -136,7 +136,7 @@ fn a_file_that_is_not_video_says_so() {
         let e = end.unwrap_err();
         assert_eq!(n, 0);
         assert_eq!(
-            crate::camera::fault("cam0", &source, &e),
+            crate::cameras::fault("cam0", &source, &e),
             format!(
                 "camera cam0 (file {}): not a video file GStreamer can read",
                 file.display()

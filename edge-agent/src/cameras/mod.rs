@@ -7,9 +7,12 @@
 //! `camera NAME (SOURCE): what is wrong` ([`Stats::error`], the log), and everything its
 //! thread logs carries the camera's name (a `camera` span).
 //!
-//! Every inferred frame also feeds its drift state ([`crate::drift`]: how unsure the
+//! Every inferred frame also feeds its drift state ([`drift`]: how unsure the
 //! model is and how bright the frames are), which its stats carry to the status; a
 //! new model starts it afresh.
+//!
+//! The folder: the worker here, the cycle engine's side in `recorder.rs`, the model's
+//! certainty in `drift.rs`, failed cameras and their back-off in `health.rs`.
 
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
@@ -23,7 +26,12 @@ use crate::capture::{self, Capture, Source};
 use crate::clock::now_ms;
 use crate::infer::Model;
 use crate::outbox::Outbox;
-use crate::recorder::Recorder;
+
+pub mod drift;
+pub mod health;
+pub mod recorder;
+
+use recorder::Recorder;
 
 /// What a camera worker is told while it runs.
 pub enum Control {
@@ -53,8 +61,8 @@ pub struct Stats {
     /// stopped), in the same form; it keeps running.
     pub warning: Option<String>,
     pub ended: bool,
-    /// Whether its model has become unsure of what it sees ([`crate::drift`]).
-    pub drift: crate::drift::Report,
+    /// Whether its model has become unsure of what it sees ([`drift`]).
+    pub drift: drift::Report,
 }
 
 /// What a worker needs to start.
@@ -71,7 +79,7 @@ pub struct Job {
     pub clip_dir: std::path::PathBuf,
     pub clip_budget: i64,
     /// How its model's certainty is watched.
-    pub drift: crate::drift::Options,
+    pub drift: drift::Options,
 }
 
 pub struct Worker {
@@ -266,7 +274,7 @@ fn work(
         &job.camera,
         outbox,
     );
-    let mut drift = crate::drift::Drift::new(job.drift);
+    let mut drift = drift::Drift::new(job.drift);
     let mut window = (Instant::now(), 0u32);
     let mut last_t = 0;
     loop {
@@ -301,7 +309,7 @@ fn work(
             break;
         };
         let probs = model.infer(&frame.rgb)?;
-        drift.frame(now_ms(), &probs, crate::drift::brightness(&frame.rgb));
+        drift.frame(now_ms(), &probs, drift::brightness(&frame.rgb));
         last_t = frame.t_ms;
         let made = rec.frame(frame.t_ms, &probs)?;
         clip(&made);
