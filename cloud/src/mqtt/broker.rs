@@ -1,0 +1,153 @@
+//! The embedded broker (rumqttd): its configuration (MQTT 3.1.1 on the port, MQTT 5 on
+//! the next), its start on a thread of its own, and the address of whichever broker the
+//! cloud uses.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::Context;
+use rumqttc::{AsyncClient, Event, Packet};
+use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+
+fn config(addr: SocketAddr) -> Config {
+    let server = ServerSettings {
+        name: "v4".into(),
+        listen: addr,
+        tls: None,
+        next_connection_delay_ms: 1,
+        connections: ConnectionSettings {
+            connection_timeout_ms: 60_000,
+            max_payload_size: 1024 * 1024,
+            max_inflight_count: 200,
+            auth: None,
+            external_auth: None,
+            dynamic_filters: true,
+        },
+    };
+    let mut v4 = HashMap::new();
+    v4.insert("1".to_string(), server.clone());
+    let mut v5 = HashMap::new();
+    // MQTT 5 on the next port (shared subscriptions for scaled ingestion).
+    let mut s5 = server;
+    s5.name = "v5".into();
+    s5.listen = SocketAddr::new(addr.ip(), addr.port().wrapping_add(1));
+    v5.insert("1".to_string(), s5);
+    Config {
+        id: 0,
+        router: RouterConfig {
+            max_connections: 10_010,
+            max_outgoing_packet_count: 200,
+            max_segment_size: 100 * 1024 * 1024,
+            max_segment_count: 10,
+            ..Default::default()
+        },
+        v4: Some(v4),
+        v5: Some(v5),
+        ..Default::default()
+    }
+}
+
+/// Starts the broker on its own thread and waits until it accepts connections.
+pub async fn start_embedded(addr: SocketAddr) -> anyhow::Result<()> {
+    // Fail clearly when the port is taken (rumqttd would only log it on its thread).
+    std::net::TcpListener::bind(addr).with_context(|| {
+        format!("the MQTT address {addr} is in use; choose another with --mqtt")
+    })?;
+    let mut broker = Broker::new(config(addr));
+    std::thread::Builder::new()
+        .name("mqtt-broker".into())
+        .spawn(move || {
+            if let Err(e) = broker.start() {
+                tracing::error!(error = %e, "embedded MQTT broker stopped");
+            }
+        })?;
+    // Ready when it answers an MQTT CONNECT (a bare TCP probe makes the broker log an
+    // error for a connection that never spoke MQTT).
+    for _ in 0..100 {
+        if answers_connect(addr).await {
+            tracing::info!(%addr, "embedded MQTT broker listening");
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    anyhow::bail!("the embedded MQTT broker did not start on {addr}")
+}
+
+/// Does a broker at `addr` acknowledge a connection (within a second)?
+async fn answers_connect(addr: SocketAddr) -> bool {
+    let id = format!("gemba-cloud-probe-{}", &crate::auth::random_token()[..8]);
+    let opts = rumqttc::MqttOptions::new(id, addr.ip().to_string(), addr.port());
+    let (client, mut events) = AsyncClient::new(opts, 1);
+    let acked = tokio::time::timeout(Duration::from_secs(1), async {
+        loop {
+            match events.poll().await {
+                Ok(Event::Incoming(Packet::ConnAck(_))) => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    })
+    .await
+    .unwrap_or(false);
+    if acked {
+        let _ = client.try_disconnect();
+        // Let the event loop send the DISCONNECT.
+        let _ = tokio::time::timeout(Duration::from_millis(100), events.poll()).await;
+    }
+    acked
+}
+
+/// Host and port of an `mqtt://host:port` URL (port 1883 when absent), or of a plain
+/// `host:port` address.
+pub fn broker_address(spec: &str) -> anyhow::Result<(String, u16)> {
+    let rest = match spec.split_once("://") {
+        Some(("mqtt" | "tcp", rest)) => rest,
+        Some((scheme, _)) => {
+            anyhow::bail!("unsupported broker scheme {scheme:?}: use mqtt://host:port")
+        }
+        None => spec,
+    };
+    let rest = rest.trim_end_matches('/');
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((h, p)) => (
+            h,
+            p.parse()
+                .with_context(|| format!("bad broker port in {spec:?}"))?,
+        ),
+        None => (rest, 1883),
+    };
+    if host.is_empty() {
+        anyhow::bail!("no broker host in {spec:?}");
+    }
+    Ok((
+        host.trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string(),
+        port,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::broker_address;
+
+    #[test]
+    fn broker_addresses() {
+        assert_eq!(
+            broker_address("mqtt://broker:1883").unwrap(),
+            ("broker".into(), 1883)
+        );
+        assert_eq!(
+            broker_address("mqtt://broker").unwrap(),
+            ("broker".into(), 1883)
+        );
+        assert_eq!(
+            broker_address("127.0.0.1:1884").unwrap(),
+            ("127.0.0.1".into(), 1884)
+        );
+        assert!(broker_address("https://x:1").is_err());
+        assert!(broker_address("mqtt://:1883").is_err());
+        assert!(broker_address("mqtt://h:port").is_err());
+    }
+}

@@ -1,0 +1,388 @@
+//! Ingestion: what devices send, read in batches (topic → device → key → signature →
+//! content); statuses and command acknowledgements recorded at once, the cycles of a
+//! batch opened on worker threads, then stored in one transaction while the next
+//! batches are checked, then acknowledged to each device.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::Ordering;
+
+use bytes::Bytes;
+use gemba_shared::api::v1::stream::{DeviceStatusEvent, ServerEvent};
+use gemba_shared::mqtt::v1::{self, Channel};
+use tokio::sync::mpsc;
+
+use crate::db::cycles::{self, Received, Stored};
+use crate::db::{Db, devices};
+use crate::events::OrgEvent;
+use crate::mqtt::link::DeviceKey;
+use crate::reconcile::{Why, reconcile};
+use crate::state::AppState;
+
+/// Messages stored in one transaction, at most.
+const BATCH: usize = 1_000;
+
+/// Takes what the client received, in batches, and checks each message (the cycles'
+/// signatures on `ingest_workers` threads); hands the cycles of a batch to [`store`],
+/// which writes the previous batch meanwhile (checking and writing overlap).
+pub(super) async fn ingest(state: AppState, mut rx: mpsc::Receiver<(String, Bytes)>) {
+    let (to_store, stored) = mpsc::channel::<Vec<Received>>(STORE_QUEUE);
+    tokio::spawn(store(state.clone(), stored));
+    let mut batch = Vec::with_capacity(BATCH);
+    loop {
+        batch.clear();
+        if rx.recv_many(&mut batch, BATCH).await == 0 {
+            return;
+        }
+        let link = &state.mqtt;
+        link.stats
+            .received
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+        let mut pending: Vec<Unchecked> = Vec::new();
+        for (topic, payload) in batch.drain(..) {
+            match read(&state, &topic, &payload).await {
+                Ok(Some(c)) => pending.push(c),
+                Ok(None) => {}
+                Err(Refused::Db(e)) => tracing::error!(error = %e, "MQTT ingestion: storage"),
+                Err(Refused::Bad(why)) => link.reject(&topic, &why),
+            }
+        }
+        let mut cycles: Vec<Received> = Vec::with_capacity(pending.len());
+        for c in open_all(pending, state.settings.ingest_workers).await {
+            match c {
+                Ok(c) => cycles.push(c),
+                Err((topic, why)) => link.reject(&topic, &why),
+            }
+        }
+        if !cycles.is_empty() && to_store.send(cycles).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Checked batches waiting for [`store`], at most.
+const STORE_QUEUE: usize = 2;
+
+/// Batches being stored at once, at most: on PostgreSQL each in a transaction of its own
+/// connection; on SQLite queued to its one writer, so that it never waits for the next.
+fn writing_at_once(db: &Db) -> usize {
+    match db.backend {
+        crate::db::Backend::Sqlite => 2,
+        crate::db::Backend::Postgres => 4,
+    }
+}
+
+/// Stores checked batches, each in a transaction ([`writing_at_once`] at a time), then
+/// tells each device which of its cycles are stored.
+async fn store(state: AppState, mut rx: mpsc::Receiver<Vec<Received>>) {
+    let most = writing_at_once(&state.db);
+    let mut writing = tokio::task::JoinSet::new();
+    while let Some(cycles) = rx.recv().await {
+        while writing.len() >= most {
+            writing.join_next().await;
+        }
+        writing.spawn(store_batch(state.clone(), cycles));
+    }
+    while writing.join_next().await.is_some() {}
+}
+
+async fn store_batch(state: AppState, cycles: Vec<Received>) {
+    let link = &state.mqtt;
+    // Stored or not, nothing is acknowledged until the transaction committed: a batch
+    // that cannot be stored is not acknowledged, and its devices send it again.
+    let stored = match cycles::insert_cycles(&state.db, &cycles).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(error = %e, n = cycles.len(), "storing cycles; the devices will send them again");
+            return;
+        }
+    };
+    // Per device: the ids stored, and those refused (which it need not send again).
+    let mut acks: BTreeMap<(i64, i64), v1::CyclesAck> = BTreeMap::new();
+    // The devices with new cycles, for the stream.
+    let mut fresh: BTreeSet<(i64, i64)> = BTreeSet::new();
+    for (c, s) in cycles.into_iter().zip(stored) {
+        if s == Stored::New {
+            fresh.insert((c.org, c.device));
+        }
+        let counter = match s {
+            Stored::New => &link.stats.cycles,
+            Stored::Again => &link.stats.duplicates,
+            Stored::Refused => &link.stats.rejected,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        let ack = acks
+            .entry((c.org, c.device))
+            .or_insert_with(|| v1::CyclesAck {
+                v: v1::VERSION,
+                ids: vec![],
+                refused: vec![],
+                clip_url: None,
+            });
+        if s != Stored::Refused {
+            ack.ids.push(c.cycle.id);
+        } else {
+            ack.refused.push(c.cycle.id.clone());
+            tracing::warn!(
+                device = c.device,
+                task = c.cycle.task,
+                "MQTT message rejected: the cycle's task is not one of the organisation's"
+            );
+        }
+    }
+    for (org, device) in fresh {
+        state.events.cycles_stored(link, org, device);
+    }
+    for ((org, device), mut ack) in acks {
+        if !ack.ids.is_empty() {
+            ack.clip_url = crate::media::clips::clip_url(&state, org, device).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "signing a clip URL");
+                None
+            });
+        }
+        if let Err(e) = link
+            .send(&state.db, org, device, Channel::CyclesAck, &ack)
+            .await
+        {
+            tracing::warn!(device, error = %e, "acknowledging cycles");
+        }
+    }
+}
+
+enum Refused {
+    Bad(String),
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for Refused {
+    fn from(e: sqlx::Error) -> Self {
+        Refused::Db(e)
+    }
+}
+
+/// A cycle message whose topic and device are known, its signature not yet checked.
+struct Unchecked {
+    topic: String,
+    payload: Bytes,
+    org: i64,
+    device: i64,
+    key: DeviceKey,
+}
+
+impl Unchecked {
+    /// The cycle, if the device's key signed it and its content holds; else why not.
+    fn open(self) -> Result<Received, (String, String)> {
+        match self.key.open::<v1::CycleMessage>(&self.payload) {
+            Ok(cycle) => Ok(Received {
+                org: self.org,
+                device: self.device,
+                cycle,
+            }),
+            Err(why) => Err((self.topic, why)),
+        }
+    }
+}
+
+/// Opens the cycles of a batch (signature and content), on `workers` threads when the
+/// batch is large enough to be worth it; in the batch's order.
+async fn open_all(
+    pending: Vec<Unchecked>,
+    workers: usize,
+) -> Vec<Result<Received, (String, String)>> {
+    if workers <= 1 || pending.len() < 64 {
+        return pending.into_iter().map(Unchecked::open).collect();
+    }
+    let size = pending.len().div_ceil(workers);
+    let mut rest = pending.into_iter();
+    let mut parts = Vec::with_capacity(workers);
+    loop {
+        let chunk: Vec<Unchecked> = rest.by_ref().take(size).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        parts.push(tokio::task::spawn_blocking(move || {
+            chunk.into_iter().map(Unchecked::open).collect::<Vec<_>>()
+        }));
+    }
+    let mut out = Vec::new();
+    for p in parts {
+        out.extend(p.await.expect("checking cycles"));
+    }
+    out
+}
+
+/// Checks one message: its topic, its device and organisation. A cycle is answered to
+/// be opened ([`open_all`]); status and command acknowledgements are checked and
+/// recorded here.
+async fn read(
+    state: &AppState,
+    topic: &str,
+    payload: &Bytes,
+) -> Result<Option<Unchecked>, Refused> {
+    let bad = |s: &str| Refused::Bad(s.to_string());
+    let (org, device, channel) = v1::parse_topic(topic).ok_or_else(|| bad("unknown topic"))?;
+    let (Ok(org), Ok(device)) = (org.parse::<i64>(), device.parse::<i64>()) else {
+        return Err(bad("unknown topic"));
+    };
+    if payload.len() > v1::MAX_PAYLOAD_BYTES {
+        return Err(bad("payload too large"));
+    }
+    let key = state
+        .mqtt
+        .key(&state.db, device)
+        .await?
+        .ok_or_else(|| bad("unknown or revoked device"))?;
+    if key.org != org {
+        return Err(bad("the device is not the topic's organisation's"));
+    }
+    match channel {
+        Channel::Cycles => Ok(Some(Unchecked {
+            topic: topic.to_string(),
+            payload: payload.clone(),
+            org,
+            device,
+            key,
+        })),
+        Channel::Status => {
+            let s: v1::StatusMessage = key.open(payload).map_err(Refused::Bad)?;
+            let json = serde_json::to_string(&s).expect("status serialises");
+            let now = crate::db::now_ms();
+            let before = devices::set_status(&state.db, device, s.online, &json, now).await?;
+            crate::db::camera_events::note_status(
+                &state.db,
+                device,
+                before.status.as_ref(),
+                &s,
+                now,
+            )
+            .await?;
+            if s.online {
+                // Back online (a restarted agent may now do what it refused) or with
+                // other cameras: nothing held back.
+                let names = |s: &v1::StatusMessage| {
+                    s.cameras
+                        .iter()
+                        .map(|c| c.camera.clone())
+                        .collect::<Vec<_>>()
+                };
+                let cameras_changed = before
+                    .status
+                    .as_ref()
+                    .is_some_and(|b| names(b) != names(&s));
+                let why = if !before.online {
+                    Why::Back
+                } else if cameras_changed {
+                    Why::Changed
+                } else {
+                    Why::Heartbeat
+                };
+                reconcile(state, org, device, &s, why).await?;
+            }
+            let event = ServerEvent::DeviceStatus(DeviceStatusEvent {
+                id: device,
+                online: s.online,
+                last_seen: now,
+                status: s,
+            });
+            state
+                .events
+                .raise(&state.mqtt, OrgEvent { org, device, event });
+            Ok(None)
+        }
+        Channel::CmdAck => {
+            let a: v1::CommandAck = key.open(payload).map_err(Refused::Bad)?;
+            let Some(command) =
+                devices::ack_command(&state.db, device, &a.id, a.ok, &a.message).await?
+            else {
+                return Err(bad("no such command waiting"));
+            };
+            // Stored by `Link::command`: one written by another version may not read.
+            match serde_json::from_str::<v1::Command>(&command) {
+                Ok(v1::Command::StartTask { camera, task, .. }) => {
+                    let refused = (!a.ok).then_some(a.message.as_str());
+                    crate::db::camera_tasks::answered_start(
+                        &state.db, device, &camera, task, refused,
+                    )
+                    .await?;
+                }
+                // A new model may be what a refused start lacked.
+                Ok(v1::Command::Deploy { .. }) if a.ok => {
+                    crate::reconcile::reconcile_stored(state, org, device).await?;
+                }
+                Ok(v1::Command::Record { .. }) if !a.ok => {
+                    // A recording the device could not make or upload says why.
+                    crate::db::videos::fail_recording(&state.db, None, Some(&a.id), &a.message)
+                        .await?;
+                }
+                _ => {}
+            }
+            Ok(None)
+        }
+        Channel::Events => {
+            let _: serde_json::Value = key.open(payload).map_err(Refused::Bad)?;
+            Ok(None)
+        }
+        Channel::Cmd | Channel::CyclesAck | Channel::Rtc => Err(bad("not a device's channel")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DeviceKey, Unchecked, open_all};
+    use gemba_shared::cycle::Cycle;
+    use gemba_shared::mqtt::v1;
+
+    /// A batch large enough to be split: every cycle comes back in its place, opened or
+    /// refused with why, whatever the number of threads.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_batch_opens_in_order_on_any_number_of_threads() {
+        let key = DeviceKey {
+            org: 1,
+            kid: "9".into(),
+            key: vec![7; 32],
+        };
+        let batch = |n: usize| -> Vec<Unchecked> {
+            (0..n)
+                .map(|i| {
+                    let c = v1::CycleMessage::new(
+                        uuid::Uuid::new_v4().to_string(),
+                        i as i64,
+                        "cam0".into(),
+                        Cycle {
+                            start_ms: 0,
+                            end_ms: 1,
+                            segments: vec![],
+                            idle_ms: 1,
+                            good: true,
+                            reasons: vec![],
+                        },
+                    );
+                    // Every seventh signed with another key.
+                    let k: &[u8] = if i % 7 == 3 { &[8; 32] } else { &key.key };
+                    Unchecked {
+                        topic: format!("t{i}"),
+                        payload: v1::sign(k, "9", &c).into(),
+                        org: 1,
+                        device: 2,
+                        key: key.clone(),
+                    }
+                })
+                .collect()
+        };
+        for workers in [1, 2, 3] {
+            let out = open_all(batch(301), workers).await;
+            assert_eq!(out.len(), 301);
+            for (i, r) in out.iter().enumerate() {
+                match r {
+                    Ok(c) => assert_eq!((c.cycle.task, i % 7 == 3), (i as i64, false)),
+                    Err((topic, why)) => {
+                        assert_eq!(
+                            (topic.as_str(), why.as_str()),
+                            (format!("t{i}").as_str(), "wrong signature")
+                        );
+                        assert_eq!(i % 7, 3);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! MQTT: the embedded broker (rumqttd), started by `gemba-cloud serve` unless an
+//! external broker URL is configured, and the cloud's own client link to whichever
+//! broker is in use ([`Link`]): it ingests what devices send and sends them commands.
+//! The topics are `gemba/v1/{org}/{device}/{channel}` (`gemba_shared::mqtt::v1`), with
+//! numeric organisation and device ids.
+//!
+//! By job: `broker` starts the embedded broker; `link` keeps the cloud's
+//! connections up, subscribes and sends commands; `ingest` reads, verifies and stores
+//! what devices send.
+
+mod broker;
+mod ingest;
+mod link;
+
+pub use broker::{broker_address, start_embedded};
+pub use link::{KEY_TTL, Link, Stats, new_command_id, spawn_link};
