@@ -22,6 +22,7 @@ use crate::db::cycle_changes::{self, Outcome};
 use crate::db::{devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
+use crate::http::telemetry::paging;
 use crate::state::AppState;
 
 /// The organisation whose cycles `me` reaches: theirs, or every one for the super admin.
@@ -234,7 +235,7 @@ pub async fn archived(
             ));
         }
     };
-    let (offset, limit) = super::paging(p.page, p.page_size)?;
+    let (offset, limit) = paging(p.page, p.page_size)?;
     let (results, count) = cycle_changes::archived(&state.db, org, offset, limit).await?;
     Ok(axum::Json(Page { results, count }))
 }

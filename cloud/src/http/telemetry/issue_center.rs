@@ -14,12 +14,13 @@ use gemba_shared::api::v1::telemetry::{
 };
 use gemba_shared::cycle::BadReason;
 
-use super::{StatsParams, closed_range, issue_key, known_ids, stats_query_of};
 use crate::db::analytics::{bucket_start, next_bucket};
 use crate::db::issues::{self, Review};
 use crate::db::tasks;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Query};
+use crate::http::telemetry::stats::{StatsParams, stats_query_of};
+use crate::http::telemetry::{closed_range, issue_key, known_ids};
 use crate::state::AppState;
 
 /// The bad cycles started in a range (both ends required; `task`, `device`, `bucket` and

@@ -16,13 +16,14 @@ use gemba_shared::api::v1::line::{
 };
 use serde::Deserialize;
 
-use super::{closed_range, figures, known_ids};
 use crate::db::analytics::{self, StatsQuery, Width};
 use crate::db::lines::{self, LineRow};
 use crate::db::rollups::Sums;
 use crate::db::{cycles, devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
+use crate::http::telemetry::math::figures;
+use crate::http::telemetry::{closed_range, known_ids};
 use crate::state::AppState;
 
 /// A line's stations with their names.
