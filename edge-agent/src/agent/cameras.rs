@@ -1,11 +1,14 @@
-//! The agent's cameras: starting a camera's worker, noting a failure and starting the
-//! camera again after its pause (`crate::cameras::health`), and what each camera does as the
-//! status says it.
+//! The agent's cameras: what running a task on a camera takes, starting its worker,
+//! noting a failure and starting the camera again after its pause
+//! (`crate::cameras::health`), and what each camera does as the status says it.
 
+use anyhow::bail;
+use gemba_shared::cycle::EngineConfig;
 use gemba_shared::mqtt::v1::{self, CameraState, CameraStatus, StatusMessage};
 
-use super::Agent;
+use super::{Agent, clips_dir};
 use crate::cameras::{Job, Worker};
+use crate::capture;
 use crate::clock::now_ms;
 use crate::infer::Model;
 
@@ -88,6 +91,55 @@ impl Agent {
                 false
             }
         }
+    }
+
+    /// Starts `task` on `camera` at `generation`: an error when the device cannot
+    /// (nothing changes then), or when its source failed (the camera keeps the task and
+    /// is started again later).
+    pub(super) fn start(
+        &mut self,
+        camera: &str,
+        task: i64,
+        engine: EngineConfig,
+        generation: i64,
+    ) -> anyhow::Result<()> {
+        let (job, model) = self.prepare(camera, task, engine)?;
+        self.running.generations.insert(camera.into(), generation);
+        self.launch(job, model)
+    }
+
+    /// What running `task` on `camera` takes, or why the device cannot.
+    pub(super) fn prepare(
+        &self,
+        camera: &str,
+        task: i64,
+        engine: EngineConfig,
+    ) -> anyhow::Result<(Job, Model)> {
+        let Some(cam) = self.cfg.cameras.iter().find(|c| c.name == camera) else {
+            bail!("this device has no camera {camera}");
+        };
+        let model = Model::load(&self.model_for(task))?;
+        crate::cameras::fits(&model, &engine)?;
+        let job = Job {
+            camera: camera.into(),
+            source: cam.source.clone(),
+            capture: capture::Options {
+                width: model.width,
+                height: model.height,
+                fps: self.cfg.fps,
+                looped: self.cfg.looped,
+                fast: self.cfg.fast,
+                clips: self.cfg.clips,
+            },
+            task,
+            engine,
+            org: self.org.clone(),
+            device: self.device.clone(),
+            clip_dir: clips_dir(&self.cfg.data),
+            clip_budget: self.cfg.clip_budget_bytes,
+            drift: self.cfg.drift,
+        };
+        Ok((job, model))
     }
 
     pub(super) fn status(&self) -> StatusMessage {

@@ -1,12 +1,12 @@
-//! What the agent moves over HTTP: a recording and the cycle clips up to the signed URLs
-//! the cloud gave, a deployed model down (its size and SHA-256 checked before it is
-//! kept).
+//! Uploads: a recording and the cycle clips go up to the signed URLs the cloud gave,
+//! each in one streamed `PUT`; a clip the cloud refuses goes, one that failed waits its
+//! back-off in the outbox's clip queue.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use tokio::sync::watch;
 
 use crate::capture;
@@ -160,60 +160,4 @@ pub(super) async fn upload_clips(outbox: Arc<Mutex<Outbox>>, mut stop: watch::Re
             }
         }
     }
-}
-
-/// Downloads a model bundle into `dir` (`model.onnx`), checking its size and SHA-256
-/// before it is put in place: a failed check leaves nothing.
-pub(super) async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Result<()> {
-    use futures_util::StreamExt;
-    use sha2::{Digest, Sha256};
-    use tokio::io::AsyncWriteExt;
-
-    let parent = dir.parent().context("no models folder")?;
-    tokio::fs::create_dir_all(parent).await?;
-    let part = parent.join(format!(
-        ".{}.part",
-        dir.file_name().and_then(|n| n.to_str()).unwrap_or("model")
-    ));
-    let res = reqwest::Client::new()
-        .get(url)
-        .timeout(Duration::from_secs(600))
-        .send()
-        .await
-        .with_context(|| format!("reaching {url}"))?;
-    if !res.status().is_success() {
-        bail!("the cloud answered {}", res.status());
-    }
-    let mut hash = Sha256::new();
-    let mut got: i64 = 0;
-    let mut file = tokio::fs::File::create(&part).await?;
-    let mut body = res.bytes_stream();
-    let r: anyhow::Result<()> = async {
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk?;
-            got += chunk.len() as i64;
-            if got > size {
-                bail!("the model is larger than the {size} bytes announced");
-            }
-            hash.update(&chunk);
-            file.write_all(&chunk).await?;
-        }
-        file.flush().await?;
-        if got != size {
-            bail!("the model has {got} bytes, not the {size} announced");
-        }
-        let hex = gemba_shared::hex(&hash.finalize());
-        if !hex.eq_ignore_ascii_case(sha256) {
-            bail!("the model's SHA-256 is {hex}, not {sha256}");
-        }
-        Ok(())
-    }
-    .await;
-    if let Err(e) = r {
-        let _ = tokio::fs::remove_file(&part).await;
-        return Err(e);
-    }
-    tokio::fs::create_dir_all(dir).await?;
-    tokio::fs::rename(&part, dir.join("model.onnx")).await?;
-    Ok(())
 }

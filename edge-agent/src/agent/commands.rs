@@ -1,0 +1,216 @@
+//! The cloud's commands carried out: a task started or stopped on a camera, settings,
+//! a model deployed (`deploy.rs`), a recording made and uploaded; each answered on
+//! `cmd/ack` through the outbox.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::bail;
+use gemba_shared::mqtt::v1::{self, Channel, Command, CommandAck, CommandMessage, topic};
+
+use super::Agent;
+use super::uploads::finish_recording;
+use crate::capture;
+use crate::clock::now_ms;
+use crate::outbox::{Kind, Outbox};
+
+impl Agent {
+    /// Carries out command `c`: its acknowledgement, or `None` when it comes later (a
+    /// recording acknowledges once uploaded).
+    pub(super) async fn command(&mut self, c: CommandMessage) -> Option<CommandAck> {
+        let r = match c.command {
+            Command::StartTask {
+                camera,
+                task,
+                engine,
+                generation,
+            } => {
+                let same = self
+                    .running
+                    .cameras
+                    .get(&camera)
+                    .is_some_and(|(t, e)| *t == task && *e == engine)
+                    && self.workers.get(&camera).is_some_and(|w| !w.ended());
+                // A start the device cannot carry out (no such camera, a model that
+                // does not fit) is refused and changes nothing: checked before the
+                // camera's current work stops. The same start again is a no-op
+                // (commands are idempotent: the cloud repeats what it is not sure of).
+                // A start whose source fails is not refused: the camera keeps the task,
+                // says why in its status and is started again with a back-off.
+                if same {
+                    self.running.generations.insert(camera.clone(), generation);
+                    self.save();
+                    Ok(format!("task {task} already runs on camera {camera}"))
+                } else {
+                    match self.prepare(&camera, task, engine) {
+                        Err(e) => Err(e),
+                        Ok((job, model)) => {
+                            if let Some(w) = self.workers.remove(&camera) {
+                                let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                            }
+                            self.health.forget(&camera);
+                            self.running.generations.insert(camera.clone(), generation);
+                            let r = self.launch(job, model);
+                            self.save();
+                            Ok(match r {
+                                Ok(()) => format!("task {task} runs on camera {camera}"),
+                                Err(e) => format!(
+                                    "task {task} is set on camera {camera}, which failed to \
+                                     start: {e:#}; it is tried again in {} s",
+                                    crate::cameras::health::delay(1) / 1000
+                                ),
+                            })
+                        }
+                    }
+                }
+            }
+            Command::StopTask {
+                camera,
+                task,
+                generation,
+            } => {
+                let now = self.running.cameras.get(&camera).map(|(t, _)| *t);
+                let now_generation = self.running.generations.get(&camera).copied().unwrap_or(0);
+                match (now, task) {
+                    (Some(runs), Some(asked)) if runs != asked => Ok(format!(
+                        "camera {camera} runs task {runs}, not {asked}: left running"
+                    )),
+                    (Some(_), _) if generation > 0 && now_generation > generation => Ok(format!(
+                        "camera {camera} was started anew after this stop: left running"
+                    )),
+                    _ => {
+                        let w = self.workers.remove(&camera);
+                        self.running.cameras.remove(&camera);
+                        self.running.generations.remove(&camera);
+                        self.health.forget(&camera);
+                        self.save();
+                        match w {
+                            Some(w) => {
+                                let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                                Ok(format!("camera {camera} stopped"))
+                            }
+                            None if now.is_some() => Ok(format!("camera {camera} stopped")),
+                            None => Ok(format!("camera {camera} was not running")),
+                        }
+                    }
+                }
+            }
+            Command::Settings { .. } => Ok("settings noted".into()),
+            Command::Deploy {
+                task,
+                version,
+                url,
+                sha256,
+                size_bytes,
+            } => self.deploy(task, &version, &url, &sha256, size_bytes).await,
+            Command::Record {
+                camera,
+                seconds,
+                url,
+            } => match self.record(&camera, seconds) {
+                Ok(done) => {
+                    tracing::info!(id = c.id, camera, seconds, "recording");
+                    let (outbox, org, device) =
+                        (self.outbox.clone(), self.org.clone(), self.device.clone());
+                    tokio::spawn(async move {
+                        let r = finish_recording(done, &url).await;
+                        let ack = make_ack(c.id, r);
+                        if let Err(e) = push_ack(&outbox, &org, &device, &ack) {
+                            tracing::error!(error = %format!("{e:#}"), "acknowledging a recording");
+                        }
+                    });
+                    return None;
+                }
+                Err(e) => Err(e),
+            },
+        };
+        Some(make_ack(c.id, r))
+    }
+
+    /// Starts recording `seconds` of `camera`: through the task it runs, or on its own
+    /// while it runs none.
+    fn record(&self, camera: &str, seconds: u32) -> anyhow::Result<capture::RecordingDone> {
+        let Some(cam) = self.cfg.cameras.iter().find(|c| c.name == camera) else {
+            bail!("this device has no camera {camera}");
+        };
+        let dir = self.cfg.data.join("recordings");
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(format!(
+            "{}.{}",
+            uuid::Uuid::new_v4(),
+            capture::recording_format()
+        ));
+        if let Some(w) = self.workers.get(camera).filter(|w| !w.ended()) {
+            return w.record(&path, seconds);
+        }
+        // Nothing runs on it: a capture of its own (its small frames go unused) lives
+        // as long as the recording.
+        let cap = capture::Capture::open(
+            &cam.source,
+            capture::Options {
+                width: 64,
+                height: 64,
+                fps: self.cfg.fps,
+                looped: self.cfg.looped,
+                fast: false,
+                clips: None,
+            },
+        )?;
+        let done = cap.record(&path, seconds)?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name(format!("recording {camera}"))
+            .spawn(move || {
+                let mut cap = cap;
+                // Frames are pulled (and let go) so that the source keeps going.
+                let r = loop {
+                    match done.try_recv() {
+                        Ok(r) => break r,
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                            break Err(anyhow::anyhow!("the recording stopped"));
+                        }
+                        Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                    }
+                    match cap.next_frame() {
+                        Ok(Some(_)) => {}
+                        Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+                        Err(e) => break Err(e),
+                    }
+                };
+                drop(cap);
+                let _ = tx.send(r);
+            })?;
+        Ok(rx)
+    }
+}
+
+/// The acknowledgement of command `id` from how it went.
+fn make_ack(id: String, r: anyhow::Result<String>) -> CommandAck {
+    let (ok, message) = match r {
+        Ok(m) => (true, m),
+        Err(e) => (false, format!("{e:#}")),
+    };
+    tracing::info!(id, ok, message, "command");
+    CommandAck {
+        v: v1::VERSION,
+        id,
+        ok,
+        message: message.chars().take(1000).collect(),
+    }
+}
+
+/// Queues `ack` in the outbox (sent with the rest, in order).
+pub(super) fn push_ack(
+    outbox: &Mutex<Outbox>,
+    org: &str,
+    device: &str,
+    ack: &CommandAck,
+) -> anyhow::Result<()> {
+    let t = topic(org, device, Channel::CmdAck);
+    let payload = serde_json::to_vec(ack)?;
+    outbox
+        .lock()
+        .expect("outbox lock")
+        .push(Kind::Droppable, None, &t, &payload, now_ms())?;
+    Ok(())
+}
