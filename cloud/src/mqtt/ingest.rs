@@ -3,7 +3,6 @@
 //! batch opened on worker threads, then stored in one transaction while the next
 //! batches are checked, then acknowledged to each device.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
@@ -11,9 +10,10 @@ use gemba_shared::api::v1::stream::{DeviceStatusEvent, ServerEvent};
 use gemba_shared::mqtt::v1::{self, Channel};
 use tokio::sync::mpsc;
 
-use crate::db::cycles::{self, Received, Stored};
+use crate::db::cycles::{self, Received};
 use crate::db::{Db, devices};
 use crate::events::OrgEvent;
+use crate::mqtt::ack::{outcome, wants_clip_url};
 use crate::mqtt::link::DeviceKey;
 use crate::reconcile::{Why, reconcile};
 use crate::state::AppState;
@@ -96,44 +96,26 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
             return;
         }
     };
-    // Per device: the ids stored, and those refused (which it need not send again).
-    let mut acks: BTreeMap<(i64, i64), v1::CyclesAck> = BTreeMap::new();
-    // The devices with new cycles, for the stream.
-    let mut fresh: BTreeSet<(i64, i64)> = BTreeSet::new();
-    for (c, s) in cycles.into_iter().zip(stored) {
-        if s == Stored::New {
-            fresh.insert((c.org, c.device));
-        }
-        let counter = match s {
-            Stored::New => &link.stats.cycles,
-            Stored::Again => &link.stats.duplicates,
-            Stored::Refused => &link.stats.rejected,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-        let ack = acks
-            .entry((c.org, c.device))
-            .or_insert_with(|| v1::CyclesAck {
-                v: v1::VERSION,
-                ids: vec![],
-                refused: vec![],
-                clip_url: None,
-            });
-        if s != Stored::Refused {
-            ack.ids.push(c.cycle.id);
-        } else {
-            ack.refused.push(c.cycle.id.clone());
-            tracing::warn!(
-                device = c.device,
-                task = c.cycle.task,
-                "MQTT message rejected: the cycle's task is not one of the organisation's"
-            );
-        }
+    let out = outcome(cycles, &stored);
+    link.stats.cycles.fetch_add(out.new, Ordering::Relaxed);
+    link.stats
+        .duplicates
+        .fetch_add(out.again, Ordering::Relaxed);
+    link.stats
+        .rejected
+        .fetch_add(out.refused.len() as u64, Ordering::Relaxed);
+    for &(device, task) in &out.refused {
+        tracing::warn!(
+            device,
+            task,
+            "MQTT message rejected: the cycle's task is not one of the organisation's"
+        );
     }
-    for (org, device) in fresh {
+    for (org, device) in out.fresh {
         state.events.cycles_stored(link, org, device);
     }
-    for ((org, device), mut ack) in acks {
-        if !ack.ids.is_empty() {
+    for ((org, device), mut ack) in out.acks {
+        if wants_clip_url(&ack) {
             ack.clip_url = crate::media::clips::clip_url(&state, org, device).unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "signing a clip URL");
                 None
@@ -328,7 +310,7 @@ async fn read(
 #[cfg(test)]
 mod tests {
     use super::{DeviceKey, Unchecked, open_all};
-    use gemba_shared::cycle::Cycle;
+    use crate::mqtt::ack::tests::message;
     use gemba_shared::mqtt::v1;
 
     /// A batch large enough to be split: every cycle comes back in its place, opened or
@@ -343,19 +325,7 @@ mod tests {
         let batch = |n: usize| -> Vec<Unchecked> {
             (0..n)
                 .map(|i| {
-                    let c = v1::CycleMessage::new(
-                        uuid::Uuid::new_v4().to_string(),
-                        i as i64,
-                        "cam0".into(),
-                        Cycle {
-                            start_ms: 0,
-                            end_ms: 1,
-                            segments: vec![],
-                            idle_ms: 1,
-                            good: true,
-                            reasons: vec![],
-                        },
-                    );
+                    let c = message(uuid::Uuid::new_v4().to_string(), i as i64);
                     // Every seventh signed with another key.
                     let k: &[u8] = if i % 7 == 3 { &[8; 32] } else { &key.key };
                     Unchecked {

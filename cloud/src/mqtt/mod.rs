@@ -6,8 +6,10 @@
 //!
 //! By job: `broker` starts the embedded broker; `link` keeps the cloud's
 //! connections up, subscribes and sends commands; `ingest` reads, verifies and stores
-//! what devices send.
+//! what devices send; `ack` says, as plain logic, what a stored batch
+//! acknowledges to each device.
 
+mod ack;
 mod broker;
 mod ingest;
 mod link;
