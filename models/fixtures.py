@@ -17,7 +17,10 @@ gemba.version), so only its graph decides whether it fits:
 - `wrong-classes`: `fits-nchw` answering one value more than it has labels;
 - `window`: a temporal model over as many frames as it has labels (`gemba.window`),
   answering each frame's mean byte / 255, oldest frame first, so a test sees which
-  frames it was given.
+  frames it was given;
+- `carrying`: `window` declaring `gemba.carry`: it takes the newest frame and what it
+  carried of the frames before (each one's mean byte / 255), and answers that of this
+  frame beside the probabilities.
 
 `--bare` leaves out every gemba.* key (as PyTorch exports a model: the upload then
 declares them).
@@ -214,6 +217,34 @@ def window(labels, version, width, height, out):
     save(graph, labels, version, width, height, out, {"gemba.window": str(k)})
 
 
+def carrying(labels, version, width, height, out):
+    k = len(labels)
+    init = [
+        numpy_helper.from_array(np.array([1, 1], np.int64), "one"),
+        numpy_helper.from_array(np.array([1, -1], np.int64), "row"),
+        numpy_helper.from_array(np.float32(1 / 255).reshape(()), "scale"),
+    ]
+    nodes = [
+        helper.make_node("Cast", ["frames"], ["f"], to=TensorProto.FLOAT),
+        helper.make_node("ReduceMean", ["f"], ["m"], axes=[1, 2, 3], keepdims=0),
+        helper.make_node("Reshape", ["m", "one"], ["r"]),
+        helper.make_node("Mul", ["r", "scale"], ["carry"]),
+        helper.make_node("Concat", ["carried", "carry"], ["all"], axis=0),
+        helper.make_node("Reshape", ["all", "row"], ["probs"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "carrying",
+        [helper.make_tensor_value_info("frames", TensorProto.UINT8, [1, height, width, 3]),
+         helper.make_tensor_value_info("carried", TensorProto.FLOAT, [k - 1, 1])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, k]),
+         helper.make_tensor_value_info("carry", TensorProto.FLOAT, [1, 1])],
+        init,
+    )
+    save(graph, labels, version, width, height, out,
+         {"gemba.window": str(k), "gemba.carry": "1"})
+
+
 KINDS = {
     "fits": fits,
     "float-nchw": float_nchw,
@@ -221,6 +252,7 @@ KINDS = {
     "fits-nchw": fits_nchw,
     "wrong-classes": wrong_classes,
     "window": window,
+    "carrying": carrying,
 }
 
 

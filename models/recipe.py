@@ -365,9 +365,12 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
     """The model as ONNX: uint8 frames in, softmax out; the scaling (and, with
     `frame_norm`, the per-frame normalisation) in the graph. Without a `head`: N frames
     → N × labels. With a `head` (q, head_mean, head_std, window, what it reads: "probs"
-    or "hidden", `Recipe.head_input`): the window's frames,
-    oldest first (window × height × width × 3) → 1 × labels, and `gemba.window` in the
-    metadata says how many frames the agent gives. `card` (a dict) goes into the
+    or "hidden", `Recipe.head_input`): the newest frame (1 × height × width × 3) and,
+    as input `carried`, what the head read of the window's frames before it (window − 1
+    rows, oldest first) → 1 × labels, and as output `carry` what it reads of this frame
+    (1 × C), which the agent gives back with the next frames: `gemba.window` and
+    `gemba.carry` (C) in the metadata. Each frame goes through the per-frame network
+    once. `card` (a dict) goes into the
     metadata as `gemba.card`."""
     d = width * height * 3
     init = [
@@ -420,13 +423,15 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
         helper.make_node("Relu", ["h"], ["hr"]),
     ]
     batch = "n"
+    inputs, outputs, carry = [], [], 0
     if head is None:
         init += [numpy_helper.from_array(p["w2"], "w2"), numpy_helper.from_array(p["b2"], "b2")]
         nodes.append(helper.make_node("Gemm", ["hr", "w2", "b2"], ["logits"]))
     else:
         q, head_mean, head_std, window, head_input = head
-        batch = window
+        batch = 1
         reads = "hr"
+        carry = p["w1"].shape[1]
         if head_input == "probs":
             init += [
                 numpy_helper.from_array(p["w2"], "w2"),
@@ -440,6 +445,10 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
                 helper.make_node("Log", ["frame_floored"], ["frame_log"]),
             ]
             reads = "frame_log"
+            carry = len(labels)
+        inputs.append(
+            helper.make_tensor_value_info("carried", TensorProto.FLOAT, [window - 1, carry]))
+        outputs.append(helper.make_tensor_value_info("carry", TensorProto.FLOAT, [1, carry]))
         init += [
             numpy_helper.from_array(np.array([1, -1], np.int64), "one_row"),
             numpy_helper.from_array(head_mean.astype(np.float32), "head_mean"),
@@ -450,7 +459,9 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
             numpy_helper.from_array(q["b2"], "c2"),
         ]
         nodes += [
-            helper.make_node("Reshape", [reads, "one_row"], ["seq"]),
+            helper.make_node("Identity", [reads], ["carry"]),
+            helper.make_node("Concat", ["carried", reads], ["rows"], axis=0),
+            helper.make_node("Reshape", ["rows", "one_row"], ["seq"]),
             helper.make_node("Sub", ["seq", "head_mean"], ["seq_c"]),
             helper.make_node("Div", ["seq_c", "head_std"], ["seq_z"]),
             helper.make_node("Gemm", ["seq_z", "q1", "c1"], ["g"]),
@@ -461,9 +472,10 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
     graph = helper.make_graph(
         nodes,
         "gemba-steps",
-        [helper.make_tensor_value_info("frames", TensorProto.UINT8, [batch, height, width, 3])],
+        [helper.make_tensor_value_info("frames", TensorProto.UINT8, [batch, height, width, 3])]
+        + inputs,
         [helper.make_tensor_value_info(
-            "probs", TensorProto.FLOAT, ["n" if head is None else 1, len(labels)])],
+            "probs", TensorProto.FLOAT, ["n" if head is None else 1, len(labels)])] + outputs,
         init,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
@@ -477,6 +489,7 @@ def export(p, mean, std, labels, version, path, width, height, frame_norm=False,
     }
     if head is not None:
         meta["gemba.window"] = str(head[3])
+        meta["gemba.carry"] = str(carry)
     if card is not None:
         meta["gemba.card"] = json.dumps(card)
     for k, val in meta.items():

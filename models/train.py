@@ -13,12 +13,15 @@ frame (64×48 with 48 hidden units, unless `--width`, `--height` and `--hidden` 
 model type's recipe), normalised per frame and compared with the still bench in the
 graph, trained on frames moved, relit, recoloured and cluttered as other stations would
 show them, and a small head deciding each frame from the last eight frames' step
-probabilities. In ONNX: input `frames`, the window's frames (8 × height × width × 3,
-uint8 RGB, oldest first, `gemba.window`), output `probs` (1 × (steps + 1), softmax,
-background last). `--recipe per-frame` (no head: N frames in, N × (steps + 1) out),
+probabilities. In ONNX: input `frames`, the newest frame (1 × height × width × 3, uint8
+RGB) and input `carried`, the per-frame network's log-probabilities of the seven frames
+before it (7 × (steps + 1), oldest first); output `probs` (1 × (steps + 1), softmax,
+background last) and output `carry`, this frame's to carry (`gemba.window` 8,
+`gemba.carry`). `--recipe per-frame` (no head: N frames in, N × (steps + 1) out),
 `temporal` (a head over the last four frames' hidden layers) and `plain` (the first
 recipe) are kept for comparison. Its metadata says what the agent needs: input width
-and height, the window, the labels, the version. Written to `<out>/model.onnx` with `<out>/train.json` (what it was
+and height, the window and what it carries, the labels, the version. Written to
+`<out>/model.onnx` with `<out>/train.json` (what it was
 trained on and its frame accuracy on the held-out video, when one is given).
 
     python3 models/train.py --train a.mp4:a.truth.json --holdout b.mp4:b.truth.json --out DIR

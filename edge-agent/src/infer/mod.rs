@@ -17,6 +17,11 @@
 //! `cloud/src/onnx.rs`, in the same words), and it must then answer a blank frame with
 //! one value per label.
 //!
+//! A temporal model (`gemba.window`) is given the window's frames at each frame, or, when
+//! it declares `gemba.carry`, the frame and what it carried of the frames before it, kept
+//! here between calls (each frame then goes through the model's per-frame part once). At
+//! a stream's start the first frame stands for the frames before it, as training pads.
+//!
 //! Inference applies the preprocessing to the captured RGB frame into a buffer the model
 //! keeps (no allocation per frame but the answer): the channels swapped for BGR, each
 //! byte turned into float32 through a table of its 256 values per channel
@@ -51,6 +56,9 @@ pub struct Model {
     /// oldest first; before the first frame, empty (it then fills the whole window, as
     /// training pads a stream's start).
     history: Vec<u8>,
+    /// A carrying model's values of the window's frames before the newest, oldest first
+    /// ((window − 1) × `gemba.carry`); before the first frame, empty.
+    carried: Vec<f32>,
 }
 
 impl std::fmt::Debug for Model {
@@ -137,7 +145,7 @@ impl Model {
         drop(meta);
         check_io(&session, width, height, labels.len(), &pre)
             .map_err(|m| anyhow!("{}: {m}", file.display()))?;
-        let n = (width * height * 3) as usize * pre.window as usize;
+        let n = (width * height * 3) as usize * pre.frames_per_call() as usize;
         let float = pre.elem == ElemType::FLOAT32;
         let mut model = Model {
             session,
@@ -153,7 +161,8 @@ impl Model {
             } else {
                 vec![]
             },
-            history: Vec::with_capacity(if pre.window > 1 { n } else { 0 }),
+            history: Vec::with_capacity(if pre.frames_per_call() > 1 { n } else { 0 }),
+            carried: Vec::with_capacity((pre.window as usize - 1) * pre.carry as usize),
         };
         let blank = vec![0; model.frame_bytes()];
         model.infer(&blank).map_err(|e| {
@@ -163,6 +172,7 @@ impl Model {
             )
         })?;
         model.history.clear();
+        model.carried.clear();
         Ok(model)
     }
 
@@ -188,40 +198,92 @@ impl Model {
                 self.frame_bytes()
             );
         }
-        let frames = if self.window() > 1 {
-            let n = rgb.len();
-            if self.history.is_empty() {
-                for _ in 0..self.window() {
-                    self.history.extend_from_slice(rgb);
-                }
-            } else {
-                self.history.copy_within(n.., 0);
-                let last = self.history.len() - n;
-                self.history[last..].copy_from_slice(rgb);
+        if self.pre.carry > 0 {
+            return self.infer_carrying(rgb);
+        }
+        if self.window() == 1 {
+            return Ok(self.run(rgb, None)?.0);
+        }
+        let n = rgb.len();
+        if self.history.is_empty() {
+            for _ in 0..self.window() {
+                self.history.extend_from_slice(rgb);
             }
-            self.history.as_slice()
         } else {
-            rgb
-        };
-        let (h, w, k) = (self.height as usize, self.width as usize, self.window());
+            self.history.copy_within(n.., 0);
+            let last = self.history.len() - n;
+            self.history[last..].copy_from_slice(rgb);
+        }
+        // Taken out for the call, which borrows the model.
+        let history = std::mem::take(&mut self.history);
+        let answer = self.run(&history, None);
+        self.history = history;
+        Ok(answer?.0)
+    }
+
+    /// A carrying model's answer at this frame: from the frame and the values carried of
+    /// the frames before (at a stream's start, this frame's own, as training pads).
+    fn infer_carrying(&mut self, rgb: &[u8]) -> anyhow::Result<Vec<f32>> {
+        let c = self.pre.carry as usize;
+        let before = self.pre.window as usize - 1;
+        if self.carried.is_empty() {
+            self.carried.resize(before * c, 0.0);
+            let (_, own) = self.run(rgb, Some(before))?;
+            for k in 0..before {
+                self.carried[k * c..(k + 1) * c].copy_from_slice(&own);
+            }
+        }
+        let (probs, own) = self.run(rgb, Some(before))?;
+        self.carried.copy_within(c.., 0);
+        let last = self.carried.len() - c;
+        self.carried[last..].copy_from_slice(&own);
+        Ok(probs)
+    }
+
+    /// One call of the model on `frames` as it takes them (with `before`: the carried
+    /// values of that many frames as its second input): the probabilities, and what it
+    /// answers to carry (empty without).
+    fn run(
+        &mut self,
+        frames: &[u8],
+        before: Option<usize>,
+    ) -> anyhow::Result<(Vec<f32>, Vec<f32>)> {
+        let (h, w) = (self.height as usize, self.width as usize);
+        let k = self.pre.frames_per_call() as usize;
         let shape = match self.pre.layout {
             Layout::Nhwc => [k, h, w, 3],
             Layout::Nchw => [k, 3, h, w],
         };
+        let carried = match before {
+            Some(n) => Some(TensorRef::from_array_view((
+                [n, self.pre.carry as usize],
+                self.carried.as_slice(),
+            ))?),
+            None => None,
+        };
         let out = if self.pre.elem == ElemType::FLOAT32 {
             let table = &self.table;
-            arrange(&self.pre, frames, &mut self.floats, |c, b| {
+            arrange(&self.pre, k, frames, &mut self.floats, |c, b| {
                 table[c * 256 + usize::from(b)]
             });
             let input = TensorRef::from_array_view((shape, self.floats.as_slice()))?;
-            self.session.run(ort::inputs![input])?
+            match carried {
+                Some(c) => self.session.run(ort::inputs![input, c])?,
+                None => self.session.run(ort::inputs![input])?,
+            }
         } else if self.pre.takes_frames_as_captured() {
             let input = TensorRef::from_array_view((shape, frames))?;
-            self.session.run(ort::inputs![input])?
+            match carried {
+                Some(c) => self.session.run(ort::inputs![input, c])?,
+                None => self.session.run(ort::inputs![input])?,
+            }
         } else {
-            arrange(&self.pre, frames, &mut self.bytes, |_, b| b);
+            arrange(&self.pre, k, frames, &mut self.bytes, |_, b| b);
             let input = TensorRef::from_array_view((shape, self.bytes.as_slice()))?;
-            self.session.run(ort::inputs![input])?
+            match carried {
+                Some(c) => self.session.run(ort::inputs![input, c])?,
+                None => self.session.run(ort::inputs![input])?,
+            }
         };
         let (_, probs) = out[0].try_extract_tensor::<f32>()?;
         if probs.len() != self.labels.len() {
@@ -231,7 +293,20 @@ impl Model {
                 self.labels.len()
             );
         }
-        Ok(probs.to_vec())
+        let own = if before.is_some() {
+            let (_, own) = out[1].try_extract_tensor::<f32>()?;
+            if own.len() != self.pre.carry as usize {
+                bail!(
+                    "the model answered {} values to carry; it declares {}",
+                    own.len(),
+                    self.pre.carry
+                );
+            }
+            own.to_vec()
+        } else {
+            vec![]
+        };
+        Ok((probs.to_vec(), own))
     }
 }
 
@@ -244,15 +319,21 @@ fn table(pre: &Preprocessing) -> Vec<f32> {
         .collect()
 }
 
-/// Writes the RGB frames `frames` (one, or a window of them oldest first)
+/// Writes the `count` RGB frames `frames` (one, or a window of them oldest first)
 /// into `out` as the model takes them: channel `c` of the model (its colour order) at
 /// each pixel, where its layout puts it, as `value(c, byte)`.
-fn arrange<T>(pre: &Preprocessing, frames: &[u8], out: &mut [T], value: impl Fn(usize, u8) -> T) {
+fn arrange<T>(
+    pre: &Preprocessing,
+    count: usize,
+    frames: &[u8],
+    out: &mut [T],
+    value: impl Fn(usize, u8) -> T,
+) {
     let from = match pre.order {
         Order::Rgb => [0, 1, 2],
         Order::Bgr => [2, 1, 0],
     };
-    let each = frames.len() / pre.window.max(1) as usize;
+    let each = frames.len() / count.max(1);
     for (out, rgb) in out.chunks_exact_mut(each).zip(frames.chunks_exact(each)) {
         match pre.layout {
             Layout::Nhwc => {

@@ -1,9 +1,10 @@
-//! The inference's tests: models refused at load, frames arranged as declared, windows.
+//! The inference's tests: models refused at load, frames arranged as declared, windows
+//! and carried values.
 
 use super::*;
 
 /// A model of `models/fixtures.py` (`fits`, `float-nchw`, `detector`, `fits-nchw`,
-/// `wrong-classes`, `window`) made to 64×48 with three labels, in `dir`.
+/// `wrong-classes`, `window`, `carrying`) made to 64×48 with three labels, in `dir`.
 fn fixture(dir: &Path, kind: &str) -> PathBuf {
     fixture_with(dir, kind, &[])
 }
@@ -98,13 +99,13 @@ fn the_frame_is_arranged_as_the_model_declares() {
     let rgb = [1u8, 2, 3, 4, 5, 6];
     let mut out = [0u8; 6];
     let mut pre = Preprocessing::default();
-    arrange(&pre, &rgb, &mut out, |_, b| b);
+    arrange(&pre, 1, &rgb, &mut out, |_, b| b);
     assert_eq!(out, rgb);
     pre.order = Order::Bgr;
-    arrange(&pre, &rgb, &mut out, |_, b| b);
+    arrange(&pre, 1, &rgb, &mut out, |_, b| b);
     assert_eq!(out, [3, 2, 1, 6, 5, 4]);
     pre.layout = Layout::Nchw;
-    arrange(&pre, &rgb, &mut out, |_, b| b);
+    arrange(&pre, 1, &rgb, &mut out, |_, b| b);
     assert_eq!(out, [3, 6, 2, 5, 1, 4]);
     pre = Preprocessing {
         elem: ElemType::FLOAT32,
@@ -115,7 +116,7 @@ fn the_frame_is_arranged_as_the_model_declares() {
     };
     let t = table(&pre);
     let mut f = [0f32; 6];
-    arrange(&pre, &rgb, &mut f, |c, b| t[c * 256 + usize::from(b)]);
+    arrange(&pre, 1, &rgb, &mut f, |c, b| t[c * 256 + usize::from(b)]);
     assert_eq!(f, [-0.25, 1.0, 1.5, 0.5, 2.5, 3.0]);
 }
 
@@ -190,6 +191,31 @@ fn a_temporal_model_sees_the_last_frames_oldest_first_from_the_first() {
     assert_eq!(
         Model::load(&fixture(dir.path(), "fits")).unwrap().window(),
         1
+    );
+}
+
+#[test]
+fn a_carrying_model_gets_what_it_carried_of_the_last_frames_from_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    // As `window`, but given one frame and the means it answered of the two before.
+    let mut m = Model::load(&fixture(dir.path(), "carrying")).unwrap();
+    assert_eq!(
+        (m.window(), m.pre.carry, m.pre.frames_per_call()),
+        (3, 1, 1)
+    );
+    let mut seen = vec![];
+    for v in [30u8, 60, 90, 120] {
+        let p = m.infer(&vec![v; m.frame_bytes()]).unwrap();
+        seen.push(
+            p.iter()
+                .map(|x| (x * 255.0).round() as u8)
+                .collect::<Vec<_>>(),
+        );
+    }
+    // The load's blank frame is not carried; the first frame stands for those before.
+    assert_eq!(
+        seen,
+        [[30, 30, 30], [30, 30, 60], [30, 60, 90], [60, 90, 120]]
     );
 }
 

@@ -1,5 +1,5 @@
-//! Long because it is one job: under 430 lines of rules and their words, then their
-//! unit tests, kept beside the sentences they check.
+//! Past 500 lines because it is one job: the rules a model's inputs and outputs meet
+//! and the sentences that say what does not fit (the tests are in `tests.rs`).
 //!
 //! Whether a model's declared inputs and outputs fit what the edge agent gives a model
 //! and reads back, and in the technician's words what does not: one input, the frame
@@ -8,8 +8,15 @@
 //! [`Preprocessing`]); a first output of float32, one value per label (a batch, ones,
 //! then the labels). A dimension left open fits any size. The cloud checks a model file
 //! at upload from its ONNX graph (cloud/src/onnx.rs), the agent at load from ONNX
-//! Runtime's session (edge-agent/src/infer.rs); both describe what they read with these
-//! types.
+//! Runtime's session (edge-agent/src/infer/); both describe what they read with these
+//! types. The tests are in `tests.rs`.
+//!
+//! A temporal model decides a frame from the frames before it too (`gemba.window`). It
+//! takes the window's frames at once, or, declaring `gemba.carry`, the newest frame and
+//! what it carried of each frame before (a second input, float32 (window − 1) × carry,
+//! oldest first), answering beside the probabilities what to carry of this frame (a
+//! second output, float32 1 × carry): each frame then goes through its per-frame part
+//! once, not once per window it is in.
 //!
 //! A model declares how it wants the frame in its own metadata, beside the size and the
 //! labels, so the file alone says how to feed it ([`KEYS`]): `gemba.input_layout` (NHWC
@@ -29,9 +36,14 @@ pub const FORMAT: &str = "gemba.input_format";
 /// The frames a model takes at once: the newest and those just before it, oldest first,
 /// in the batch dimension (a temporal model; 1 by default).
 pub const WINDOW: &str = "gemba.window";
-pub const KEYS: [&str; 7] = [LAYOUT, TYPE, SCALE, MEAN, STD, FORMAT, WINDOW];
+/// The values a temporal model carries of each frame to the frames after it (0 by
+/// default: it takes the window's frames themselves).
+pub const CARRY: &str = "gemba.carry";
+pub const KEYS: [&str; 8] = [LAYOUT, TYPE, SCALE, MEAN, STD, FORMAT, WINDOW, CARRY];
 /// The most frames a window may hold.
 pub const MAX_WINDOW: u32 = 64;
+/// The most values a model may carry of a frame.
+pub const MAX_CARRY: u32 = 4096;
 
 /// An element type by its ONNX number (`TensorProto.DataType`, which ONNX Runtime's
 /// `ONNXTensorElementDataType` numbers the same).
@@ -91,8 +103,10 @@ pub struct Preprocessing {
     pub mean: [f32; 3],
     pub std: [f32; 3],
     pub order: Order,
-    /// Frames per call ([`WINDOW`]).
+    /// The frames a decision reads ([`WINDOW`]).
     pub window: u32,
+    /// Values carried of each frame ([`CARRY`]; 0: none, the window's frames are given).
+    pub carry: u32,
 }
 
 impl Default for Preprocessing {
@@ -106,6 +120,7 @@ impl Default for Preprocessing {
             std: [1.0; 3],
             order: Order::Rgb,
             window: 1,
+            carry: 0,
         }
     }
 }
@@ -237,6 +252,19 @@ impl Preprocessing {
                     })?;
                 Ok(self.window.to_string())
             }
+            CARRY => {
+                self.carry = v
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=MAX_CARRY).contains(n))
+                    .ok_or_else(|| {
+                        bad(
+                            CARRY,
+                            &format!("a whole number of values from 1 to {MAX_CARRY}"),
+                        )
+                    })?;
+                Ok(self.carry.to_string())
+            }
             _ => Err(BadDeclaration {
                 key: "gemba.input",
                 must_be: format!("one of {}", KEYS.join(", ")),
@@ -245,8 +273,15 @@ impl Preprocessing {
     }
 
     /// Whether the declared values go together: a uint8 input takes the bytes as they
-    /// are, so scaling or normalising needs float32.
+    /// are, so scaling or normalising needs float32; a model carries values only to the
+    /// frames of its window.
     pub fn consistent(&self) -> Result<(), BadDeclaration> {
+        if self.carry > 0 && self.window < 2 {
+            return Err(BadDeclaration {
+                key: CARRY,
+                must_be: format!("declared only with a {WINDOW} of 2 frames or more"),
+            });
+        }
         let normalises = self.scale != 1.0 || self.mean != [0.0; 3] || self.std != [1.0; 3];
         if self.elem == ElemType::UINT8 && normalises {
             return Err(BadDeclaration {
@@ -267,13 +302,23 @@ impl Preprocessing {
 
     /// Whether the frames go to the model as captured (uint8 NHWC RGB), one or a window.
     pub fn takes_frames_as_captured(&self) -> bool {
-        Preprocessing { window: 1, ..*self }.is_default()
+        Preprocessing {
+            window: 1,
+            carry: 0,
+            ..*self
+        }
+        .is_default()
+    }
+
+    /// Frames a call takes: the window's, or one when the model carries the rest.
+    pub fn frames_per_call(&self) -> u32 {
+        if self.carry > 0 { 1 } else { self.window }
     }
 
     /// The frame as a model of `width` × `height` takes it: "uint8 1×48×64×3 (RGB,
     /// NHWC)".
     pub fn frame(&self, width: u32, height: u32) -> String {
-        let n = self.window;
+        let n = self.frames_per_call();
         let dims = match self.layout {
             Layout::Nhwc => format!("{n}×{height}×{width}×3"),
             Layout::Nchw => format!("{n}×3×{height}×{width}"),
@@ -365,21 +410,36 @@ pub fn check(
     if !pre.takes_frames_as_captured() {
         named.extend([TYPE, LAYOUT]);
     }
-    if pre.window != 1 {
+    if pre.frames_per_call() != 1 {
         named.push(WINDOW);
     }
     let (rest, last) = named.split_at(named.len() - 1);
     let keys = format!("its {} and {}", rest.join(", "), last[0]);
     let frame = format!("{} matching {keys}", pre.frame(width, height));
-    let [input] = inputs else {
-        let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
-        let takes = match names.len() {
-            0 => "no input".to_string(),
-            k => format!("{k} inputs ({})", names.join(", ")),
-        };
-        return Err(format!(
-            "The model takes {takes}; gemba gives a model one, the frame: {frame}."
-        ));
+    let carried = format!(
+        "float32 {}×{} matching its {WINDOW} and {CARRY}",
+        pre.window.saturating_sub(1),
+        pre.carry
+    );
+    let (input, carried_input) = match (inputs, pre.carry) {
+        ([input], 0) => (input, None),
+        ([input, c], 1..) => (input, Some(c)),
+        _ => {
+            let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+            let takes = match names.len() {
+                0 => "no input".to_string(),
+                1 => format!("one input ({})", names[0]),
+                k => format!("{k} inputs ({})", names.join(", ")),
+            };
+            return Err(if pre.carry == 0 {
+                format!("The model takes {takes}; gemba gives a model one, the frame: {frame}.")
+            } else {
+                format!(
+                    "The model takes {takes}; gemba gives a model that declares {CARRY} two, \
+                     the frame: {frame}, then what it carried of the frames before: {carried}."
+                )
+            });
+        }
     };
     let fits = input.tensor.as_ref().is_some_and(|t| {
         t.elem == pre.elem
@@ -387,33 +447,49 @@ pub fn check(
                 .as_ref()
                 .is_none_or(|dims| match (pre.layout, dims.as_slice()) {
                     (Layout::Nhwc, [b, y, x, c]) | (Layout::Nchw, [b, c, y, x]) => {
-                        b.allows(i64::from(pre.window)) && y.allows(h) && x.allows(w) && c.allows(3)
+                        b.allows(i64::from(pre.frames_per_call()))
+                            && y.allows(h)
+                            && x.allows(w)
+                            && c.allows(3)
                     }
                     _ => false,
                 })
     });
+    let which = |nth: &str, v: &Value, of: usize| {
+        if of > 1 {
+            format!("{nth} ({})", v.name)
+        } else {
+            "input".into()
+        }
+    };
     if !fits {
         return Err(format!(
-            "The model's input is {}; gemba needs {frame}.",
+            "The model's {} is {}; gemba needs {frame}.",
+            which("first input", input, inputs.len()),
             show(input.tensor.as_ref())
         ));
+    }
+    if let Some(c) = carried_input {
+        let fits = c.tensor.as_ref().is_some_and(|t| {
+            t.elem == ElemType::FLOAT32
+                && t.dims.as_ref().is_none_or(|dims| match dims.as_slice() {
+                    [k, v] => k.allows(i64::from(pre.window) - 1) && v.allows(i64::from(pre.carry)),
+                    _ => false,
+                })
+        });
+        if !fits {
+            return Err(format!(
+                "The model's second input ({}) is {}; gemba gives {carried}.",
+                c.name,
+                show(c.tensor.as_ref())
+            ));
+        }
     }
     let needs = format!("float32 1×{n}: one value for each of its {n} gemba.labels");
     let Some(output) = outputs.first() else {
         return Err(format!("The model has no output; gemba needs {needs}."));
     };
-    // A batch first (any size or 1), ones, then the labels.
-    let fits = output.tensor.as_ref().is_some_and(|t| {
-        t.elem == ElemType::FLOAT32
-            && t.dims.as_ref().is_none_or(|dims| match dims.as_slice() {
-                [] => false,
-                [l] => l.allows(n),
-                [b, ones @ .., l] => {
-                    b.allows(1) && ones.iter().all(|o| matches!(o, Dim::Size(1))) && l.allows(n)
-                }
-            })
-    });
-    if !fits {
+    if !one_row(output, n) {
         let which = if outputs.len() > 1 {
             format!("first output ({})", output.name)
         } else {
@@ -424,309 +500,44 @@ pub fn check(
             show(output.tensor.as_ref())
         ));
     }
+    if pre.carry > 0 {
+        let needs = format!(
+            "float32 1×{}: what it carries of the frame, its {CARRY}",
+            pre.carry
+        );
+        match outputs.get(1) {
+            None => {
+                return Err(format!(
+                    "The model has no second output; gemba needs {needs}."
+                ));
+            }
+            Some(o) if !one_row(o, i64::from(pre.carry)) => {
+                return Err(format!(
+                    "The model's second output ({}) is {}; gemba needs {needs}.",
+                    o.name,
+                    show(o.tensor.as_ref())
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const F32: ElemType = ElemType::FLOAT32;
-    const U8: ElemType = ElemType::UINT8;
-
-    /// A tensor of `elem` shaped `shape` ("n×48×64×3": a number is a size, "?" any,
-    /// else a name; "" a scalar; "*" any shape).
-    fn t(name: &str, elem: ElemType, shape: &str) -> Value {
-        let dims = match shape {
-            "*" => None,
-            "" => Some(vec![]),
-            s => Some(
-                s.split('×')
-                    .map(|d| match d.parse::<i64>() {
-                        Ok(n) => Dim::Size(n),
-                        Err(_) if d == "?" => Dim::Any,
-                        Err(_) => Dim::Named(d.into()),
-                    })
-                    .collect(),
-            ),
-        };
-        Value {
-            name: name.into(),
-            tensor: Some(Tensor { elem, dims }),
-        }
-    }
-
-    /// For 64×48 frames and three labels.
-    fn check3(inputs: &[Value], outputs: &[Value]) -> Result<(), String> {
-        check(inputs, outputs, 64, 48, 3, &Preprocessing::default())
-    }
-
-    fn frames() -> Value {
-        t("frames", U8, "n×48×64×3")
-    }
-    fn probs() -> Value {
-        t("probs", F32, "n×3")
-    }
-    fn untyped() -> Value {
-        Value {
-            name: "x".into(),
-            tensor: None,
-        }
-    }
-
-    #[test]
-    fn names_element_types_by_their_onnx_number() {
-        assert_eq!(F32.name(), "float32");
-        assert_eq!(U8.name(), "uint8");
-        assert_eq!(ElemType(11).name(), "float64");
-        assert_eq!(ElemType(14).name(), "type 14");
-    }
-
-    #[test]
-    fn says_what_gemba_gives_and_needs() {
-        let frame = "uint8 1×48×64×3 (RGB, NHWC) matching its gemba.input_height and \
-                     gemba.input_width.";
-        assert_eq!(
-            check3(&[t("image", F32, "1×3×48×64")], &[probs()]).unwrap_err(),
-            format!("The model's input is float32 1×3×48×64 (NCHW); gemba needs {frame}")
-        );
-        assert_eq!(
-            check3(&[frames(), untyped()], &[probs()]).unwrap_err(),
-            format!(
-                "The model takes 2 inputs (frames, x); gemba gives a model one, the frame: {frame}"
-            )
-        );
-        let per_label = "gemba needs float32 1×3: one value for each of its 3 gemba.labels.";
-        assert_eq!(
-            check3(&[frames()], &[]).unwrap_err(),
-            format!("The model has no output; {per_label}")
-        );
-        assert_eq!(
-            check3(&[frames()], &[t("label", ElemType(7), "n"), probs()]).unwrap_err(),
-            format!("The model's first output (label) is int64 n; {per_label}")
-        );
-    }
-
-    #[test]
-    fn an_input_is_one_uint8_rgb_frame_of_the_models_size() {
-        for (input, shown) in [
-            (t("i", F32, "?×48×64×3"), "float32 ?×48×64×3 (NHWC)"),
-            (t("i", F32, "*"), "float32 of any shape"),
-            (t("i", U8, "2×48×64×3"), "uint8 2×48×64×3 (NHWC)"),
-            (t("i", U8, "1×64×48×3"), "uint8 1×64×48×3 (NHWC)"),
-            (t("i", U8, "48×64×3"), "uint8 48×64×3"),
-            (t("i", U8, ""), "uint8 scalar"),
-            (untyped(), "not a tensor"),
-        ] {
-            let says = check3(&[input], &[probs()]).unwrap_err();
-            assert!(
-                says.starts_with(&format!("The model's input is {shown}; gemba needs uint8")),
-                "{says}"
-            );
-        }
-        for fits in ["1×48×64×3", "n×h×?×c", "*"] {
-            assert_eq!(check3(&[t("i", U8, fits)], &[probs()]), Ok(()), "{fits}");
-        }
-    }
-
-    #[test]
-    fn an_output_is_float32_with_one_value_per_label() {
-        for (output, shown) in [
-            (t("o", F32, "1×boxes×6"), "float32 1×boxes×6"),
-            (t("o", F32, "3×3"), "float32 3×3"),
-            (t("o", F32, "n×2×3"), "float32 n×2×3"),
-            (t("o", F32, ""), "float32 scalar"),
-            (t("o", ElemType(11), "n×3"), "float64 n×3"),
-            (untyped(), "not a tensor"),
-        ] {
-            let says = check3(&[frames()], &[output]).unwrap_err();
-            assert!(
-                says.starts_with(&format!(
-                    "The model's output is {shown}; gemba needs float32"
-                )),
-                "{says}"
-            );
-        }
-        for fits in ["3", "?", "n×3", "1×1×3", "n×1×?", "*"] {
-            assert_eq!(check3(&[frames()], &[t("o", F32, fits)]), Ok(()), "{fits}");
-        }
-        // Only the first output counts.
-        assert_eq!(check3(&[frames()], &[probs(), untyped()]), Ok(()));
-    }
-
-    /// The preprocessing of a PyTorch export: float32 NCHW, ImageNet's mean and std.
-    fn torch(order: &str) -> Preprocessing {
-        let meta = [
-            (LAYOUT, "nchw"),
-            (TYPE, "float32"),
-            (SCALE, "1/255"),
-            (MEAN, "[0.485, 0.456, 0.406]"),
-            (STD, "0.229,0.224,0.225"),
-            (FORMAT, order),
-        ];
-        Preprocessing::from_metadata(|k| meta.iter().find(|(x, _)| *x == k).map(|(_, v)| *v))
-            .unwrap()
-    }
-
-    #[test]
-    fn reads_the_declared_preprocessing_and_defaults_to_the_frame_as_captured() {
-        let none = Preprocessing::from_metadata(|_| None::<&str>).unwrap();
-        assert!(none.is_default());
-        assert_eq!(none.frame(64, 48), "uint8 1×48×64×3 (RGB, NHWC)");
-        let p = torch("BGR");
-        assert_eq!(
-            p,
-            Preprocessing {
-                layout: Layout::Nchw,
-                elem: F32,
-                scale: 1.0 / 255.0,
-                mean: [0.485, 0.456, 0.406],
-                std: [0.229, 0.224, 0.225],
-                order: Order::Bgr,
-                window: 1,
-            }
-        );
-        assert_eq!(p.frame(224, 200), "float32 1×3×200×224 (BGR, NCHW)");
-        // What the metadata keeps reads back the same.
-        let mut q = Preprocessing::default();
-        for (k, v, kept) in [
-            (LAYOUT, " nchw", "NCHW"),
-            (TYPE, "Float32", "float32"),
-            (SCALE, "1/255", "0.003921569"),
-            (MEAN, "0.485, 0.456,0.406", "[0.485,0.456,0.406]"),
-            (STD, "[1, 2, 0.5]", "[1,2,0.5]"),
-            (FORMAT, "bgr", "BGR"),
-            (WINDOW, " 4", "4"),
-        ] {
-            assert_eq!(q.set(k, v).unwrap(), kept, "{k}");
-            let mut again = q;
-            again.set(k, kept).unwrap();
-            assert_eq!(again, q, "{k}");
-        }
-    }
-
-    #[test]
-    fn a_declaration_that_cannot_be_says_which_key_and_what_it_must_be() {
-        for (k, v, says) in [
-            (
-                LAYOUT,
-                "NWHC",
-                "The model's gemba.input_layout must be NHWC or NCHW.",
-            ),
-            (
-                TYPE,
-                "float16",
-                "The model's gemba.input_type must be uint8 or float32.",
-            ),
-            (
-                SCALE,
-                "0",
-                "The model's gemba.input_scale must be a number greater than 0",
-            ),
-            (SCALE, "-1", "must be a number greater than 0"),
-            (SCALE, "1/0", "must be a number greater than 0"),
-            (SCALE, "a", "must be a number greater than 0"),
-            (
-                MEAN,
-                "0.5,0.5",
-                "The model's gemba.input_mean must be three numbers, one per",
-            ),
-            (MEAN, "[0.5,0.5,0.5,0.5]", "must be three numbers"),
-            (
-                WINDOW,
-                "0",
-                "The model's gemba.window must be a whole number of frames from 1 to 64.",
-            ),
-            (WINDOW, "65", "from 1 to 64"),
-            (WINDOW, "2.5", "from 1 to 64"),
-            (MEAN, "0.5,x,0.5", "must be three numbers"),
-            (
-                STD,
-                "0.2,0,0.2",
-                "The model's gemba.input_std must be three numbers greater than 0",
-            ),
-            (STD, "0.2,-0.2,0.2", "must be three numbers greater than 0"),
-            (
-                FORMAT,
-                "YUV",
-                "The model's gemba.input_format must be RGB or BGR.",
-            ),
-        ] {
-            let base = [(TYPE, "float32"), (k, v)];
-            let err = Preprocessing::from_metadata(|key| {
-                base.iter().rev().find(|(x, _)| *x == key).map(|(_, v)| *v)
+/// Whether an output is float32 and one row of `n` values: a batch first (any size or
+/// 1), ones, then the `n`.
+fn one_row(output: &Value, n: i64) -> bool {
+    output.tensor.as_ref().is_some_and(|t| {
+        t.elem == ElemType::FLOAT32
+            && t.dims.as_ref().is_none_or(|dims| match dims.as_slice() {
+                [] => false,
+                [l] => l.allows(n),
+                [b, ones @ .., l] => {
+                    b.allows(1) && ones.iter().all(|o| matches!(o, Dim::Size(1))) && l.allows(n)
+                }
             })
-            .unwrap_err();
-            assert_eq!(err.key, k);
-            assert!(err.to_string().contains(says), "{k}={v}: {err}");
-        }
-        // A uint8 input takes the bytes as they are.
-        let err =
-            Preprocessing::from_metadata(|k| (k == MEAN).then_some("0.5,0.5,0.5")).unwrap_err();
-        assert_eq!(err.key, TYPE);
-        assert!(
-            err.to_string()
-                .starts_with("The model's gemba.input_type must be float32")
-        );
-    }
-
-    #[test]
-    fn a_declared_input_is_the_frame_as_declared() {
-        let frame = "float32 1×3×48×64 (BGR, NCHW) matching its gemba.input_height, \
-                     gemba.input_width, gemba.input_type and gemba.input_layout.";
-        let p = torch("BGR");
-        let check_p = |input: Value, output: Value| check(&[input], &[output], 64, 48, 3, &p);
-        for fits in ["1×3×48×64", "n×3×h×w", "*"] {
-            assert_eq!(check_p(t("image", F32, fits), probs()), Ok(()), "{fits}");
-        }
-        for (input, shown) in [
-            (t("i", F32, "1×48×64×3"), "float32 1×48×64×3 (NHWC)"),
-            (frames(), "uint8 n×48×64×3 (NHWC)"),
-            (t("i", F32, "1×3×224×224"), "float32 1×3×224×224 (NCHW)"),
-            (t("i", F32, "1×1×48×64"), "float32 1×1×48×64"),
-        ] {
-            assert_eq!(
-                check_p(input, probs()).unwrap_err(),
-                format!("The model's input is {shown}; gemba needs {frame}")
-            );
-        }
-        // Its output is checked as any model's: a detector, a wrong count of labels.
-        let per_label = "gemba needs float32 1×3: one value for each of its 3 gemba.labels.";
-        for (output, shown) in [
-            (t("o", F32, "1×boxes×6"), "float32 1×boxes×6"),
-            (t("o", F32, "1×4"), "float32 1×4"),
-        ] {
-            assert_eq!(
-                check_p(t("image", F32, "1×3×48×64"), output).unwrap_err(),
-                format!("The model's output is {shown}; {per_label}")
-            );
-        }
-    }
-
-    #[test]
-    fn a_temporal_model_takes_its_window_of_frames_and_answers_once() {
-        let p = Preprocessing {
-            window: 4,
-            ..Preprocessing::default()
-        };
-        let check_p = |input: Value, output: Value| check(&[input], &[output], 64, 48, 3, &p);
-        for fits in ["4×48×64×3", "n×48×64×3", "*"] {
-            assert_eq!(
-                check_p(t("frames", U8, fits), t("o", F32, "1×3")),
-                Ok(()),
-                "{fits}"
-            );
-        }
-        assert_eq!(
-            check_p(t("frames", U8, "1×48×64×3"), probs()).unwrap_err(),
-            "The model's input is uint8 1×48×64×3 (NHWC); gemba needs uint8 4×48×64×3 (RGB, \
-             NHWC) matching its gemba.input_height, gemba.input_width and gemba.window."
-        );
-        // One answer for the window, not one per frame.
-        assert!(
-            check_p(t("frames", U8, "4×48×64×3"), t("o", F32, "4×3"))
-                .unwrap_err()
-                .starts_with("The model's output is float32 4×3; gemba needs float32 1×3")
-        );
-    }
+    })
 }
+
+#[cfg(test)]
+mod tests;
