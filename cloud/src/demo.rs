@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use anyhow::{Context, bail};
+use gemba_shared::api::v1::feature_control::Gated;
 use gemba_shared::footage::Truth;
 use gemba_shared::roles::Role;
 use serde::{Deserialize, Serialize};
@@ -311,11 +312,13 @@ async fn seed(state: &AppState, dir: &Path, footage: &Path) -> anyhow::Result<Se
     users::link(&state.db, user, org).await?;
     let all = features::list(&state.db).await?;
     for name in [
-        crate::http::tasks::FEATURE,
-        crate::http::devices::FEATURE,
-        crate::http::videos::FEATURE,
-        crate::http::models::FEATURE,
-    ] {
+        Gated::DefineOperation,
+        Gated::Devices,
+        Gated::RecordTrainingSet,
+        Gated::DeployModel,
+    ]
+    .map(Gated::name)
+    {
         let f = all
             .iter()
             .find(|f| f.name == name)

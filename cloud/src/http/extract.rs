@@ -244,10 +244,11 @@ impl AuthUser {
         state: &AppState,
         org: i64,
         p: Permission,
-        feature: &str,
+        feature: gemba_shared::api::v1::feature_control::Gated,
     ) -> ApiResult<()> {
         self.require(p)?;
-        if !self.is_admin() && !crate::db::features::enabled(&state.db, org, feature).await? {
+        if !self.is_admin() && !crate::db::features::enabled(&state.db, org, feature.name()).await?
+        {
             return Err(ApiError::Status(
                 axum::http::StatusCode::FORBIDDEN,
                 format!("{feature} is not enabled for this organization."),

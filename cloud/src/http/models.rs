@@ -25,9 +25,7 @@ use crate::db::{devices, model_types, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
-
-/// The subscription that gates deploying (spec section 6).
-pub const FEATURE: &str = "Deploy Model";
+use gemba_shared::api::v1::feature_control::Gated;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -220,7 +218,7 @@ pub async fn deploy(
 ) -> ApiResult<(StatusCode, axum::Json<Vec<Deployment>>)> {
     me.require(Permission::OperateDevices)?;
     let org = me.org()?;
-    me.require_subscribed(&state, org, Permission::OperateDevices, FEATURE)
+    me.require_subscribed(&state, org, Permission::OperateDevices, Gated::DeployModel)
         .await?;
     let model = find(&state, &me, id).await?;
     if model.is_deleted {

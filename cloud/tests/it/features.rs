@@ -91,7 +91,7 @@ both!(
             .collect();
         assert_eq!(
             names,
-            gemba_shared::api::v1::feature_control::GATED_FEATURES
+            gemba_shared::api::v1::feature_control::Gated::ALL.map(|g| g.name())
         );
         assert_eq!(
             app.get("feature_control/feature/", &labeler).await.0,
@@ -189,7 +189,7 @@ both!(
         let pathfinder = feature_id(&list, "Pathfinder");
 
         // Default off: no subscription.
-        for name in gemba_shared::api::v1::feature_control::GATED_FEATURES {
+        for name in gemba_shared::api::v1::feature_control::Gated::ALL.map(|g| g.name()) {
             assert!(!features::enabled(db, a, name).await.unwrap(), "{name}");
         }
         let (s, v) = app.get("feature_control/subscribed_feature/", &ua).await;

@@ -36,9 +36,7 @@ use crate::db::orgs;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::AuthUser;
 use crate::state::AppState;
-
-/// The subscription that gates changing devices (spec section 6).
-pub const FEATURE: &str = "Devices";
+use gemba_shared::api::v1::feature_control::Gated;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -133,7 +131,7 @@ async fn own_org(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<i64> {
 
 /// May `me` change devices of `org` with `p`: the permission and the subscription.
 async fn may_change(state: &AppState, me: &AuthUser, org: i64, p: Permission) -> ApiResult<()> {
-    me.require_subscribed(state, org, p, FEATURE).await
+    me.require_subscribed(state, org, p, Gated::Devices).await
 }
 
 /// Device `id`, for a change that needs `p`: the permission first (so a caller without

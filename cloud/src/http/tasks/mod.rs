@@ -30,9 +30,8 @@ use crate::db::{features, orgs};
 use crate::http::error::{ApiError, ApiResult, is_unique_violation};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
+use gemba_shared::api::v1::feature_control::Gated;
 
-/// The subscription that gates changing tasks (spec section 6).
-pub const FEATURE: &str = "Define Operation";
 /// Longest task, model and language names.
 const MAX_NAME: usize = 100;
 /// The event whose recipients hear of changed steps.
@@ -89,7 +88,7 @@ async fn find(state: &AppState, me: &AuthUser, id: i64) -> ApiResult<TaskRow> {
 
 /// May `me` change tasks of `org`: the permission and the subscription.
 async fn may_change(state: &AppState, me: &AuthUser, org: i64) -> ApiResult<()> {
-    me.require_subscribed(state, org, Permission::ManageTasks, FEATURE)
+    me.require_subscribed(state, org, Permission::ManageTasks, Gated::DefineOperation)
         .await
 }
 

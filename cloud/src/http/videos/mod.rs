@@ -35,9 +35,7 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::AuthUser;
 use crate::media::urls::media_url;
 use crate::state::AppState;
-
-/// The subscription that gates recording training video (spec section 6).
-pub const FEATURE: &str = "Record Training Set";
+use gemba_shared::api::v1::feature_control::Gated;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -72,8 +70,13 @@ fn org_for(me: &AuthUser, p: Permission) -> ApiResult<i64> {
 /// organisation's subscription.
 pub(crate) async fn org_to_change(state: &AppState, me: &AuthUser) -> ApiResult<i64> {
     let org = org_for(me, Permission::ManageVideos)?;
-    me.require_subscribed(state, org, Permission::ManageVideos, FEATURE)
-        .await?;
+    me.require_subscribed(
+        state,
+        org,
+        Permission::ManageVideos,
+        Gated::RecordTrainingSet,
+    )
+    .await?;
     Ok(org)
 }
 

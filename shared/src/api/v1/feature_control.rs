@@ -6,16 +6,47 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The features of section 6 that need a subscription (default off), and Pathfinder
-/// (the feature-gated sidebar entry).
-pub const GATED_FEATURES: [&str; 6] = [
-    "Record Training Set",
-    "Deploy Model",
-    "Devices",
-    "OPCUA Explorer",
-    "Define Operation",
-    "Pathfinder",
-];
+/// A feature of section 6 that needs a subscription (default off), or Pathfinder (the
+/// feature-gated sidebar entry): what gates a screen, by its name in the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Gated {
+    RecordTrainingSet,
+    DeployModel,
+    Devices,
+    OpcuaExplorer,
+    DefineOperation,
+    Pathfinder,
+}
+
+impl Gated {
+    /// Every one, in the order the features are seeded.
+    pub const ALL: [Gated; 6] = [
+        Gated::RecordTrainingSet,
+        Gated::DeployModel,
+        Gated::Devices,
+        Gated::OpcuaExplorer,
+        Gated::DefineOperation,
+        Gated::Pathfinder,
+    ];
+
+    /// Its name as the spec and the feature table spell it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Gated::RecordTrainingSet => "Record Training Set",
+            Gated::DeployModel => "Deploy Model",
+            Gated::Devices => "Devices",
+            Gated::OpcuaExplorer => "OPCUA Explorer",
+            Gated::DefineOperation => "Define Operation",
+            Gated::Pathfinder => "Pathfinder",
+        }
+    }
+}
+
+impl std::fmt::Display for Gated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// The one event type of the spec.
 pub const TASK_UPDATE: &str = "Task Update";
