@@ -290,6 +290,11 @@ HEAD_RUN = 32
 # passes of it), so a few labelled cycles give it as many as a long video.
 HEAD_WINDOWS = 12000
 
+# But from at most this many augmented passes: a clip of seconds would otherwise take
+# hundreds (a minute of training for what it cannot teach). Five labelled cycles (about
+# 70 s) take 10; a clip under 47 s at 15 fps is the first to be capped.
+MAX_HEAD_PASSES = 16
+
 
 def fit(recipe, x, y, classes, seed, epochs, progress):
     """Trains on uint8 frames `x` (N × H × W × 3, consecutive) with labels `y`: the
@@ -332,7 +337,8 @@ def fit(recipe, x, y, classes, seed, epochs, progress):
     # The head: windows of what it reads of each frame over the footage as it is and as
     # other stations would show it (one station per run of frames).
     seqs = [trained.head_reads(unit)]
-    passes = max(recipe.head_passes, -(-HEAD_WINDOWS // max(len(unit), 1)) - 1)
+    passes = max(recipe.head_passes,
+                 min(-(-HEAD_WINDOWS // max(len(unit), 1)) - 1, MAX_HEAD_PASSES))
     for _ in range(passes if recipe.augment else 0):
         parts = []
         for i in range(0, len(unit), 1024):
