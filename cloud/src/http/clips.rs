@@ -28,10 +28,6 @@ use crate::media::{self, NotVideo, ReadError};
 use crate::objects;
 use crate::state::AppState;
 
-/// The clip URL and the sweeper live in the media service; the integration tests name
-/// them here.
-pub use crate::media::clips::{clip_url, clip_url_for, sweep};
-
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(upload))
 }

@@ -5,7 +5,7 @@
 //! organisations' cycles, missing times and files that are not video are refused with
 //! nothing kept.
 
-use gemba_cloud::http::clips::{clip_url, clip_url_for, sweep};
+use gemba_cloud::media::clips::{clip_url, clip_url_for, sweep};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
