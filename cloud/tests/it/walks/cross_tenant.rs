@@ -1,0 +1,832 @@
+//! The tenancy walk's table: every call that takes an id, with organisation B's ids. One
+//! table of every such call, long by design: split, a call would be easy to miss.
+
+use serde_json::{Value, json};
+
+use super::requests::{Call, Need, UNKNOWN_ID, call};
+use super::world::{Me, TenantB, World};
+
+/// A call with one of B's ids. It must be refused (403 or 404); when `unknown` names
+/// a body field, a 400 on that field (B's id treated as unknown) is a refusal too.
+pub(super) struct Cross {
+    pub(super) call: Call,
+    pub(super) unknown: Option<&'static str>,
+    /// The id names a record of the platform's, which every organisation reads.
+    pub(super) platform: bool,
+}
+
+pub(super) fn cross(op: &'static str, url: impl Into<String>, body: Option<Value>) -> Cross {
+    Cross {
+        call: call(op, body, Need::SignedIn).at(url),
+        unknown: None,
+        platform: false,
+    }
+}
+
+impl Cross {
+    pub(super) fn or_unknown(mut self, field: &'static str) -> Cross {
+        self.unknown = Some(field);
+        self
+    }
+
+    pub(super) fn platform(mut self) -> Cross {
+        self.platform = true;
+        self
+    }
+}
+
+/// Every call that takes an id, with B's ids, as `me` (a user of A) makes it.
+pub(super) fn cross_tenant(
+    b: &TenantB,
+    a: i64,
+    wa: &World,
+    org_admin_role: i64,
+    me: &Me,
+) -> Vec<Cross> {
+    let (a_task, a_rule, a_device, a_video) =
+        (wa.task, wa.detector.rule, wa.devices.device, wa.video.video);
+    let bo = b.org;
+    let bu = &b.user;
+    let mut v = vec![
+        cross(
+            "PATCH /organization/{id}/",
+            format!("organization/{bo}/"),
+            Some(json!({"org_name_to_display": "Taken over", "use_proxy_server": true})),
+        ),
+        cross("DELETE /organization/{id}/", format!("organization/{bo}/"), None),
+        cross("GET /organization/{id}/department/", format!("organization/{bo}/department/"), None),
+        cross(
+            "POST /organization/{id}/department/",
+            format!("organization/{bo}/department/"),
+            Some(json!({"name": "Intruders"})),
+        ),
+        cross(
+            "PATCH /organization/organization-switch",
+            "organization/organization-switch",
+            Some(json!({"organization": bo})),
+        )
+        .or_unknown("organization"),
+        cross(
+            "PATCH /account/switch_user_organization",
+            "account/switch_user_organization",
+            Some(json!({"organization": bo, "organizationDisplayName": "Tenant B", "local_storage": {"a": 1}})),
+        )
+        .or_unknown("organization"),
+        cross(
+            "GET /account/linked_users_list/",
+            format!("account/linked_users_list/?organization={bo}"),
+            None,
+        ),
+        cross(
+            "POST /account/linked_organizations",
+            "account/linked_organizations",
+            Some(json!({"user_id": me.id, "organization": bo})),
+        ),
+        cross(
+            "POST /account/linked_organizations",
+            "account/linked_organizations",
+            Some(json!({"user_id": bu.id, "organization": a})),
+        ),
+        cross(
+            "PATCH /account/session/update/{id}/",
+            format!("account/session/update/{}/", bu.activity),
+            None,
+        ),
+        cross(
+            "POST /account/session/create/",
+            "account/session/create/",
+            Some(json!({"user": bu.id, "browser": "x", "browser_version": "1"})),
+        )
+        .or_unknown("user"),
+        cross(
+            "GET /account/retrieve-session/",
+            format!("account/retrieve-session/?email={}&sessionKey={}", bu.email, bu.session_key),
+            None,
+        ),
+        cross(
+            "PUT /account/approve_user",
+            "account/approve_user",
+            Some(json!({"email": bu.email, "roleId": org_admin_role})),
+        ),
+        cross(
+            "PUT /account/assign_user_org",
+            "account/assign_user_org",
+            Some(json!({"email": bu.email, "organization": a})),
+        ),
+        cross(
+            "PUT /account/assign_user_org",
+            "account/assign_user_org",
+            Some(json!({"email": me.email, "organization": bo})),
+        ),
+        cross("GET /account/users_list/v2", "account/users_list/v2?is_admin=true", None),
+        cross("GET /account/users_list", "account/users_list?is_admin=true", None),
+        cross("GET /admin/outbox/", format!("admin/outbox/?recipient={}", bu.email), None),
+        cross("DELETE /feature_control/feature/", format!("feature_control/feature/?id={}", b.feature), None),
+        cross(
+            "GET /feature_control/subscribed_feature/",
+            format!("feature_control/subscribed_feature/?organization={bo}"),
+            None,
+        ),
+        cross(
+            "POST /feature_control/subscribed_feature/",
+            "feature_control/subscribed_feature/",
+            Some(json!({"Feature": b.feature, "Organization": bo, "is_suppressed": true})),
+        ),
+        cross(
+            "DELETE /feature_control/subscribed_feature/",
+            format!("feature_control/subscribed_feature/?id={}", b.subscription),
+            None,
+        ),
+        cross(
+            "GET /feature_control/event_notifications",
+            format!("feature_control/event_notifications?organization={bo}"),
+            None,
+        ),
+        cross(
+            "POST /feature_control/event_notifications",
+            "feature_control/event_notifications",
+            Some(json!({"event_type": "Task Update", "recipients": ["intruder@a.test"], "Organization": bo})),
+        )
+        .or_unknown("Organization"),
+        cross(
+            "GET /feature_control/event_notification/{id}",
+            format!("feature_control/event_notification/{}", b.notification),
+            None,
+        ),
+        cross(
+            "DELETE /feature_control/event_notification/{id}",
+            format!("feature_control/event_notification/{}", b.notification),
+            None,
+        ),
+        cross(
+            "GET /feature_control/get_event_notification/{org}/{event}",
+            format!("feature_control/get_event_notification/{bo}/Task%20Update"),
+            None,
+        ),
+    ];
+    let (bt, bh) = (b.task, b.task_history);
+    let (bd, bdept) = (b.devices.device, b.devices.dept);
+    v.extend([
+        cross(
+            "GET /device/device_org/{id}/",
+            format!("device/device_org/{bo}/"),
+            None,
+        ),
+        cross(
+            "GET /device/{id}/get_department_less_devices/",
+            format!("device/{bo}/get_department_less_devices/"),
+            None,
+        ),
+        cross(
+            "PATCH /device/{id}/assign_device_to_department/{dept}/",
+            format!("device/{bd}/assign_device_to_department/{bdept}/"),
+            None,
+        ),
+        cross(
+            "PATCH /device/{id}/assign_device_to_department/{dept}/",
+            format!("device/{a_device}/assign_device_to_department/{bdept}/"),
+            None,
+        ),
+        cross(
+            "GET /device/{id}/device_details/",
+            format!("device/{bd}/device_details/"),
+            None,
+        ),
+        cross(
+            "GET /organization/task/videos/{task_id}",
+            format!("organization/task/videos/{bt}"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/videos/{task_id}",
+            format!("organization/task/videos/{bt}"),
+            Some(json!({"file_name": "intruder.mp4", "size_bytes": 10})),
+        ),
+        cross(
+            "POST /organization/task/videos/{task_id}/record/",
+            format!("organization/task/videos/{bt}/record/"),
+            Some(json!({"device": b.devices.device, "camera": "cam0", "seconds": 10})),
+        ),
+        cross(
+            "GET /organization/task_record/{id}/",
+            format!("organization/task_record/{}/", b.video.video),
+            None,
+        ),
+        cross(
+            "PUT /organization/task_record/{id}/content/",
+            format!("organization/task_record/{}/content/", b.video.video),
+            Some(json!({})),
+        ),
+        cross(
+            "GET /organization/task_record/{id}/labels/",
+            format!("organization/task_record/{}/labels/", b.video.video),
+            None,
+        ),
+        cross(
+            "PUT /organization/task_record/{id}/labels/",
+            format!("organization/task_record/{}/labels/", b.video.video),
+            Some(json!({"segments": []})),
+        ),
+        cross(
+            "PATCH /organization/task_record/bulk_delete/",
+            "organization/task_record/bulk_delete/",
+            Some(json!({"ids": [b.video.video]})),
+        )
+        .or_unknown("ids"),
+        cross(
+            "PATCH /organization/task_record/{id}/",
+            format!("organization/task_record/{}/", b.video.video),
+            Some(json!({"file_name": "Taken over"})),
+        ),
+        cross(
+            "PATCH /organization/task_record/{id}/",
+            format!("organization/task_record/{}/", a_video),
+            Some(json!({"tags": [b.video.tag]})),
+        )
+        .or_unknown("tags"),
+        cross(
+            "DELETE /organization/task_record/tags/{id}",
+            format!("organization/task_record/tags/{}", b.video.tag),
+            None,
+        ),
+        cross(
+            "GET /organization/task_record/comments",
+            format!(
+                "organization/task_record/comments?entity_id={}",
+                b.video.video
+            ),
+            None,
+        ),
+        cross(
+            "POST /organization/task_record/comments",
+            "organization/task_record/comments",
+            Some(json!({"entity_id": b.video.video, "text": "Intruding"})),
+        ),
+        cross(
+            "DELETE /organization/task_record/comments/{id}",
+            format!("organization/task_record/comments/{}", b.video.comment),
+            None,
+        ),
+        cross(
+            "GET /organization/tag_time_stamp_videos_view",
+            format!(
+                "organization/tag_time_stamp_videos_view?task_record={}",
+                b.video.video
+            ),
+            None,
+        ),
+        cross(
+            "POST /organization/tag_time_stamp_videos_view",
+            "organization/tag_time_stamp_videos_view",
+            Some(json!({"task_record": b.video.video, "tag": b.video.tag, "time_ms": 100})),
+        ),
+        cross(
+            "POST /organization/tag_time_stamp_videos_view",
+            "organization/tag_time_stamp_videos_view",
+            Some(json!({"task_record": a_video, "tag": b.video.tag, "time_ms": 100})),
+        )
+        .or_unknown("tag"),
+        cross(
+            "DELETE /organization/tag_time_stamp_video/{id}",
+            format!("organization/tag_time_stamp_video/{}", b.video.time_tag),
+            None,
+        ),
+        cross(
+            "PATCH /device/{id}/",
+            format!("device/{bd}/"),
+            Some(json!({"display_name": "Taken over"})),
+        ),
+        cross("DELETE /device/{id}/", format!("device/{bd}/"), None),
+        cross(
+            "PATCH /device/update_device/{id}/",
+            format!("device/update_device/{bd}/"),
+            Some(json!({"display_name": "Taken over"})),
+        ),
+        cross(
+            "PATCH /device/archive_device/{id}/",
+            format!("device/archive_device/{bd}/"),
+            Some(json!({})),
+        ),
+        cross(
+            "GET /device/{org}/device_settings/{id}/",
+            format!("device/{bo}/device_settings/{bd}/"),
+            None,
+        ),
+        cross(
+            "PATCH /device/{org}/device_settings_update/{id}/",
+            format!("device/{bo}/device_settings_update/{bd}/"),
+            Some(json!({"taken": true})),
+        ),
+        cross(
+            "PATCH /device/{org}/update_organization_devices_settings/",
+            format!("device/{bo}/update_organization_devices_settings/"),
+            Some(json!({"taken": true})),
+        ),
+        cross(
+            "GET /device/get_device_tasks/{id}",
+            format!("device/get_device_tasks/{bd}"),
+            None,
+        ),
+        cross(
+            "POST /device/device_tasks_upsert/",
+            "device/device_tasks_upsert/",
+            Some(json!({"device": bd, "camera": "cam0", "task": bt})),
+        ),
+        cross(
+            "POST /device/device_tasks_upsert/",
+            "device/device_tasks_upsert/",
+            Some(json!({"device": a_device, "camera": "cam0", "task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "POST /device/{id}/start_task/",
+            format!("device/{bd}/start_task/"),
+            Some(json!({"camera": "cam0", "task": bt})),
+        ),
+        cross(
+            "POST /device/{id}/start_task/",
+            format!("device/{a_device}/start_task/"),
+            Some(json!({"camera": "cam0", "task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "POST /device/{id}/stop_task/",
+            format!("device/{bd}/stop_task/"),
+            Some(json!({"camera": "cam0"})),
+        ),
+        cross(
+            "GET /device/{id}/commands/",
+            format!("device/{bd}/commands/"),
+            None,
+        ),
+        cross(
+            "GET /device/get_device_tasks_association/",
+            format!("device/get_device_tasks_association/?task={bt}&device={bd}"),
+            None,
+        ),
+        cross(
+            "GET /device/get_device_tasks_association/",
+            format!("device/get_device_tasks_association/?task={bt}&device={a_device}"),
+            None,
+        ),
+        cross(
+            "POST /device/{id}/enrolment_code/",
+            format!("device/{bd}/enrolment_code/"),
+            None,
+        ),
+        cross(
+            "POST /device/{id}/revoke/",
+            format!("device/{bd}/revoke/"),
+            None,
+        ),
+        cross(
+            "POST /device/",
+            "device/",
+            Some(json!({"display_name": "Spy", "department": bdept})),
+        )
+        .or_unknown("department"),
+    ]);
+    v.extend([
+        cross(
+            "GET /organization/task/{id}/",
+            format!("organization/task/{bt}/"),
+            None,
+        ),
+        cross(
+            "PATCH /organization/task/{id}/",
+            format!("organization/task/{bt}/"),
+            Some(json!({"taskName": "Taken over"})),
+        ),
+        cross(
+            "PATCH /organization/task/{id}/",
+            format!("organization/task/{bt}/"),
+            Some(json!({"starred": true})),
+        ),
+        cross(
+            "PATCH /organization/task/{id}/",
+            format!("organization/task/{bt}/"),
+            Some(json!({"is_deleted": true})),
+        ),
+        cross(
+            "GET /organization/task/{id}/history/",
+            format!("organization/task/{bt}/history/"),
+            None,
+        ),
+        cross(
+            "GET /organization/task_history/{id}/",
+            format!("organization/task_history/{bt}/?history_id={bh}"),
+            None,
+        ),
+        cross(
+            "PATCH /organization/task/{id}/revert/",
+            format!("organization/task/{bt}/revert/"),
+            Some(json!({"history_id": bh})),
+        ),
+        cross(
+            "POST /generic/clone_task/",
+            "generic/clone_task/",
+            Some(json!({"task": bt, "taskName": "Copied out"})),
+        ),
+        cross(
+            "PUT /organization/train/stop/",
+            "organization/train/stop/",
+            Some(json!({"task": bt})),
+        ),
+        cross(
+            "GET /organization/trained_task/{id}",
+            format!("organization/trained_task/{bt}"),
+            None,
+        ),
+        cross(
+            "GET /organization/task/{id}/labelers/",
+            format!("organization/task/{bt}/labelers/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/{id}/labelers/",
+            format!("organization/task/{bt}/labelers/"),
+            Some(json!({"email": "nobody@walk.test"})),
+        ),
+        cross(
+            "DELETE /organization/task/{id}/labelers/{labeler}/",
+            format!("organization/task/{bt}/labelers/1/"),
+            None,
+        ),
+        cross(
+            "GET /labeler/videos/{taskId}",
+            format!("labeler/videos/{bt}"),
+            None,
+        ),
+        cross(
+            "GET /labeler/task_record/{id}/labels/",
+            format!("labeler/task_record/{}/labels/", b.video.video),
+            None,
+        ),
+        cross(
+            "PUT /labeler/task_record/{id}/labels/",
+            format!("labeler/task_record/{}/labels/", b.video.video),
+            Some(json!({"segments": []})),
+        ),
+        cross(
+            "PATCH /labeler/task/mark_propagations_as_reviewed",
+            "labeler/task/mark_propagations_as_reviewed",
+            Some(json!({"task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "PATCH /organization/task/mark_propagations_as_reviewed",
+            "organization/task/mark_propagations_as_reviewed",
+            Some(json!({"task": bt, "videos": [b.video.video]})),
+        )
+        .or_unknown("task"),
+        cross(
+            "PATCH /organization/task/delete_annotations",
+            "organization/task/delete_annotations",
+            Some(json!({"task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /organization/task/annotations_check/{id}",
+            format!("organization/task/annotations_check/{bt}"),
+            None,
+        ),
+        cross(
+            "GET /telemetry/fetch_cycles/v2",
+            format!("telemetry/fetch_cycles/v2?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "POST /telemetry/fetch_cycles/",
+            "telemetry/fetch_cycles/",
+            Some(json!({"task": bt})),
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/unique_metadata_keys/",
+            format!("telemetry/unique_metadata_keys/?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/top_five_percentile",
+            format!("telemetry/top_five_percentile?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/trace/v2",
+            format!("telemetry/trace/v2?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/trace/",
+            format!("telemetry/trace/?task={bt}"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/trace/line/{id}",
+            format!("telemetry/trace/line/{}", b.line),
+            None,
+        ),
+        cross(
+            "PATCH /telemetry/trace/line/{id}",
+            format!("telemetry/trace/line/{}", b.line),
+            Some(json!({"name": "Taken over"})),
+        ),
+        cross(
+            "DELETE /telemetry/trace/line/{id}",
+            format!("telemetry/trace/line/{}", b.line),
+            None,
+        ),
+        cross(
+            "GET /telemetry/line_stats",
+            format!(
+                "telemetry/line_stats?line={}&datetime_start=2026-11-01&\
+                 datetime_end=2026-11-30",
+                b.line
+            ),
+            None,
+        ),
+        cross(
+            "GET /telemetry/trace/line_traceability/",
+            format!(
+                "telemetry/trace/line_traceability/?line={}&cycle_id=no-such-cycle",
+                b.line
+            ),
+            None,
+        ),
+        cross(
+            "POST /telemetry/trace/line/",
+            "telemetry/trace/line/",
+            Some(json!({"name": "B's stations", "stations": [{"task": bt, "device": b.devices.device}]})),
+        )
+        .or_unknown("stations"),
+        cross(
+            "GET /telemetry/issues",
+            format!("telemetry/issues?task={bt}&datetime_start=2026-11-01&datetime_end=2026-11-30"),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "POST /telemetry/issues/review",
+            "telemetry/issues/review",
+            Some(json!({"task": bt, "key": "too_long",
+                "datetime_start": "2026-11-01", "datetime_end": "2026-11-30"})),
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /telemetry/archive_cycle/",
+            format!("telemetry/archive_cycle/?organization={bo}"),
+            None,
+        )
+        .or_unknown("organization"),
+        cross(
+            "GET /telemetry/cycle_stats",
+            format!(
+                "telemetry/cycle_stats?task={bt}&datetime_start=2026-11-01&\
+                 datetime_end=2026-11-30"
+            ),
+            None,
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /organization/model_version",
+            format!("organization/model_version?task={bt}"),
+            None,
+        ),
+        cross(
+            "POST /organization/model_version",
+            "organization/model_version",
+            Some(json!({"task": bt, "model_file": UNKNOWN_ID})),
+        )
+        .or_unknown("task"),
+        // Model types and files are the platform's, not B's: reading one is no leak;
+        // changing them is the super admin's alone.
+        cross(
+            "GET /organization/model_types/{id}",
+            format!("organization/model_types/{}", wa.model_type),
+            None,
+        )
+        .platform(),
+        cross(
+            "POST /organization/model_types",
+            "organization/model_types",
+            Some(
+                json!({"name": "Tenant type", "input_width": 32, "input_height": 24,
+                "hidden": 8}),
+            ),
+        ),
+        cross(
+            "PATCH /organization/model_type/{id}",
+            format!("organization/model_type/{}", wa.model_type),
+            Some(json!({"name": "Taken over"})),
+        ),
+        cross(
+            "POST /organization/model_files",
+            format!("organization/model_files?model_type={}", wa.model_type),
+            Some(json!({})),
+        ),
+        cross(
+            "PATCH /organization/model_files",
+            format!("organization/model_files?ids={UNKNOWN_ID}"),
+            Some(json!({"model_type": wa.model_type})),
+        ),
+        cross(
+            "DELETE /organization/model_files",
+            format!("organization/model_files?ids={UNKNOWN_ID}"),
+            None,
+        ),
+        cross(
+            "GET /organization/model_version/{id}",
+            format!("organization/model_version/{}", b.video.model),
+            None,
+        ),
+        cross(
+            "PATCH /organization/model_version/{id}",
+            format!("organization/model_version/{}", b.video.model),
+            Some(json!({"is_deleted": true})),
+        ),
+        cross(
+            "POST /organization/model_version/{id}/deploy/",
+            format!("organization/model_version/{}/deploy/", b.video.model),
+            Some(json!({"devices": [b.devices.device]})),
+        ),
+        cross(
+            "GET /organization/deployments/",
+            format!("organization/deployments/?model_version={}", b.video.model),
+            None,
+        ),
+        cross(
+            "PATCH /organization/trained_task/{id}",
+            format!("organization/trained_task/{bt}"),
+            Some(json!({"train_status": "training"})),
+        ),
+        cross(
+            "PATCH /organization/task/last_update/{id}",
+            format!("organization/task/last_update/{bt}"),
+            Some(json!({})),
+        ),
+        cross(
+            "GET /organization/tasks/admin",
+            format!("organization/tasks/admin?organization={bo}"),
+            None,
+        ),
+    ]);
+    let d = b.detector;
+    let square = json!([[0, 0], [1, 0], [1, 1]]);
+    v.extend([
+        cross(
+            "GET /organization/task/list_task_objects/{id}/",
+            format!("organization/task/list_task_objects/{bt}/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/task_object/",
+            "organization/task/task_object/",
+            Some(json!({"task": bt, "name": "Planted"})),
+        ),
+        cross(
+            "PATCH /organization/task/task_object/{id}/",
+            format!("organization/task/task_object/{}/", d.object),
+            Some(json!({"name": "Taken"})),
+        ),
+        cross(
+            "DELETE /organization/task/task_object/{id}/",
+            format!("organization/task/task_object/{}/", d.object),
+            None,
+        ),
+        cross(
+            "GET /organization/task/list_plane_objects/{id}/",
+            format!("organization/task/list_plane_objects/{bt}/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/plane_objects/",
+            "organization/task/plane_objects/",
+            Some(json!({"task": bt, "name": "Planted", "points": square})),
+        ),
+        cross(
+            "PUT /organization/task/plane_objects/{id}/",
+            format!("organization/task/plane_objects/{}/", d.plane),
+            Some(json!({"name": "Taken", "points": square})),
+        ),
+        cross(
+            "DELETE /organization/task/plane_objects/{id}/",
+            format!("organization/task/plane_objects/{}/", d.plane),
+            None,
+        ),
+        cross(
+            "GET /organization/task/object_detection_rule/{id}/",
+            format!("organization/task/object_detection_rule/{bt}/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/object_detection_rule/{id}/",
+            format!("organization/task/object_detection_rule/{bt}/"),
+            Some(json!({"step": 0})),
+        ),
+        cross(
+            "PATCH /organization/task/object_detection_rule/{id}/",
+            format!("organization/task/object_detection_rule/{}/", d.rule),
+            Some(json!({"verify": true})),
+        ),
+        cross(
+            "DELETE /organization/task/object_detection_rule/delete/",
+            format!(
+                "organization/task/object_detection_rule/delete/?id={}",
+                d.rule
+            ),
+            None,
+        ),
+        cross(
+            "PATCH /organization/task/object_detection_rule/bulk_delete",
+            "organization/task/object_detection_rule/bulk_delete",
+            Some(json!({"ids": [d.rule]})),
+        ),
+        cross(
+            "GET /generic/list_region_json/{id}/",
+            format!("generic/list_region_json/{bt}/"),
+            None,
+        ),
+        cross(
+            "PATCH /generic/list_region_json/{id}/",
+            format!("generic/list_region_json/{bt}/"),
+            Some(json!({"region_json": {"taken": true}})),
+        ),
+    ]);
+    // A's own rule with B's object: the object is unknown to A's task.
+    v.push(
+        cross(
+            "PATCH /organization/task/object_detection_rule/{id}/",
+            format!("organization/task/object_detection_rule/{}/", a_rule),
+            Some(json!({"static_object": [d.object]})),
+        )
+        .or_unknown("static_object"),
+    );
+    v.push(
+        cross(
+            "PATCH /organization/task/{id}/revert/",
+            format!("organization/task/{a_task}/revert/"),
+            Some(json!({"history_id": bh})),
+        )
+        .or_unknown("history_id"),
+    );
+    for body in [
+        json!({"recipients": ["intruder@a.test"]}),
+        json!({"Organization": a}),
+        json!({"event_type": "Task Update", "Organization": bo}),
+    ] {
+        v.push(cross(
+            "PATCH /feature_control/event_notification/{id}",
+            format!("feature_control/event_notification/{}", b.notification),
+            Some(body),
+        ));
+    }
+    for (uid, org) in [(bu.id, bo), (bu.id, a), (me.id, bo)] {
+        v.push(cross(
+            "PATCH /organization/organization-switch/{id}/",
+            format!("organization/organization-switch/{uid}/"),
+            Some(json!({"organization": org})),
+        ));
+    }
+    for uid in [bu.id, b.shared] {
+        v.push(cross(
+            "GET /account/linked_organizations/",
+            format!("account/linked_organizations/?user_id={uid}"),
+            None,
+        ));
+        v.push(cross(
+            "DELETE /account/delete_linked_organizations",
+            format!("account/delete_linked_organizations?user_id={uid}&organization={bo}"),
+            None,
+        ));
+        v.push(cross(
+            "PATCH /account/admin-verification-email/{id}/",
+            format!("account/admin-verification-email/{uid}/"),
+            Some(json!({"is_email_verified": false})),
+        ));
+        v.push(cross(
+            "PATCH /account/update-delete/{id}/",
+            format!("account/update-delete/{uid}/"),
+            Some(json!({"terms_and_conditions_accepted": true})),
+        ));
+    }
+    for uid in [b.admin, b.ws, bu.id, b.shared] {
+        v.push(cross(
+            "DELETE /account/update-delete/{id}/",
+            format!("account/update-delete/{uid}/"),
+            None,
+        ));
+    }
+    for uid in [b.ws, b.shared] {
+        v.push(cross(
+            "PATCH /account/reset_workstation_user_password/",
+            "account/reset_workstation_user_password/",
+            Some(json!({"user": uid, "password": "taken-over-1"})),
+        ));
+    }
+    v
+}
