@@ -1,0 +1,80 @@
+//! The super admin's sign-in, which refuses everyone else, and single sign-on (501).
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::both;
+use crate::common::*;
+
+both!(
+    admin_login_refuses_non_admins_and_sso_answers_501,
+    |app: TestApp| async move {
+        let admin = app.admin_token().await;
+        let org = app.create_org(&admin, "Acme").await;
+        app.quick_user("oa@acme.test", "Oda", "org_admin", &[org])
+            .await;
+        let path = "account/admin-login/";
+        let (s, v) = app
+            .post(
+                path,
+                json!({"email": "oa@acme.test", "password": PASSWORD}),
+                None,
+            )
+            .await;
+        assert_eq!(
+            (s, v["non_field_errors"][0].as_str()),
+            (
+                StatusCode::BAD_REQUEST,
+                Some("Only super admins can sign in here.")
+            )
+        );
+        let (s, v) = app
+            .post(
+                path,
+                json!({"email": ADMIN_EMAIL, "password": "wrong-pass-1"}),
+                None,
+            )
+            .await;
+        assert_eq!(
+            (s, v["non_field_errors"][0].as_str()),
+            (
+                StatusCode::BAD_REQUEST,
+                Some("Unable to log in with provided credentials.")
+            )
+        );
+        let (s, v) = app.post(path, json!({"email": ADMIN_EMAIL}), None).await;
+        assert_eq!(
+            (s, v["password"][0].as_str()),
+            (StatusCode::BAD_REQUEST, Some("This field is required."))
+        );
+        let (s, v) = app
+            .post(
+                path,
+                json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(v["role"], "admin");
+        assert_eq!(v["require_otp"], true);
+
+        for p in [
+            "account/azure-signin/",
+            "account/azure-signup/",
+            "account/google-sso/",
+            "account/refresh-azure-token/",
+            "account/register_for_aws_subscription",
+        ] {
+            let (s, v) = app.post(p, json!({"access_token": "x"}), None).await;
+            assert_eq!(s, StatusCode::NOT_IMPLEMENTED, "{p}");
+            assert_eq!(
+                (v["detail"].as_str(), v["msg"].as_str()),
+                (
+                    Some("Single sign-on is not configured on this server."),
+                    Some("Single sign-on is not configured on this server.")
+                ),
+                "{p}"
+            );
+        }
+    }
+);

@@ -1,0 +1,301 @@
+//! Sessions: activity sessions belong to their user, and tokens are checked against
+//! their key, their session and the header.
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use crate::both;
+use crate::common::*;
+
+async fn admin_id(app: &TestApp) -> i64 {
+    app.user_row(ADMIN_EMAIL).await.id
+}
+
+both!(
+    activity_sessions_belong_to_their_user,
+    |app: TestApp| async move {
+        let admin = app.admin_token().await;
+        let org = app.create_org(&admin, "Acme").await;
+        let login = app
+            .user_in(&admin, "act@acme.test", "org_user", Some(org))
+            .await;
+        let (t, me) = (token(&login), login["id"].as_i64().unwrap());
+        let key = login["session_key"].as_str().unwrap().to_string();
+        let retrieve = |email: &str, key: &str| {
+            format!("account/retrieve-session/?email={email}&sessionKey={key}")
+        };
+        // Nothing yet.
+        let (s, _) = app.get(&retrieve("act@acme.test", &key), &t).await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+
+        let long = "x".repeat(101);
+        let cases = [
+            (
+                json!({"user": admin_id(&app).await, "browser": "Chrome", "browser_version": "1"}),
+                "user",
+                "A session can only be created for yourself.",
+            ),
+            (
+                json!({"user": me, "browser": "  ", "browser_version": "1"}),
+                "browser",
+                "This field may not be blank.",
+            ),
+            (
+                json!({"user": me, "browser": long, "browser_version": "1"}),
+                "browser",
+                "Ensure this field has no more than 100 characters.",
+            ),
+            (
+                json!({"user": me, "browser": "Chrome", "browser_version": long}),
+                "browser_version",
+                "Ensure this field has no more than 100 characters.",
+            ),
+            (
+                json!({"user": me, "browser": "Chrome"}),
+                "browser_version",
+                "This field is required.",
+            ),
+        ];
+        for (body, field, msg) in cases {
+            let (s, v) = app
+                .post("account/session/create/", body.clone(), Some(&t))
+                .await;
+            assert_eq!(
+                (s, v[field][0].as_str()),
+                (StatusCode::BAD_REQUEST, Some(msg)),
+                "{body}"
+            );
+        }
+        let (s, v) = app
+            .post(
+                "account/session/create/",
+                json!({"user": "me", "browser": "Chrome", "browser_version": "1"}),
+                Some(&t),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert!(v["user"][0].is_string());
+        let (s, _) = app
+            .post(
+                "account/session/create/",
+                json!({"user": me, "browser": "Chrome", "browser_version": "1"}),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED);
+        let (s, _) = app.get(&retrieve("act@acme.test", &key), &t).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "a bad create wrote a session");
+
+        let (s, created) = app
+            .post(
+                "account/session/create/",
+                json!({"user": me, "browser": " Chrome ", "browser_version": "131.0"}),
+                Some(&t),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED);
+        assert_eq!(created["user"], me);
+        assert_eq!(created["browser"], "Chrome");
+        assert_eq!(created["browser_version"], "131.0");
+        let id = created["id"].as_i64().unwrap();
+        let start = created["end_time"].as_i64().unwrap();
+
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let (s, v) = app
+            .patch(
+                &format!("account/session/update/{id}/"),
+                json!({}),
+                Some(&t),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        assert!(v["end_time"].as_i64().unwrap() > start);
+
+        // Someone else's session, unknown and malformed ids.
+        let other = token(
+            &app.user_in(&admin, "oth@acme.test", "org_user", Some(org))
+                .await,
+        );
+        let (_, theirs) = app
+            .post(
+                "account/session/create/",
+                json!({"user": app.user_row("oth@acme.test").await.id, "browser": "Edge", "browser_version": "1"}),
+                Some(&other),
+            )
+            .await;
+        for bad in [theirs["id"].to_string(), "999999".into(), "abc".into()] {
+            let (s, _) = app
+                .patch(
+                    &format!("account/session/update/{bad}/"),
+                    json!({}),
+                    Some(&t),
+                )
+                .await;
+            assert_eq!(s, StatusCode::NOT_FOUND, "{bad}");
+        }
+
+        // Retrieval names the user and the session key.
+        let (s, v) = app.get(&retrieve("ACT@acme.test", &key), &t).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(v["id"], id);
+        for (email, k) in [
+            ("oth@acme.test", key.as_str()),
+            ("act@acme.test", "another-key"),
+        ] {
+            let (s, _) = app.get(&retrieve(email, k), &t).await;
+            assert_eq!(s, StatusCode::NOT_FOUND);
+        }
+        let (s, _) = app
+            .get("account/retrieve-session/?email=act@acme.test", &t)
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+    }
+);
+
+both!(
+    tokens_are_checked_against_key_session_and_header,
+    |app: TestApp| async move {
+        use gemba_cloud::auth::{Claims, Keys};
+        let login = app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+        let t = token(&login);
+        let key = login["session_key"].as_str().unwrap().to_string();
+        let uid = login["id"].as_i64().unwrap();
+        let path = "account/get-permissions/";
+        let status = |headers: Vec<(&'static str, String)>, tok: Option<String>| {
+            let app = &app;
+            async move {
+                let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                app.call_with(Method::GET, path, None, tok.as_deref(), &h)
+                    .await
+            }
+        };
+
+        // The SessionKey header must name the token's session.
+        let (s, _) = status(vec![("SessionKey", key.clone())], Some(t.clone())).await;
+        assert_eq!(s, StatusCode::OK);
+        let (s, v) = status(vec![("SessionKey", "another".into())], Some(t.clone())).await;
+        assert_eq!(s.as_u16(), 499);
+        assert_eq!(v["detail"], "Your session has ended. Please sign in again.");
+
+        // Missing, malformed and foreign tokens.
+        assert_eq!(status(vec![], None).await.0, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            status(vec![("Authorization", format!("Basic {t}"))], None)
+                .await
+                .0,
+            StatusCode::UNAUTHORIZED
+        );
+        assert_eq!(
+            status(vec![], Some("abc.def.ghi".into())).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+        let now = unix_now() as i64;
+        let claims = Claims {
+            sub: uid,
+            sid: key.clone(),
+            full: true,
+            iat: now,
+            exp: now + 600,
+        };
+        let foreign = Keys::new(b"another-key-another-key-another!!")
+            .sign(&claims)
+            .unwrap();
+        let (s, v) = status(vec![], Some(foreign)).await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED);
+        assert_eq!(v["detail"], "Given token not valid for any token type");
+        // The right key but another user in the claims: the session is not theirs.
+        let other_user = app
+            .state
+            .keys
+            .sign(&Claims {
+                sub: uid + 1000,
+                ..claims.clone()
+            })
+            .unwrap();
+        assert_eq!(
+            status(vec![], Some(other_user)).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+        // An unknown session.
+        let unknown = app
+            .state
+            .keys
+            .sign(&Claims {
+                sid: "no-such-session".into(),
+                ..claims.clone()
+            })
+            .unwrap();
+        assert_eq!(
+            status(vec![], Some(unknown)).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+
+        // A temporary token: expired by time, expired in the database, or promoted
+        // to "full" without the code.
+        let pending = app.pending_login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+        let temp = token(&pending);
+        let sid = pending["session_key"].as_str().unwrap().to_string();
+        assert_eq!(
+            app.get("account/send_otp_code/", &temp).await.0,
+            StatusCode::OK
+        );
+        let expired = app
+            .state
+            .keys
+            .sign(&Claims {
+                sid: sid.clone(),
+                full: false,
+                iat: now - 1200,
+                exp: now - 600,
+                ..claims.clone()
+            })
+            .unwrap();
+        assert_eq!(
+            app.get("account/resend_otp/", &expired).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+        let promoted = app
+            .state
+            .keys
+            .sign(&Claims {
+                sid: sid.clone(),
+                ..claims.clone()
+            })
+            .unwrap();
+        assert_eq!(
+            status(vec![], Some(promoted)).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+        sqlx::query("UPDATE auth_sessions SET expires_at = 0 WHERE id = $1")
+            .bind(&sid)
+            .execute(&app.state.db.pool)
+            .await
+            .unwrap();
+        let (s, v) = app.get("account/resend_otp/", &temp).await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED);
+        assert_eq!(v["detail"], "Your session has ended. Please sign in again.");
+        let code = app.last_code(ADMIN_EMAIL).await;
+        let (s, _) = app
+            .post(
+                "account/verify_otp_code/",
+                json!({"otp": code}),
+                Some(&temp),
+            )
+            .await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED);
+
+        // A revoked session.
+        assert_eq!(status(vec![], Some(t.clone())).await.0, StatusCode::OK);
+        app.patch("account/logout/", json!({}), Some(&t)).await;
+        let (s, v) = status(vec![], Some(t.clone())).await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED);
+        assert_eq!(v["detail"], "Your session has ended. Please sign in again.");
+
+        // A deactivated user.
+        let t2 = token(&app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await);
+        gemba_cloud::db::users::set_flag(&app.state.db, uid, "is_active", false)
+            .await
+            .unwrap();
+        assert_eq!(status(vec![], Some(t2)).await.0, StatusCode::UNAUTHORIZED);
+    }
+);
