@@ -3,7 +3,7 @@
 //! through its running capture, an idle camera records on its own, a camera that cannot
 //! record fails the video with the device's words; bad requests change nothing; the
 //! upload URL takes only its own recording. SQLite only: the calls are walked on both
-//! backends in `walks.rs`, and the SQL is the videos' own.
+//! backends in `walks/`, and the SQL is the videos' own.
 //!
 //! Needs what `learning_loop.rs` needs (the demo footage, the agent binary, ORT).
 
