@@ -1,7 +1,9 @@
 //! Integration tests of gemba-cloud: the real server on port 0, against a real SQLite
 //! file and a real PostgreSQL database (one new database per test), with the embedded
-//! MQTT broker. Every test written with [`both!`] runs on both backends.
+//! MQTT broker. Every test written with [`both!`] runs on both backends. New suites talk to
+//! it through the typed client ([`client`]) over the shared wire types.
 
+mod client;
 mod common;
 
 mod account;

@@ -1,10 +1,21 @@
 //! Tasks (operations), issue 4: define, list, change, clone, star, history and revert,
 //! the training block, translations and the 'Task Update' e-mail, on both backends.
 
-use reqwest::StatusCode;
+use std::collections::BTreeMap;
+
+use gemba_shared::api::v1::task::{
+    BulkDelete, CloneTask, DetectionRule, DetectionRuleWrite, LastUpdate, ModelChoice, PlaneObject,
+    PlaneObjectWrite, RegionJson, RevertResult, RevertTask, StepRelation, StepRule, StopTraining,
+    TaskCreate, TaskHistoryEntry, TaskObject, TaskObjectCreate, TaskObjectPatch, TaskPatch,
+    TrainStatus,
+};
+use gemba_shared::api::v1::{Msg, Page};
+use gemba_shared::operation::{Process, Step};
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::both;
+use crate::client::TaskAnswer;
 use crate::common::*;
 
 const PUMP: &str = "Assemble pump\nFit housing:\nPlace housing;\nTighten screws;\nCheck seal:\nInspect seal;\nPre-assembly~\nPack:\nPut in box;\n";
@@ -38,20 +49,54 @@ async fn world(app: &TestApp) -> World {
     }
 }
 
-async fn create(app: &TestApp, tok: &str, body: Value) -> Value {
-    let (s, v) = app.post("organization/task/", body, Some(tok)).await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    v
+async fn create(app: &TestApp, tok: &str, body: &TaskCreate) -> TaskAnswer {
+    app.create_as("organization/task/", body, tok).await
 }
 
-fn id(v: &Value) -> i64 {
-    v["id"].as_i64().unwrap()
+/// A new task from its text alone.
+fn text(task_detail: &str) -> TaskCreate {
+    TaskCreate {
+        task_detail: Some(task_detail.into()),
+        ..TaskCreate::default()
+    }
+}
+
+async fn patch(app: &TestApp, tok: &str, url: &str, body: &TaskPatch) -> TaskAnswer {
+    app.send_as(Method::PATCH, url, body, tok).await
+}
+
+/// Reverts the task of `url` to `history_id`: the answer, its task read by [`TaskAnswer`].
+async fn revert_to(app: &TestApp, tok: &str, url: &str, history_id: i64) -> RevertResult {
+    let mut v: Value = app
+        .send_as(Method::PATCH, url, &RevertTask { history_id }, tok)
+        .await;
+    let mut take = |key: &str| v[key].take();
+    let task: TaskAnswer = serde_json::from_value(take("task")).unwrap();
+    RevertResult {
+        msg: serde_json::from_value(take("msg")).unwrap(),
+        reverted_fields: serde_json::from_value(take("reverted_fields")).unwrap(),
+        reverted_fields_count: serde_json::from_value(take("reverted_fields_count")).unwrap(),
+        task: task.0,
+    }
+}
+
+async fn history(app: &TestApp, tok: &str, task: i64) -> Vec<TaskHistoryEntry> {
+    app.get_as(&format!("organization/task/{task}/history/"), tok)
+        .await
 }
 
 async fn count(app: &TestApp, tok: &str) -> usize {
-    let (s, v) = app.get("organization/task/", tok).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    v.as_array().unwrap().len()
+    app.get_as::<Vec<TaskAnswer>>("organization/task/", tok)
+        .await
+        .len()
+}
+
+/// Names and their translations.
+fn names(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 /// The first message of a 400 on `field`.
@@ -66,61 +111,83 @@ both!(
     a_task_is_defined_from_its_text_with_the_specs_defaults,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
-        assert_eq!(t["taskName"], "Assemble pump");
-        assert_eq!(t["task_detail"], PUMP_STORED);
-        assert_eq!(t["stepsCount"], 3);
-        assert_eq!(t["steps"], json!(["Fit housing", "Check seal", "Pack"]));
-        assert_eq!(t["substeps"][0], json!(["Place housing", "Tighten screws"]));
-        assert_eq!(t["processes"][1]["name"], "Process 2");
-        assert_eq!(t["train_status"], "new_task");
-        assert_eq!(t["is_deleted"], false);
-        assert_eq!(t["starred"], false);
-        assert_eq!(t["Organization"]["id"], w.a);
-        assert_eq!(t["Organization"]["org_name_to_display"], "Plant A");
-        let p = &t["taskParameters"]["telemetryParams"];
-        assert_eq!(p["maximum_cycle_time"], json!(9_007_199_254_740_991_i64));
-        assert_eq!(p["min_percentage_of_steps_required_to_end_cycle"], 0.75);
-        assert_eq!(p["required_steps_for_start"], json!({"0": [0, 1]}));
-        assert_eq!(p["required_steps_for_end"], json!({"0": []}));
-        assert_eq!(t["taskParameters"]["trainingParams"]["verify_threshold"], 6);
-        assert_eq!(t["sub_step_times"]["background"], 50);
-        assert_eq!(t["maximum_cycle_time"], p["maximum_cycle_time"]);
-        assert_eq!(t["taskJson"]["cycle_calculation_params"], *p);
-        // Read back alone, in the list, on its page.
-        let (s, one) = app
-            .get(&format!("organization/task/{}/", id(&t)), &w.eng)
-            .await;
-        assert_eq!((s, &one), (StatusCode::OK, &t));
-        let (_, list) = app.get("organization/task/?search=PUMP", &w.analyst).await;
-        assert_eq!(list.as_array().unwrap().len(), 1);
-        let (_, list) = app.get("organization/task/?search=drill", &w.eng).await;
-        assert_eq!(list, json!([]));
-        let (_, page) = app.get("organization/task/taskpage?page=1", &w.eng).await;
+        let t = create(&app, &w.eng, &text(PUMP)).await;
+        assert_eq!(t.settings.task_name, "Assemble pump");
+        assert_eq!(t.settings.task_detail, PUMP_STORED);
+        assert_eq!(t.steps_count, 3);
+        assert_eq!(t.steps, ["Fit housing", "Check seal", "Pack"]);
+        assert_eq!(t.substeps[0], ["Place housing", "Tighten screws"]);
+        assert_eq!(t.processes[1].name, "Process 2");
+        assert_eq!(t.train_status, TrainStatus::NewTask);
+        assert!(!t.settings.is_deleted);
+        assert!(!t.starred);
+        assert_eq!(t.organization.id, w.a);
+        assert_eq!(t.organization.org_name_to_display, "Plant A");
+        let p = &t.settings.task_parameters.telemetry_params;
+        assert_eq!(p.maximum_cycle_time, 9_007_199_254_740_991_i64);
+        assert_eq!(p.min_percentage_of_steps_required_to_end_cycle, 0.75);
         assert_eq!(
-            (page["count"].as_i64(), page["results"][0]["id"].as_i64()),
-            (Some(1), Some(id(&t)))
+            p.required_steps_for_start,
+            BTreeMap::from([(0, vec![0, 1])])
         );
+        assert_eq!(p.required_steps_for_end, BTreeMap::from([(0, vec![])]));
+        assert_eq!(
+            t.settings.task_parameters.training_params.verify_threshold,
+            6
+        );
+        assert_eq!(t.settings.sub_step_times["background"], 50);
+        assert_eq!(t.maximum_cycle_time, p.maximum_cycle_time);
+        assert_eq!(t.task_json.cycle_calculation_params, *p);
+        // Read back alone, in the list, on its page.
+        let one: TaskAnswer = app
+            .get_as(&format!("organization/task/{}/", t.id), &w.eng)
+            .await;
+        assert_eq!(one, t);
+        let list: Vec<TaskAnswer> = app
+            .get_as("organization/task/?search=PUMP", &w.analyst)
+            .await;
+        assert_eq!(list.len(), 1);
+        let list: Vec<TaskAnswer> = app.get_as("organization/task/?search=drill", &w.eng).await;
+        assert!(list.is_empty(), "{list:?}");
+        let page: Page<TaskAnswer> = app
+            .get_as("organization/task/taskpage?page=1", &w.eng)
+            .await;
+        assert_eq!((page.count, page.results[0].id), (1, t.id));
         // From processes, with a name given; one step keeps only step 0 as a start step.
+        let drill = Process {
+            name: "Main".into(),
+            steps: vec![Step {
+                name: "Drill hole".into(),
+                substeps: vec!["Set bit".into()],
+            }],
+        };
         let t2 = create(
             &app,
             &w.eng,
-            json!({"taskName": "Drill", "processes": [{"name": "Main", "steps": [{"name": "Drill hole", "substeps": ["Set bit"]}]}]}),
+            &TaskCreate {
+                task_name: Some("Drill".into()),
+                processes: Some(vec![drill]),
+                ..TaskCreate::default()
+            },
         )
         .await;
-        assert_eq!(t2["task_detail"], "Drill\nDrill hole:\nSet bit;\nMain~\n");
-        assert_eq!(t2["required_steps_for_start"], json!({"0": [0]}));
+        assert_eq!(
+            t2.settings.task_detail,
+            "Drill\nDrill hole:\nSet bit;\nMain~\n"
+        );
+        assert_eq!(t2.required_steps_for_start, BTreeMap::from([(0, vec![0])]));
         // The super admin's All Operations list sees both, and filters by organisation.
-        let (s, all) = app.get("organization/tasks/admin?page=1", &w.admin).await;
-        assert_eq!(s, StatusCode::OK, "{all}");
-        assert_eq!(all["count"], 2);
-        let (_, none) = app
-            .get(
+        let all: Page<TaskAnswer> = app
+            .get_as("organization/tasks/admin?page=1", &w.admin)
+            .await;
+        assert_eq!(all.count, 2);
+        let none: Page<TaskAnswer> = app
+            .get_as(
                 &format!("organization/tasks/admin?organization={}", w.b),
                 &w.admin,
             )
             .await;
-        assert_eq!(none["count"], 0);
+        assert_eq!(none.count, 0);
     }
 );
 
@@ -128,7 +195,7 @@ both!(
     a_bad_task_gets_its_message_and_nothing_is_written,
     |app: TestApp| async move {
         let w = world(&app).await;
-        create(&app, &w.eng, json!({"task_detail": PUMP})).await;
+        create(&app, &w.eng, &text(PUMP)).await;
         let step = |name: &str, subs: &[&str]| json!({"name": name, "substeps": subs});
         let procs = |p: Value| json!({"taskName": "New", "processes": p});
         let cases: Vec<(Value, &str, String)> = vec![
@@ -180,18 +247,9 @@ both!(
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
         assert_eq!(count(&app, &w.eng).await, 1);
-        let (_, h) = app.get("organization/task/", &w.eng).await;
-        let (_, hist) = app
-            .get(
-                &format!("organization/task/{}/history/", h[0]["id"]),
-                &w.eng,
-            )
-            .await;
-        assert_eq!(
-            hist.as_array().unwrap().len(),
-            1,
-            "only the creation: {hist}"
-        );
+        let h: Vec<TaskAnswer> = app.get_as("organization/task/", &w.eng).await;
+        let hist = history(&app, &w.eng, h[0].id).await;
+        assert_eq!(hist.len(), 1, "only the creation: {hist:?}");
     }
 );
 
@@ -199,96 +257,96 @@ both!(
     changes_are_kept_in_the_history_and_revert_restores_them,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
-        let url = format!("organization/task/{}/", id(&t));
-        let (s, v) = app
-            .patch(
-                &url,
-                json!({"taskName": "Pump v2", "negativeSteps": [2], "strict_step_order": true}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["taskName"], "Pump v2");
-        assert!(v["task_detail"].as_str().unwrap().starts_with("Pump v2\n"));
-        assert_eq!(
-            v["taskParameters"]["telemetryParams"]["strict_step_order"],
-            true
+        let t = create(&app, &w.eng, &text(PUMP)).await;
+        let url = format!("organization/task/{}/", t.id);
+        let v = patch(
+            &app,
+            &w.eng,
+            &url,
+            &TaskPatch {
+                task_name: Some("Pump v2".into()),
+                negative_steps: Some(vec![2]),
+                strict_step_order: Some(true),
+                ..TaskPatch::default()
+            },
+        )
+        .await;
+        assert_eq!(v.settings.task_name, "Pump v2");
+        assert!(v.settings.task_detail.starts_with("Pump v2\n"));
+        assert!(
+            v.settings
+                .task_parameters
+                .telemetry_params
+                .strict_step_order
         );
         // New steps: the text changes, indexes past the new end are dropped.
-        let (s, v) = app
-            .patch(
-                &url,
-                json!({"task_detail": "ignored\nFit:\nPlace;\n"}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["task_detail"], "Pump v2\nFit:\nPlace;\nProcess 1~\n");
-        assert_eq!(v["negativeSteps"], json!([]));
-        let (_, hist) = app
-            .get(&format!("organization/task/{}/history/", id(&t)), &w.eng)
-            .await;
-        let hist = hist.as_array().unwrap().clone();
-        let actions: Vec<&str> = hist.iter().map(|h| h["action"].as_str().unwrap()).collect();
+        let v = patch(
+            &app,
+            &w.eng,
+            &url,
+            &TaskPatch {
+                task_detail: Some("ignored\nFit:\nPlace;\n".into()),
+                ..TaskPatch::default()
+            },
+        )
+        .await;
+        assert_eq!(
+            v.settings.task_detail,
+            "Pump v2\nFit:\nPlace;\nProcess 1~\n"
+        );
+        assert!(v.settings.negative_steps.is_empty());
+        let hist = history(&app, &w.eng, t.id).await;
+        let actions: Vec<&str> = hist.iter().map(|h| h.action.as_str()).collect();
         assert_eq!(actions, ["updated", "updated", "created"]);
         assert_eq!(
-            hist[1]["changed_fields"],
-            json!(["negativeSteps", "taskName", "taskParameters", "task_detail"])
+            hist[1].changed_fields,
+            ["negativeSteps", "taskName", "taskParameters", "task_detail"]
         );
-        assert_eq!(hist[0]["user_name"], "Eng");
+        assert_eq!(hist[0].user_name, "Eng");
         // One entry alone.
-        let first = hist[2]["id"].as_i64().unwrap();
-        let (s, one) = app
-            .get(
-                &format!("organization/task_history/{}/?history_id={first}", id(&t)),
+        let first = hist[2].id;
+        let one: Vec<TaskHistoryEntry> = app
+            .get_as(
+                &format!("organization/task_history/{}/?history_id={first}", t.id),
                 &w.eng,
             )
             .await;
-        assert_eq!((s, one.as_array().unwrap().len()), (StatusCode::OK, 1));
+        assert_eq!(one.len(), 1);
         // Back to the first version.
-        let revert = format!("organization/task/{}/revert/", id(&t));
-        let (s, r) = app
-            .patch(&revert, json!({"history_id": first}), Some(&w.eng))
-            .await;
-        assert_eq!(s, StatusCode::OK, "{r}");
+        let revert = format!("organization/task/{}/revert/", t.id);
+        let r = revert_to(&app, &w.eng, &revert, first).await;
         assert_eq!(
-            r["reverted_fields"],
-            json!(["taskName", "taskParameters", "task_detail"])
+            r.reverted_fields,
+            ["taskName", "taskParameters", "task_detail"]
         );
-        assert_eq!(r["reverted_fields_count"], 3);
+        assert_eq!(r.reverted_fields_count, 3);
         assert_eq!(
-            r["msg"],
+            r.msg,
             "Task successfully reverted! 3 field(s) updated: taskName, taskParameters, task_detail"
         );
-        assert_eq!(r["task"]["task_detail"], PUMP_STORED);
-        assert_eq!(r["task"]["taskName"], "Assemble pump");
+        assert_eq!(r.task.settings.task_detail, PUMP_STORED);
+        assert_eq!(r.task.settings.task_name, "Assemble pump");
         // Again: nothing to do.
-        let (s, r) = app
-            .patch(&revert, json!({"history_id": first}), Some(&w.eng))
-            .await;
-        assert_eq!(s, StatusCode::OK, "{r}");
+        let r = revert_to(&app, &w.eng, &revert, first).await;
         assert_eq!(
-            r["msg"],
+            r.msg,
             "Task reverted - no changes detected (task was already in the target state)"
         );
-        assert_eq!(r["reverted_fields_count"], 0);
-        let (_, hist) = app
-            .get(&format!("organization/task/{}/history/", id(&t)), &w.eng)
-            .await;
-        assert_eq!(hist[0]["action"], "reverted");
-        assert_eq!(hist.as_array().unwrap().len(), 4);
+        assert_eq!(r.reverted_fields_count, 0);
+        let hist = history(&app, &w.eng, t.id).await;
+        assert_eq!(hist[0].action, "reverted");
+        assert_eq!(hist.len(), 4);
         // An entry of another task, or none: refused.
-        let other = create(&app, &w.eng, json!({"task_detail": "Other\nA:\na;\n"})).await;
-        let (_, oh) = app
-            .get(
-                &format!("organization/task/{}/history/", id(&other)),
-                &w.eng,
-            )
-            .await;
-        for h in [oh[0]["id"].clone(), json!(999_999)] {
+        let other = create(&app, &w.eng, &text("Other\nA:\na;\n")).await;
+        let oh = history(&app, &w.eng, other.id).await;
+        for h in [oh[0].id, 999_999] {
             let (s, v) = app
-                .patch(&revert, json!({"history_id": h}), Some(&w.eng))
+                .send_refused(
+                    Method::PATCH,
+                    &revert,
+                    &RevertTask { history_id: h },
+                    &w.eng,
+                )
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
             assert_eq!(
@@ -298,19 +356,18 @@ both!(
         }
         let (s, _) = app
             .get(
-                &format!("organization/task_history/{}/?history_id=999999", id(&t)),
+                &format!("organization/task_history/{}/?history_id=999999", t.id),
                 &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         // A bad change is refused whole.
-        let (s, v) = app
-            .patch(
-                &url,
-                json!({"taskName": "Half", "optional_steps": [7]}),
-                Some(&w.eng),
-            )
-            .await;
+        let half = TaskPatch {
+            task_name: Some("Half".into()),
+            optional_steps: Some(vec![7]),
+            ..TaskPatch::default()
+        };
+        let (s, v) = app.send_refused(Method::PATCH, &url, &half, &w.eng).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
             message(&v, "optional_steps"),
@@ -325,12 +382,9 @@ both!(
             let (s, v) = app.patch(&url, body.clone(), Some(&w.eng)).await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
-        let (_, now) = app.get(&url, &w.eng).await;
-        assert_eq!(now["taskName"], "Assemble pump");
-        let (_, hist) = app
-            .get(&format!("organization/task/{}/history/", id(&t)), &w.eng)
-            .await;
-        assert_eq!(hist.as_array().unwrap().len(), 4);
+        let now: TaskAnswer = app.get_as(&url, &w.eng).await;
+        assert_eq!(now.settings.task_name, "Assemble pump");
+        assert_eq!(history(&app, &w.eng, t.id).await.len(), 4);
     }
 );
 
@@ -338,46 +392,49 @@ both!(
     a_deleted_task_leaves_the_lists_and_frees_its_name,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
-        let url = format!("organization/task/{}/", id(&t));
-        let (s, v) = app
-            .patch(&url, json!({"is_deleted": true}), Some(&w.eng))
-            .await;
-        assert_eq!((s, &v["is_deleted"]), (StatusCode::OK, &json!(true)), "{v}");
+        let t = create(&app, &w.eng, &text(PUMP)).await;
+        let url = format!("organization/task/{}/", t.id);
+        let deleted = |is_deleted| TaskPatch {
+            is_deleted: Some(is_deleted),
+            ..TaskPatch::default()
+        };
+        let v = patch(&app, &w.eng, &url, &deleted(true)).await;
+        assert!(v.settings.is_deleted, "{v:?}");
         assert_eq!(count(&app, &w.eng).await, 0);
-        let again = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
+        let again = create(&app, &w.eng, &text(PUMP)).await;
         // Restoring the first would take a live name.
         let (s, v) = app
-            .patch(&url, json!({"is_deleted": false}), Some(&w.eng))
+            .send_refused(Method::PATCH, &url, &deleted(false), &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
             message(&v, "taskName"),
             "A task with this name already exists."
         );
-        let (s, v) = app
-            .patch(
-                &url,
-                json!({"is_deleted": false, "taskName": "Old pump"}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        patch(
+            &app,
+            &w.eng,
+            &url,
+            &TaskPatch {
+                task_name: Some("Old pump".into()),
+                ..deleted(false)
+            },
+        )
+        .await;
         assert_eq!(count(&app, &w.eng).await, 2);
-        let (_, hist) = app.get(&format!("{url}history/"), &w.eng).await;
-        let actions: Vec<&str> = hist
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h["action"].as_str().unwrap())
-            .collect();
+        let hist = history(&app, &w.eng, t.id).await;
+        let actions: Vec<&str> = hist.iter().map(|h| h.action.as_str()).collect();
         assert_eq!(actions, ["restored", "deleted", "created"]);
         // Renaming onto a live name is refused too.
         let (s, v) = app
-            .patch(
-                &format!("organization/task/{}/", id(&again)),
-                json!({"taskName": "OLD PUMP"}),
-                Some(&w.eng),
+            .send_refused(
+                Method::PATCH,
+                &format!("organization/task/{}/", again.id),
+                &TaskPatch {
+                    task_name: Some("OLD PUMP".into()),
+                    ..TaskPatch::default()
+                },
+                &w.eng,
             )
             .await;
         assert_eq!(
@@ -394,30 +451,32 @@ both!(
     a_task_in_training_cannot_be_changed_until_training_stops,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
-        let url = format!("organization/task/{}/", id(&t));
-        let (_, hist) = app.get(&format!("{url}history/"), &w.eng).await;
-        let first = hist[0]["id"].clone();
+        let t = create(&app, &w.eng, &text(PUMP)).await;
+        let url = format!("organization/task/{}/", t.id);
+        let first = history(&app, &w.eng, t.id).await[0].id;
         // Training is started by the learning loop (issue 6); here, by the database.
         sqlx::query("UPDATE tasks SET train_status = 'training' WHERE id = $1")
-            .bind(id(&t))
+            .bind(t.id)
             .execute(&app.state.db.pool)
             .await
             .unwrap();
         let msg =
             "Assemble pump is being trained, You cannot update the task when it is being trained.";
-        let (s, v) = app
-            .patch(&url, json!({"taskName": "X"}), Some(&w.eng))
-            .await;
+        let rename = TaskPatch {
+            task_name: Some("X".into()),
+            ..TaskPatch::default()
+        };
+        let (s, v) = app.send_refused(Method::PATCH, &url, &rename, &w.eng).await;
         assert_eq!(
             (s, message(&v, "non_field_errors")),
             (StatusCode::BAD_REQUEST, msg.into())
         );
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("{url}revert/"),
-                json!({"history_id": first}),
-                Some(&w.eng),
+                &RevertTask { history_id: first },
+                &w.eng,
             )
             .await;
         assert_eq!(
@@ -425,24 +484,26 @@ both!(
             (StatusCode::BAD_REQUEST, msg.into())
         );
         // A star is the caller's own, not a change of the task.
-        let (s, v) = app
-            .patch(&url, json!({"starred": true}), Some(&w.eng))
-            .await;
-        assert_eq!((s, &v["starred"]), (StatusCode::OK, &json!(true)), "{v}");
-        let (_, training) = app
-            .get(
+        let star = TaskPatch {
+            starred: Some(true),
+            ..TaskPatch::default()
+        };
+        let v = patch(&app, &w.eng, &url, &star).await;
+        assert!(v.starred, "{v:?}");
+        let training: Vec<TaskAnswer> = app
+            .get_as(
                 "organization/task/get_all_trained_tasks_of_organization?train_status=training",
                 &w.eng,
             )
             .await;
-        assert_eq!(training.as_array().unwrap().len(), 1);
-        let (_, trained) = app
-            .get(
+        assert_eq!(training.len(), 1);
+        let trained: Vec<TaskAnswer> = app
+            .get_as(
                 "organization/task/get_all_trained_tasks_of_organization",
                 &w.eng,
             )
             .await;
-        assert_eq!(trained, json!([]));
+        assert!(trained.is_empty(), "{trained:?}");
         let (s, v) = app
             .get(
                 "organization/task/get_all_trained_tasks_of_organization?train_status=done",
@@ -451,16 +512,13 @@ both!(
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         // Stop: back to in_annotation, and changes are possible again.
-        let (s, v) = app
-            .put("organization/train/stop/", json!({"task": id(&t)}), &w.eng)
+        let stop = StopTraining { task: t.id };
+        let v: TaskAnswer = app
+            .send_as(Method::PUT, "organization/train/stop/", &stop, &w.eng)
             .await;
-        assert_eq!(
-            (s, &v["train_status"]),
-            (StatusCode::OK, &json!("in_annotation")),
-            "{v}"
-        );
+        assert_eq!(v.train_status, TrainStatus::InAnnotation);
         let (s, v) = app
-            .put("organization/train/stop/", json!({"task": id(&t)}), &w.eng)
+            .send_refused(Method::PUT, "organization/train/stop/", &stop, &w.eng)
             .await;
         assert_eq!(
             (s, message(&v, "task")),
@@ -469,10 +527,7 @@ both!(
                 "This task is not being trained.".into()
             )
         );
-        let (s, v) = app
-            .patch(&url, json!({"taskName": "X"}), Some(&w.eng))
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        patch(&app, &w.eng, &url, &rename).await;
     }
 );
 
@@ -480,44 +535,45 @@ both!(
     clones_stars_model_choices_and_last_update,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
-        let (s, v) = app
-            .patch(
-                &format!("organization/task/{}/", id(&t)),
-                json!({"optional_steps": [1]}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let (s, c) = app
-            .post(
+        let t = create(&app, &w.eng, &text(PUMP)).await;
+        let url = format!("organization/task/{}/", t.id);
+        patch(
+            &app,
+            &w.eng,
+            &url,
+            &TaskPatch {
+                optional_steps: Some(vec![1]),
+                ..TaskPatch::default()
+            },
+        )
+        .await;
+        let c: TaskAnswer = app
+            .create_as(
                 "generic/clone_task/",
-                json!({"task": id(&t), "taskName": "Pump copy"}),
-                Some(&w.eng),
+                &CloneTask {
+                    task: t.id,
+                    task_name: "Pump copy".into(),
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{c}");
-        assert_eq!(c["taskName"], "Pump copy");
+        assert_eq!(c.settings.task_name, "Pump copy");
         assert!(
-            c["task_detail"]
-                .as_str()
-                .unwrap()
+            c.settings
+                .task_detail
                 .starts_with("Pump copy\nFit housing:\n")
         );
-        assert_eq!(c["optional_steps"], json!([1]));
-        assert_ne!(id(&c), id(&t));
-        let (_, hist) = app
-            .get(&format!("organization/task/{}/history/", id(&c)), &w.eng)
-            .await;
-        assert_eq!(hist[0]["action"], "cloned");
+        assert_eq!(c.settings.optional_steps, [1]);
+        assert_ne!(c.id, t.id);
+        assert_eq!(history(&app, &w.eng, c.id).await[0].action, "cloned");
         for (body, field, msg) in [
             (
-                json!({"task": id(&t), "taskName": "assemble pump"}),
+                json!({"task": t.id, "taskName": "assemble pump"}),
                 "taskName",
                 "A task with this name already exists.",
             ),
             (
-                json!({"task": id(&t), "taskName": ""}),
+                json!({"task": t.id, "taskName": ""}),
                 "taskName",
                 "Task name is required!",
             ),
@@ -537,52 +593,35 @@ both!(
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         // Stars are per user and come first in lists.
-        let (s, v) = app
-            .patch(
-                &format!("organization/task/{}/", id(&t)),
-                json!({"starred": true}),
-                Some(&w.eng),
+        let v = patch(
+            &app,
+            &w.eng,
+            &url,
+            &TaskPatch {
+                starred: Some(true),
+                ..TaskPatch::default()
+            },
+        )
+        .await;
+        assert!(v.starred);
+        let mine: Vec<TaskAnswer> = app.get_as("organization/task/", &w.eng).await;
+        assert_eq!((mine[0].id, mine[0].starred), (t.id, true));
+        let theirs: Vec<TaskAnswer> = app.get_as("organization/task/", &w.analyst).await;
+        assert_eq!((theirs[0].id, theirs[0].starred), (c.id, false));
+        let hist = history(&app, &w.eng, t.id).await;
+        assert_eq!(hist.len(), 2, "a star is no change: {hist:?}");
+        // Each choice a value and a label: what reading them as `ModelChoice` checks.
+        let _: Vec<ModelChoice> = app.get_as("organization/task/model_choices", &w.eng).await;
+        let l: LastUpdate = app
+            .send_as(
+                Method::PATCH,
+                &format!("organization/task/last_update/{}", t.id),
+                &json!({}),
+                &w.eng,
             )
             .await;
-        assert_eq!((s, &v["starred"]), (StatusCode::OK, &json!(true)));
-        let (_, mine) = app.get("organization/task/", &w.eng).await;
-        assert_eq!(
-            (mine[0]["id"].as_i64(), &mine[0]["starred"]),
-            (Some(id(&t)), &json!(true))
-        );
-        let (_, theirs) = app.get("organization/task/", &w.analyst).await;
-        assert_eq!(
-            (theirs[0]["id"].as_i64(), &theirs[0]["starred"]),
-            (Some(id(&c)), &json!(false))
-        );
-        let (_, hist) = app
-            .get(&format!("organization/task/{}/history/", id(&t)), &w.eng)
-            .await;
-        assert_eq!(
-            hist.as_array().unwrap().len(),
-            2,
-            "a star is no change: {hist}"
-        );
-        let (s, m) = app.get("organization/task/model_choices", &w.eng).await;
-        assert_eq!(s, StatusCode::OK);
-        assert!(
-            m.as_array()
-                .unwrap()
-                .iter()
-                .all(|c| c["value"].is_string() && c["label"].is_string())
-        );
-        let (s, l) = app
-            .patch(
-                &format!("organization/task/last_update/{}", id(&t)),
-                json!({}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{l}");
-        let (_, now) = app
-            .get(&format!("organization/task/{}/", id(&t)), &w.eng)
-            .await;
-        assert_eq!(now["last_update"], l["last_update"]);
+        let now: TaskAnswer = app.get_as(&url, &w.eng).await;
+        assert_eq!(now.last_update, Some(l.last_update));
     }
 );
 
@@ -590,20 +629,29 @@ both!(
     translations_are_added_edited_and_deleted,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
-        let url = format!("organization/task/{}/", id(&t));
-        let de = json!({"Fit housing": "Gehäuse einsetzen", "Place housing": "Gehäuse auflegen"});
-        let (s, v) = app
-            .patch(
-                &url,
-                json!({"translation": de, "translation_name": "Deutsch"}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        let t = create(&app, &w.eng, &text(PUMP)).await;
+        let url = format!("organization/task/{}/", t.id);
+        let de = names(&[
+            ("Fit housing", "Gehäuse einsetzen"),
+            ("Place housing", "Gehäuse auflegen"),
+        ]);
+        let v = patch(
+            &app,
+            &w.eng,
+            &url,
+            &TaskPatch {
+                translation: Some(de.clone()),
+                translation_name: Some("Deutsch".into()),
+                ..TaskPatch::default()
+            },
+        )
+        .await;
         assert_eq!(
-            (&v["translation"], &v["translation_name"]),
-            (&de, &json!("Deutsch"))
+            (
+                &v.settings.translation,
+                v.settings.translation_name.as_deref()
+            ),
+            (&de, Some("Deutsch"))
         );
         for (body, msg) in [
             (
@@ -637,32 +685,41 @@ both!(
             );
         }
         // Edit one; the language stays.
-        let de2 = json!({"Fit housing": "Gehäuse montieren", "Place housing": "Gehäuse auflegen"});
-        let (_, v) = app
-            .patch(&url, json!({"translation": de2}), Some(&w.eng))
-            .await;
+        let translated = |t: BTreeMap<String, String>| TaskPatch {
+            translation: Some(t),
+            ..TaskPatch::default()
+        };
+        let de2 = names(&[
+            ("Fit housing", "Gehäuse montieren"),
+            ("Place housing", "Gehäuse auflegen"),
+        ]);
+        let v = patch(&app, &w.eng, &url, &translated(de2.clone())).await;
         assert_eq!(
-            (&v["translation"], &v["translation_name"]),
-            (&de2, &json!("Deutsch"))
+            (
+                &v.settings.translation,
+                v.settings.translation_name.as_deref()
+            ),
+            (&de2, Some("Deutsch"))
         );
         // Renaming a step drops its translation; deleting the translation drops the language.
-        let (_, v) = app
-            .patch(
-                &url,
-                json!({"task_detail": "x\nFit case:\nPlace housing;\n"}),
-                Some(&w.eng),
-            )
-            .await;
+        let v = patch(
+            &app,
+            &w.eng,
+            &url,
+            &TaskPatch {
+                task_detail: Some("x\nFit case:\nPlace housing;\n".into()),
+                ..TaskPatch::default()
+            },
+        )
+        .await;
         assert_eq!(
-            v["translation"],
-            json!({"Place housing": "Gehäuse auflegen"})
+            v.settings.translation,
+            names(&[("Place housing", "Gehäuse auflegen")])
         );
-        let (_, v) = app
-            .patch(&url, json!({"translation": {}}), Some(&w.eng))
-            .await;
+        let v = patch(&app, &w.eng, &url, &translated(BTreeMap::new())).await;
         assert_eq!(
-            (&v["translation"], &v["translation_name"]),
-            (&json!({}), &Value::Null)
+            (&v.settings.translation, &v.settings.translation_name),
+            (&BTreeMap::new(), &None)
         );
     }
 );
@@ -690,26 +747,27 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::CREATED, "{v}");
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
+        let t = create(&app, &w.eng, &text(PUMP)).await;
         assert!(
             app.last_mail("lead@a.test").await.is_none(),
             "a new task is no update"
         );
-        let url = format!("organization/task/{}/", id(&t));
-        app.patch(&url, json!({"negativeSteps": [0]}), Some(&w.eng))
-            .await;
+        let url = format!("organization/task/{}/", t.id);
+        let negative = TaskPatch {
+            negative_steps: Some(vec![0]),
+            ..TaskPatch::default()
+        };
+        patch(&app, &w.eng, &url, &negative).await;
         assert!(
             app.last_mail("lead@a.test").await.is_none(),
             "the steps did not change"
         );
-        let (s, v) = app
-            .patch(
-                &url,
-                json!({"task_detail": "x\nFit housing:\nPlace housing;\nTighten screws;\nPre-assembly~\nPack:\nPut in box;\nSeal box:\nTape;\n"}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        let steps = "x\nFit housing:\nPlace housing;\nTighten screws;\nPre-assembly~\nPack:\nPut in box;\nSeal box:\nTape;\n";
+        let new_steps = TaskPatch {
+            task_detail: Some(steps.into()),
+            ..TaskPatch::default()
+        };
+        patch(&app, &w.eng, &url, &new_steps).await;
         let (subject, body) = app.last_mail("lead@a.test").await.expect("mailed");
         assert_eq!(subject, "Task Update: Assemble pump");
         let removed = body.split("Added steps").next().unwrap();
@@ -729,12 +787,9 @@ both!(
     another_organisations_tasks_are_hidden_and_unchanged,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
-        let (_, hist) = app
-            .get(&format!("organization/task/{}/history/", id(&t)), &w.eng)
-            .await;
-        let h = hist[0]["id"].clone();
-        let tid = id(&t);
+        let t = create(&app, &w.eng, &text(PUMP)).await;
+        let h = history(&app, &w.eng, t.id).await[0].id;
+        let tid = t.id;
         for (method, path, body) in [
             ("GET", format!("organization/task/{tid}/"), None),
             (
@@ -790,7 +845,9 @@ both!(
             s == StatusCode::NOT_FOUND || s == StatusCode::FORBIDDEN,
             "{s}"
         );
-        let (_, same) = app.get(&format!("organization/task/{tid}/"), &w.eng).await;
+        let same: TaskAnswer = app
+            .get_as(&format!("organization/task/{tid}/"), &w.eng)
+            .await;
         assert_eq!(same, t);
         let _ = w.b;
     }
@@ -800,12 +857,11 @@ both!(
     changing_tasks_needs_the_role_and_the_subscription,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
+        let t = create(&app, &w.eng, &text(PUMP)).await;
         // Analytics users read tasks but do not define them.
-        let (s, _) = app
-            .get(&format!("organization/task/{}/", id(&t)), &w.analyst)
+        let _: TaskAnswer = app
+            .get_as(&format!("organization/task/{}/", t.id), &w.analyst)
             .await;
-        assert_eq!(s, StatusCode::OK);
         let (s, _) = app
             .post(
                 "organization/task/",
@@ -816,7 +872,7 @@ both!(
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, _) = app
             .patch(
-                &format!("organization/task/{}/", id(&t)),
+                &format!("organization/task/{}/", t.id),
                 json!({"taskName": "N"}),
                 Some(&w.analyst),
             )
@@ -839,8 +895,8 @@ both!(
                 &json!("Define Operation is not enabled for this organization.")
             )
         );
-        let (s, v) = app.get("organization/task/", &eng_c).await;
-        assert_eq!((s, v), (StatusCode::OK, json!([])));
+        let v: Vec<TaskAnswer> = app.get_as("organization/task/", &eng_c).await;
+        assert!(v.is_empty(), "{v:?}");
     }
 );
 
@@ -848,32 +904,43 @@ both!(
     task_objects_planes_rules_and_regions,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let t = create(&app, &w.eng, json!({"task_detail": PUMP})).await;
-        let tid = id(&t);
+        let t = create(&app, &w.eng, &text(PUMP)).await;
+        let tid = t.id;
         // Objects: a bad colour gets a generated one; a good one is kept with '#'.
-        let (s, jig) = app
-            .post(
+        let jig: TaskObject = app
+            .create_as(
                 "organization/task/task_object/",
-                json!({"task": tid, "name": "Jig", "is_static": true, "outline_color": "red"}),
-                Some(&w.eng),
+                &TaskObjectCreate {
+                    task: tid,
+                    name: "Jig".into(),
+                    outline_color: Some("red".into()),
+                    is_static: true,
+                    step_id: None,
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{jig}");
-        let c = jig["outline_color"].as_str().unwrap();
+        let c = &jig.outline_color;
         assert!(
             c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|x| x.is_ascii_hexdigit()),
             "{c}"
         );
-        let (_, screw) = app
-            .post(
+        let screw: TaskObject = app
+            .create_as(
                 "organization/task/task_object/",
-                json!({"task": tid, "name": "Screwdriver", "outline_color": "0AF", "step_id": 0}),
-                Some(&w.eng),
+                &TaskObjectCreate {
+                    task: tid,
+                    name: "Screwdriver".into(),
+                    outline_color: Some("0AF".into()),
+                    is_static: false,
+                    step_id: Some(0),
+                },
+                &w.eng,
             )
             .await;
         assert_eq!(
-            (&screw["outline_color"], &screw["is_static"]),
-            (&json!("#0af"), &json!(false))
+            (screw.outline_color.as_str(), screw.is_static),
+            ("#0af", false)
         );
         for (body, field, msg) in [
             (
@@ -895,46 +962,69 @@ both!(
                 (StatusCode::BAD_REQUEST, msg.into())
             );
         }
-        let (_, statics) = app
-            .get(
+        let statics: Vec<TaskObject> = app
+            .get_as(
                 &format!("organization/task/list_task_objects/{tid}/?is_static=true"),
                 &w.analyst,
             )
             .await;
-        assert_eq!(statics.as_array().unwrap().len(), 1);
-        let (_, all) = app
-            .get(
+        assert_eq!(statics.len(), 1);
+        let all: Vec<TaskObject> = app
+            .get_as(
                 &format!("organization/task/list_task_objects/{tid}/"),
                 &w.eng,
             )
             .await;
-        assert_eq!(all.as_array().unwrap().len(), 2);
-        let (s, v) = app
-            .patch(
-                &format!("organization/task/task_object/{}/", id(&screw)),
-                json!({"name": "Driver", "outline_color": "#zzz"}),
-                Some(&w.eng),
+        assert_eq!(all.len(), 2);
+        let v: TaskObject = app
+            .send_as(
+                Method::PATCH,
+                &format!("organization/task/task_object/{}/", screw.id),
+                &TaskObjectPatch {
+                    name: Some("Driver".into()),
+                    outline_color: Some("#zzz".into()),
+                    ..TaskObjectPatch::default()
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!((s, &v["name"]), (StatusCode::OK, &json!("Driver")), "{v}");
+        assert_eq!(v.name, "Driver", "{v:?}");
         assert_ne!(
-            v["outline_color"], screw["outline_color"],
+            v.outline_color, screw.outline_color,
             "an invalid colour is replaced"
         );
         // Rules: every step shows one, the default where none is stored.
         let rules_url = format!("organization/task/object_detection_rule/{tid}/");
-        let (_, rules) = app.get(&rules_url, &w.eng).await;
-        assert_eq!(rules.as_array().unwrap().len(), 3);
-        assert_eq!(rules[0]["id"], Value::Null);
-        assert_eq!(rules[0]["rule"]["detect_always"], true);
+        let rules: Vec<DetectionRule> = app.get_as(&rules_url, &w.eng).await;
+        assert_eq!(rules.len(), 3);
+        assert_eq!(rules[0].id, None);
+        assert!(rules[0].rule.detect_always);
         assert_eq!(
-            rules[0]["rule"]["step_relations"]["anchor"],
-            json!({"key_steps": [], "before_anchor": [], "after_anchor": []})
+            rules[0].rule.step_relations.anchor,
+            StepRelation {
+                key_steps: vec![],
+                before_anchor: vec![],
+                after_anchor: vec![],
+            }
         );
-        let (s, r0) = app
-            .post(&rules_url, json!({"step": 0, "static_object": [id(&jig)], "non_static_object": [id(&screw)], "verify": true, "rule": {"objects_present": [id(&screw)], "boolean_expr": "Driver"}}), Some(&w.eng))
+        let r0: DetectionRule = app
+            .create_as(
+                &rules_url,
+                &DetectionRuleWrite {
+                    step: Some(0),
+                    static_object: Some(vec![jig.id]),
+                    non_static_object: Some(vec![screw.id]),
+                    verify: Some(true),
+                    rule: Some(StepRule {
+                        objects_present: vec![screw.id],
+                        boolean_expr: "Driver".into(),
+                        ..StepRule::default()
+                    }),
+                },
+                &w.eng,
+            )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{r0}");
+        let r0 = r0.id.expect("a stored rule");
         for (body, field, msg) in [
             (
                 json!({"step": 0}),
@@ -947,9 +1037,9 @@ both!(
                 "Step index 9 is out of range: the task has 3 step(s).".to_string(),
             ),
             (
-                json!({"step": 1, "static_object": [id(&screw)]}),
+                json!({"step": 1, "static_object": [screw.id]}),
                 "static_object",
-                format!("Object {} is not a static object.", id(&screw)),
+                format!("Object {} is not a static object.", screw.id),
             ),
             (
                 json!({"step": 1, "non_static_object": [999_999]}),
@@ -970,76 +1060,89 @@ both!(
                 "{body}"
             );
         }
-        let (_, r1) = app.post(&rules_url, json!({"step": 1}), Some(&w.eng)).await;
-        let (s, v) = app
-            .patch(
-                &format!("organization/task/object_detection_rule/{}/", id(&r1)),
-                json!({"verify": true}),
-                Some(&w.eng),
+        let r1: DetectionRule = app
+            .create_as(
+                &rules_url,
+                &DetectionRuleWrite {
+                    step: Some(1),
+                    ..DetectionRuleWrite::default()
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!((s, &v["verify"]), (StatusCode::OK, &json!(true)), "{v}");
+        let r1 = r1.id.expect("a stored rule");
+        let v: DetectionRule = app
+            .send_as(
+                Method::PATCH,
+                &format!("organization/task/object_detection_rule/{r1}/"),
+                &DetectionRuleWrite {
+                    verify: Some(true),
+                    ..DetectionRuleWrite::default()
+                },
+                &w.eng,
+            )
+            .await;
+        assert!(v.verify, "{v:?}");
         // Deleting an object takes it out of the rules.
         let (s, _) = app
             .delete(
-                &format!("organization/task/task_object/{}/", id(&screw)),
+                &format!("organization/task/task_object/{}/", screw.id),
                 &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::OK);
-        let (_, rules) = app.get(&rules_url, &w.eng).await;
-        assert_eq!(
-            (
-                &rules[0]["non_static_object"],
-                &rules[0]["rule"]["objects_present"]
-            ),
-            (&json!([]), &json!([]))
+        let rules: Vec<DetectionRule> = app.get_as(&rules_url, &w.eng).await;
+        assert!(
+            rules[0].non_static_object.is_empty() && rules[0].rule.objects_present.is_empty(),
+            "{:?}",
+            rules[0]
         );
-        assert_eq!(rules[0]["static_object"], json!([id(&jig)]));
+        assert_eq!(rules[0].static_object, [jig.id]);
         // Bulk delete: all or nothing.
+        let bulk_delete = "organization/task/object_detection_rule/bulk_delete";
         let (s, _) = app
-            .patch(
-                "organization/task/object_detection_rule/bulk_delete",
-                json!({"ids": [id(&r0), 999_999]}),
-                Some(&w.eng),
+            .send_refused(
+                Method::PATCH,
+                bulk_delete,
+                &BulkDelete {
+                    ids: vec![r0, 999_999],
+                },
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        let (_, rules) = app.get(&rules_url, &w.eng).await;
-        assert!(rules[0]["id"].is_i64() && rules[1]["id"].is_i64());
-        let (s, _) = app
-            .patch(
-                "organization/task/object_detection_rule/bulk_delete",
-                json!({"ids": [id(&r0)]}),
-                Some(&w.eng),
+        let rules: Vec<DetectionRule> = app.get_as(&rules_url, &w.eng).await;
+        assert!(rules[0].id.is_some() && rules[1].id.is_some());
+        let _: Msg = app
+            .send_as(
+                Method::PATCH,
+                bulk_delete,
+                &BulkDelete { ids: vec![r0] },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
         let (s, _) = app
             .delete(
-                &format!(
-                    "organization/task/object_detection_rule/delete/?id={}",
-                    id(&r1)
-                ),
+                &format!("organization/task/object_detection_rule/delete/?id={r1}"),
                 &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::OK);
-        let (_, rules) = app.get(&rules_url, &w.eng).await;
-        assert!(
-            rules.as_array().unwrap().iter().all(|r| r["id"].is_null()),
-            "{rules}"
-        );
+        let rules: Vec<DetectionRule> = app.get_as(&rules_url, &w.eng).await;
+        assert!(rules.iter().all(|r| r.id.is_none()), "{rules:?}");
         // Planes.
-        let square = json!([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]);
-        let (s, p) = app
-            .post(
+        let square = vec![[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]];
+        let p: PlaneObject = app
+            .create_as(
                 "organization/task/plane_objects/",
-                json!({"task": tid, "name": "Bench", "points": square}),
-                Some(&w.eng),
+                &PlaneObjectWrite {
+                    task: Some(tid),
+                    name: "Bench".into(),
+                    points: square.clone(),
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{p}");
         for (body, field, msg) in [
             (
                 json!({"task": tid, "name": "B", "points": [[0.1, 0.1], [0.2, 0.2]]}),
@@ -1065,36 +1168,45 @@ both!(
                 (StatusCode::BAD_REQUEST, msg.into())
             );
         }
-        let (s, v) = app
-            .put(
-                &format!("organization/task/plane_objects/{}/", id(&p)),
-                json!({"name": "Bench 2", "points": square}),
+        let v: PlaneObject = app
+            .send_as(
+                Method::PUT,
+                &format!("organization/task/plane_objects/{}/", p.id),
+                &PlaneObjectWrite {
+                    task: None,
+                    name: "Bench 2".into(),
+                    points: square,
+                },
                 &w.eng,
             )
             .await;
-        assert_eq!((s, &v["name"]), (StatusCode::OK, &json!("Bench 2")), "{v}");
-        let (_, planes) = app
-            .get(
+        assert_eq!(v.name, "Bench 2", "{v:?}");
+        let planes: Vec<PlaneObject> = app
+            .get_as(
                 &format!("organization/task/list_plane_objects/{tid}/"),
                 &w.eng,
             )
             .await;
-        assert_eq!(planes.as_array().unwrap().len(), 1);
+        assert_eq!(planes.len(), 1);
         let (s, _) = app
             .delete(
-                &format!("organization/task/plane_objects/{}/", id(&p)),
+                &format!("organization/task/plane_objects/{}/", p.id),
                 &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::OK);
         // Regions.
         let url = format!("generic/list_region_json/{tid}/");
-        let (_, r) = app.get(&url, &w.eng).await;
-        assert_eq!(r, json!({"region_json": {}}));
-        let regions = json!({"region_json": {"cam0": [[0, 0], [10, 10]]}});
-        let (s, _) = app.patch(&url, regions.clone(), Some(&w.eng)).await;
-        assert_eq!(s, StatusCode::OK);
-        let (_, r) = app.get(&url, &w.analyst).await;
+        let r: RegionJson = app.get_as(&url, &w.eng).await;
+        assert!(r.region_json.is_empty(), "{r:?}");
+        let regions = RegionJson {
+            region_json: json!({"cam0": [[0, 0], [10, 10]]})
+                .as_object()
+                .unwrap()
+                .clone(),
+        };
+        let _: RegionJson = app.send_as(Method::PATCH, &url, &regions, &w.eng).await;
+        let r: RegionJson = app.get_as(&url, &w.analyst).await;
         assert_eq!(r, regions);
         let (s, _) = app
             .patch(&url, json!({"region_json": [1]}), Some(&w.eng))
@@ -1115,7 +1227,7 @@ both!(
         }
         let (s, _) = app
             .patch(
-                &format!("organization/task/task_object/{}/", id(&jig)),
+                &format!("organization/task/task_object/{}/", jig.id),
                 json!({"name": "Mine"}),
                 Some(&w.eng_b),
             )
@@ -1134,7 +1246,9 @@ both!(
             .execute(&app.state.db.pool)
             .await
             .unwrap();
-        let (s, v) = app.patch(&url, regions, Some(&w.eng)).await;
+        let (s, v) = app
+            .send_refused(Method::PATCH, &url, &regions, &w.eng)
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(message(&v, "non_field_errors").contains("is being trained"));
     }
@@ -1170,7 +1284,7 @@ async fn the_seeds_keep_the_apis_save_rules() {
         "{e}"
     );
     let whole = "Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n";
-    create(&app, &w.eng, json!({"task_detail": whole})).await;
+    create(&app, &w.eng, &text(whole)).await;
     gemba_cloud::seed::organization_with_task(&app.state, "seeded", whole, admin)
         .await
         .unwrap();
