@@ -4,12 +4,16 @@
 //! (with the bottleneck, output and balance); and a part traced along a line by time.
 
 use gemba_cloud::db::cycles::insert_cycles;
+use gemba_shared::api::v1::line::{Line, LineBody, LineStats, LineTrace, Station};
+use gemba_shared::api::v1::task::TaskCreate;
+use gemba_shared::api::v1::telemetry::{ArchiveCycles, Archived};
 use gemba_shared::cycle::Cycle;
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::analytics::{Demo, Raw, as_sent, check_figures, demo_cycles};
 use crate::both;
+use crate::client::TaskAnswer;
 use crate::common::*;
 use crate::devices::{add, world};
 use crate::videos::b_task;
@@ -18,6 +22,14 @@ const DAYS: &str = "datetime_start=2026-10-13&datetime_end=2026-10-17";
 
 async fn device(app: &TestApp, tok: &str, name: &str) -> i64 {
     add(app, tok, name).await["device"]["id"].as_i64().unwrap()
+}
+
+/// Task `task` on each of `devices`, in order.
+fn stations(task: i64, devices: &[i64]) -> Vec<Station> {
+    devices
+        .iter()
+        .map(|&device| Station { task, device })
+        .collect()
 }
 
 both!(
@@ -29,54 +41,61 @@ both!(
             device(&app, &w.boss, "Bench 2").await,
         );
         let t = w.task;
-        let body = json!({"name": "Pump line", "takt_time_s": 60,
-            "stations": [{"task": t, "device": d1}, {"task": t, "device": d2}]});
-        let (s, v) = app
-            .post("telemetry/trace/line/", body.clone(), Some(&w.eng))
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-        let id = v["id"].as_i64().unwrap();
-        assert_eq!(v["name"], "Pump line");
-        assert_eq!(v["takt_time_s"], 60.0);
-        assert_eq!(v["stations"][0]["task_name"], "Pump");
+        let line = LineBody {
+            name: Some("Pump line".into()),
+            takt_time_s: Some(60.0),
+            stations: Some(stations(t, &[d1, d2])),
+        };
+        let v: Line = app.create_as("telemetry/trace/line/", &line, &w.eng).await;
+        let id = v.id;
+        assert_eq!(v.name, "Pump line");
+        assert_eq!(v.takt_time_s, Some(60.0));
+        assert_eq!(v.stations[0].task_name.as_deref(), Some("Pump"));
         assert_eq!(
             (
-                &v["stations"][0]["device_name"],
-                &v["stations"][1]["device_name"]
+                v.stations[0].device_name.as_deref(),
+                v.stations[1].device_name.as_deref()
             ),
-            (&json!("Bench 1"), &json!("Bench 2"))
+            (Some("Bench 1"), Some("Bench 2"))
         );
         // Read by the analytics user.
-        let (s, list) = app.get("telemetry/trace/line/", &w.analyst).await;
-        assert_eq!(s, StatusCode::OK, "{list}");
-        assert_eq!(list.as_array().unwrap().len(), 1);
-        let (s, one) = app
-            .get(&format!("telemetry/trace/line/{id}"), &w.analyst)
+        let list: Vec<Line> = app.get_as("telemetry/trace/line/", &w.analyst).await;
+        assert_eq!(list.len(), 1);
+        let one: Line = app
+            .get_as(&format!("telemetry/trace/line/{id}"), &w.analyst)
             .await;
-        assert_eq!((s, &one), (StatusCode::OK, &v));
+        assert_eq!(one, v);
         // Changed: renamed, stations reversed, the takt time removed.
-        let (s, v) = app
-            .patch(
+        let v: Line = app
+            .send_as(
+                Method::PATCH,
                 &format!("telemetry/trace/line/{id}"),
-                json!({"name": "Pump line A",
-                    "stations": [{"task": t, "device": d2}, {"task": t, "device": d1}]}),
-                Some(&w.boss),
+                &LineBody {
+                    name: Some("Pump line A".into()),
+                    stations: Some(stations(t, &[d2, d1])),
+                    ..LineBody::default()
+                },
+                &w.boss,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["stations"][0]["device"], d2);
-        assert_eq!(v["takt_time_s"], 60.0);
-        let (_, v) = app
-            .patch(
+        assert_eq!(v.stations[0].device, d2);
+        assert_eq!(v.takt_time_s, Some(60.0));
+        let v: Line = app
+            .send_as(
+                Method::PATCH,
                 &format!("telemetry/trace/line/{id}"),
-                json!({"takt_time_s": 0}),
-                Some(&w.boss),
+                &LineBody {
+                    takt_time_s: Some(0.0),
+                    ..LineBody::default()
+                },
+                &w.boss,
             )
             .await;
-        assert!(v["takt_time_s"].is_null(), "{v}");
-        assert_eq!(v["name"], "Pump line A");
+        assert!(v.takt_time_s.is_none(), "{v:?}");
+        assert_eq!(v.name, "Pump line A");
 
-        // Bad values, each named; nothing written.
+        // Bad values, each named; nothing written: changes of the good body, as JSON.
+        let body = serde_json::to_value(&line).unwrap();
         let (_, task_b) = b_task(&app, &w).await;
         let twenty_one: Vec<Value> = (0..21)
             .map(|i| json!({"task": t, "device": d1 + i}))
@@ -129,16 +148,20 @@ both!(
             assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
         }
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("telemetry/trace/line/{id}"),
-                json!({"stations": []}),
-                Some(&w.eng),
+                &LineBody {
+                    stations: Some(vec![]),
+                    ..LineBody::default()
+                },
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-        let (_, list) = app.get("telemetry/trace/line/", &w.eng).await;
-        assert_eq!(list.as_array().unwrap().len(), 1);
-        assert_eq!(list[0]["stations"].as_array().unwrap().len(), 2);
+        let list: Vec<Line> = app.get_as("telemetry/trace/line/", &w.eng).await;
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].stations.len(), 2);
 
         // A reader changes nothing; a labeler reads nothing; B reaches none of A's.
         for (s, v) in [
@@ -176,10 +199,12 @@ both!(
         ] {
             assert_eq!(s, StatusCode::NOT_FOUND, "{v}");
         }
-        let (_, list_b) = app.get("telemetry/trace/line/", &w.boss_b).await;
-        assert_eq!(list_b, json!([]));
-        let (_, still) = app.get(&format!("telemetry/trace/line/{id}"), &w.eng).await;
-        assert_eq!(still["name"], "Pump line A");
+        let list_b: Vec<Line> = app.get_as("telemetry/trace/line/", &w.boss_b).await;
+        assert!(list_b.is_empty(), "{list_b:?}");
+        let still: Line = app
+            .get_as(&format!("telemetry/trace/line/{id}"), &w.eng)
+            .await;
+        assert_eq!(still.name, "Pump line A");
 
         // Deleted.
         let (s, _) = app
@@ -201,17 +226,18 @@ both!(
     |app: TestApp| async move {
         let w = world(&app).await;
         let d: Demo = demo_cycles(&app, &w, 5).await;
-        let (s, line) = app
-            .post(
+        let line: Line = app
+            .create_as(
                 "telemetry/trace/line/",
-                json!({"name": "Demo line", "takt_time_s": 14,
-                    "stations": [{"task": d.task, "device": d.bench},
-                        {"task": d.task, "device": d.other}]}),
-                Some(&w.eng),
+                &LineBody {
+                    name: Some("Demo line".into()),
+                    takt_time_s: Some(14.0),
+                    stations: Some(stations(d.task, &[d.bench, d.other])),
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{line}");
-        let id = line["id"].as_i64().unwrap();
+        let id = line.id;
         // Both stations work the same footage: a tie, the first is the bottleneck. Then
         // the first's slowest cycles archived: the second is.
         let mut gone = std::collections::HashSet::new();
@@ -220,35 +246,35 @@ both!(
             .filter(|&i| d.raw[i].device == d.bench)
             .collect();
         slow.sort_by_key(|&i| std::cmp::Reverse(d.raw[i].c.end_ms - d.raw[i].c.start_ms));
-        let archive: Vec<&str> = slow[..3]
-            .iter()
-            .map(|&i| d.received[i].cycle.id.as_str())
-            .collect();
-        let (s, a) = app
-            .post(
-                "telemetry/archive_cycle/",
-                json!({"ids": archive, "reason": "slow trial"}),
-                Some(&w.eng),
-            )
+        let archive = ArchiveCycles {
+            ids: Some(
+                slow[..3]
+                    .iter()
+                    .map(|&i| d.received[i].cycle.id.clone())
+                    .collect(),
+            ),
+            reason: Some("slow trial".into()),
+        };
+        let _: Archived = app
+            .send_as(Method::POST, "telemetry/archive_cycle/", &archive, &w.eng)
             .await;
-        assert_eq!(s, StatusCode::OK, "{a}");
         gone.extend(slow[..3].iter().copied());
         check_line(&app, &w, &d, id, &gone, 1).await;
-        assert_eq!(v["takt_time_s"], 14.0);
+        assert_eq!(v.takt_time_s, Some(14.0));
         // A range without cycles: no bottleneck, no balance.
-        let (_, empty) = app
-            .get(
+        let empty: LineStats = app
+            .get_as(
                 &format!("telemetry/line_stats?line={id}&datetime_start=2026-01-01&datetime_end=2026-01-02"),
                 &w.analyst,
             )
             .await;
         assert!(
-            empty["bottleneck"].is_null()
-                && empty["balance"].is_null()
-                && empty["capacity_per_hour"].is_null(),
-            "{empty}"
+            empty.bottleneck.is_none()
+                && empty.balance.is_none()
+                && empty.capacity_per_hour.is_none(),
+            "{empty:?}"
         );
-        assert_eq!(empty["output"], 0);
+        assert_eq!(empty.output, 0);
         for (query, field) in [
             (DAYS.to_string(), "line"),
             (format!("line={id}"), "datetime_start"),
@@ -285,15 +311,14 @@ async fn check_line(
     d: &Demo,
     id: i64,
     gone: &std::collections::HashSet<usize>,
-    bottleneck: u64,
-) -> Value {
-    let (s, v) = app
-        .get(
+    bottleneck: usize,
+) -> LineStats {
+    let v: LineStats = app
+        .get_as(
             &format!("telemetry/line_stats?line={id}&{DAYS}"),
             &w.analyst,
         )
         .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
     let mut avgs = vec![];
     let live = |i: &usize| !gone.contains(i);
     for (k, dev) in [d.bench, d.other].into_iter().enumerate() {
@@ -302,32 +327,25 @@ async fn check_line(
             .map(|i| &d.raw[i])
             .filter(|r| r.device == dev)
             .collect();
-        let st = &v["stations"][k];
-        assert_eq!(
-            (st["position"].as_u64(), st["device"].as_i64()),
-            (Some(k as u64), Some(dev))
-        );
-        check_figures(&format!("station {k}"), &st["figures"], &mine);
-        avgs.push(st["figures"]["avg_ms"].as_f64().unwrap());
+        let st = &v.stations[k];
+        assert_eq!((st.position, st.station.device), (k, dev));
+        // `check_figures` (analytics.rs) reads the figures as JSON.
+        let figures = serde_json::to_value(&st.figures).unwrap();
+        check_figures(&format!("station {k}"), &figures, &mine);
+        avgs.push(st.figures.avg_ms.unwrap());
     }
     // The slowest station; on a tie, the first.
     let most = avgs.iter().cloned().fold(f64::MIN, f64::max);
-    assert_eq!(
-        avgs.iter().position(|a| *a == most),
-        Some(bottleneck as usize)
-    );
-    assert_eq!(v["bottleneck"].as_u64(), Some(bottleneck));
+    assert_eq!(avgs.iter().position(|a| *a == most), Some(bottleneck));
+    assert_eq!(v.bottleneck, Some(bottleneck));
     let output = (0..d.raw.len())
         .filter(live)
         .filter(|&i| d.raw[i].device == d.other && d.raw[i].c.good)
         .count() as i64;
-    assert_eq!(v["output"].as_i64(), Some(output));
-    assert!((v["capacity_per_hour"].as_f64().unwrap() - 3_600_000.0 / most).abs() < 1e-9);
+    assert_eq!(v.output, output);
+    assert!((v.capacity_per_hour.unwrap() - 3_600_000.0 / most).abs() < 1e-9);
     let balance = avgs.iter().sum::<f64>() / (2.0 * most);
-    assert!(
-        (v["balance"].as_f64().unwrap() - balance).abs() < 1e-9,
-        "{v}"
-    );
+    assert!((v.balance.unwrap() - balance).abs() < 1e-9, "{v:?}");
     v
 }
 
@@ -369,41 +387,38 @@ both!(
             ids.push(sent.iter().map(|r| r.cycle.id.clone()).collect::<Vec<_>>());
             insert_cycles(&app.state.db, &sent).await.unwrap();
         }
-        let (_, line) = app
-            .post(
+        let line: Line = app
+            .create_as(
                 "telemetry/trace/line/",
-                json!({"name": "Body line", "stations": ds.iter().map(|d| json!({"task": t, "device": d})).collect::<Vec<_>>()}),
-                Some(&w.eng),
+                &LineBody {
+                    name: Some("Body line".into()),
+                    stations: Some(stations(t, &ds)),
+                    ..LineBody::default()
+                },
+                &w.eng,
             )
             .await;
-        let id = line["id"].as_i64().unwrap();
+        let id = line.id;
         // How the line's traceability follows `cycle` (`how`: time or barcode): the
         // traced cycle's position, `by`, the barcode and each station's cycle.
         let follow = |cycle: String, how: &'static str| {
             let app = &app;
             let tok = w.analyst.clone();
             async move {
-                let (s, v) = app
-                    .get(
+                let v: LineTrace = app
+                    .get_as(
                         &format!(
                             "telemetry/trace/line_traceability/?line={id}&cycle_id={cycle}&by={how}"
                         ),
                         &tok,
                     )
                     .await;
-                assert_eq!(s, StatusCode::OK, "{v}");
-                let found: Vec<Option<String>> = v["stations"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|s| s["cycle"]["id"].as_str().map(str::to_string))
+                let found: Vec<Option<String>> = v
+                    .stations
+                    .into_iter()
+                    .map(|s| s.cycle.map(|c| c.id))
                     .collect();
-                (
-                    v["position"].as_u64().unwrap(),
-                    v["by"].clone(),
-                    v["barcode"].clone(),
-                    found,
-                )
+                (v.position, v.by, v.barcode, found)
             }
         };
         let trace = async |cycle: String| {
@@ -474,13 +489,13 @@ both!(
         let c = |k: usize, i: usize| Some(coded_ids[k][i].clone());
         assert_eq!(
             by(coded_ids[0][0].clone(), "time").await,
-            (json!("time"), Value::Null, vec![c(0, 0), c(1, 0), c(2, 0)])
+            ("time".into(), None, vec![c(0, 0), c(1, 0), c(2, 0)])
         );
         assert_eq!(
             by(coded_ids[0][0].clone(), "barcode").await,
             (
-                json!("barcode"),
-                json!("P-1"),
+                "barcode".into(),
+                Some("P-1".into()),
                 vec![c(0, 0), c(1, 1), c(2, 1)]
             )
         );
@@ -520,14 +535,17 @@ both!(
         // A cycle of no station of the line; an unknown one; bad parameters.
         let stray = as_sent(w.a, ds[0], t, &at(BASE, 100, 110));
         let mut other_task = stray;
-        let (_, t2) = app
-            .post(
+        let t2: TaskAnswer = app
+            .create_as(
                 "organization/task/",
-                json!({"task_detail": "Other\nDo:\nIt;\n"}),
-                Some(&w.eng),
+                &TaskCreate {
+                    task_detail: Some("Other\nDo:\nIt;\n".into()),
+                    ..TaskCreate::default()
+                },
+                &w.eng,
             )
             .await;
-        other_task.cycle.task = t2["id"].as_i64().unwrap();
+        other_task.cycle.task = t2.id;
         insert_cycles(&app.state.db, std::slice::from_ref(&other_task))
             .await
             .unwrap();
