@@ -1,6 +1,6 @@
 //! Capture with GStreamer: a camera's frames, decoded, converted to RGB and scaled to the
-//! model's input size inside the pipeline (`videoconvert ! videoscale`), limited to the
-//! camera's frame rate (`videorate`), pulled from an `appsink`.
+//! model's input size inside the pipeline (`videoconvert ! videoscale`), pulled from an
+//! `appsink`, and limited to the task's frame rate here (`rate.rs`).
 //! Here the pipeline and its frames; where a source comes from in `source.rs`, the
 //! recording in `recording.rs`, the clips in `clip.rs`, the fault wording in `fault.rs`.
 //!
@@ -24,6 +24,7 @@
 
 pub mod clip;
 mod fault;
+mod rate;
 mod recording;
 mod source;
 
@@ -79,8 +80,10 @@ pub struct Capture {
     /// to frame times.
     clips: Option<(clip::Shared, gst_app::AppSink)>,
     clock: Arc<clip::Clock>,
-    /// The task's frames' running times, onward across loops (as the clips' are).
+    /// The source's frames' running times, onward across loops (as the clips' are).
     running: clip::Onward,
+    /// Which of them the task takes at its rate.
+    rate: rate::Rate,
     opts: Options,
     /// The frames' time stamps, onward across a looped file's loops (when fast).
     pts: clip::Onward,
@@ -144,13 +147,12 @@ impl Capture {
         };
         let desc = format!(
             "{head} ! tee name=t{clip_branch} \
-             t. ! queue ! videoconvert ! videoscale ! videorate drop-only=true max-rate={fps} \
+             t. ! queue ! videoconvert ! videoscale \
              ! video/x-raw,format=RGB,width={w},height={h},pixel-aspect-ratio=1/1 \
              ! appsink name=sink \
              t. ! queue leaky=downstream max-size-buffers=30 max-size-bytes=0 max-size-time=0 \
              ! valve name=rec drop=true ! videoconvert ! video/x-raw,format=I420 \
              ! appsink name=recsink sync=false async=false max-buffers=30",
-            fps = opts.fps.max(1),
             w = opts.width,
             h = opts.height,
         );
@@ -203,6 +205,7 @@ impl Capture {
             clips,
             clock,
             running: Default::default(),
+            rate: rate::Rate::new(opts.fps),
             opts,
             pts: Default::default(),
             first_pts: None,
@@ -235,13 +238,16 @@ impl Capture {
                 .sink
                 .try_pull_sample(gst::ClockTime::from_mseconds(200))
             {
-                let running = clip::running_ms(&sample);
                 self.note_end(&sample);
+                // A frame's length: a loop's first frame comes one after the last's.
+                let step = 1000 / i64::from(self.opts.fps.max(1));
+                let running = clip::running_ms(&sample).map(|r| self.running.place(r, step));
+                if running.is_some_and(|r| !self.rate.keep(r)) {
+                    continue;
+                }
                 let buffer = sample
                     .buffer_owned()
                     .ok_or_else(|| anyhow!("a frame without data"))?;
-                // A frame's length: a loop's first frame comes one after the last's.
-                let step = 1000 / i64::from(self.opts.fps.max(1));
                 let t_ms = if self.opts.fast {
                     let pts = buffer.pts().map_or(0, |t| t.mseconds() as i64);
                     let pts = self.pts.place(pts, step);
@@ -250,7 +256,7 @@ impl Capture {
                     now_ms()
                 };
                 if let Some(r) = running {
-                    self.clock.set(self.running.place(r, step), t_ms);
+                    self.clock.set(r, t_ms);
                 }
                 let rgb = buffer
                     .into_mapped_buffer_readable()

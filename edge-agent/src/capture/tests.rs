@@ -13,9 +13,8 @@ fn opts(fast: bool) -> Options {
     }
 }
 
-/// Frames of a video file, read as fast as possible to its end, every one: a task's
-/// rate (15) would let `videorate` drop a frame of a file whose times were rounded to
-/// the millisecond (WebM's), as a recording of one keeps them.
+/// Frames of a video file, read as fast as possible to its end, every one (a rate above
+/// any file's).
 fn frames_in(path: &Path) -> u64 {
     let every = Options {
         fps: 1000,
