@@ -167,21 +167,25 @@ fn a_declared_model_that_cannot_fit_is_refused_at_load() {
     );
 }
 
+/// What a `window` or `carrying` fixture answers for frames of 30, 60, 90 and 120: the
+/// means (× 255) of the frames it was given at each.
+fn means_given(m: &mut Model) -> Vec<Vec<u8>> {
+    [30u8, 60, 90, 120]
+        .iter()
+        .map(|&v| {
+            let p = m.infer(&vec![v; m.frame_bytes()]).unwrap();
+            p.iter().map(|x| (x * 255.0).round() as u8).collect()
+        })
+        .collect()
+}
+
 #[test]
 fn a_temporal_model_sees_the_last_frames_oldest_first_from_the_first() {
     let dir = tempfile::tempdir().unwrap();
     // Three labels: a window of three frames, each answered as its mean byte / 255.
     let mut m = Model::load(&fixture(dir.path(), "window")).unwrap();
     assert_eq!(m.window(), 3);
-    let mut seen = vec![];
-    for v in [30u8, 60, 90, 120] {
-        let p = m.infer(&vec![v; m.frame_bytes()]).unwrap();
-        seen.push(
-            p.iter()
-                .map(|x| (x * 255.0).round() as u8)
-                .collect::<Vec<_>>(),
-        );
-    }
+    let seen = means_given(&mut m);
     // The load's blank frame is not in the window; the first frame fills it.
     assert_eq!(
         seen,
@@ -203,15 +207,7 @@ fn a_carrying_model_gets_what_it_carried_of_the_last_frames_from_the_first() {
         (m.window(), m.pre.carry, m.pre.frames_per_call()),
         (3, 1, 1)
     );
-    let mut seen = vec![];
-    for v in [30u8, 60, 90, 120] {
-        let p = m.infer(&vec![v; m.frame_bytes()]).unwrap();
-        seen.push(
-            p.iter()
-                .map(|x| (x * 255.0).round() as u8)
-                .collect::<Vec<_>>(),
-        );
-    }
+    let seen = means_given(&mut m);
     // The load's blank frame is not carried; the first frame stands for those before.
     assert_eq!(
         seen,

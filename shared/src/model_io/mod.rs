@@ -140,6 +140,14 @@ impl std::fmt::Display for BadDeclaration {
     }
 }
 
+/// How a count's declaration must begin.
+const FROM_1: &str = "a whole number of";
+
+/// A whole number from 1 to `max`.
+fn whole(s: &str, max: u32) -> Option<u32> {
+    s.parse::<u32>().ok().filter(|n| (1..=max).contains(n))
+}
+
 /// A finite number, or a fraction of two ("1/255").
 fn number(s: &str) -> Option<f32> {
     let v = match s.split_once('/') {
@@ -240,29 +248,14 @@ impl Preprocessing {
                 Ok(v.to_ascii_uppercase())
             }
             WINDOW => {
-                self.window = v
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| (1..=MAX_WINDOW).contains(n))
-                    .ok_or_else(|| {
-                        bad(
-                            WINDOW,
-                            &format!("a whole number of frames from 1 to {MAX_WINDOW}"),
-                        )
-                    })?;
+                self.window = whole(v, MAX_WINDOW).ok_or_else(|| {
+                    bad(WINDOW, &format!("{FROM_1} frames from 1 to {MAX_WINDOW}"))
+                })?;
                 Ok(self.window.to_string())
             }
             CARRY => {
-                self.carry = v
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| (1..=MAX_CARRY).contains(n))
-                    .ok_or_else(|| {
-                        bad(
-                            CARRY,
-                            &format!("a whole number of values from 1 to {MAX_CARRY}"),
-                        )
-                    })?;
+                self.carry = whole(v, MAX_CARRY)
+                    .ok_or_else(|| bad(CARRY, &format!("{FROM_1} values from 1 to {MAX_CARRY}")))?;
                 Ok(self.carry.to_string())
             }
             _ => Err(BadDeclaration {
