@@ -1,3 +1,6 @@
+//! Past 500 lines because it is one algorithm, read top-down beside
+//! `docs/cycle-engine.md` (its tests are in `cycle/tests.rs`).
+//!
 //! The cycle engine: per-frame step probabilities in, work cycles out. Pure (no I/O, no
 //! clock): the device runs it on the model's output, the trainer's evaluation on held-out
 //! footage, and the tests on made-up sequences, and all three agree.

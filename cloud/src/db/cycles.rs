@@ -1,3 +1,6 @@
+//! Past 500 lines because it is one job, the hot path, written twice (SQLite and
+//! PostgreSQL side by side, so a change to one is seen beside the other).
+//!
 //! Storing the cycles devices send: ingestion's hot path.
 //!
 //! A batch is stored in one transaction; a cycle whose id is stored already is skipped

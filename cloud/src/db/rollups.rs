@@ -1,3 +1,6 @@
+//! Past 500 lines because it is one job: under 580 lines of the roll-ups' writing and
+//! reading, then their unit tests beside the sums they check.
+//!
 //! Roll-ups of cycles, so that analytics over a month or a year reads a few thousand
 //! rows rather than every cycle (issue 7's targets: p95 ≤ 50 ms for a month of one
 //! station, ≤ 1 s for a year of all stations, over 1M cycles).
