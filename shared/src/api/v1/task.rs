@@ -74,7 +74,93 @@ pub const DEFAULT_VERIFY_THRESHOLD: u32 = 6;
 pub const DEFAULT_BACKGROUND_TIME: u32 = 50;
 
 /// Process index → step indexes (JSON object keys are the process indexes as text).
+///
+/// Every field of this type reads through [`steps_by_process`]: serde reads a
+/// `#[serde(flatten)]`ed struct (the settings in [`Task`]) from a buffer that hands
+/// JSON's object keys over as text and no longer turns them into `u32`
+/// (serde-rs/serde#1183).
 pub type StepsByProcess = BTreeMap<u32, Vec<u32>>;
+
+/// Reads a [`StepsByProcess`] whose keys come as integers or as text (`"0"`), the
+/// latter from a flattened struct's buffer; a key that is no whole number is refused.
+/// Written as the derived `Serialize` writes it.
+pub mod steps_by_process {
+    use std::fmt;
+
+    use serde::de::{self, Deserializer, MapAccess, Unexpected, Visitor};
+
+    use super::StepsByProcess;
+
+    const EXPECTED: &str = "a process index (a whole number from 0 to 4294967295)";
+
+    /// A process index read from an integer or from its digits.
+    struct Key(u32);
+
+    impl<'de> de::Deserialize<'de> for Key {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+            struct KeyVisitor;
+            impl Visitor<'_> for KeyVisitor {
+                type Value = Key;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str(EXPECTED)
+                }
+                fn visit_u64<E: de::Error>(self, v: u64) -> Result<Key, E> {
+                    u32::try_from(v)
+                        .map(Key)
+                        .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+                }
+                fn visit_i64<E: de::Error>(self, v: i64) -> Result<Key, E> {
+                    u32::try_from(v)
+                        .map(Key)
+                        .map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                    let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+                    digits
+                        .then(|| v.parse().ok())
+                        .flatten()
+                        .map(Key)
+                        .ok_or_else(|| E::invalid_value(Unexpected::Str(v), &self))
+                }
+            }
+            d.deserialize_any(KeyVisitor)
+        }
+    }
+
+    struct MapVisitor;
+
+    impl<'de> Visitor<'de> for MapVisitor {
+        type Value = StepsByProcess;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a map of process indexes to step indexes")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<StepsByProcess, A::Error> {
+            let mut out = StepsByProcess::new();
+            while let Some((Key(k), v)) = m.next_entry::<Key, Vec<u32>>()? {
+                out.insert(k, v);
+            }
+            Ok(out)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<StepsByProcess, D::Error> {
+        d.deserialize_map(MapVisitor)
+    }
+
+    /// [`deserialize`] for an `Option` field (`null` is `None`); the field also needs
+    /// `#[serde(default)]` to stay optional.
+    pub fn deserialize_option<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<StepsByProcess>, D::Error> {
+        struct Wrap(StepsByProcess);
+        impl<'de> de::Deserialize<'de> for Wrap {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Wrap, D::Error> {
+                deserialize(d).map(Wrap)
+            }
+        }
+        Ok(<Option<Wrap> as de::Deserialize>::deserialize(d)?.map(|w| w.0))
+    }
+}
 
 /// Telemetry parameters (spec section 3); times in seconds.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -87,9 +173,11 @@ pub struct TelemetryParams {
     pub min_percentage_of_steps_required_to_end_cycle: f64,
     /// Default `{0: [0, 1]}`: the first or second step of process 0 starts a cycle.
     #[cfg_attr(feature = "openapi", schema(value_type = std::collections::HashMap<String, Vec<u32>>))]
+    #[serde(deserialize_with = "steps_by_process::deserialize")]
     pub required_steps_for_start: StepsByProcess,
     /// Default `{0: []}`: seeing a start step again ends the cycle.
     #[cfg_attr(feature = "openapi", schema(value_type = std::collections::HashMap<String, Vec<u32>>))]
+    #[serde(deserialize_with = "steps_by_process::deserialize")]
     pub required_steps_for_end: StepsByProcess,
     /// Frames in the smoothing window over per-frame labels (1: none).
     pub temporal_smoothness: u32,
@@ -268,8 +356,10 @@ pub struct Task {
     pub object_rotation: bool,
     pub strict_step_order: bool,
     #[cfg_attr(feature = "openapi", schema(value_type = std::collections::HashMap<String, Vec<u32>>))]
+    #[serde(deserialize_with = "steps_by_process::deserialize")]
     pub required_steps_for_start: StepsByProcess,
     #[cfg_attr(feature = "openapi", schema(value_type = std::collections::HashMap<String, Vec<u32>>))]
+    #[serde(deserialize_with = "steps_by_process::deserialize")]
     pub required_steps_for_end: StepsByProcess,
     #[serde(rename = "taskJson")]
     pub task_json: TaskJson,
@@ -378,8 +468,10 @@ pub struct TaskPatch {
     pub object_rotation: Option<bool>,
     pub strict_step_order: Option<bool>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<std::collections::HashMap<String, Vec<u32>>>))]
+    #[serde(default, deserialize_with = "steps_by_process::deserialize_option")]
     pub required_steps_for_start: Option<StepsByProcess>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<std::collections::HashMap<String, Vec<u32>>>))]
+    #[serde(default, deserialize_with = "steps_by_process::deserialize_option")]
     pub required_steps_for_end: Option<StepsByProcess>,
 }
 
@@ -764,5 +856,85 @@ mod tests {
         assert_eq!(v["stepsCount"], 2);
         assert_eq!(v["Organization"]["id"], 1);
         assert_eq!(v["taskJson"]["training_params"]["verify_threshold"], 6);
+    }
+
+    /// A task with every `StepsByProcess` off its default.
+    fn a_task() -> Task {
+        let mut s = TaskSettings::new("T".into(), "T\nA:\na;\nb;\nP~\nB:\nc;\n".into());
+        let t = &mut s.task_parameters.telemetry_params;
+        t.required_steps_for_start = BTreeMap::from([(0, vec![0]), (1, vec![1]), (10, vec![])]);
+        t.required_steps_for_end = BTreeMap::from([(1, vec![1]), (4_294_967_295, vec![0])]);
+        let org = TaskOrganization {
+            id: 1,
+            org_name_to_display: "O".into(),
+        };
+        Task::new(7, s, org, true, TrainStatus::Trained, 5, Some(6))
+    }
+
+    #[test]
+    fn a_task_reads_back_from_its_own_json() {
+        let t = a_task();
+        let text = serde_json::to_string(&t).unwrap();
+        // The keys are written as text, as before.
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            v["taskParameters"]["telemetryParams"]["required_steps_for_end"],
+            serde_json::json!({"1": [1], "4294967295": [0]})
+        );
+        assert_eq!(v["required_steps_for_start"]["10"], serde_json::json!([]));
+        assert_eq!(serde_json::from_str::<Task>(&text).unwrap(), t);
+        assert_eq!(serde_json::from_value::<Task>(v).unwrap(), t);
+        // And inside another answer.
+        let r = RevertResult {
+            msg: "m".into(),
+            reverted_fields: vec![],
+            reverted_fields_count: 0,
+            task: t.clone(),
+        };
+        let back: RevertResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn a_process_index_is_a_whole_number() {
+        let mut v = serde_json::to_value(a_task()).unwrap();
+        for bad in ["x", "", "-1", "1.5", " 1", "+1", "4294967296"] {
+            v["taskParameters"]["telemetryParams"]["required_steps_for_start"] =
+                serde_json::json!({ bad: [0] });
+            let e = serde_json::from_value::<Task>(v.clone()).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains(&format!("invalid value: string {bad:?}"))
+                    && e.to_string().contains("a process index"),
+                "{bad:?}: {e}"
+            );
+        }
+        // Outside a flattened struct too, and in a patch.
+        let e = serde_json::from_str::<TelemetryParams>(r#"{"required_steps_for_end": {"x": []}}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("string \"x\""), "{e}");
+        let e = serde_json::from_str::<TaskPatch>(r#"{"required_steps_for_start": {"x": []}}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("string \"x\""), "{e}");
+        // Integer keys (another format's map) read as well.
+        let ints = serde::de::value::MapDeserializer::<_, serde::de::value::Error>::new(
+            [(3u32, vec![1u32]), (0, vec![])].into_iter(),
+        );
+        let m = steps_by_process::deserialize(ints).unwrap();
+        assert_eq!(m, BTreeMap::from([(0, vec![]), (3, vec![1])]));
+        let p: TaskPatch = serde_json::from_str(
+            r#"{"required_steps_for_start": {"2": [1, 0]}, "required_steps_for_end": null}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            p.required_steps_for_start,
+            Some(BTreeMap::from([(2, vec![1, 0])]))
+        );
+        assert_eq!(p.required_steps_for_end, None);
+        let p: TaskPatch = serde_json::from_str("{}").unwrap();
+        assert_eq!(p.required_steps_for_start, None);
+        // Missing: the defaults, as before.
+        let t: TelemetryParams = serde_json::from_str("{}").unwrap();
+        assert_eq!(t, TelemetryParams::default());
     }
 }
