@@ -6,13 +6,10 @@
 //! Calls expected to succeed panic with the method, path, status and body otherwise;
 //! refused calls answer the status and the error body untyped, since the spec's error
 //! shapes (`{"field": ["message"]}`, `{"detail": …}`) are what those tests check.
-//!
-//! One shared type does not read its own JSON: [`Task`] (see [`TaskAnswer`]).
 
-use gemba_shared::api::v1::task::{Task, TaskSettings};
 use reqwest::{Method, StatusCode};
-use serde::de::{DeserializeOwned, Error as _};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::common::TestApp;
@@ -108,59 +105,5 @@ fn read<T: DeserializeOwned>(
             "{method} {path}: the answer is no {}: {e}: {text}",
             std::any::type_name::<T>()
         )
-    })
-}
-
-/// A [`Task`] read from an answer (derefs to the task). `serde_json::from_str::<Task>`
-/// fails on the server's own answer: `Task` flattens its settings, serde reads a
-/// flattened struct through a buffer that no longer turns JSON's text map keys into
-/// numbers, and the `StepsByProcess` maps are keyed by `u32` ("invalid type: string
-/// \"0\", expected u32"; serde-rs/serde#1183). So this reads each field of `Task` as
-/// its own shared type. Goes once `Task` reads its own JSON.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskAnswer(pub Task);
-
-impl std::ops::Deref for TaskAnswer {
-    type Target = Task;
-    fn deref(&self) -> &Task {
-        &self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for TaskAnswer {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        read_task(&v).map(TaskAnswer).map_err(D::Error::custom)
-    }
-}
-
-/// `v` read as a [`Task`], field by field; every field but the settings must be there.
-fn read_task(v: &Value) -> Result<Task, serde_json::Error> {
-    fn field<T: DeserializeOwned>(v: &Value, key: &str) -> Result<T, serde_json::Error> {
-        let f = v
-            .get(key)
-            .ok_or_else(|| serde_json::Error::custom(format!("no {key} in the task")))?;
-        T::deserialize(f).map_err(|e| serde_json::Error::custom(format!("{key}: {e}")))
-    }
-    Ok(Task {
-        id: field(v, "id")?,
-        // The settings are the task's other fields.
-        settings: TaskSettings::deserialize(v)?,
-        organization: field(v, "Organization")?,
-        starred: field(v, "starred")?,
-        train_status: field(v, "train_status")?,
-        created_at: field(v, "created_at")?,
-        last_update: field(v, "last_update")?,
-        steps_count: field(v, "stepsCount")?,
-        processes: field(v, "processes")?,
-        steps: field(v, "steps")?,
-        substeps: field(v, "substeps")?,
-        maximum_cycle_time: field(v, "maximum_cycle_time")?,
-        add_background_time_to_step_time: field(v, "add_background_time_to_step_time")?,
-        object_rotation: field(v, "object_rotation")?,
-        strict_step_order: field(v, "strict_step_order")?,
-        required_steps_for_start: field(v, "required_steps_for_start")?,
-        required_steps_for_end: field(v, "required_steps_for_end")?,
-        task_json: field(v, "taskJson")?,
     })
 }

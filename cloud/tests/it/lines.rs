@@ -5,7 +5,7 @@
 
 use gemba_cloud::db::cycles::insert_cycles;
 use gemba_shared::api::v1::line::{Line, LineBody, LineStats, LineTrace, Station};
-use gemba_shared::api::v1::task::TaskCreate;
+use gemba_shared::api::v1::task::{Task, TaskCreate};
 use gemba_shared::api::v1::telemetry::{ArchiveCycles, Archived};
 use gemba_shared::cycle::Cycle;
 use reqwest::{Method, StatusCode};
@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 use crate::analytics::{Demo, Raw, as_sent, check_figures, demo_cycles};
 use crate::both;
-use crate::client::TaskAnswer;
 use crate::common::*;
 use crate::devices::{add, world};
 use crate::videos::b_task;
@@ -535,7 +534,7 @@ both!(
         // A cycle of no station of the line; an unknown one; bad parameters.
         let stray = as_sent(w.a, ds[0], t, &at(BASE, 100, 110));
         let mut other_task = stray;
-        let t2: TaskAnswer = app
+        let t2: Task = app
             .create_as(
                 "organization/task/",
                 &TaskCreate {

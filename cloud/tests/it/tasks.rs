@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use gemba_shared::api::v1::task::{
     BulkDelete, CloneTask, DetectionRule, DetectionRuleWrite, LastUpdate, ModelChoice, PlaneObject,
     PlaneObjectWrite, RegionJson, RevertResult, RevertTask, StepRelation, StepRule, StopTraining,
-    TaskCreate, TaskHistoryEntry, TaskObject, TaskObjectCreate, TaskObjectPatch, TaskPatch,
+    Task, TaskCreate, TaskHistoryEntry, TaskObject, TaskObjectCreate, TaskObjectPatch, TaskPatch,
     TrainStatus,
 };
 use gemba_shared::api::v1::{Msg, Page};
@@ -15,7 +15,6 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::client::TaskAnswer;
 use crate::common::*;
 
 const PUMP: &str = "Assemble pump\nFit housing:\nPlace housing;\nTighten screws;\nCheck seal:\nInspect seal;\nPre-assembly~\nPack:\nPut in box;\n";
@@ -49,7 +48,7 @@ async fn world(app: &TestApp) -> World {
     }
 }
 
-async fn create(app: &TestApp, tok: &str, body: &TaskCreate) -> TaskAnswer {
+async fn create(app: &TestApp, tok: &str, body: &TaskCreate) -> Task {
     app.create_as("organization/task/", body, tok).await
 }
 
@@ -61,23 +60,14 @@ fn text(task_detail: &str) -> TaskCreate {
     }
 }
 
-async fn patch(app: &TestApp, tok: &str, url: &str, body: &TaskPatch) -> TaskAnswer {
+async fn patch(app: &TestApp, tok: &str, url: &str, body: &TaskPatch) -> Task {
     app.send_as(Method::PATCH, url, body, tok).await
 }
 
-/// Reverts the task of `url` to `history_id`: the answer, its task read by [`TaskAnswer`].
+/// Reverts the task of `url` to `history_id`: the answer.
 async fn revert_to(app: &TestApp, tok: &str, url: &str, history_id: i64) -> RevertResult {
-    let mut v: Value = app
-        .send_as(Method::PATCH, url, &RevertTask { history_id }, tok)
-        .await;
-    let mut take = |key: &str| v[key].take();
-    let task: TaskAnswer = serde_json::from_value(take("task")).unwrap();
-    RevertResult {
-        msg: serde_json::from_value(take("msg")).unwrap(),
-        reverted_fields: serde_json::from_value(take("reverted_fields")).unwrap(),
-        reverted_fields_count: serde_json::from_value(take("reverted_fields_count")).unwrap(),
-        task: task.0,
-    }
+    app.send_as(Method::PATCH, url, &RevertTask { history_id }, tok)
+        .await
 }
 
 async fn history(app: &TestApp, tok: &str, task: i64) -> Vec<TaskHistoryEntry> {
@@ -86,7 +76,7 @@ async fn history(app: &TestApp, tok: &str, task: i64) -> Vec<TaskHistoryEntry> {
 }
 
 async fn count(app: &TestApp, tok: &str) -> usize {
-    app.get_as::<Vec<TaskAnswer>>("organization/task/", tok)
+    app.get_as::<Vec<Task>>("organization/task/", tok)
         .await
         .len()
 }
@@ -139,17 +129,17 @@ both!(
         assert_eq!(t.maximum_cycle_time, p.maximum_cycle_time);
         assert_eq!(t.task_json.cycle_calculation_params, *p);
         // Read back alone, in the list, on its page.
-        let one: TaskAnswer = app
+        let one: Task = app
             .get_as(&format!("organization/task/{}/", t.id), &w.eng)
             .await;
         assert_eq!(one, t);
-        let list: Vec<TaskAnswer> = app
+        let list: Vec<Task> = app
             .get_as("organization/task/?search=PUMP", &w.analyst)
             .await;
         assert_eq!(list.len(), 1);
-        let list: Vec<TaskAnswer> = app.get_as("organization/task/?search=drill", &w.eng).await;
+        let list: Vec<Task> = app.get_as("organization/task/?search=drill", &w.eng).await;
         assert!(list.is_empty(), "{list:?}");
-        let page: Page<TaskAnswer> = app
+        let page: Page<Task> = app
             .get_as("organization/task/taskpage?page=1", &w.eng)
             .await;
         assert_eq!((page.count, page.results[0].id), (1, t.id));
@@ -177,11 +167,11 @@ both!(
         );
         assert_eq!(t2.required_steps_for_start, BTreeMap::from([(0, vec![0])]));
         // The super admin's All Operations list sees both, and filters by organisation.
-        let all: Page<TaskAnswer> = app
+        let all: Page<Task> = app
             .get_as("organization/tasks/admin?page=1", &w.admin)
             .await;
         assert_eq!(all.count, 2);
-        let none: Page<TaskAnswer> = app
+        let none: Page<Task> = app
             .get_as(
                 &format!("organization/tasks/admin?organization={}", w.b),
                 &w.admin,
@@ -247,7 +237,7 @@ both!(
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
         assert_eq!(count(&app, &w.eng).await, 1);
-        let h: Vec<TaskAnswer> = app.get_as("organization/task/", &w.eng).await;
+        let h: Vec<Task> = app.get_as("organization/task/", &w.eng).await;
         let hist = history(&app, &w.eng, h[0].id).await;
         assert_eq!(hist.len(), 1, "only the creation: {hist:?}");
     }
@@ -382,7 +372,7 @@ both!(
             let (s, v) = app.patch(&url, body.clone(), Some(&w.eng)).await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
-        let now: TaskAnswer = app.get_as(&url, &w.eng).await;
+        let now: Task = app.get_as(&url, &w.eng).await;
         assert_eq!(now.settings.task_name, "Assemble pump");
         assert_eq!(history(&app, &w.eng, t.id).await.len(), 4);
     }
@@ -490,14 +480,14 @@ both!(
         };
         let v = patch(&app, &w.eng, &url, &star).await;
         assert!(v.starred, "{v:?}");
-        let training: Vec<TaskAnswer> = app
+        let training: Vec<Task> = app
             .get_as(
                 "organization/task/get_all_trained_tasks_of_organization?train_status=training",
                 &w.eng,
             )
             .await;
         assert_eq!(training.len(), 1);
-        let trained: Vec<TaskAnswer> = app
+        let trained: Vec<Task> = app
             .get_as(
                 "organization/task/get_all_trained_tasks_of_organization",
                 &w.eng,
@@ -513,7 +503,7 @@ both!(
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         // Stop: back to in_annotation, and changes are possible again.
         let stop = StopTraining { task: t.id };
-        let v: TaskAnswer = app
+        let v: Task = app
             .send_as(Method::PUT, "organization/train/stop/", &stop, &w.eng)
             .await;
         assert_eq!(v.train_status, TrainStatus::InAnnotation);
@@ -547,7 +537,7 @@ both!(
             },
         )
         .await;
-        let c: TaskAnswer = app
+        let c: Task = app
             .create_as(
                 "generic/clone_task/",
                 &CloneTask {
@@ -604,9 +594,9 @@ both!(
         )
         .await;
         assert!(v.starred);
-        let mine: Vec<TaskAnswer> = app.get_as("organization/task/", &w.eng).await;
+        let mine: Vec<Task> = app.get_as("organization/task/", &w.eng).await;
         assert_eq!((mine[0].id, mine[0].starred), (t.id, true));
-        let theirs: Vec<TaskAnswer> = app.get_as("organization/task/", &w.analyst).await;
+        let theirs: Vec<Task> = app.get_as("organization/task/", &w.analyst).await;
         assert_eq!((theirs[0].id, theirs[0].starred), (c.id, false));
         let hist = history(&app, &w.eng, t.id).await;
         assert_eq!(hist.len(), 2, "a star is no change: {hist:?}");
@@ -620,7 +610,7 @@ both!(
                 &w.eng,
             )
             .await;
-        let now: TaskAnswer = app.get_as(&url, &w.eng).await;
+        let now: Task = app.get_as(&url, &w.eng).await;
         assert_eq!(now.last_update, Some(l.last_update));
     }
 );
@@ -845,7 +835,7 @@ both!(
             s == StatusCode::NOT_FOUND || s == StatusCode::FORBIDDEN,
             "{s}"
         );
-        let same: TaskAnswer = app
+        let same: Task = app
             .get_as(&format!("organization/task/{tid}/"), &w.eng)
             .await;
         assert_eq!(same, t);
@@ -859,7 +849,7 @@ both!(
         let w = world(&app).await;
         let t = create(&app, &w.eng, &text(PUMP)).await;
         // Analytics users read tasks but do not define them.
-        let _: TaskAnswer = app
+        let _: Task = app
             .get_as(&format!("organization/task/{}/", t.id), &w.analyst)
             .await;
         let (s, _) = app
@@ -895,7 +885,7 @@ both!(
                 &json!("Define Operation is not enabled for this organization.")
             )
         );
-        let v: Vec<TaskAnswer> = app.get_as("organization/task/", &eng_c).await;
+        let v: Vec<Task> = app.get_as("organization/task/", &eng_c).await;
         assert!(v.is_empty(), "{v:?}");
     }
 );
