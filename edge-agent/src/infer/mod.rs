@@ -228,7 +228,10 @@ impl Model {
         let before = self.pre.window as usize - 1;
         if self.carried.is_empty() {
             self.carried.resize(before * c, 0.0);
-            let (_, own) = self.run(rgb, Some(before))?;
+            let (_, own) = self.run(rgb, Some(before)).inspect_err(|_| {
+                // Still a stream's start for the next frame: not these zeros.
+                self.carried.clear();
+            })?;
             for k in 0..before {
                 self.carried[k * c..(k + 1) * c].copy_from_slice(&own);
             }
