@@ -6,7 +6,21 @@ cd "$ROOT"
 
 # Each step's line carries the minutes and seconds since the script started, so a CI
 # log shows where the time goes (docs/benchmarks.md "CI").
-say() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
+# say MESSAGE: a step's line, with the time since the start and how busy the machine's
+# cores were since the previous line (from /proc/stat: where the cores idle, suites could
+# run side by side; docs/benchmarks.md "CI").
+SAY_BUSY="" SAY_ALL=""
+say() {
+  local busy="" _c u n s i w q sq st rest
+  if read -r _c u n s i w q sq st rest </proc/stat 2>/dev/null; then
+    local b=$((u + n + s + q + sq + st)) a=$((u + n + s + i + w + q + sq + st))
+    if [ -n "$SAY_ALL" ] && [ "$a" -gt "$SAY_ALL" ]; then
+      busy=" (cores $((100 * (b - SAY_BUSY) / (a - SAY_ALL)))% busy since the last line)"
+    fi
+    SAY_BUSY=$b SAY_ALL=$a
+  fi
+  printf '\033[1m==> [%d:%02d] %s%s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" "$busy" >&2
+}
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -29,6 +43,15 @@ ensure_rust() {
     }
     export PATH="$HOME/.cargo/bin:$PATH"
   fi
+}
+
+# cargo-nextest runs the test binaries' tests in one pool, each in its own process, so
+# one binary's slow tail overlaps the next binary's tests (.config/nextest.toml). Built
+# from crates.io where the machine has none.
+ensure_nextest() {
+  cargo nextest --version >/dev/null 2>&1 && return 0
+  say "installing cargo-nextest (cargo install, from crates.io)"
+  cargo install --locked cargo-nextest
 }
 
 # Native pieces: the C toolchain, and GStreamer (capture, decoding, H.264 encoding of
