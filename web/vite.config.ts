@@ -29,5 +29,8 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
     globals: true,
+    // The test command runs a worker per core (docs/benchmarks.md "CI"); on a busy
+    // machine a screen's test can pass 5 s (its findBy waits are 5 s each).
+    testTimeout: 20_000,
   },
 });
