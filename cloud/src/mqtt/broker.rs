@@ -7,8 +7,13 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::Context;
+use gemba_shared::mqtt::v1;
 use rumqttc::{AsyncClient, Event, Packet};
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+
+/// The largest packet the embedded broker takes: the contract's largest payload
+/// ([`v1::MAX_PAYLOAD_BYTES`]) with room for its topic and header.
+pub const MAX_PACKET_BYTES: usize = v1::MAX_PAYLOAD_BYTES + 1024;
 
 fn config(addr: SocketAddr) -> Config {
     let server = ServerSettings {
@@ -18,7 +23,9 @@ fn config(addr: SocketAddr) -> Config {
         next_connection_delay_ms: 1,
         connections: ConnectionSettings {
             connection_timeout_ms: 60_000,
-            max_payload_size: 1024 * 1024,
+            // The contract's largest message and its topic: a larger publish
+            // disconnects its sender here, never the cloud's link.
+            max_payload_size: MAX_PACKET_BYTES,
             max_inflight_count: 200,
             auth: None,
             external_auth: None,

@@ -16,6 +16,7 @@ use rumqttc::{AsyncClient, Event, Packet, QoS};
 use tokio::sync::mpsc;
 
 use crate::db::{Db, devices};
+use crate::mqtt::broker::MAX_PACKET_BYTES;
 use crate::mqtt::ingest::ingest;
 use crate::state::AppState;
 
@@ -49,6 +50,12 @@ pub struct Link {
 /// made through another replica takes effect within this time (through this replica at
 /// once).
 pub const KEY_TTL: Duration = Duration::from_secs(10);
+
+/// The largest packet the link reads. An external broker may deliver more than the
+/// contract allows ([`MAX_PACKET_BYTES`]); reading it and letting ingestion refuse it
+/// keeps the connection (a packet over the client's limit ends it). Past this bound
+/// the link reconnects: set the external broker's own limit (docs/decisions.md).
+const LINK_MAX_INCOMING_BYTES: usize = 16 * 1024 * 1024;
 
 /// Messages handed from the client to ingestion and not yet taken, at most: beyond
 /// this the client stops reading, and the broker holds the rest.
@@ -225,7 +232,7 @@ pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
     let options = |role: &str| {
         let mut opts = rumqttc::MqttOptions::new(format!("{id}-{role}"), host.clone(), port);
         opts.set_keep_alive(Duration::from_secs(15));
-        opts.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
+        opts.set_max_packet_size(LINK_MAX_INCOMING_BYTES, MAX_PACKET_BYTES);
         opts
     };
     let (sender, mut sending) = AsyncClient::new(options("tx"), 1024);

@@ -8,6 +8,7 @@ mod common;
 
 mod account;
 mod analytics;
+mod broker;
 mod camera_events;
 mod camera_states;
 mod clips;
