@@ -4,6 +4,13 @@
 //! registered as a task's model version, and training following the task's model type.
 
 use futures_util::StreamExt;
+use gemba_shared::api::v1::Msg;
+use gemba_shared::api::v1::device::DeviceDetails;
+use gemba_shared::api::v1::task::{ModelChoice, Task, TaskPatch};
+use gemba_shared::api::v1::training::{
+    DeployRequest, Deployment, ModelFile, ModelFilesPatch, ModelType, ModelTypeCreate,
+    ModelTypePatch, ModelVersion, ModelVersionCreate,
+};
 use object_store::ObjectStoreExt;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -92,33 +99,63 @@ async fn upload_file(
     (s, r.json().await.unwrap_or(Value::Null))
 }
 
-async fn types(app: &TestApp, tok: &str) -> Value {
-    let (s, v) = app.get("organization/model_types", tok).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    v
+async fn types(app: &TestApp, tok: &str) -> Vec<ModelType> {
+    app.get_as("organization/model_types", tok).await
+}
+
+async fn model_type(app: &TestApp, tok: &str, id: i64) -> ModelType {
+    app.get_as(&format!("organization/model_types/{id}"), tok)
+        .await
 }
 
 /// The number of model files of every type.
 async fn file_count(app: &TestApp, tok: &str) -> usize {
     types(app, tok)
         .await
-        .as_array()
-        .unwrap()
         .iter()
-        .map(|t| t["model_files"].as_array().unwrap().len())
+        .map(|t| t.model_files.len())
         .sum()
 }
 
+/// A model type of this recipe, without a description.
+fn recipe(name: &str, w: u32, h: u32, hidden: u32) -> ModelTypeCreate {
+    ModelTypeCreate {
+        name: name.into(),
+        description: String::new(),
+        input_width: w,
+        input_height: h,
+        hidden,
+    }
+}
+
 async fn new_type(app: &TestApp, admin: &str, name: &str, w: u32, h: u32, hidden: u32) -> i64 {
-    let (s, v) = app
-        .post(
+    let t: ModelType = app
+        .create_as(
             "organization/model_types",
-            json!({"name": name, "input_width": w, "input_height": h, "hidden": hidden}),
-            Some(admin),
+            &recipe(name, w, h, hidden),
+            admin,
         )
         .await;
+    t.id
+}
+
+/// The model file an upload kept (`upload_file`'s or `upload_declared`'s answer).
+fn created_file((s, v): (StatusCode, Value)) -> ModelFile {
     assert_eq!(s, StatusCode::CREATED, "{v}");
-    v["id"].as_i64().unwrap()
+    serde_json::from_value(v).unwrap()
+}
+
+/// Registers `model_file` as a model version of `task`.
+fn register(task: i64, model_file: i64) -> ModelVersionCreate {
+    ModelVersionCreate { task, model_file }
+}
+
+/// A task's change of model type.
+fn choose(model_choice: String) -> TaskPatch {
+    TaskPatch {
+        model_choice: Some(model_choice),
+        ..TaskPatch::default()
+    }
 }
 
 fn message(v: &Value, field: &str) -> String {
@@ -132,74 +169,88 @@ both!(
         // Every role of the user area reads the catalogue: the default type is there.
         let list = types(&app, &w.analyst).await;
         let default = &list[0];
-        assert_eq!(default["name"], "Step classifier 64×48", "{list}");
+        assert_eq!(default.name, "Step classifier 64×48", "{list:?}");
         assert_eq!(
-            (
-                &default["input_width"],
-                &default["input_height"],
-                &default["hidden"]
-            ),
-            (&json!(64), &json!(48), &json!(48))
+            (default.input_width, default.input_height, default.hidden),
+            (64, 48, 48)
         );
-        assert_eq!(default["model_files"], json!([]));
-        let default_id = default["id"].as_i64().unwrap();
+        assert!(default.model_files.is_empty(), "{default:?}");
+        let default_id = default.id;
         // A task's model choices are the types.
-        let (s, choices) = app.get("organization/task/model_choices", &w.eng).await;
-        assert_eq!(s, StatusCode::OK);
+        let choices: Vec<ModelChoice> = app.get_as("organization/task/model_choices", &w.eng).await;
         assert_eq!(
             choices[0],
-            json!({"value": default_id.to_string(), "label": "Step classifier 64×48"})
+            ModelChoice {
+                value: default_id.to_string(),
+                label: "Step classifier 64×48".into()
+            }
         );
 
         // The super admin adds one; bad values are refused and add nothing.
         let wide = new_type(&app, &w.admin, "Wide 96×72", 96, 72, 32).await;
-        let (s, t) = app
-            .get(&format!("organization/model_types/{wide}"), &w.eng)
-            .await;
-        assert_eq!(s, StatusCode::OK, "{t}");
-        assert_eq!(t["name"], "Wide 96×72");
-        assert_eq!(t["description"], "");
-        let good = json!({"name": "Narrow", "input_width": 32, "input_height": 24, "hidden": 8});
-        for (change, field, says) in [
-            (json!({"name": ""}), "name", "The name is required!"),
-            (json!({"name": "  "}), "name", "The name is required!"),
-            (json!({"name": "a\nb"}), "name", "control characters"),
+        let t = model_type(&app, &w.eng, wide).await;
+        assert_eq!(t.name, "Wide 96×72");
+        assert_eq!(t.description, "");
+        let good = recipe("Narrow", 32, 24, 8);
+        let named = |name: &str| ModelTypeCreate {
+            name: name.into(),
+            ..good.clone()
+        };
+        for (body, field, says) in [
+            (named(""), "name", "The name is required!"),
+            (named("  "), "name", "The name is required!"),
+            (named("a\nb"), "name", "control characters"),
             (
-                json!({"name": "Wide 96×72"}),
+                named("Wide 96×72"),
                 "name",
                 "A model type with this name already exists.",
             ),
             (
-                json!({"input_width": 15}),
+                ModelTypeCreate {
+                    input_width: 15,
+                    ..good.clone()
+                },
                 "input_width",
                 "between 16 and 640 pixels",
             ),
             (
-                json!({"input_height": 641}),
+                ModelTypeCreate {
+                    input_height: 641,
+                    ..good.clone()
+                },
                 "input_height",
                 "between 16 and 640 pixels",
             ),
-            (json!({"hidden": 3}), "hidden", "between 4 and 1024 units"),
             (
-                json!({"hidden": 1025}),
+                ModelTypeCreate {
+                    hidden: 3,
+                    ..good.clone()
+                },
                 "hidden",
                 "between 4 and 1024 units",
             ),
             (
-                json!({"description": "d".repeat(1001)}),
+                ModelTypeCreate {
+                    hidden: 1025,
+                    ..good.clone()
+                },
+                "hidden",
+                "between 4 and 1024 units",
+            ),
+            (
+                ModelTypeCreate {
+                    description: "d".repeat(1001),
+                    ..good.clone()
+                },
                 "description",
                 "at most 1000",
             ),
         ] {
-            let mut body = good.clone();
-            body.as_object_mut()
-                .unwrap()
-                .extend(change.as_object().unwrap().clone());
             let (s, v) = app
-                .post("organization/model_types", body.clone(), Some(&w.admin))
+                .send_refused(Method::POST, "organization/model_types", &body, &w.admin)
                 .await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert!(message(&v, field).contains(says), "{body}: {v}");
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert!(message(&v, field).contains(says), "{body:?}: {v}");
         }
         for bad in [
             json!({"name": "Narrow", "input_width": -1, "input_height": 24, "hidden": 8}),
@@ -211,71 +262,73 @@ both!(
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
         }
-        assert_eq!(types(&app, &w.eng).await.as_array().unwrap().len(), 2);
+        assert_eq!(types(&app, &w.eng).await.len(), 2);
 
         // Nobody else changes it: an organisation's admin neither.
+        let rename = |name: &str| ModelTypePatch {
+            name: Some(name.into()),
+            ..ModelTypePatch::default()
+        };
         for tok in [&w.boss, &w.eng, &w.analyst, &w.boss_b] {
             let (s, _) = app
-                .post("organization/model_types", good.clone(), Some(tok))
+                .send_refused(Method::POST, "organization/model_types", &good, tok)
                 .await;
             assert_eq!(s, StatusCode::FORBIDDEN);
             let (s, _) = app
-                .patch(
+                .send_refused(
+                    Method::PATCH,
                     &format!("organization/model_type/{wide}"),
-                    json!({"name": "Mine"}),
-                    Some(tok),
+                    &rename("Mine"),
+                    tok,
                 )
                 .await;
             assert_eq!(s, StatusCode::FORBIDDEN);
         }
 
         // Renamed, described, and (nothing made to it yet) a new recipe.
-        let (s, t) = app
-            .patch(
+        let change = ModelTypePatch {
+            name: Some("Wide 80×60".into()),
+            description: Some("More detail".into()),
+            input_width: Some(80),
+            input_height: Some(60),
+            hidden: None,
+        };
+        let t: ModelType = app
+            .send_as(
+                Method::PATCH,
                 &format!("organization/model_type/{wide}"),
-                json!({"name": "Wide 80×60", "description": "More detail", "input_width": 80,
-                    "input_height": 60}),
-                Some(&w.admin),
+                &change,
+                &w.admin,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{t}");
         assert_eq!(
-            (
-                &t["name"],
-                &t["description"],
-                &t["input_width"],
-                &t["hidden"]
-            ),
-            (
-                &json!("Wide 80×60"),
-                &json!("More detail"),
-                &json!(80),
-                &json!(32)
-            )
+            (&*t.name, &*t.description, t.input_width, t.hidden),
+            ("Wide 80×60", "More detail", 80, 32)
         );
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("organization/model_type/{wide}"),
-                json!({"name": "Step classifier 64×48"}),
-                Some(&w.admin),
+                &rename("Step classifier 64×48"),
+                &w.admin,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        let no_units = ModelTypePatch {
+            hidden: Some(0),
+            ..ModelTypePatch::default()
+        };
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("organization/model_type/{wide}"),
-                json!({"hidden": 0}),
-                Some(&w.admin),
+                &no_units,
+                &w.admin,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-        let (_, t) = app
-            .get(&format!("organization/model_types/{wide}"), &w.eng)
-            .await;
-        assert_eq!(
-            (&t["name"], &t["hidden"]),
-            (&json!("Wide 80×60"), &json!(32))
-        );
+        let t = model_type(&app, &w.eng, wide).await;
+        assert_eq!((&*t.name, t.hidden), ("Wide 80×60", 32));
         for path in [
             "organization/model_types/999999",
             "organization/model_types/x",
@@ -283,10 +336,11 @@ both!(
             assert_eq!(app.get(path, &w.eng).await.0, StatusCode::NOT_FOUND);
         }
         let (s, _) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 "organization/model_type/999999",
-                json!({"name": "Ghost"}),
-                Some(&w.admin),
+                &rename("Ghost"),
+                &w.admin,
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
@@ -295,7 +349,7 @@ both!(
         let task = format!("organization/task/{}/", w.task);
         for bad in ["step_classifier", "999999", "1.5"] {
             let (s, v) = app
-                .patch(&task, json!({"model_choice": bad}), Some(&w.eng))
+                .send_refused(Method::PATCH, &task, &choose(bad.into()), &w.eng)
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
             assert_eq!(
@@ -303,15 +357,10 @@ both!(
                 "Choose one of the model types."
             );
         }
-        let (s, v) = app
-            .patch(
-                &task,
-                json!({"model_choice": wide.to_string()}),
-                Some(&w.eng),
-            )
+        let t: Task = app
+            .send_as(Method::PATCH, &task, &choose(wide.to_string()), &w.eng)
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["model_choice"], wide.to_string());
+        assert_eq!(t.settings.model_choice, Some(wide.to_string()));
     }
 );
 
@@ -319,11 +368,10 @@ both!(
     a_model_file_is_checked_kept_and_registered_as_a_task_version,
     |app: TestApp| async move {
         let w: World = subscribed_world(&app).await;
-        let default = types(&app, &w.eng).await[0]["id"].as_i64().unwrap();
+        let default = types(&app, &w.eng).await[0].id;
         let wide = new_type(&app, &w.admin, "Wide 96×72", 96, 72, 32).await;
         let twin = new_type(&app, &w.admin, "Twin 64×48", 64, 48, 16).await;
         let good = onnx_model(&app, &["Fit", "Check", "background"], "pump-ext-1", 64, 48);
-
         // Refused: not a model, the wrong frame size, an unknown type, a bad name, too
         // big, and anyone but the super admin. Nothing is kept.
         let big = vec![0u8; gemba_shared::api::v1::training::MAX_MODEL_FILE_BYTES + 1];
@@ -409,16 +457,15 @@ both!(
         assert!(message(&v, "file").contains("has no gemba.labels"), "{v}");
 
         // Kept: what its metadata says, and its bytes.
-        let (s, f) = upload_file(&app, &w.admin, default, "pump.onnx", good.clone()).await;
-        assert_eq!(s, StatusCode::CREATED, "{f}");
-        assert_eq!(f["name"], "pump.onnx");
-        assert_eq!(f["model_type"], default);
-        assert_eq!(f["version"], "pump-ext-1");
-        assert_eq!(f["labels"], json!(["Fit", "Check", "background"]));
-        assert_eq!(f["size_bytes"], good.len());
+        let f = created_file(upload_file(&app, &w.admin, default, "pump.onnx", good.clone()).await);
+        assert_eq!(f.name, "pump.onnx");
+        assert_eq!(f.model_type, default);
+        assert_eq!(f.version, "pump-ext-1");
+        assert_eq!(f.labels, ["Fit", "Check", "background"]);
+        assert_eq!(f.size_bytes, i64::try_from(good.len()).unwrap());
         let sha = gemba_shared::hex(&Sha256::digest(&good));
-        assert_eq!(f["sha256"], sha);
-        let file = f["id"].as_i64().unwrap();
+        assert_eq!(f.sha256, sha);
+        let file = f.id;
         // The same bytes again in the same type are refused.
         let (s, v) = upload_file(&app, &w.admin, default, "again.onnx", good.clone()).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -427,16 +474,19 @@ both!(
             "This model is already a file of Step classifier 64×48: pump.onnx."
         );
         assert_eq!(file_count(&app, &w.admin).await, 1);
-        let (_, t) = app
-            .get(&format!("organization/model_types/{default}"), &w.eng)
-            .await;
-        assert_eq!(t["model_files"][0]["id"], file);
+        let t = model_type(&app, &w.eng, default).await;
+        assert_eq!(t.model_files[0].id, file);
         // Its recipe is fixed now.
+        let wider = ModelTypePatch {
+            hidden: Some(64),
+            ..ModelTypePatch::default()
+        };
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("organization/model_type/{default}"),
-                json!({"hidden": 64}),
-                Some(&w.admin),
+                &wider,
+                &w.admin,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -447,14 +497,13 @@ both!(
 
         // A file whose labels are not the task's steps is refused for it.
         let other = onnx_model(&app, &["Pick", "Place", "background"], "other-1", 64, 48);
-        let (s, o) = upload_file(&app, &w.admin, default, "other.onnx", other).await;
-        assert_eq!(s, StatusCode::CREATED, "{o}");
-        let register = |task: i64, model_file: i64| json!({"task": task, "model_file": model_file});
+        let o = created_file(upload_file(&app, &w.admin, default, "other.onnx", other).await);
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "organization/model_version",
-                register(w.task, o["id"].as_i64().unwrap()),
-                Some(&w.eng),
+                &register(w.task, o.id),
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -471,32 +520,31 @@ both!(
             (&w.analyst, register(w.task, file), 403, ""),
         ] {
             let (s, v) = app
-                .post("organization/model_version", body.clone(), Some(tok))
+                .send_refused(Method::POST, "organization/model_version", &body, tok)
                 .await;
-            assert_eq!(s.as_u16(), status, "{body}: {v}");
+            assert_eq!(s.as_u16(), status, "{body:?}: {v}");
             if !field.is_empty() {
                 assert!(v.get(field).is_some(), "{v}");
             }
         }
-        let (_, versions) = app.get("organization/model_version", &w.eng).await;
-        assert_eq!(versions, json!([]));
+        let versions: Vec<ModelVersion> = app.get_as("organization/model_version", &w.eng).await;
+        assert!(versions.is_empty(), "{versions:?}");
 
         // Registered: a model version of the task, of the file's type, with its own
         // copy of the bundle.
-        let (s, m) = app
-            .post(
+        let m: ModelVersion = app
+            .create_as(
                 "organization/model_version",
-                register(w.task, file),
-                Some(&w.eng),
+                &register(w.task, file),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{m}");
-        assert_eq!(m["version"], "pump-ext-1");
-        assert_eq!(m["task"], w.task);
-        assert_eq!(m["model_type"], default);
-        assert_eq!(m["metrics"], Value::Null);
-        assert_eq!(m["training_run"], Value::Null);
-        assert_eq!(m["sha256"], sha);
+        assert_eq!(m.version, "pump-ext-1");
+        assert_eq!(m.task, Some(w.task));
+        assert_eq!(m.model_type, Some(default));
+        assert_eq!(m.metrics, None);
+        assert_eq!(m.training_run, None);
+        assert_eq!(m.sha256, sha);
         let copy =
             object_store::path::Path::from(format!("org/{}/models/sha-{sha}/model.onnx", w.a));
         let bytes = app
@@ -511,10 +559,11 @@ both!(
         assert_eq!(&bytes[..], &good[..]);
         // Once: the version name is taken.
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "organization/model_version",
-                register(w.task, file),
-                Some(&w.eng),
+                &register(w.task, file),
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -522,19 +571,21 @@ both!(
             message(&v, "model_file"),
             "This organisation already has a model version named pump-ext-1."
         );
-        let (_, versions) = app.get("organization/model_version", &w.eng).await;
-        assert_eq!(versions.as_array().unwrap().len(), 1);
+        let versions: Vec<ModelVersion> = app.get_as("organization/model_version", &w.eng).await;
+        assert_eq!(versions.len(), 1);
         // Another organisation does not see it.
-        let (_, theirs) = app.get("organization/model_version", &w.boss_b).await;
-        assert_eq!(theirs, json!([]));
+        let theirs: Vec<ModelVersion> = app.get_as("organization/model_version", &w.boss_b).await;
+        assert!(theirs.is_empty(), "{theirs:?}");
 
         // Moving files: only to a type of the same frame size, all or none.
-        let ids = format!("{file},{}", o["id"]);
+        let ids = format!("{file},{}", o.id);
+        let to = |model_type: i64| ModelFilesPatch { model_type };
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("organization/model_files?ids={ids}"),
-                json!({"model_type": wide}),
-                Some(&w.admin),
+                &to(wide),
+                &w.admin,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -543,46 +594,41 @@ both!(
             "{v}"
         );
         for (q, body) in [
-            ("ids=x", json!({"model_type": twin})),
-            ("ids=", json!({"model_type": twin})),
-            (
-                &format!("ids={file},999999") as &str,
-                json!({"model_type": twin}),
-            ),
-            (
-                &format!("ids={file}") as &str,
-                json!({"model_type": 999999}),
-            ),
+            ("ids=x", to(twin)),
+            ("ids=", to(twin)),
+            (&format!("ids={file},999999") as &str, to(twin)),
+            (&format!("ids={file}") as &str, to(999999)),
         ] {
             let (s, v) = app
-                .patch(
+                .send_refused(
+                    Method::PATCH,
                     &format!("organization/model_files?{q}"),
-                    body,
-                    Some(&w.admin),
+                    &body,
+                    &w.admin,
                 )
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{q}: {v}");
         }
         let (s, _) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("organization/model_files?ids={file}"),
-                json!({"model_type": twin}),
-                Some(&w.boss),
+                &to(twin),
+                &w.boss,
             )
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        let (_, t) = app
-            .get(&format!("organization/model_types/{default}"), &w.eng)
-            .await;
-        assert_eq!(t["model_files"].as_array().unwrap().len(), 2, "{t}");
+        let t = model_type(&app, &w.eng, default).await;
+        assert_eq!(t.model_files.len(), 2, "{t:?}");
         // Not into a type that holds the same bytes.
-        let (s, twin_copy) = upload_file(&app, &w.admin, twin, "copy.onnx", good.clone()).await;
-        assert_eq!(s, StatusCode::CREATED, "{twin_copy}");
+        let twin_copy =
+            created_file(upload_file(&app, &w.admin, twin, "copy.onnx", good.clone()).await);
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("organization/model_files?ids={ids}"),
-                json!({"model_type": twin}),
-                Some(&w.admin),
+                &to(twin),
+                &w.admin,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -592,26 +638,20 @@ both!(
         );
         let (s, _) = app
             .delete(
-                &format!("organization/model_files?ids={}", twin_copy["id"]),
+                &format!("organization/model_files?ids={}", twin_copy.id),
                 &w.admin,
             )
             .await;
         assert_eq!(s, StatusCode::OK);
-        let (s, moved) = app
-            .patch(
+        let moved: Vec<ModelFile> = app
+            .send_as(
+                Method::PATCH,
                 &format!("organization/model_files?ids={ids}"),
-                json!({"model_type": twin}),
-                Some(&w.admin),
+                &to(twin),
+                &w.admin,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{moved}");
-        assert!(
-            moved
-                .as_array()
-                .unwrap()
-                .iter()
-                .all(|f| f["model_type"] == twin)
-        );
+        assert!(moved.iter().all(|f| f.model_type == twin), "{moved:?}");
 
         // Deleting: all or none; the registered version keeps its copy.
         for q in [format!("ids={file},999999"), "ids=".into()] {
@@ -634,7 +674,8 @@ both!(
             .delete(&format!("organization/model_files?ids={ids}"), &w.admin)
             .await;
         assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["msg"], "2 model files deleted.");
+        let v: Msg = serde_json::from_value(v).unwrap();
+        assert_eq!(v.msg, "2 model files deleted.");
         assert_eq!(file_count(&app, &w.admin).await, 0);
         let kept = object_store::path::Path::from(format!("platform/model_files/{sha}.onnx"));
         assert!(
@@ -654,23 +695,20 @@ both!(
         let w: World = subscribed_world(&app).await;
         crate::training::labelled_video(&app, &w, 3).await;
         let small = new_type(&app, &w.admin, "Small 32×24", 32, 24, 12).await;
-        let (s, v) = app
-            .patch(
+        let _: Task = app
+            .send_as(
+                Method::PATCH,
                 &format!("organization/task/{}/", w.task),
-                json!({"model_choice": small.to_string()}),
-                Some(&w.eng),
+                &choose(small.to_string()),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
         let t = crate::training::trained(&app, &w, 2).await;
-        let m = &t["model_version"];
-        assert_eq!(m["model_type"], small, "{t}");
+        let m = t.model_version.as_ref().unwrap();
+        assert_eq!(m.model_type, Some(small), "{t:?}");
         // The bundle is made to the recipe: the agent will feed it 32×24 frames.
-        let key = object_store::path::Path::from(format!(
-            "org/{}/models/{}/model.onnx",
-            w.a,
-            m["version"].as_str().unwrap()
-        ));
+        let key =
+            object_store::path::Path::from(format!("org/{}/models/{}/model.onnx", w.a, m.version));
         let bytes = app
             .state
             .objects
@@ -684,11 +722,16 @@ both!(
         assert_eq!((b.input_width, b.input_height), (32, 24));
         assert_eq!(b.labels, ["Fit", "Check", "background"]);
         // The recipe of a type that made a model version is fixed.
+        let narrower = ModelTypePatch {
+            input_width: Some(48),
+            ..ModelTypePatch::default()
+        };
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("organization/model_type/{small}"),
-                json!({"input_width": 48}),
-                Some(&w.admin),
+                &narrower,
+                &w.admin,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -707,7 +750,7 @@ both!(
     a_model_the_agent_cannot_run_is_refused_at_upload_and_never_registered_or_deployed,
     |app: TestApp| async move {
         let w: World = subscribed_world(&app).await;
-        let default = types(&app, &w.eng).await[0]["id"].as_i64().unwrap();
+        let default = types(&app, &w.eng).await[0].id;
         let labels = ["Fit", "Check", "background"];
         let float_nchw = fixture(&app, "float-nchw", &labels, "nchw-1", 64, 48);
         let detector = fixture(&app, "detector", &labels, "boxes-1", 64, 48);
@@ -734,8 +777,7 @@ both!(
         assert!(kept.is_empty(), "{kept:?}");
         // A model that fits still passes.
         let good = fixture(&app, "fits", &labels, "fits-1", 64, 48);
-        let (s, f) = upload_file(&app, &w.admin, default, "good.onnx", good).await;
-        assert_eq!(s, StatusCode::CREATED, "{f}");
+        created_file(upload_file(&app, &w.admin, default, "good.onnx", good).await);
 
         // A file kept before the check (written straight to the store) is not registered.
         let sha = gemba_shared::hex(&Sha256::digest(&detector));
@@ -763,16 +805,17 @@ both!(
         .await
         .unwrap();
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "organization/model_version",
-                json!({"task": w.task, "model_file": old.id}),
-                Some(&w.eng),
+                &register(w.task, old.id),
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(message(&v, "model_file"), DETECTOR_REFUSED, "{v}");
-        let (_, versions) = app.get("organization/model_version", &w.eng).await;
-        assert_eq!(versions, json!([]));
+        let versions: Vec<ModelVersion> = app.get_as("organization/model_version", &w.eng).await;
+        assert!(versions.is_empty(), "{versions:?}");
 
         // A version registered before the check is not deployed: nothing is sent.
         let name = format!("models/sha-{sha}/model.onnx");
@@ -810,17 +853,20 @@ both!(
         )
         .await;
         until("the device online", 10, async || {
-            app.get(&format!("device/{bench}/device_details/"), &w.eng)
+            app.get_as::<DeviceDetails>(&format!("device/{bench}/device_details/"), &w.eng)
                 .await
-                .1["online"]
-                == true
+                .device
+                .online
         })
         .await;
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 &format!("organization/model_version/{}/deploy/", version.id),
-                json!({"devices": [bench]}),
-                Some(&w.eng),
+                &DeployRequest {
+                    devices: vec![bench],
+                },
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -829,12 +875,12 @@ both!(
             format!("This model version cannot run on a device: {DETECTOR_REFUSED}"),
             "{v}"
         );
-        let (_, d) = app.get("organization/deployments/", &w.eng).await;
-        assert_eq!(d, json!([]));
-        let (_, details) = app
-            .get(&format!("device/{bench}/device_details/"), &w.boss)
+        let d: Vec<Deployment> = app.get_as("organization/deployments/", &w.eng).await;
+        assert!(d.is_empty(), "{d:?}");
+        let details: DeviceDetails = app
+            .get_as(&format!("device/{bench}/device_details/"), &w.boss)
             .await;
-        assert_eq!(details["commands"], json!([]), "{details}");
+        assert!(details.commands.is_empty(), "{details:?}");
     }
 );
 
@@ -880,7 +926,7 @@ both!(
     a_model_made_elsewhere_is_registered_with_its_preprocessing_declared,
     |app: TestApp| async move {
         let w: World = subscribed_world(&app).await;
-        let default = types(&app, &w.eng).await[0]["id"].as_i64().unwrap();
+        let default = types(&app, &w.eng).await[0].id;
         let labels = ["Fit", "Check", "background"];
         // As PyTorch exports it: float32 NCHW, normalised, no gemba metadata at all.
         let bare = fixture_with(&app, "fits-nchw", &labels, "x", 64, 48, &["--bare"]);
@@ -1023,27 +1069,25 @@ both!(
 
         // Declared, it is registered: the stored file is the upload with the declared
         // metadata appended, its SHA-256 that of the stored bytes.
-        let (s, f) =
-            upload_declared(&app, &w.admin, default, "torch.onnx", bare.clone(), &TORCH).await;
-        assert_eq!(s, StatusCode::CREATED, "{f}");
-        assert_eq!(
-            (&f["version"], &f["labels"]),
-            (&json!("torch-1"), &json!(labels))
+        let f = created_file(
+            upload_declared(&app, &w.admin, default, "torch.onnx", bare.clone(), &TORCH).await,
         );
+        assert_eq!(f.version, "torch-1");
+        assert_eq!(f.labels, labels);
         let stored = app
             .state
             .objects
             .get(&gemba_cloud::http::model_types::file_key(&format!(
                 "model_files/{}.onnx",
-                f["sha256"].as_str().unwrap()
+                f.sha256
             )))
             .await
             .unwrap()
             .bytes()
             .await
             .unwrap();
-        assert_eq!(f["sha256"], gemba_shared::hex(&Sha256::digest(&stored)));
-        assert_eq!(f["size_bytes"], stored.len());
+        assert_eq!(f.sha256, gemba_shared::hex(&Sha256::digest(&stored)));
+        assert_eq!(f.size_bytes, i64::try_from(stored.len()).unwrap());
         assert_eq!(&stored[..bare.len()], &bare[..]);
         let b = gemba_cloud::onnx::read(&stored).unwrap();
         assert_eq!((b.input_width, b.input_height), (64, 48), "the type's size");
@@ -1084,22 +1128,21 @@ both!(
             message(&v, "input_format"),
             "The file already says gemba.input_format is BGR."
         );
-        let (s, f2) = upload_file(&app, &w.admin, default, "own.onnx", declared.clone()).await;
-        assert_eq!(s, StatusCode::CREATED, "{f2}");
+        let f2 =
+            created_file(upload_file(&app, &w.admin, default, "own.onnx", declared.clone()).await);
         assert_eq!(
-            f2["sha256"],
+            f2.sha256,
             gemba_shared::hex(&Sha256::digest(&declared)),
             "kept as it came"
         );
 
         // It registers as a task's model version like any file.
-        let (s, v) = app
-            .post(
+        let _: ModelVersion = app
+            .create_as(
                 "organization/model_version",
-                json!({"task": w.task, "model_file": f["id"]}),
-                Some(&w.eng),
+                &register(w.task, f.id),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
     }
 );

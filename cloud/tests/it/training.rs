@@ -4,6 +4,17 @@
 
 use std::time::Duration;
 
+use gemba_shared::api::v1::Msg;
+use gemba_shared::api::v1::device::{DeviceDetails, EnrolmentCode};
+use gemba_shared::api::v1::task::{StopTraining, Task, TaskPatch, TrainStatus};
+use gemba_shared::api::v1::training::{
+    DeployRequest, Deployment, ModelVersion, ModelVersionPatch, RunStatus, TrainedTask,
+    TrainedTaskPatch, TrainingRun,
+};
+use gemba_shared::api::v1::video::{
+    AnnotationsCheck, LabelState, LabelsPut, TaskVideos, Video, VideoLabels, VideoPatch,
+};
+use gemba_shared::cycle::Segment;
 use object_store::ObjectStoreExt;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -14,26 +25,46 @@ use crate::devices::World;
 use crate::videos::{b_task, clip, subscribed_world, upload};
 use crate::{both, both_with};
 
+/// The video a whole upload made (`videos::upload`'s last answer).
+fn uploaded((s, v): (StatusCode, Value)) -> Video {
+    assert_eq!(s, StatusCode::OK, "{v}");
+    serde_json::from_value(v).unwrap()
+}
+
+fn labels_path(video: i64) -> String {
+    format!("organization/task_record/{video}/labels/")
+}
+
+/// Saves `segments` as the labels of `video`, as `tok`.
+async fn put_labels(app: &TestApp, tok: &str, video: i64, segments: Vec<Segment>) -> VideoLabels {
+    let body = LabelsPut {
+        segments,
+        reviewed: None,
+    };
+    app.send_as(Method::PUT, &labels_path(video), &body, tok)
+        .await
+}
+
+async fn labels(app: &TestApp, tok: &str, video: i64) -> VideoLabels {
+    app.get_as(&labels_path(video), tok).await
+}
+
 /// Uploads a `seconds`-long clip to the world's task and labels both steps in it.
 pub(crate) async fn labelled_video(app: &TestApp, w: &World, seconds: u32) -> i64 {
     let tmp = tempfile::tempdir().unwrap();
     let bytes = clip(tmp.path(), seconds);
-    let (s, v) = upload(app, &w.eng, w.task, "bench.mp4", &bytes, 1 << 20).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let id = v["id"].as_i64().unwrap();
+    let id = uploaded(upload(app, &w.eng, w.task, "bench.mp4", &bytes, 1 << 20).await).id;
     let ms = i64::from(seconds) * 1000;
-    let (s, v) = app
-        .call(
-            Method::PUT,
-            &format!("organization/task_record/{id}/labels/"),
-            Some(json!({"segments": [
-                {"step": 0, "start_ms": 0, "end_ms": ms * 2 / 5},
-                {"step": 1, "start_ms": ms / 2, "end_ms": ms * 9 / 10},
-            ]})),
-            Some(&w.eng),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    put_labels(
+        app,
+        &w.eng,
+        id,
+        vec![
+            Segment::new(0, 0, ms * 2 / 5),
+            Segment::new(1, ms / 2, ms * 9 / 10),
+        ],
+    )
+    .await;
     id
 }
 
@@ -41,24 +72,47 @@ fn path(task: i64) -> String {
     format!("organization/trained_task/{task}")
 }
 
+/// The call that starts training, with `epochs` or the default.
+fn start(epochs: Option<u32>) -> TrainedTaskPatch {
+    TrainedTaskPatch {
+        train_status: "training".into(),
+        epochs,
+    }
+}
+
 /// Starts training the world's task as its engineer with `epochs`; the answer.
-async fn start_training(app: &TestApp, w: &World, epochs: u32) -> Value {
-    let (s, t) = app
-        .patch(
-            &path(w.task),
-            json!({"train_status": "training", "epochs": epochs}),
-            Some(&w.eng),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{t}");
-    t
+async fn start_training(app: &TestApp, w: &World, epochs: u32) -> TrainedTask {
+    app.send_as(Method::PATCH, &path(w.task), &start(Some(epochs)), &w.eng)
+        .await
+}
+
+/// The task's training, as `tok`.
+async fn training(app: &TestApp, tok: &str, task: i64) -> TrainedTask {
+    app.get_as(&path(task), tok).await
+}
+
+/// The training's latest run.
+fn run(t: &TrainedTask) -> &TrainingRun {
+    t.run
+        .as_ref()
+        .unwrap_or_else(|| panic!("no training run: {t:?}"))
+}
+
+/// The model version the training made.
+fn made(t: &TrainedTask) -> &ModelVersion {
+    t.model_version
+        .as_ref()
+        .unwrap_or_else(|| panic!("no model version: {t:?}"))
 }
 
 /// Trains the world's task with `epochs` and waits until it is done; its training.
-pub(crate) async fn trained(app: &TestApp, w: &World, epochs: u32) -> Value {
+pub(crate) async fn trained(app: &TestApp, w: &World, epochs: u32) -> TrainedTask {
     start_training(app, w, epochs).await;
-    let t = wait_for(app, &w.eng, w.task, |v| v["train_status"] != "training").await;
-    assert_eq!(t["train_status"], "trained", "{t}");
+    let t = wait_for(app, &w.eng, w.task, |t| {
+        t.train_status != TrainStatus::Training
+    })
+    .await;
+    assert_eq!(t.train_status, TrainStatus::Trained, "{t:?}");
     t
 }
 
@@ -69,18 +123,24 @@ async fn wait_for(
     app: &TestApp,
     tok: &str,
     task: i64,
-    mut done: impl FnMut(&Value) -> bool,
-) -> Value {
+    mut done: impl FnMut(&TrainedTask) -> bool,
+) -> TrainedTask {
     for _ in 0..3000 {
-        let (s, v) = app.get(&path(task), tok).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        if done(&v) {
-            return v;
+        let t = training(app, tok, task).await;
+        if done(&t) {
+            return t;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let (_, v) = app.get(&path(task), tok).await;
-    panic!("training did not get there in five minutes: {v}");
+    let t = training(app, tok, task).await;
+    panic!("training did not get there in five minutes: {t:?}");
+}
+
+/// Adds a device as `tok`; its id.
+async fn device(app: &TestApp, tok: &str, name: &str) -> i64 {
+    let code: EnrolmentCode =
+        serde_json::from_value(crate::devices::add(app, tok, name).await).unwrap();
+    code.device.id
 }
 
 both!(
@@ -89,68 +149,63 @@ both!(
         let w = subscribed_world(&app).await;
         let video = labelled_video(&app, &w, 4).await;
 
-        let (s, t) = app.get(&path(w.task), &w.eng).await;
-        assert_eq!(s, StatusCode::OK, "{t}");
-        assert_eq!(t["train_status"], "in_annotation");
-        assert_eq!(t["labelled_videos"], 1);
-        assert_eq!(t["run"], Value::Null);
+        let t = training(&app, &w.eng, w.task).await;
+        assert_eq!(t.train_status, TrainStatus::InAnnotation);
+        assert_eq!(t.labelled_videos, 1);
+        assert_eq!(t.run, None);
 
         let t = start_training(&app, &w, 3).await;
-        assert_eq!(t["train_status"], "training");
-        assert_eq!(t["run"]["train_videos"], json!([video]));
-        assert_eq!(t["run"]["holdout_videos"], json!([]));
+        assert_eq!(t.train_status, TrainStatus::Training);
+        assert_eq!(run(&t).train_videos, [video]);
+        assert_eq!(run(&t).holdout_videos, Vec::<i64>::new());
         // A task in training refuses changes (spec section 4).
+        let rename = TaskPatch {
+            task_name: Some("Other".into()),
+            ..TaskPatch::default()
+        };
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("organization/task/{}/", w.task),
-                json!({"taskName": "Other"}),
-                Some(&w.eng),
+                &rename,
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
 
         // Progress moves up while it runs, and it ends trained.
         let mut seen = vec![];
-        let t = wait_for(&app, &w.eng, w.task, |v| {
-            if let Some(p) = v["run"]["progress"].as_f64() {
-                seen.push(p);
+        let t = wait_for(&app, &w.eng, w.task, |t| {
+            if let Some(r) = &t.run {
+                seen.push(r.progress);
             }
-            v["train_status"] != "training"
+            t.train_status != TrainStatus::Training
         })
         .await;
-        assert_eq!(t["train_status"], "trained", "{t}");
-        let run = &t["run"];
-        assert_eq!(run["status"], "succeeded", "{t}");
-        assert_eq!(run["progress"], 1.0);
+        assert_eq!(t.train_status, TrainStatus::Trained, "{t:?}");
+        let run = run(&t);
+        assert_eq!(run.status, RunStatus::Succeeded, "{t:?}");
+        assert_eq!(run.progress, 1.0);
         assert!(seen.windows(2).all(|p| p[0] <= p[1]), "{seen:?}");
-        assert!(run["finished_at"].as_i64() >= run["started_at"].as_i64());
+        assert!(run.finished_at >= run.started_at);
 
-        let m = &t["model_version"];
-        assert_eq!(m["id"], run["model_version"]);
-        assert_eq!(m["task"], w.task);
-        assert_eq!(m["is_deleted"], false);
-        let metrics = &m["metrics"];
-        assert_eq!(metrics["labels"], json!(["Fit", "Check", "background"]));
+        let m = made(&t);
+        assert_eq!(Some(m.id), run.model_version);
+        assert_eq!(m.task, Some(w.task));
+        assert!(!m.is_deleted);
+        let metrics = m.metrics.as_ref().unwrap();
+        assert_eq!(metrics.labels, ["Fit", "Check", "background"]);
         // The held-out fifth of a 4 s clip at 15 fps: 12 frames.
-        assert_eq!(metrics["frames"], 12, "{metrics}");
-        let acc = metrics["frame_accuracy"].as_f64().unwrap();
-        assert!((0.0..=1.0).contains(&acc), "{metrics}");
-        let confusion = metrics["confusion"].as_array().unwrap();
-        assert_eq!(confusion.len(), 3);
-        let total: u64 = confusion
-            .iter()
-            .flat_map(|r| r.as_array().unwrap())
-            .map(|c| c.as_u64().unwrap())
-            .sum();
+        assert_eq!(metrics.frames, 12, "{metrics:?}");
+        let acc = metrics.frame_accuracy;
+        assert!((0.0..=1.0).contains(&acc), "{metrics:?}");
+        assert_eq!(metrics.confusion.len(), 3);
+        let total: u64 = metrics.confusion.iter().flatten().sum();
         assert_eq!(total, 12);
-        assert_eq!(metrics["per_label"].as_array().unwrap().len(), 3);
+        assert_eq!(metrics.per_label.len(), 3);
 
         // The bundle in the object store is what the checksum says.
-        let key = format!(
-            "org/{}/models/{}/model.onnx",
-            w.a,
-            m["version"].as_str().unwrap()
-        );
+        let key = format!("org/{}/models/{}/model.onnx", w.a, m.version);
         let bytes = app
             .state
             .objects
@@ -160,17 +215,17 @@ both!(
             .bytes()
             .await
             .unwrap();
-        assert_eq!(m["size_bytes"], bytes.len());
+        assert_eq!(m.size_bytes, i64::try_from(bytes.len()).unwrap());
         let sha: String = Sha256::digest(&bytes)
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        assert_eq!(m["sha256"], sha);
+        assert_eq!(m.sha256, sha);
         // The work folder is gone.
         assert!(
             !app.data_dir()
                 .join("training")
-                .join(run["id"].to_string())
+                .join(run.id.to_string())
                 .exists()
         );
 
@@ -180,21 +235,13 @@ both!(
             app.get(&path(w.task), &w.boss_b).await.0,
             StatusCode::NOT_FOUND
         );
-        assert_eq!(app.get(&path(w.task), &w.analyst).await.0, StatusCode::OK);
+        training(&app, &w.analyst, w.task).await;
         let (s, _) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training"}),
-                Some(&w.analyst),
-            )
+            .send_refused(Method::PATCH, &path(w.task), &start(None), &w.analyst)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, _) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training"}),
-                Some(&w.boss_b),
-            )
+            .send_refused(Method::PATCH, &path(w.task), &start(None), &w.boss_b)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
     }
@@ -206,11 +253,7 @@ both!(
         let w = subscribed_world(&app).await;
         // No labels at all: the clear message.
         let (s, v) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training"}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::PATCH, &path(w.task), &start(None), &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
@@ -218,26 +261,23 @@ both!(
             "This task has no labelled video: label the steps of at least one video before training."
         );
         let video = labelled_video(&app, &w, 2).await;
+        let trained_status = TrainedTaskPatch {
+            train_status: "trained".into(),
+            epochs: None,
+        };
         for (body, field, says) in [
-            (
-                json!({"train_status": "trained"}),
-                "train_status",
-                "Only 'training'",
-            ),
-            (
-                json!({"train_status": "training", "epochs": 0}),
-                "epochs",
-                "between 1 and 200",
-            ),
-            (
-                json!({"train_status": "training", "epochs": 201}),
-                "epochs",
-                "between 1 and 200",
-            ),
+            (trained_status, "train_status", "Only 'training'"),
+            (start(Some(0)), "epochs", "between 1 and 200"),
+            (start(Some(201)), "epochs", "between 1 and 200"),
         ] {
-            let (s, v) = app.patch(&path(w.task), body.clone(), Some(&w.eng)).await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert!(v[field][0].as_str().unwrap().contains(says), "{body}: {v}");
+            let (s, v) = app
+                .send_refused(Method::PATCH, &path(w.task), &body, &w.eng)
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert!(
+                v[field][0].as_str().unwrap().contains(says),
+                "{body:?}: {v}"
+            );
         }
         for body in [
             json!({}),
@@ -249,26 +289,24 @@ both!(
         }
         // Unknown task, and stopping a task that is not training.
         let (s, _) = app
-            .patch(
-                &path(999_999),
-                json!({"train_status": "training"}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::PATCH, &path(999_999), &start(None), &w.eng)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         let (s, v) = app
-            .put("organization/train/stop/", json!({"task": w.task}), &w.eng)
+            .send_refused(
+                Method::PUT,
+                "organization/train/stop/",
+                &StopTraining { task: w.task },
+                &w.eng,
+            )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
 
         // Nothing moved: still in annotation, no run; its labels kept.
-        let (_, t) = app.get(&path(w.task), &w.eng).await;
-        assert_eq!(t["train_status"], "in_annotation");
-        assert_eq!(t["run"], Value::Null);
-        let (_, l) = app
-            .get(&format!("organization/task_record/{video}/labels/"), &w.eng)
-            .await;
-        assert_eq!(l["segments"].as_array().unwrap().len(), 2);
+        let t = training(&app, &w.eng, w.task).await;
+        assert_eq!(t.train_status, TrainStatus::InAnnotation);
+        assert_eq!(t.run, None);
+        assert_eq!(labels(&app, &w.eng, video).await.segments.len(), 2);
     }
 );
 
@@ -279,32 +317,35 @@ both!(
         labelled_video(&app, &w, 4).await;
         start_training(&app, &w, 200).await;
         // Stopped once it is in its epochs.
-        wait_for(&app, &w.eng, w.task, |v| {
-            v["run"]["message"]
-                .as_str()
-                .unwrap_or("")
-                .starts_with("Epoch")
+        wait_for(&app, &w.eng, w.task, |t| {
+            t.run
+                .as_ref()
+                .is_some_and(|r| r.message.starts_with("Epoch"))
         })
         .await;
-        let (s, task) = app
-            .put("organization/train/stop/", json!({"task": w.task}), &w.eng)
+        let task: Task = app
+            .send_as(
+                Method::PUT,
+                "organization/train/stop/",
+                &StopTraining { task: w.task },
+                &w.eng,
+            )
             .await;
-        assert_eq!(s, StatusCode::OK, "{task}");
-        assert_eq!(task["train_status"], "in_annotation");
-        let (_, t) = app.get(&path(w.task), &w.eng).await;
-        assert_eq!(t["run"]["status"], "stopped");
-        let frozen = t["run"]["progress"].clone();
+        assert_eq!(task.train_status, TrainStatus::InAnnotation);
+        let t = training(&app, &w.eng, w.task).await;
+        assert_eq!(run(&t).status, RunStatus::Stopped);
+        let frozen = run(&t).progress;
         // The training code was killed: the run stays as it was and no model comes.
         tokio::time::sleep(Duration::from_secs(3)).await;
-        let (_, t) = app.get(&path(w.task), &w.eng).await;
-        assert_eq!(t["run"]["status"], "stopped");
-        assert_eq!(t["run"]["progress"], frozen);
-        assert_eq!(t["model_version"], Value::Null);
-        assert_eq!(t["train_status"], "in_annotation");
+        let t = training(&app, &w.eng, w.task).await;
+        assert_eq!(run(&t).status, RunStatus::Stopped);
+        assert_eq!(run(&t).progress, frozen);
+        assert_eq!(t.model_version, None);
+        assert_eq!(t.train_status, TrainStatus::InAnnotation);
         assert!(
             !app.data_dir()
                 .join("training")
-                .join(t["run"]["id"].to_string())
+                .join(run(&t).id.to_string())
                 .exists()
         );
         // It can be trained again.
@@ -320,23 +361,21 @@ both_with!(
     |app: TestApp| async move {
         let w = subscribed_world(&app).await;
         labelled_video(&app, &w, 2).await;
-        let (s, t) = app
-            .patch(
-                &path(w.task),
-                json!({"train_status": "training"}),
-                Some(&w.eng),
-            )
+        let _: TrainedTask = app
+            .send_as(Method::PATCH, &path(w.task), &start(None), &w.eng)
             .await;
-        assert_eq!(s, StatusCode::OK, "{t}");
-        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
-        assert_eq!(t["train_status"], "failed", "{t}");
-        assert_eq!(t["run"]["status"], "failed");
-        let why = t["run"]["message"].as_str().unwrap();
+        let t = wait_for(&app, &w.eng, w.task, |t| {
+            t.train_status != TrainStatus::Training
+        })
+        .await;
+        assert_eq!(t.train_status, TrainStatus::Failed, "{t:?}");
+        assert_eq!(run(&t).status, RunStatus::Failed);
+        let why = &run(&t).message;
         assert!(
             why.starts_with("the training code failed") && why.contains("train.py"),
             "{why}"
         );
-        assert_eq!(t["model_version"], Value::Null);
+        assert_eq!(t.model_version, None);
     }
 );
 
@@ -351,9 +390,9 @@ both_with!(
         start_training(&app, &w, 2).await;
         // No worker in the service: it waits in the queue.
         tokio::time::sleep(Duration::from_secs(2)).await;
-        let (_, t) = app.get(&path(w.task), &w.eng).await;
-        assert_eq!(t["run"]["status"], "queued", "{t}");
-        assert_eq!(t["run"]["message"], "Waiting for a worker");
+        let t = training(&app, &w.eng, w.task).await;
+        assert_eq!(run(&t).status, RunStatus::Queued, "{t:?}");
+        assert_eq!(run(&t).message, "Waiting for a worker");
 
         // `gemba-cloud worker` on the same database and data folder takes it.
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_gemba-cloud"));
@@ -368,9 +407,12 @@ both_with!(
             cmd.arg("--database-url").arg(u);
         }
         let mut worker = cmd.spawn().unwrap();
-        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
-        assert_eq!(t["train_status"], "trained", "{t}");
-        assert_eq!(t["run"]["status"], "succeeded");
+        let t = wait_for(&app, &w.eng, w.task, |t| {
+            t.train_status != TrainStatus::Training
+        })
+        .await;
+        assert_eq!(t.train_status, TrainStatus::Trained, "{t:?}");
+        assert_eq!(run(&t).status, RunStatus::Succeeded);
         worker.kill().await.unwrap();
     }
 );
@@ -381,19 +423,19 @@ both!(
         let w = subscribed_world(&app).await;
         labelled_video(&app, &w, 2).await;
         let t = trained(&app, &w, 1).await;
-        let id = t["model_version"]["id"].as_i64().unwrap();
+        let mv = made(&t);
+        let id = mv.id;
 
-        let (s, list) = app
-            .get(
+        let list: Vec<ModelVersion> = app
+            .get_as(
                 &format!("organization/model_version?task={}", w.task),
                 &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{list}");
-        assert_eq!(list.as_array().unwrap().len(), 1);
-        assert_eq!(list[0], t["model_version"]);
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0], *mv);
         let one = format!("organization/model_version/{id}");
-        assert_eq!(app.get(&one, &w.eng).await.1, t["model_version"]);
+        assert_eq!(app.get_as::<ModelVersion>(&one, &w.eng).await, *mv);
         assert_eq!(app.get(&one, &w.boss_b).await.0, StatusCode::NOT_FOUND);
 
         // The soft delete toggles; bad bodies and forbidden roles change nothing.
@@ -405,24 +447,23 @@ both!(
             let (s, v) = app.patch(&one, body.clone(), Some(&w.eng)).await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
+        let deleted = |is_deleted| ModelVersionPatch { is_deleted };
         let (s, _) = app
-            .patch(&one, json!({"is_deleted": true}), Some(&w.analyst))
+            .send_refused(Method::PATCH, &one, &deleted(true), &w.analyst)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        assert_eq!(app.get(&one, &w.eng).await.1["is_deleted"], false);
-        let (s, v) = app
-            .patch(&one, json!({"is_deleted": true}), Some(&w.eng))
+        assert!(!app.get_as::<ModelVersion>(&one, &w.eng).await.is_deleted);
+        let v: ModelVersion = app
+            .send_as(Method::PATCH, &one, &deleted(true), &w.eng)
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["is_deleted"], true);
+        assert!(v.is_deleted);
 
         // Deploying: the subscription first, then a deleted version, then the devices.
         let deploy = format!("organization/model_version/{id}/deploy/");
-        let bench = crate::devices::add(&app, &w.boss, "Bench").await["device"]["id"]
-            .as_i64()
-            .unwrap();
+        let bench = device(&app, &w.boss, "Bench").await;
+        let to = |devices: Vec<i64>| DeployRequest { devices };
         let (s, v) = app
-            .post(&deploy, json!({"devices": [bench]}), Some(&w.eng))
+            .send_refused(Method::POST, &deploy, &to(vec![bench]), &w.eng)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
         assert_eq!(
@@ -431,34 +472,31 @@ both!(
         );
         app.subscribe(&w.admin, w.a, "Deploy Model").await;
         let (s, v) = app
-            .post(&deploy, json!({"devices": [bench]}), Some(&w.eng))
+            .send_refused(Method::POST, &deploy, &to(vec![bench]), &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
             v["non_field_errors"][0],
             "This model version is deleted: restore it to deploy it."
         );
-        let (s, _) = app
-            .patch(&one, json!({"is_deleted": false}), Some(&w.eng))
+        let _: ModelVersion = app
+            .send_as(Method::PATCH, &one, &deleted(false), &w.eng)
             .await;
-        assert_eq!(s, StatusCode::OK);
-        let other = crate::devices::add(&app, &w.boss_b, "Theirs").await["device"]["id"]
-            .as_i64()
-            .unwrap();
+        let other = device(&app, &w.boss_b, "Theirs").await;
         for (body, says) in [
             (
-                json!({"devices": [bench]}),
+                to(vec![bench]),
                 "Bench is offline: try again once it is online.",
             ),
             (
-                json!({"devices": [other]}),
+                to(vec![other]),
                 &*format!("Device {other} is not one of the organisation's devices."),
             ),
-            (json!({"devices": []}), "Choose at least one device."),
+            (to(vec![]), "Choose at least one device."),
         ] {
-            let (s, v) = app.post(&deploy, body.clone(), Some(&w.eng)).await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert_eq!(v["devices"][0], says, "{body}");
+            let (s, v) = app.send_refused(Method::POST, &deploy, &body, &w.eng).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert_eq!(v["devices"][0], says, "{body:?}");
         }
         for body in [
             json!({"devices": "all"}),
@@ -469,43 +507,36 @@ both!(
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
         let (s, _) = app
-            .post(&deploy, json!({"devices": [bench]}), Some(&w.analyst))
+            .send_refused(Method::POST, &deploy, &to(vec![bench]), &w.analyst)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         // Nothing was sent.
-        let (s, d) = app.get("organization/deployments/", &w.eng).await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(d, json!([]));
-        let (_, details) = app
-            .get(&format!("device/{bench}/device_details/"), &w.boss)
+        let d: Vec<Deployment> = app.get_as("organization/deployments/", &w.eng).await;
+        assert!(d.is_empty(), "{d:?}");
+        let details: DeviceDetails = app
+            .get_as(&format!("device/{bench}/device_details/"), &w.boss)
             .await;
-        assert_eq!(details["commands"], json!([]), "{details}");
+        assert!(details.commands.is_empty(), "{details:?}");
     }
 );
 
 /// An unlabelled `seconds`-long clip of the world's task.
 async fn unlabelled_video(app: &TestApp, w: &World, seconds: u32) -> i64 {
     let tmp = tempfile::tempdir().unwrap();
-    let (s, v) = upload(
-        app,
-        &w.eng,
-        w.task,
-        "new.mp4",
-        &clip(tmp.path(), seconds),
-        1 << 20,
-    )
-    .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    v["id"].as_i64().unwrap()
+    let bytes = clip(tmp.path(), seconds);
+    uploaded(upload(app, &w.eng, w.task, "new.mp4", &bytes, 1 << 20).await).id
 }
 
 /// Where the labels of `video` stand, as the video list shows it.
-async fn label_state(app: &TestApp, w: &World, video: i64) -> Value {
-    let (s, v) = app
-        .get(&format!("organization/task_record/{video}/"), &w.eng)
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    v["labels"].clone()
+async fn label_state(app: &TestApp, w: &World, video: i64) -> LabelState {
+    app.get_as::<Video>(&format!("organization/task_record/{video}/"), &w.eng)
+        .await
+        .labels
+}
+
+/// Some videos of `task`, or (`None`) all of them.
+fn videos(task: i64, videos: Option<Vec<i64>>) -> TaskVideos {
+    TaskVideos { task, videos }
 }
 
 both!(
@@ -517,91 +548,90 @@ both!(
         let second = unlabelled_video(&app, &w, 3).await;
         // A trace is not training footage: no labels are propagated to it.
         let trace = unlabelled_video(&app, &w, 2).await;
-        let (s, v) = app
-            .patch(
+        let as_trace = VideoPatch {
+            is_uploaded_video: Some(false),
+            ..VideoPatch::default()
+        };
+        let _: Video = app
+            .send_as(
+                Method::PATCH,
                 &format!("organization/task_record/{trace}/"),
-                json!({"isUploadedVideo": false}),
-                Some(&w.eng),
+                &as_trace,
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(label_state(&app, &w, first).await, "none");
-        assert_eq!(label_state(&app, &w, labelled).await, "labelled");
+        assert_eq!(label_state(&app, &w, first).await, LabelState::None);
+        assert_eq!(label_state(&app, &w, labelled).await, LabelState::Labelled);
 
         let t = trained(&app, &w, 3).await;
-        let version = t["model_version"]["version"].as_str().unwrap().to_string();
-        let labels = |id: i64| format!("organization/task_record/{id}/labels/");
+        let version = made(&t).version.clone();
         for id in [first, second] {
-            let (s, l) = app.get(&labels(id), &w.eng).await;
-            assert_eq!(s, StatusCode::OK, "{l}");
-            assert_eq!(l["propagated_from"], version, "{l}");
-            assert_eq!(l["reviewed"], false);
-            assert_eq!(l["updated_by"], Value::Null);
+            let l = labels(&app, &w.eng, id).await;
+            assert_eq!(l.propagated_from.as_ref(), Some(&version), "{l:?}");
+            assert!(!l.reviewed);
+            assert_eq!(l.updated_by, None);
             // What the model guessed holds as labels: in order, inside the 3 s video.
             let mut end = 0;
-            for g in l["segments"].as_array().unwrap() {
-                let (a, b) = (
-                    g["start_ms"].as_i64().unwrap(),
-                    g["end_ms"].as_i64().unwrap(),
-                );
-                assert!(end <= a && a < b && b <= 3000, "{l}");
-                assert!(g["step"].as_u64().unwrap() < 2, "{l}");
+            for g in &l.segments {
+                let (a, b) = (g.start_ms, g.end_ms);
+                assert!(end <= a && a < b && b <= 3000, "{l:?}");
+                assert!(g.step < 2, "{l:?}");
                 end = b;
             }
-            assert_eq!(label_state(&app, &w, id).await, "propagated");
+            assert_eq!(label_state(&app, &w, id).await, LabelState::Propagated);
         }
-        let (_, l) = app.get(&labels(trace), &w.eng).await;
-        assert_eq!(l["propagated_from"], Value::Null);
-        assert_eq!(label_state(&app, &w, trace).await, "none");
-        let (_, l) = app.get(&labels(labelled), &w.eng).await;
-        assert_eq!(l["propagated_from"], Value::Null, "a person's labels stay");
+        let l = labels(&app, &w.eng, trace).await;
+        assert_eq!(l.propagated_from, None);
+        assert_eq!(label_state(&app, &w, trace).await, LabelState::None);
+        let l = labels(&app, &w.eng, labelled).await;
+        assert_eq!(l.propagated_from, None, "a person's labels stay");
         // Not trained on until reviewed.
-        let (_, t) = app.get(&path(w.task), &w.eng).await;
-        assert_eq!(t["labelled_videos"], 1, "{t}");
+        let t = training(&app, &w.eng, w.task).await;
+        assert_eq!(t.labelled_videos, 1, "{t:?}");
 
         // Bad marks are refused and change nothing.
         let mark = "organization/task/mark_propagations_as_reviewed";
         let (eng_b, task_b) = b_task(&app, &w).await;
         for (body, field, says) in [
             (
-                json!({"task": w.task, "videos": []}),
+                videos(w.task, Some(vec![])),
                 "videos",
                 "Choose at least one video.".to_string(),
             ),
             (
-                json!({"task": w.task, "videos": [first, labelled]}),
+                videos(w.task, Some(vec![first, labelled])),
                 "videos",
                 format!(
                     "Video {labelled} has no propagated labels of this task to review; nothing was marked."
                 ),
             ),
             (
-                json!({"task": w.task, "videos": [trace]}),
+                videos(w.task, Some(vec![trace])),
                 "videos",
                 format!(
                     "Video {trace} has no propagated labels of this task to review; nothing was marked."
                 ),
             ),
             (
-                json!({"task": w.task, "videos": [999_999]}),
+                videos(w.task, Some(vec![999_999])),
                 "videos",
                 "Video 999999 has no propagated labels of this task to review; nothing was marked."
                     .to_string(),
             ),
             (
-                json!({"task": task_b, "videos": [first]}),
+                videos(task_b, Some(vec![first])),
                 "task",
                 "Choose one of this organisation's tasks.".to_string(),
             ),
             (
-                json!({"task": w.task, "videos": vec![first; 1001]}),
+                videos(w.task, Some(vec![first; 1001])),
                 "videos",
                 "Mark at most 1000 videos at once.".to_string(),
             ),
         ] {
-            let (s, v) = app.patch(mark, body.clone(), Some(&w.eng)).await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert_eq!(v[field][0], *says, "{body}: {v}");
+            let (s, v) = app.send_refused(Method::PATCH, mark, &body, &w.eng).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert_eq!(v[field][0], *says, "{body:?}: {v}");
         }
         for body in [
             json!({}),
@@ -613,43 +643,39 @@ both!(
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
         let (s, _) = app
-            .patch(mark, json!({"task": w.task}), Some(&w.analyst))
+            .send_refused(Method::PATCH, mark, &videos(w.task, None), &w.analyst)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        let (s, _) = app.patch(mark, json!({"task": w.task}), Some(&eng_b)).await;
+        let (s, _) = app
+            .send_refused(Method::PATCH, mark, &videos(w.task, None), &eng_b)
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "another organisation's task");
-        assert_eq!(label_state(&app, &w, first).await, "propagated");
+        assert_eq!(label_state(&app, &w, first).await, LabelState::Propagated);
 
         // Reviewed: trained on; the model that guessed them is still named.
-        let (s, v) = app
-            .patch(
+        let v: Msg = app
+            .send_as(
+                Method::PATCH,
                 mark,
-                json!({"task": w.task, "videos": [first, first]}),
-                Some(&w.eng),
+                &videos(w.task, Some(vec![first, first])),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["msg"], "Propagated labels of 1 video marked reviewed.");
-        let (_, l) = app.get(&labels(first), &w.eng).await;
-        assert_eq!(l["reviewed"], true);
-        assert_eq!(l["propagated_from"], version);
-        assert_eq!(label_state(&app, &w, first).await, "reviewed");
-        let (_, t) = app.get(&path(w.task), &w.eng).await;
-        assert_eq!(t["labelled_videos"], 2, "{t}");
+        assert_eq!(v.msg, "Propagated labels of 1 video marked reviewed.");
+        let l = labels(&app, &w.eng, first).await;
+        assert!(l.reviewed);
+        assert_eq!(l.propagated_from.as_ref(), Some(&version));
+        assert_eq!(label_state(&app, &w, first).await, LabelState::Reviewed);
+        let t = training(&app, &w.eng, w.task).await;
+        assert_eq!(t.labelled_videos, 2, "{t:?}");
 
         // Saved by a person, propagated labels become that person's.
-        let (s, l) = app
-            .call(
-                Method::PUT,
-                &labels(second),
-                Some(json!({"segments": [{"step": 1, "start_ms": 0, "end_ms": 1000}]})),
-                Some(&w.eng),
-            )
+        let l = put_labels(&app, &w.eng, second, vec![Segment::new(1, 0, 1000)]).await;
+        assert_eq!(l.propagated_from, None);
+        assert_eq!(label_state(&app, &w, second).await, LabelState::Labelled);
+        let (s, v) = app
+            .send_refused(Method::PATCH, mark, &videos(w.task, None), &w.eng)
             .await;
-        assert_eq!(s, StatusCode::OK, "{l}");
-        assert_eq!(l["propagated_from"], Value::Null);
-        assert_eq!(label_state(&app, &w, second).await, "labelled");
-        let (s, v) = app.patch(mark, json!({"task": w.task}), Some(&w.eng)).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
             v["non_field_errors"][0],
@@ -660,29 +686,30 @@ both!(
         // video gets the new model's guesses.
         let third = unlabelled_video(&app, &w, 2).await;
         let t = start_training(&app, &w, 2).await;
-        let mut ran: Vec<i64> = [&t["run"]["train_videos"], &t["run"]["holdout_videos"]]
+        let mut ran: Vec<i64> = run(&t)
+            .train_videos
             .iter()
-            .flat_map(|v| v.as_array().unwrap())
-            .map(|v| v.as_i64().unwrap())
+            .chain(&run(&t).holdout_videos)
+            .copied()
             .collect();
         ran.sort_unstable();
         assert_eq!(ran, [labelled, first, second]);
-        let t = wait_for(&app, &w.eng, w.task, |v| v["train_status"] != "training").await;
-        assert_eq!(t["train_status"], "trained", "{t}");
-        let newer = t["model_version"]["version"].as_str().unwrap();
-        assert_ne!(newer, version);
-        let (_, l) = app.get(&labels(first), &w.eng).await;
+        let t = wait_for(&app, &w.eng, w.task, |t| {
+            t.train_status != TrainStatus::Training
+        })
+        .await;
+        assert_eq!(t.train_status, TrainStatus::Trained, "{t:?}");
+        let newer = &made(&t).version;
+        assert_ne!(*newer, version);
+        let l = labels(&app, &w.eng, first).await;
         assert_eq!(
-            (l["propagated_from"].as_str(), l["reviewed"].as_bool()),
-            (Some(&*version), Some(true))
+            (l.propagated_from.as_deref(), l.reviewed),
+            (Some(&*version), true)
         );
-        let (_, l) = app.get(&labels(second), &w.eng).await;
-        assert_eq!(
-            l["segments"],
-            json!([{"step": 1, "start_ms": 0, "end_ms": 1000}])
-        );
-        let (_, l) = app.get(&labels(third), &w.eng).await;
-        assert_eq!(l["propagated_from"], newer, "{l}");
+        let l = labels(&app, &w.eng, second).await;
+        assert_eq!(l.segments, [Segment::new(1, 0, 1000)]);
+        let l = labels(&app, &w.eng, third).await;
+        assert_eq!(l.propagated_from.as_ref(), Some(newer), "{l:?}");
     }
 );
 
@@ -691,35 +718,22 @@ both!(
     |app: TestApp| async move {
         let w = subscribed_world(&app).await;
         let check_path = format!("organization/task/annotations_check/{}", w.task);
-        let check = || async {
-            let (s, c) = app.get(&check_path, &w.eng).await;
-            assert_eq!(s, StatusCode::OK, "{c}");
-            c
-        };
+        let check = || app.get_as::<AnnotationsCheck>(&check_path, &w.eng);
         let c = check().await;
-        assert_eq!(c["steps"], json!(["Fit", "Check"]));
-        assert_eq!(c["labelled_videos"], 0);
-        assert_eq!(c["step_ms"], json!([0, 0]));
-        assert_eq!(c["can_train"], false);
+        assert_eq!(c.steps, ["Fit", "Check"]);
+        assert_eq!(c.labelled_videos, 0);
+        assert_eq!(c.step_ms, [0, 0]);
+        assert!(!c.can_train);
         assert_eq!(
-            c["problems"],
-            json!(["No video is labelled yet: label one to train."])
+            c.problems,
+            ["No video is labelled yet: label one to train."]
         );
 
         // Both steps labelled in one video (1.6 s each), the first alone in a second; a
         // third with a model's guesses waiting for review.
         let both_steps = labelled_video(&app, &w, 4).await;
         let first_only = unlabelled_video(&app, &w, 2).await;
-        let labels = |id: i64| format!("organization/task_record/{id}/labels/");
-        let (s, v) = app
-            .call(
-                Method::PUT,
-                &labels(first_only),
-                Some(json!({"segments": [{"step": 0, "start_ms": 0, "end_ms": 1000}]})),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        put_labels(&app, &w.eng, first_only, vec![Segment::new(0, 0, 1000)]).await;
         let guessed = unlabelled_video(&app, &w, 2).await;
         let row = gemba_cloud::db::videos::by_id(&app.state.db, guessed)
             .await
@@ -733,14 +747,14 @@ both!(
         );
         let no_labels = unlabelled_video(&app, &w, 2).await;
         let c = check().await;
-        assert_eq!(c["ready_videos"], 4);
-        assert_eq!(c["labelled_videos"], 2);
-        assert_eq!(c["to_review"], 1);
-        assert_eq!(c["step_ms"], json!([2600, 1600]), "{c}");
-        assert_eq!(c["can_train"], true);
+        assert_eq!(c.ready_videos, 4);
+        assert_eq!(c.labelled_videos, 2);
+        assert_eq!(c.to_review, 1);
+        assert_eq!(c.step_ms, [2600, 1600], "{c:?}");
+        assert!(c.can_train);
         assert_eq!(
-            c["problems"],
-            json!(["1 video has propagated labels to review: they are trained on once reviewed."])
+            c.problems,
+            ["1 video has propagated labels to review: they are trained on once reviewed."]
         );
         let (_, other) = b_task(&app, &w).await;
         let (s, _) = app
@@ -756,31 +770,32 @@ both!(
         let nothing = format!("Video {no_labels} has no labels of this task; nothing was deleted.");
         for (body, field, says) in [
             (
-                json!({"task": w.task, "videos": []}),
+                videos(w.task, Some(vec![])),
                 "videos",
                 "Choose at least one video.",
             ),
             (
-                json!({"task": w.task, "videos": [both_steps, no_labels]}),
+                videos(w.task, Some(vec![both_steps, no_labels])),
                 "videos",
                 &*nothing,
             ),
             (
-                json!({"task": other, "videos": [both_steps]}),
+                videos(other, Some(vec![both_steps])),
                 "task",
                 "Choose one of this organisation's tasks.",
             ),
         ] {
-            let (s, v) = app.patch(delete, body.clone(), Some(&w.eng)).await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert_eq!(v[field][0], says, "{body}: {v}");
+            let (s, v) = app.send_refused(Method::PATCH, delete, &body, &w.eng).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert_eq!(v[field][0], says, "{body:?}: {v}");
         }
         for body in [json!({}), json!({"task": w.task, "videos": [1], "x": 1})] {
             let (s, v) = app.patch(delete, body.clone(), Some(&w.eng)).await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
+        let all = videos(w.task, None);
         let (s, _) = app
-            .patch(delete, json!({"task": w.task}), Some(&w.analyst))
+            .send_refused(Method::PATCH, delete, &all, &w.analyst)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         // Not while the task trains.
@@ -797,9 +812,7 @@ both!(
             }
         };
         set_status("training").await;
-        let (s, v) = app
-            .patch(delete, json!({"task": w.task}), Some(&w.eng))
-            .await;
+        let (s, v) = app.send_refused(Method::PATCH, delete, &all, &w.eng).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(
             v["non_field_errors"][0]
@@ -809,44 +822,36 @@ both!(
             "{v}"
         );
         set_status("in_annotation").await;
-        assert_eq!(check().await["labelled_videos"], 2);
+        assert_eq!(check().await.labelled_videos, 2);
 
         // One video's labels: the check follows.
-        let (s, v) = app
-            .patch(
+        let v: Msg = app
+            .send_as(
+                Method::PATCH,
                 delete,
-                json!({"task": w.task, "videos": [both_steps]}),
-                Some(&w.eng),
+                &videos(w.task, Some(vec![both_steps])),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["msg"], "Labels of 1 video deleted.");
-        let (_, l) = app.get(&labels(both_steps), &w.eng).await;
-        assert_eq!(l["segments"], json!([]));
-        assert_eq!(l["updated_at"], Value::Null);
+        assert_eq!(v.msg, "Labels of 1 video deleted.");
+        let l = labels(&app, &w.eng, both_steps).await;
+        assert!(l.segments.is_empty(), "{l:?}");
+        assert_eq!(l.updated_at, None);
         let c = check().await;
-        assert_eq!(c["step_ms"], json!([1000, 0]));
+        assert_eq!(c.step_ms, [1000, 0]);
         assert_eq!(
-            c["problems"][0],
+            c.problems[0],
             "Step Check has no labelled segment: the model will not find it."
         );
 
         // All of them, propagated ones too: the task is new again.
-        let (s, v) = app
-            .patch(delete, json!({"task": w.task}), Some(&w.eng))
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["msg"], "Labels of 2 videos deleted.");
+        let v: Msg = app.send_as(Method::PATCH, delete, &all, &w.eng).await;
+        assert_eq!(v.msg, "Labels of 2 videos deleted.");
         let c = check().await;
-        assert_eq!(
-            (c["labelled_videos"].as_i64(), c["to_review"].as_i64()),
-            (Some(0), Some(0))
-        );
-        let (_, t) = app.get(&path(w.task), &w.eng).await;
-        assert_eq!(t["train_status"], "new_task", "{t}");
-        let (s, v) = app
-            .patch(delete, json!({"task": w.task}), Some(&w.eng))
-            .await;
+        assert_eq!((c.labelled_videos, c.to_review), (0, 0));
+        let t = training(&app, &w.eng, w.task).await;
+        assert_eq!(t.train_status, TrainStatus::NewTask, "{t:?}");
+        let (s, v) = app.send_refused(Method::PATCH, delete, &all, &w.eng).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
             v["non_field_errors"][0],
