@@ -2,8 +2,13 @@
 //! labeler (a user of no organisation), who then lists exactly the tasks requested of
 //! them, their ready videos, and reads and saves their labels; on both backends.
 
+use gemba_shared::api::v1::labeler::{LabelRequest, LabelRequestCreate, RequestedTask};
+use gemba_shared::api::v1::task::{Task, TrainStatus};
+use gemba_shared::api::v1::video::{LabelState, LabelsPut, TaskVideos, Video, VideoLabels};
+use gemba_shared::api::v1::{Msg, Page};
+use gemba_shared::cycle::Segment;
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::both;
 use crate::common::*;
@@ -14,7 +19,18 @@ async fn video(app: &TestApp, tok: &str, task: i64) -> i64 {
     let tmp = tempfile::tempdir().unwrap();
     let (s, v) = upload(app, tok, task, "bench.mp4", &clip(tmp.path(), 2), 1 << 20).await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    v["id"].as_i64().unwrap()
+    serde_json::from_value::<Video>(v).unwrap().id
+}
+
+/// The tasks requested of the labeler `lab`.
+async fn requested(app: &TestApp, lab: &str) -> Vec<RequestedTask> {
+    app.get_as("labeler/tasks/", lab).await
+}
+
+fn request(email: &str) -> LabelRequestCreate {
+    LabelRequestCreate {
+        email: email.into(),
+    }
 }
 
 both!(
@@ -30,25 +46,31 @@ both!(
             .await;
 
         // Nothing requested yet.
-        assert_eq!(app.get("labeler/tasks/", &lab).await.1, json!([]));
+        assert!(requested(&app, &lab).await.is_empty());
         let requests = format!("organization/task/{}/labelers/", w.task);
-        assert_eq!(app.get(&requests, &w.eng).await.1, json!([]));
+        assert!(
+            app.get_as::<Vec<LabelRequest>>(&requests, &w.eng)
+                .await
+                .is_empty()
+        );
 
         // Bad requests change nothing.
         for (body, says) in [
             (
-                json!({"email": "nobody@x.test"}),
+                request("nobody@x.test"),
                 "No labeler has this e-mail address.",
             ),
             (
-                json!({"email": "notlab@a.test"}),
+                request("notlab@a.test"),
                 "No labeler has this e-mail address.",
             ),
-            (json!({"email": "  "}), "This field may not be blank."),
+            (request("  "), "This field may not be blank."),
         ] {
-            let (s, v) = app.post(&requests, body.clone(), Some(&w.eng)).await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert_eq!(v["email"][0], says, "{body}");
+            let (s, v) = app
+                .send_refused(Method::POST, &requests, &body, &w.eng)
+                .await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert_eq!(v["email"][0], says, "{body:?}");
         }
         for body in [
             json!({}),
@@ -59,85 +81,85 @@ both!(
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
         }
         let (s, _) = app
-            .post(&requests, json!({"email": "lab@x.test"}), Some(&w.analyst))
+            .send_refused(Method::POST, &requests, &request("lab@x.test"), &w.analyst)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, _) = app
-            .post(&requests, json!({"email": "lab@x.test"}), Some(&w.boss_b))
+            .send_refused(Method::POST, &requests, &request("lab@x.test"), &w.boss_b)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        assert_eq!(app.get("labeler/tasks/", &lab).await.1, json!([]));
+        assert!(requested(&app, &lab).await.is_empty());
 
         // Requested: the labeler sees the task, its ready video, and labels it.
-        let (s, v) = app
-            .post(&requests, json!({"email": "LAB@x.test"}), Some(&w.eng))
+        let v: Vec<LabelRequest> = app
+            .create_as(&requests, &request("LAB@x.test"), &w.eng)
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-        assert_eq!(v[0]["email"], "lab@x.test");
+        assert_eq!(v[0].email, "lab@x.test");
         let (s, v) = app
-            .post(&requests, json!({"email": "lab@x.test"}), Some(&w.eng))
+            .send_refused(Method::POST, &requests, &request("lab@x.test"), &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-        let (s, tasks) = app.get("labeler/tasks/", &lab).await;
-        assert_eq!(s, StatusCode::OK, "{tasks}");
-        assert_eq!(tasks.as_array().unwrap().len(), 1);
-        assert_eq!(tasks[0]["id"], w.task);
-        assert_eq!(tasks[0]["steps"], json!(["Fit", "Check"]));
-        assert_eq!(tasks[0]["organization"], w.a);
-        assert_eq!(tasks[0]["ready_videos"], 1);
-        assert_eq!(tasks[0]["labelled_videos"], 0);
-        let (s, page) = app.get(&format!("labeler/videos/{}", w.task), &lab).await;
-        assert_eq!(s, StatusCode::OK, "{page}");
-        assert_eq!(page["count"], 1);
-        assert_eq!(page["results"][0]["id"], mine);
+        let tasks = requested(&app, &lab).await;
+        assert_eq!(tasks.len(), 1);
+        assert_eq!(tasks[0].id, w.task);
+        assert_eq!(tasks[0].steps, ["Fit", "Check"]);
+        assert_eq!(tasks[0].organization, w.a);
+        assert_eq!(tasks[0].ready_videos, 1);
+        assert_eq!(tasks[0].labelled_videos, 0);
+        let page: Page<Video> = app
+            .get_as(&format!("labeler/videos/{}", w.task), &lab)
+            .await;
+        assert_eq!(page.count, 1);
+        assert_eq!(page.results[0].id, mine);
         assert!(
-            page["results"][0]["url"]
-                .as_str()
+            page.results[0]
+                .url
+                .as_deref()
                 .unwrap()
                 .starts_with("/api/media/")
         );
         let labels = format!("labeler/task_record/{mine}/labels/");
-        let put = |body: Value| {
-            let app = &app;
-            let lab = lab.clone();
-            let labels = labels.clone();
-            async move { app.call(Method::PUT, &labels, Some(body), Some(&lab)).await }
+        let segments = |segments: Vec<Segment>| LabelsPut {
+            segments,
+            reviewed: None,
         };
-        let (s, v) = put(
-            json!({"segments": [{"step": 0, "start_ms": 0, "end_ms": 900},
-                                             {"step": 1, "start_ms": 800, "end_ms": 1500}]}),
-        )
-        .await;
+        let (s, v) = app
+            .send_refused(
+                Method::PUT,
+                &labels,
+                &segments(vec![Segment::new(0, 0, 900), Segment::new(1, 800, 1500)]),
+                &lab,
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(
             v["segments"][0].as_str().unwrap().contains("overlap"),
             "{v}"
         );
-        let (s, v) = put(
-            json!({"segments": [{"step": 0, "start_ms": 0, "end_ms": 900},
-                                             {"step": 1, "start_ms": 1000, "end_ms": 1500}]}),
-        )
-        .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        let v: VideoLabels = app
+            .send_as(
+                Method::PUT,
+                &labels,
+                &segments(vec![Segment::new(0, 0, 900), Segment::new(1, 1000, 1500)]),
+                &lab,
+            )
+            .await;
         let lab_id = gemba_cloud::db::users::by_email(&app.state.db, "lab@x.test")
             .await
             .unwrap()
             .unwrap()
             .id;
-        assert_eq!(v["updated_by"], lab_id);
+        assert_eq!(v.updated_by, Some(lab_id));
         // The organisation sees the labeler's labels; the task is in annotation.
-        let (_, l) = app
-            .get(&format!("organization/task_record/{mine}/labels/"), &w.eng)
+        let l: VideoLabels = app
+            .get_as(&format!("organization/task_record/{mine}/labels/"), &w.eng)
             .await;
-        assert_eq!(l["segments"].as_array().unwrap().len(), 2);
-        let (_, t) = app
-            .get(&format!("organization/task/{}/", w.task), &w.eng)
+        assert_eq!(l.segments.len(), 2);
+        let t: Task = app
+            .get_as(&format!("organization/task/{}/", w.task), &w.eng)
             .await;
-        assert_eq!(t["train_status"], "in_annotation");
-        assert_eq!(
-            app.get("labeler/tasks/", &lab).await.1[0]["labelled_videos"],
-            1
-        );
+        assert_eq!(t.train_status, TrainStatus::InAnnotation);
+        assert_eq!(requested(&app, &lab).await[0].labelled_videos, 1);
 
         // What is not requested answers 404: B's task, its video, its labels.
         for p in [
@@ -147,11 +169,11 @@ both!(
             assert_eq!(app.get(&p, &lab).await.0, StatusCode::NOT_FOUND, "{p}");
         }
         let (s, _) = app
-            .call(
+            .send_refused(
                 Method::PUT,
                 &format!("labeler/task_record/{theirs}/labels/"),
-                Some(json!({"segments": []})),
-                Some(&lab),
+                &segments(vec![]),
+                &lab,
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
@@ -168,14 +190,12 @@ both!(
         );
 
         // Withdrawn: gone from the labeler's list and reach.
-        let labeler = app.get(&requests, &w.eng).await.1[0]["labeler"]
-            .as_i64()
-            .unwrap();
+        let labeler = app.get_as::<Vec<LabelRequest>>(&requests, &w.eng).await[0].labeler;
         let gone = format!("organization/task/{}/labelers/{labeler}/", w.task);
         assert_eq!(app.delete(&gone, &w.analyst).await.0, StatusCode::FORBIDDEN);
         assert_eq!(app.delete(&gone, &w.eng).await.0, StatusCode::NO_CONTENT);
         assert_eq!(app.delete(&gone, &w.eng).await.0, StatusCode::NOT_FOUND);
-        assert_eq!(app.get("labeler/tasks/", &lab).await.1, json!([]));
+        assert!(requested(&app, &lab).await.is_empty());
         assert_eq!(app.get(&labels, &lab).await.0, StatusCode::NOT_FOUND);
     }
 );
@@ -198,54 +218,54 @@ both!(
                 .unwrap()
         );
         let mark = "labeler/task/mark_propagations_as_reviewed";
-        let body = json!({"task": w.task, "videos": [mine]});
+        let body = TaskVideos {
+            task: w.task,
+            videos: Some(vec![mine]),
+        };
 
         // Not requested: refused, nothing marked.
-        let (s, v) = app.patch(mark, body.clone(), Some(&lab)).await;
+        let (s, v) = app.send_refused(Method::PATCH, mark, &body, &lab).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(v["task"][0], "Choose one of the tasks requested of you.");
-        let (s, _) = app.patch(mark, body.clone(), Some(&w.eng)).await;
+        let (s, _) = app.send_refused(Method::PATCH, mark, &body, &w.eng).await;
         assert_eq!(
             s,
             StatusCode::FORBIDDEN,
             "the labeler area is the labeler's"
         );
-        let (s, _) = app
-            .post(
+        let _: Vec<LabelRequest> = app
+            .create_as(
                 &format!("organization/task/{}/labelers/", w.task),
-                json!({"email": "lab@x.test"}),
-                Some(&w.eng),
+                &request("lab@x.test"),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED);
         let labels = format!("labeler/task_record/{mine}/labels/");
-        let (_, l) = app.get(&labels, &lab).await;
-        assert_eq!(l["propagated_from"], "t1-r1");
-        assert_eq!(l["reviewed"], false);
-        let (_, page) = app.get(&format!("labeler/videos/{}", w.task), &lab).await;
-        assert_eq!(page["results"][0]["labels"], "propagated");
+        let l: VideoLabels = app.get_as(&labels, &lab).await;
+        assert_eq!(l.propagated_from.as_deref(), Some("t1-r1"));
+        assert!(!l.reviewed);
+        let page: Page<Video> = app
+            .get_as(&format!("labeler/videos/{}", w.task), &lab)
+            .await;
+        assert_eq!(page.results[0].labels, LabelState::Propagated);
         assert_eq!(
-            app.get("labeler/tasks/", &lab).await.1[0]["labelled_videos"],
+            requested(&app, &lab).await[0].labelled_videos,
             0,
             "not counted until reviewed"
         );
 
-        let (s, v) = app.patch(mark, body.clone(), Some(&lab)).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let (_, l) = app.get(&labels, &lab).await;
-        assert_eq!(l["reviewed"], true);
-        assert_eq!(l["segments"][0]["end_ms"], 1200);
-        assert_eq!(
-            app.get("labeler/tasks/", &lab).await.1[0]["labelled_videos"],
-            1
-        );
+        let _: Msg = app.send_as(Method::PATCH, mark, &body, &lab).await;
+        let l: VideoLabels = app.get_as(&labels, &lab).await;
+        assert!(l.reviewed);
+        assert_eq!(l.segments[0].end_ms, 1200);
+        assert_eq!(requested(&app, &lab).await[0].labelled_videos, 1);
         // Reviewed labels are a person's: a newer model's guesses do not replace them.
         assert!(
             !gemba_cloud::db::videos::propagate(&app.state.db, &row, "[]", "t1-r2")
                 .await
                 .unwrap()
         );
-        let (s, v) = app.patch(mark, body, Some(&lab)).await;
+        let (s, v) = app.send_refused(Method::PATCH, mark, &body, &lab).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(
             v["videos"][0]
