@@ -5,9 +5,16 @@
 
 use std::path::Path;
 
+use gemba_shared::api::v1::task::{BulkDelete, Task, TaskCreate, TrainStatus};
+use gemba_shared::api::v1::video::{
+    Comment, CommentCreate, LabelsPut, OrgTag, OrgTagCreate, TimeTag, TimeTagCreate, Video,
+    VideoCreate, VideoLabels, VideoPatch, VideoStatus,
+};
+use gemba_shared::api::v1::{Msg, Page};
+use gemba_shared::cycle::Segment;
 use gstreamer as gst;
 use gstreamer::prelude::*;
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::both;
@@ -60,34 +67,52 @@ pub(crate) async fn subscribed_world(app: &TestApp) -> World {
 /// Organisation B's engineer and a task of B's.
 pub(crate) async fn b_task(app: &TestApp, w: &World) -> (String, i64) {
     let eng_b = app.signed_in("eng@b.test", "org_user", w.b).await;
-    let (s, t) = app
-        .post(
-            "organization/task/",
-            json!({"task_detail": "Other\nA:\na;\n"}),
-            Some(&eng_b),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{t}");
-    (eng_b, t["id"].as_i64().unwrap())
+    let body = TaskCreate {
+        task_detail: Some("Other\nA:\na;\n".into()),
+        ..TaskCreate::default()
+    };
+    let t: Task = app.create_as("organization/task/", &body, &eng_b).await;
+    (eng_b, t.id)
 }
 
-/// Starts an upload of `size` bytes named `name` to `task`.
-async fn start(
+/// The declaration of an upload of `size` bytes named `name`.
+fn declared(name: &str, size: i64) -> VideoCreate {
+    VideoCreate {
+        file_name: name.into(),
+        size_bytes: size,
+        is_uploaded_video: None,
+    }
+}
+
+/// Starts an upload of `size` bytes named `name` to `task`: the new video.
+async fn start(app: &TestApp, tok: &str, task: i64, name: &str, size: usize) -> Video {
+    app.create_as(
+        &format!("organization/task/videos/{task}"),
+        &declared(name, size as i64),
+        tok,
+    )
+    .await
+}
+
+/// Starts an upload that is to be refused: the status and the error body.
+async fn start_refused(
     app: &TestApp,
     tok: &str,
     task: i64,
     name: &str,
     size: usize,
 ) -> (StatusCode, Value) {
-    app.post(
+    app.send_refused(
+        Method::POST,
         &format!("organization/task/videos/{task}"),
-        json!({"file_name": name, "size_bytes": size}),
-        Some(tok),
+        &declared(name, size as i64),
+        tok,
     )
     .await
 }
 
-/// Sends `bytes[first..=last]` of a `total`-byte upload as one part.
+/// Sends `bytes[first..=last]` of a `total`-byte upload as one part. The answer stays
+/// untyped: a 409's `{"Content-Range": […], "received_bytes": N}` has no shared type.
 async fn part(
     app: &TestApp,
     tok: &str,
@@ -115,6 +140,20 @@ async fn part(
     (s, r.json().await.unwrap_or(Value::Null))
 }
 
+/// A part that is taken (200): the video as it now is.
+async fn part_ok(
+    app: &TestApp,
+    tok: &str,
+    id: i64,
+    bytes: &[u8],
+    first: usize,
+    last: usize,
+) -> Video {
+    let (s, v) = part(app, tok, id, bytes, first, last).await;
+    assert_eq!(s, StatusCode::OK, "bytes {first}-{last}: {v}");
+    serde_json::from_value(v).unwrap()
+}
+
 /// Uploads `bytes` whole in parts of `step`; answers the last answer.
 pub(crate) async fn upload(
     app: &TestApp,
@@ -124,9 +163,7 @@ pub(crate) async fn upload(
     bytes: &[u8],
     step: usize,
 ) -> (StatusCode, Value) {
-    let (s, v) = start(app, tok, task, name, bytes.len()).await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    let id = v["id"].as_i64().unwrap();
+    let id = start(app, tok, task, name, bytes.len()).await.id;
     let mut at = 0;
     loop {
         let last = (at + step).min(bytes.len()) - 1;
@@ -136,6 +173,20 @@ pub(crate) async fn upload(
         }
         at = last + 1;
     }
+}
+
+/// [`upload`] of a usable video: the video, ready.
+pub(crate) async fn upload_video(
+    app: &TestApp,
+    tok: &str,
+    task: i64,
+    name: &str,
+    bytes: &[u8],
+    step: usize,
+) -> Video {
+    let (s, v) = upload(app, tok, task, name, bytes, step).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    serde_json::from_value(v).unwrap()
 }
 
 /// GET on a media URL (no sign-in), with an optional Range.
@@ -170,6 +221,14 @@ pub(crate) fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// New labels: `segments`, not marked checked.
+fn labels(segments: Vec<Segment>) -> LabelsPut {
+    LabelsPut {
+        segments,
+        reviewed: None,
+    }
+}
+
 both!(
     a_video_is_uploaded_in_parts_resumed_read_listed_played_and_deleted,
     |app: TestApp| async move {
@@ -178,23 +237,15 @@ both!(
         let bytes = clip(tmp.path(), 2);
         let n = bytes.len();
         assert!(n > 3000, "{n}");
-        let (s, v) = start(&app, &w.eng, w.task, "bench 1.MP4", n).await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-        assert_eq!(
-            (v["status"].as_str(), v["received_bytes"].as_i64()),
-            (Some("uploading"), Some(0))
-        );
-        assert_eq!(v["isUploadedVideo"], true);
-        assert!(v["url"].is_null());
-        let id = v["id"].as_i64().unwrap();
+        let v = start(&app, &w.eng, w.task, "bench 1.MP4", n).await;
+        assert_eq!((v.status, v.received_bytes), (VideoStatus::Uploading, 0));
+        assert!(v.is_uploaded_video);
+        assert!(v.url.is_none());
+        let id = v.id;
         let third = n / 3;
 
-        let (s, v) = part(&app, &w.eng, id, &bytes, 0, third - 1).await;
-        assert_eq!(
-            (s, v["received_bytes"].as_i64()),
-            (StatusCode::OK, Some(third as i64)),
-            "{v}"
-        );
+        let v = part_ok(&app, &w.eng, id, &bytes, 0, third - 1).await;
+        assert_eq!(v.received_bytes, third as i64, "{v:?}");
         // A part that skips ahead (or repeats) is told where the upload is.
         let (s, v) = part(&app, &w.eng, id, &bytes, 2 * third, n - 1).await;
         assert_eq!(
@@ -205,28 +256,26 @@ both!(
         let (s, v) = part(&app, &w.eng, id, &bytes, 0, third - 1).await;
         assert_eq!(s, StatusCode::CONFLICT, "{v}");
         // Resumed as a client does after a break: ask where it is, go on from there.
-        let (_, v) = app
-            .get(&format!("organization/task_record/{id}/"), &w.eng)
+        let v: Video = app
+            .get_as(&format!("organization/task_record/{id}/"), &w.eng)
             .await;
-        let at = v["received_bytes"].as_i64().unwrap() as usize;
-        let (s, v) = part(&app, &w.eng, id, &bytes, at, 2 * third - 1).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let (s, v) = part(&app, &w.eng, id, &bytes, 2 * third, n - 1).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["status"], "ready", "{v}");
+        let at = v.received_bytes as usize;
+        part_ok(&app, &w.eng, id, &bytes, at, 2 * third - 1).await;
+        let v = part_ok(&app, &w.eng, id, &bytes, 2 * third, n - 1).await;
+        assert_eq!(v.status, VideoStatus::Ready, "{v:?}");
         assert_eq!(
-            (v["width"].as_i64(), v["height"].as_i64(), v["fps"].as_f64()),
+            (v.width, v.height, v.fps),
             (Some(320), Some(240), Some(15.0))
         );
-        let d = v["duration_ms"].as_i64().unwrap();
+        let d = v.duration_ms.unwrap();
         assert!((1900..=2100).contains(&d), "{d}");
-        assert_eq!(v["received_bytes"].as_i64(), Some(n as i64));
+        assert_eq!(v.received_bytes, n as i64);
         // Complete: no more parts.
         let (s, _) = part(&app, &w.eng, id, &bytes, n - 1, n - 1).await;
         assert_eq!(s, StatusCode::CONFLICT);
 
         // Played through its signed URL, whole and by range, with no sign-in.
-        let url = v["url"].as_str().unwrap().to_string();
+        let url = v.url.clone().unwrap();
         let (s, h, body) = fetch(&app, &url, None).await;
         assert_eq!((s, body.len()), (StatusCode::OK, n));
         assert!(
@@ -244,7 +293,7 @@ both!(
         assert_eq!(h["content-range"], format!("bytes 100-199/{n}").as_str());
         let (s, _, _) = fetch(&app, &url, Some(&format!("bytes={}-", n + 10))).await;
         assert_eq!(s, StatusCode::RANGE_NOT_SATISFIABLE);
-        let (s, h, thumb) = fetch(&app, v["thumbnail_url"].as_str().unwrap(), None).await;
+        let (s, h, thumb) = fetch(&app, v.thumbnail_url.as_deref().unwrap(), None).await;
         assert_eq!((s, &thumb[..2]), (StatusCode::OK, &[0xFF, 0xD8][..]));
         assert_eq!(h["content-type"], "image/jpeg");
         // A forged or altered URL plays nothing.
@@ -256,35 +305,33 @@ both!(
         // source; unless that hour ended between the reads.
         let read = async || {
             let path = format!("organization/task_record/{id}/");
-            let v = app.get(&path, &w.eng).await.1;
-            (v["url"].clone(), v["thumbnail_url"].clone())
+            let v: Video = app.get_as(&path, &w.eng).await;
+            (v.url, v.thumbnail_url)
         };
         let hour = || gemba_cloud::db::now_ms() / 3_600_000;
         let (h0, first) = (hour(), read().await);
         tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
         let (second, h1) = (read().await, hour());
-        assert!(first.0.is_string() && first.1.is_string(), "{first:?}");
+        assert!(first.0.is_some() && first.1.is_some(), "{first:?}");
         if h0 == h1 {
             assert_eq!(first, second);
         }
 
         // The list and its filters.
+        let videos = format!("organization/task/videos/{}", w.task);
         let list = |q: &'static str| {
-            let (app, tok, task) = (&app, w.eng.clone(), w.task);
-            async move {
-                app.get(&format!("organization/task/videos/{task}?{q}"), &tok)
-                    .await
-            }
+            let (app, tok, path) = (&app, w.eng.clone(), format!("{videos}?{q}"));
+            async move { app.get_as::<Page<Video>>(&path, &tok).await }
         };
-        let (s, v) = list("").await;
-        assert_eq!((s, v["count"].as_i64()), (StatusCode::OK, Some(1)), "{v}");
-        assert_eq!(v["results"][0]["file_name"], "bench 1.MP4");
-        assert_eq!(list("isUploadedVideo=true").await.1["count"], 1);
-        assert_eq!(list("isUploadedVideo=false").await.1["count"], 0);
-        assert_eq!(list("isUploadedVideo=").await.1["count"], 1);
-        assert_eq!(list("datetime_start=2099-01-01").await.1["count"], 0);
-        assert_eq!(list("datetime_end=2000-01-01").await.1["count"], 0);
-        assert_eq!(list("datetime_start=2000-01-01&datetime_end=2099-01-01T00:00:00Z&ordering=-no_of_comments").await.1["count"], 1);
+        let l = list("").await;
+        assert_eq!(l.count, 1, "{l:?}");
+        assert_eq!(l.results[0].file_name, "bench 1.MP4");
+        assert_eq!(list("isUploadedVideo=true").await.count, 1);
+        assert_eq!(list("isUploadedVideo=false").await.count, 0);
+        assert_eq!(list("isUploadedVideo=").await.count, 1);
+        assert_eq!(list("datetime_start=2099-01-01").await.count, 0);
+        assert_eq!(list("datetime_end=2000-01-01").await.count, 0);
+        assert_eq!(list("datetime_start=2000-01-01&datetime_end=2099-01-01T00:00:00Z&ordering=-no_of_comments").await.count, 1);
         for (q, field) in [
             ("isUploadedVideo=maybe", "isUploadedVideo"),
             ("datetime_start=yesterday", "datetime_start"),
@@ -295,7 +342,7 @@ both!(
             ("ordering=name", "ordering"),
             ("page=0", "page"),
         ] {
-            let (s, v) = list(q).await;
+            let (s, v) = app.get(&format!("{videos}?{q}"), &w.eng).await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{q}: {v}");
             assert!(v[field][0].is_string(), "{q}: {v}");
         }
@@ -306,17 +353,17 @@ both!(
             .get(&format!("organization/task_record/{id}/"), &w.boss_b)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        let (s, _) = app
-            .get(&format!("organization/task/videos/{}", w.task), &w.boss_b)
-            .await;
+        let (s, _) = app.get(&videos, &w.boss_b).await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        let (s, _) = start(&app, &w.boss_b, w.task, "x.mp4", 10).await;
+        let (s, _) = start_refused(&app, &w.boss_b, w.task, "x.mp4", 10).await;
         assert_eq!(s, StatusCode::NOT_FOUND);
+        let bulk_delete = "organization/task_record/bulk_delete/";
         let (s, v) = app
-            .patch(
-                "organization/task_record/bulk_delete/",
-                json!({"ids": [id]}),
-                Some(&w.boss_b),
+            .send_refused(
+                Method::PATCH,
+                bulk_delete,
+                &BulkDelete { ids: vec![id] },
+                &w.boss_b,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -324,13 +371,11 @@ both!(
             v["ids"][0],
             format!("Video {id} is not one of this organisation's videos; nothing was deleted.")
         );
-        let (s, _) = app
-            .get(&format!("organization/task/videos/{}", w.task), &w.analyst)
-            .await;
+        let (s, _) = app.get(&videos, &w.analyst).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        let (s, _) = start(&app, &w.analyst, w.task, "x.mp4", 10).await;
+        let (s, _) = start_refused(&app, &w.analyst, w.task, "x.mp4", 10).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        assert_eq!(list("").await.1["count"], 1);
+        assert_eq!(list("").await.count, 1);
 
         // Deleted: gone from the list, its URLs and the object folder.
         let objects = app.data_dir().join("objects");
@@ -341,28 +386,28 @@ both!(
             files_under(&objects)
         );
         let (s, v) = app
-            .patch(
-                "organization/task_record/bulk_delete/",
-                json!({"ids": [id, 999_999]}),
-                Some(&w.eng),
+            .send_refused(
+                Method::PATCH,
+                bulk_delete,
+                &BulkDelete {
+                    ids: vec![id, 999_999],
+                },
+                &w.eng,
             )
             .await;
         // One unknown id: nothing is deleted.
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-        assert_eq!(list("").await.1["count"], 1);
-        let (s, v) = app
-            .patch(
-                "organization/task_record/bulk_delete/",
-                json!({"ids": [id, id]}),
-                Some(&w.eng),
+        assert_eq!(list("").await.count, 1);
+        let m: Msg = app
+            .send_as(
+                Method::PATCH,
+                bulk_delete,
+                &BulkDelete { ids: vec![id, id] },
+                &w.eng,
             )
             .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (StatusCode::OK, Some("1 video deleted.")),
-            "{v}"
-        );
-        assert_eq!(list("").await.1["count"], 0);
+        assert_eq!(m.msg, "1 video deleted.");
+        assert_eq!(list("").await.count, 0);
         assert_eq!(fetch(&app, &url, None).await.0, StatusCode::NOT_FOUND);
         assert_eq!(files_under(&objects), Vec::<std::path::PathBuf>::new());
     }
@@ -373,59 +418,41 @@ both!(
     |app: TestApp| async move {
         let w = subscribed_world(&app).await;
         let tmp = tempfile::tempdir().unwrap();
-        let list_count = || async {
-            app.get(&format!("organization/task/videos/{}", w.task), &w.eng)
-                .await
-                .1["count"]
-                .as_i64()
-        };
+        let videos = format!("organization/task/videos/{}", w.task);
+        let list_count = || async { app.get_as::<Page<Video>>(&videos, &w.eng).await.count };
 
         // The upload's declaration.
         let cases = [
+            (declared("a.mp4", 0), "size_bytes", "The file is empty."),
             (
-                json!({"file_name": "a.mp4", "size_bytes": 0}),
-                "size_bytes",
-                "The file is empty.",
-            ),
-            (
-                json!({"file_name": "  ", "size_bytes": 10}),
+                declared("  ", 10),
                 "file_name",
                 "This field may not be blank.",
             ),
             (
-                json!({"file_name": "a.mp4", "size_bytes": 5_i64 << 30}),
+                declared("a.mp4", 5_i64 << 30),
                 "size_bytes",
                 "The file is larger than the 4096 MiB a video may be.",
             ),
             (
-                json!({"file_name": "a".repeat(256), "size_bytes": 10}),
+                declared(&"a".repeat(256), 10),
                 "file_name",
                 "Ensure this field has no more than 255 characters.",
             ),
         ];
         for (body, field, msg) in cases {
-            let (s, v) = app
-                .post(
-                    &format!("organization/task/videos/{}", w.task),
-                    body.clone(),
-                    Some(&w.eng),
-                )
-                .await;
+            let (s, v) = app.send_refused(Method::POST, &videos, &body, &w.eng).await;
             assert_eq!(
                 (s, v[field][0].as_str()),
                 (StatusCode::BAD_REQUEST, Some(msg)),
-                "{body}: {v}"
+                "{body:?}: {v}"
             );
         }
         let (s, _) = app
-            .post(
-                &format!("organization/task/videos/{}", w.task),
-                json!({"file_name": "a.mp4"}),
-                Some(&w.eng),
-            )
+            .post(&videos, json!({"file_name": "a.mp4"}), Some(&w.eng))
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        let (s, _) = start(&app, &w.eng, 999_999, "a.mp4", 10).await;
+        let (s, _) = start_refused(&app, &w.eng, 999_999, "a.mp4", 10).await;
         assert_eq!(s, StatusCode::NOT_FOUND);
 
         // Bytes that are not a video, audio with no picture, and a clip cut short: each is
@@ -457,7 +484,7 @@ both!(
                 "{name}: {v}"
             );
         }
-        assert_eq!(list_count().await, Some(0));
+        assert_eq!(list_count().await, 0);
         assert_eq!(
             files_under(&app.data_dir().join("objects")),
             Vec::<std::path::PathBuf>::new()
@@ -468,9 +495,9 @@ both!(
         );
 
         // Parts that do not say what they are.
-        let (s, v) = start(&app, &w.eng, w.task, "clip.mp4", whole.len()).await;
-        assert_eq!(s, StatusCode::CREATED);
-        let id = v["id"].as_i64().unwrap();
+        let id = start(&app, &w.eng, w.task, "clip.mp4", whole.len())
+            .await
+            .id;
         let path = format!("organization/task_record/{id}/content/");
         let n = whole.len();
         for (range, body_len, field_msg) in [
@@ -517,10 +544,10 @@ both!(
                 "{range:?}: {v}"
             );
         }
-        let (_, v) = app
-            .get(&format!("organization/task_record/{id}/"), &w.eng)
+        let v: Video = app
+            .get_as(&format!("organization/task_record/{id}/"), &w.eng)
             .await;
-        assert_eq!(v["received_bytes"], 0, "{v}");
+        assert_eq!(v.received_bytes, 0, "{v:?}");
 
         // Without the subscription nothing is uploaded (checked before the task is looked up).
         let admin = app.admin_token().await;
@@ -531,7 +558,7 @@ both!(
                 app.create_org(&admin, "Plant C").await,
             )
             .await;
-        let (s, v) = start(&app, &c, w.task, "a.mp4", 10).await;
+        let (s, v) = start_refused(&app, &c, w.task, "a.mp4", 10).await;
         assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
         assert_eq!(
             v["detail"],
@@ -546,133 +573,92 @@ both!(
         let w = subscribed_world(&app).await;
         let tmp = tempfile::tempdir().unwrap();
         let bytes = clip(tmp.path(), 2);
-        let (s, v) = upload(&app, &w.eng, w.task, "bench.mp4", &bytes, 1 << 20).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let id = v["id"].as_i64().unwrap();
-        let path = format!("organization/task_record/{id}/labels/");
+        let v = upload_video(&app, &w.eng, w.task, "bench.mp4", &bytes, 1 << 20).await;
+        let path = format!("organization/task_record/{}/labels/", v.id);
         let status = || async {
-            app.get(&format!("organization/task/{}/", w.task), &w.eng)
+            app.get_as::<Task>(&format!("organization/task/{}/", w.task), &w.eng)
                 .await
-                .1["train_status"]
-                .clone()
+                .train_status
         };
 
-        let (s, l) = app.get(&path, &w.eng).await;
-        assert_eq!(s, StatusCode::OK, "{l}");
-        assert_eq!(l["steps"], json!(["Fit", "Check"]));
-        assert_eq!(l["segments"], json!([]));
-        assert!(
-            (1900..=2100).contains(&l["duration_ms"].as_i64().unwrap()),
-            "{l}"
-        );
-        assert_eq!(status().await, "new_task");
+        let l: VideoLabels = app.get_as(&path, &w.eng).await;
+        assert_eq!(l.steps, ["Fit", "Check"]);
+        assert!(l.segments.is_empty(), "{l:?}");
+        assert!((1900..=2100).contains(&l.duration_ms), "{l:?}");
+        assert_eq!(status().await, TrainStatus::NewTask);
 
         // Bad labels: each refused with its reason, nothing saved.
         for (segments, says) in [
             (
-                json!([{"step": 2, "start_ms": 0, "end_ms": 100}]),
+                vec![Segment::new(2, 0, 100)],
                 "Step 2 is not one of the operation's 2 steps (0 to 1).",
             ),
             (
-                json!([{"step": 0, "start_ms": 0, "end_ms": 500}, {"step": 1, "start_ms": 400, "end_ms": 900}]),
+                vec![Segment::new(0, 0, 500), Segment::new(1, 400, 900)],
                 "overlap",
             ),
-            (
-                json!([{"step": 0, "start_ms": 1500, "end_ms": 5000}]),
-                "falls outside the video",
-            ),
-            (
-                json!([{"step": 0, "start_ms": 300, "end_ms": 300}]),
-                "end after it starts",
-            ),
+            (vec![Segment::new(0, 1500, 5000)], "falls outside the video"),
+            (vec![Segment::new(0, 300, 300)], "end after it starts"),
         ] {
             let (s, v) = app
-                .call(
-                    reqwest::Method::PUT,
-                    &path,
-                    Some(json!({"segments": segments})),
-                    Some(&w.eng),
-                )
+                .send_refused(Method::PUT, &path, &labels(segments.clone()), &w.eng)
                 .await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{segments}: {v}");
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{segments:?}: {v}");
             assert!(
                 v["segments"][0].as_str().unwrap().contains(says),
-                "{segments}: {v}"
+                "{segments:?}: {v}"
             );
         }
+        // A negative step is no step at all: the body does not read.
         let (s, v) = app
-            .call(
-                reqwest::Method::PUT,
+            .put(
                 &path,
-                Some(json!({"segments": [{"step": -1, "start_ms": 0, "end_ms": 1}]})),
-                Some(&w.eng),
+                json!({"segments": [{"step": -1, "start_ms": 0, "end_ms": 1}]}),
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-        assert_eq!(app.get(&path, &w.eng).await.1["segments"], json!([]));
-        assert_eq!(status().await, "new_task");
+        let now: VideoLabels = app.get_as(&path, &w.eng).await;
+        assert!(now.segments.is_empty(), "{now:?}");
+        assert_eq!(status().await, TrainStatus::NewTask);
 
         // Good ones, sent out of order: saved in time order; the task is in annotation.
-        let (s, l) = app
-            .call(
-                reqwest::Method::PUT,
-                &path,
-                Some(json!({"segments": [{"step": 1, "start_ms": 1000, "end_ms": 1500}, {"step": 0, "start_ms": 100, "end_ms": 900}]})),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{l}");
-        assert_eq!(l["segments"][0]["step"], 0);
-        assert_eq!(l["segments"][1]["start_ms"], 1000);
-        assert_eq!(
-            (l["reviewed"].as_bool(), l["updated_by"].is_i64()),
-            (Some(false), true)
-        );
-        assert_eq!(status().await, "in_annotation");
-        assert_eq!(app.get(&path, &w.eng).await.1["segments"], l["segments"]);
+        let good = labels(vec![Segment::new(1, 1000, 1500), Segment::new(0, 100, 900)]);
+        let l: VideoLabels = app.send_as(Method::PUT, &path, &good, &w.eng).await;
+        assert_eq!(l.segments[0].step, 0);
+        assert_eq!(l.segments[1].start_ms, 1000);
+        assert_eq!((l.reviewed, l.updated_by.is_some()), (false, true));
+        assert_eq!(status().await, TrainStatus::InAnnotation);
+        let now: VideoLabels = app.get_as(&path, &w.eng).await;
+        assert_eq!(now.segments, l.segments);
 
         // Another organisation, a role that does not label, a video still uploading.
-        let body = json!({"segments": []});
+        let body = labels(vec![]);
         assert_eq!(app.get(&path, &w.boss_b).await.0, StatusCode::NOT_FOUND);
         assert_eq!(
-            app.call(
-                reqwest::Method::PUT,
-                &path,
-                Some(body.clone()),
-                Some(&w.boss_b)
-            )
-            .await
-            .0,
+            app.send_refused(Method::PUT, &path, &body, &w.boss_b)
+                .await
+                .0,
             StatusCode::NOT_FOUND
         );
         assert_eq!(
-            app.call(
-                reqwest::Method::PUT,
-                &path,
-                Some(body.clone()),
-                Some(&w.analyst)
-            )
-            .await
-            .0,
+            app.send_refused(Method::PUT, &path, &body, &w.analyst)
+                .await
+                .0,
             StatusCode::FORBIDDEN
         );
-        let (_, up) = start(&app, &w.eng, w.task, "later.mp4", 10).await;
+        let up = start(&app, &w.eng, w.task, "later.mp4", 10).await;
         let (s, v) = app
-            .call(
-                reqwest::Method::PUT,
-                &format!("organization/task_record/{}/labels/", up["id"]),
-                Some(body),
-                Some(&w.eng),
+            .send_refused(
+                Method::PUT,
+                &format!("organization/task_record/{}/labels/", up.id),
+                &body,
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::CONFLICT, "{v}");
-        assert_eq!(
-            app.get(&path, &w.eng).await.1["segments"]
-                .as_array()
-                .unwrap()
-                .len(),
-            2
-        );
+        let now: VideoLabels = app.get_as(&path, &w.eng).await;
+        assert_eq!(now.segments.len(), 2);
     }
 );
 
@@ -680,30 +666,19 @@ both!(
     tags_and_comments_are_the_organisations_and_counted_on_the_video,
     |app: TestApp| async move {
         let w = subscribed_world(&app).await;
-        let (_, v) = start(&app, &w.eng, w.task, "bench.mp4", 100).await;
-        let id = v["id"].as_i64().unwrap();
+        let id = start(&app, &w.eng, w.task, "bench.mp4", 100).await.id;
         let video = format!("organization/task_record/{id}/");
+        let tags = "organization/task_record/tags";
+        let tag = |name: &str| OrgTagCreate {
+            tag_name: name.into(),
+        };
 
         // Tags: the organisation's vocabulary, one of each name.
-        let (s, t) = app
-            .post(
-                "organization/task_record/tags",
-                json!({"tag_name": " Night shift "}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(
-            (s, t["tag_name"].as_str()),
-            (StatusCode::CREATED, Some("Night shift")),
-            "{t}"
-        );
-        let night = t["id"].as_i64().unwrap();
+        let t: OrgTag = app.create_as(tags, &tag(" Night shift "), &w.eng).await;
+        assert_eq!(t.tag_name, "Night shift", "{t:?}");
+        let night = t.id;
         let (s, v) = app
-            .post(
-                "organization/task_record/tags",
-                json!({"tag_name": "Night shift"}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::POST, tags, &tag("Night shift"), &w.eng)
             .await;
         assert_eq!(
             (s, v["tag_name"][0].as_str()),
@@ -713,56 +688,54 @@ both!(
             )
         );
         let (s, v) = app
-            .post(
-                "organization/task_record/tags",
-                json!({"tag_name": "  "}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::POST, tags, &tag("  "), &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-        let (_, t) = app
-            .post(
-                "organization/task_record/tags",
-                json!({"tag_name": "Left hand"}),
-                Some(&w.eng),
-            )
-            .await;
-        let left = t["id"].as_i64().unwrap();
-        let (_, b_tag) = app
-            .post(
-                "organization/task_record/tags",
-                json!({"tag_name": "Night shift"}),
-                Some(&w.boss_b),
-            )
-            .await;
-        let b_tag = b_tag["id"].as_i64().unwrap();
-        let (_, tags) = app.get("organization/task_record/tags", &w.eng).await;
+        let left = app
+            .create_as::<_, OrgTag>(tags, &tag("Left hand"), &w.eng)
+            .await
+            .id;
+        let b_tag = app
+            .create_as::<_, OrgTag>(tags, &tag("Night shift"), &w.boss_b)
+            .await
+            .id;
+        let all: Vec<OrgTag> = app.get_as(tags, &w.eng).await;
         assert_eq!(
-            tags,
-            json!([{"id": left, "tag_name": "Left hand"}, {"id": night, "tag_name": "Night shift"}])
+            all,
+            [
+                OrgTag {
+                    id: left,
+                    tag_name: "Left hand".into()
+                },
+                OrgTag {
+                    id: night,
+                    tag_name: "Night shift".into()
+                }
+            ]
         );
 
         // A video's tags and name; another organisation's tag changes nothing.
-        let (s, v) = app.patch(&video, json!({"tags": [night, left, night], "file_name": "Bench A.mp4", "isUploadedVideo": false}), Some(&w.eng)).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        let change = VideoPatch {
+            tags: Some(vec![night, left, night]),
+            file_name: Some("Bench A.mp4".into()),
+            is_uploaded_video: Some(false),
+        };
+        let v: Video = app.send_as(Method::PATCH, &video, &change, &w.eng).await;
         assert_eq!(
+            (v.tags, v.file_name, v.is_uploaded_video),
             (
-                v["tags"].clone(),
-                v["file_name"].clone(),
-                v["isUploadedVideo"].clone()
-            ),
-            (
-                json!(["Left hand", "Night shift"]),
-                json!("Bench A.mp4"),
-                json!(false)
+                vec!["Left hand".to_string(), "Night shift".into()],
+                "Bench A.mp4".to_string(),
+                false
             )
         );
+        let other = VideoPatch {
+            tags: Some(vec![b_tag]),
+            file_name: Some("Other".into()),
+            ..VideoPatch::default()
+        };
         let (s, v) = app
-            .patch(
-                &video,
-                json!({"tags": [b_tag], "file_name": "Other"}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::PATCH, &video, &other, &w.eng)
             .await;
         assert_eq!(
             (s, v["tags"][0].as_str()),
@@ -772,103 +745,81 @@ both!(
             ),
             "{v}"
         );
-        let (_, v) = app.get(&video, &w.eng).await;
+        let v: Video = app.get_as(&video, &w.eng).await;
         assert_eq!(
-            (v["tags"].clone(), v["file_name"].clone()),
-            (json!(["Left hand", "Night shift"]), json!("Bench A.mp4"))
+            (v.tags, v.file_name.as_str()),
+            (
+                vec!["Left hand".to_string(), "Night shift".into()],
+                "Bench A.mp4"
+            )
         );
-        let (_, l) = app
-            .get(
+        let l: Page<Video> = app
+            .get_as(
                 &format!("organization/task/videos/{}?isUploadedVideo=false", w.task),
                 &w.eng,
             )
             .await;
-        assert_eq!(l["results"][0]["tags"], json!(["Left hand", "Night shift"]));
+        assert_eq!(l.results[0].tags, ["Left hand", "Night shift"]);
+        let rename = VideoPatch {
+            file_name: Some("x".into()),
+            ..VideoPatch::default()
+        };
         assert_eq!(
-            app.patch(&video, json!({"file_name": "x"}), Some(&w.boss_b))
+            app.send_refused(Method::PATCH, &video, &rename, &w.boss_b)
                 .await
                 .0,
             StatusCode::NOT_FOUND
         );
         assert_eq!(
-            app.delete(&format!("organization/task_record/tags/{night}"), &w.boss_b)
-                .await
-                .0,
+            app.delete(&format!("{tags}/{night}"), &w.boss_b).await.0,
             StatusCode::NOT_FOUND
         );
-        let (s, _) = app
-            .delete(&format!("organization/task_record/tags/{night}"), &w.eng)
-            .await;
+        let (s, _) = app.delete(&format!("{tags}/{night}"), &w.eng).await;
         assert_eq!(s, StatusCode::NO_CONTENT);
         assert_eq!(
-            app.get(&video, &w.eng).await.1["tags"],
-            json!(["Left hand"])
+            app.get_as::<Video>(&video, &w.eng).await.tags,
+            ["Left hand"]
         );
 
         // Comments count on the video; the writer or a manager deletes one.
-        let c = |text: &str| json!({"entity_id": id, "text": text});
-        let (s, first) = app
-            .post(
-                "organization/task_record/comments",
-                c("Step 2 is cut short"),
-                Some(&w.eng),
-            )
+        let comments = "organization/task_record/comments";
+        let c = |text: &str| CommentCreate {
+            entity_id: id,
+            text: text.into(),
+        };
+        let first: Comment = app
+            .create_as(comments, &c("Step 2 is cut short"), &w.eng)
+            .await;
+        assert_eq!(first.user_name, "Eng User", "{first:?}");
+        let second: Comment = app
+            .create_as(comments, &c("Relabel this one"), &w.boss)
             .await;
         assert_eq!(
-            (s, first["user_name"].as_str()),
-            (StatusCode::CREATED, Some("Eng User")),
-            "{first}"
-        );
-        let (s, second) = app
-            .post(
-                "organization/task_record/comments",
-                c("Relabel this one"),
-                Some(&w.boss),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{second}");
-        assert_eq!(
-            app.post("organization/task_record/comments", c(" "), Some(&w.eng))
+            app.send_refused(Method::POST, comments, &c(" "), &w.eng)
                 .await
                 .0,
             StatusCode::BAD_REQUEST
         );
         assert_eq!(
-            app.post("organization/task_record/comments", c("x"), Some(&w.boss_b))
+            app.send_refused(Method::POST, comments, &c("x"), &w.boss_b)
                 .await
                 .0,
             StatusCode::NOT_FOUND
         );
         assert_eq!(
-            app.post(
-                "organization/task_record/comments",
-                c("x"),
-                Some(&w.analyst)
-            )
-            .await
-            .0,
+            app.send_refused(Method::POST, comments, &c("x"), &w.analyst)
+                .await
+                .0,
             StatusCode::FORBIDDEN
         );
-        let (_, list) = app
-            .get(
-                &format!("organization/task_record/comments?entity_id={id}"),
-                &w.eng,
-            )
-            .await;
-        assert_eq!(list.as_array().unwrap().len(), 2, "{list}");
-        assert_eq!(list[0]["text"], "Step 2 is cut short");
-        assert_eq!(app.get(&video, &w.eng).await.1["no_of_comments"], 2);
-        assert_eq!(
-            app.get(
-                &format!("organization/task_record/comments?entity_id={id}"),
-                &w.boss_b
-            )
-            .await
-            .0,
-            StatusCode::NOT_FOUND
-        );
-        let (_, l) = app
-            .get(
+        let of_video = format!("{comments}?entity_id={id}");
+        let list: Vec<Comment> = app.get_as(&of_video, &w.eng).await;
+        assert_eq!(list.len(), 2, "{list:?}");
+        assert_eq!(list[0].text, "Step 2 is cut short");
+        assert_eq!(app.get_as::<Video>(&video, &w.eng).await.no_of_comments, 2);
+        assert_eq!(app.get(&of_video, &w.boss_b).await.0, StatusCode::NOT_FOUND);
+        let l: Page<Video> = app
+            .get_as(
                 &format!(
                     "organization/task/videos/{}?ordering=-no_of_comments",
                     w.task
@@ -876,25 +827,19 @@ both!(
                 &w.eng,
             )
             .await;
-        assert_eq!(l["results"][0]["no_of_comments"], 2);
+        assert_eq!(l.results[0].no_of_comments, 2);
         // The writer deletes their own; another organisation cannot delete one.
         let (s, _) = app
-            .delete(
-                &format!("organization/task_record/comments/{}", first["id"]),
-                &w.eng,
-            )
+            .delete(&format!("{comments}/{}", first.id), &w.eng)
             .await;
         assert_eq!(s, StatusCode::NO_CONTENT);
         assert_eq!(
-            app.delete(
-                &format!("organization/task_record/comments/{}", second["id"]),
-                &w.boss_b
-            )
-            .await
-            .0,
+            app.delete(&format!("{comments}/{}", second.id), &w.boss_b)
+                .await
+                .0,
             StatusCode::NOT_FOUND
         );
-        assert_eq!(app.get(&video, &w.eng).await.1["no_of_comments"], 1);
+        assert_eq!(app.get_as::<Video>(&video, &w.eng).await.no_of_comments, 1);
     }
 );
 
@@ -903,7 +848,7 @@ both!(
     |app: TestApp| async move {
         let w = subscribed_world(&app).await;
         let tmp = tempfile::tempdir().unwrap();
-        let (_, v) = upload(
+        let v = upload_video(
             &app,
             &w.eng,
             w.task,
@@ -912,85 +857,76 @@ both!(
             1 << 20,
         )
         .await;
-        let id = v["id"].as_i64().unwrap();
-        let d = v["duration_ms"].as_i64().unwrap();
-        let (_, t) = app
-            .post(
-                "organization/task_record/tags",
-                json!({"tag_name": "Fumble"}),
-                Some(&w.eng),
-            )
-            .await;
-        let tag = t["id"].as_i64().unwrap();
-        let (_, b_tag) = app
-            .post(
-                "organization/task_record/tags",
-                json!({"tag_name": "Fumble"}),
-                Some(&w.boss_b),
-            )
-            .await;
-        let at =
-            |time_ms: i64, tag: i64| json!({"task_record": id, "tag": tag, "time_ms": time_ms});
+        let (id, d) = (v.id, v.duration_ms.unwrap());
+        let fumble = OrgTagCreate {
+            tag_name: "Fumble".into(),
+        };
+        let tags = "organization/task_record/tags";
+        let tag = app.create_as::<_, OrgTag>(tags, &fumble, &w.eng).await.id;
+        let b_tag = app
+            .create_as::<_, OrgTag>(tags, &fumble, &w.boss_b)
+            .await
+            .id;
+        let at = |time_ms: i64, tag: i64| TimeTagCreate {
+            task_record: id,
+            tag,
+            time_ms,
+        };
         let path = "organization/tag_time_stamp_videos_view";
 
-        let (s, late) = app.post(path, at(1500, tag), Some(&w.eng)).await;
-        assert_eq!(
-            (s, late["tag_name"].as_str()),
-            (StatusCode::CREATED, Some("Fumble")),
-            "{late}"
-        );
-        let (s, early) = app.post(path, at(200, tag), Some(&w.eng)).await;
-        assert_eq!(s, StatusCode::CREATED, "{early}");
+        let late: TimeTag = app.create_as(path, &at(1500, tag), &w.eng).await;
+        assert_eq!(late.tag_name, "Fumble", "{late:?}");
+        let early: TimeTag = app.create_as(path, &at(200, tag), &w.eng).await;
         for (body, field) in [
             (at(d + 1, tag), "time_ms"),
             (at(-1, tag), "time_ms"),
-            (at(10, b_tag["id"].as_i64().unwrap()), "tag"),
+            (at(10, b_tag), "tag"),
         ] {
-            let (s, v) = app.post(path, body.clone(), Some(&w.eng)).await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert!(v[field][0].is_string(), "{body}: {v}");
+            let (s, v) = app.send_refused(Method::POST, path, &body, &w.eng).await;
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert!(v[field][0].is_string(), "{body:?}: {v}");
         }
         let (s, v) = app
             .post(path, json!({"task_record": id, "tag": tag}), Some(&w.eng))
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
-            app.post(path, at(10, tag), Some(&w.boss_b)).await.0,
-            StatusCode::NOT_FOUND
-        );
-        assert_eq!(
-            app.post(path, at(10, tag), Some(&w.analyst)).await.0,
-            StatusCode::FORBIDDEN
-        );
-        let (_, pending) = start(&app, &w.eng, w.task, "later.mp4", 10).await;
-        let (s, _) = app
-            .post(
-                path,
-                json!({"task_record": pending["id"], "tag": tag, "time_ms": 0}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CONFLICT);
-
-        let (_, list) = app.get(&format!("{path}?task_record={id}"), &w.eng).await;
-        let times: Vec<i64> = list
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["time_ms"].as_i64().unwrap())
-            .collect();
-        assert_eq!(times, [200, 1500], "{list}");
-        assert_eq!(
-            app.get(&format!("{path}?task_record={id}"), &w.boss_b)
+            app.send_refused(Method::POST, path, &at(10, tag), &w.boss_b)
                 .await
                 .0,
             StatusCode::NOT_FOUND
         );
-        let gone = format!("organization/tag_time_stamp_video/{}", early["id"]);
+        assert_eq!(
+            app.send_refused(Method::POST, path, &at(10, tag), &w.analyst)
+                .await
+                .0,
+            StatusCode::FORBIDDEN
+        );
+        let pending = start(&app, &w.eng, w.task, "later.mp4", 10).await;
+        let (s, _) = app
+            .send_refused(
+                Method::POST,
+                path,
+                &TimeTagCreate {
+                    task_record: pending.id,
+                    tag,
+                    time_ms: 0,
+                },
+                &w.eng,
+            )
+            .await;
+        assert_eq!(s, StatusCode::CONFLICT);
+
+        let of_video = format!("{path}?task_record={id}");
+        let list: Vec<TimeTag> = app.get_as(&of_video, &w.eng).await;
+        let times: Vec<i64> = list.iter().map(|t| t.time_ms).collect();
+        assert_eq!(times, [200, 1500], "{list:?}");
+        assert_eq!(app.get(&of_video, &w.boss_b).await.0, StatusCode::NOT_FOUND);
+        let gone = format!("organization/tag_time_stamp_video/{}", early.id);
         assert_eq!(app.delete(&gone, &w.boss_b).await.0, StatusCode::NOT_FOUND);
         assert_eq!(app.delete(&gone, &w.eng).await.0, StatusCode::NO_CONTENT);
         assert_eq!(app.delete(&gone, &w.eng).await.0, StatusCode::NOT_FOUND);
-        let (_, list) = app.get(&format!("{path}?task_record={id}"), &w.eng).await;
-        assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+        let list: Vec<TimeTag> = app.get_as(&of_video, &w.eng).await;
+        assert_eq!(list.len(), 1, "{list:?}");
     }
 );
