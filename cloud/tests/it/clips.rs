@@ -6,6 +6,8 @@
 //! nothing kept.
 
 use gemba_cloud::media::clips::{clip_url, clip_url_for, sweep};
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::telemetry::{CycleClip, CycleDetails, Trace};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -67,6 +69,13 @@ async fn put(app: &TestApp, path: &str, body: Vec<u8>) -> (StatusCode, Value) {
     (s, r.json().await.unwrap_or(Value::Null))
 }
 
+/// [`put`] of a clip that is kept (200): the clip.
+async fn put_ok(app: &TestApp, path: &str, body: Vec<u8>) -> CycleClip {
+    let (s, v) = put(app, path, body).await;
+    assert_eq!(s, StatusCode::OK, "{path}: {v}");
+    serde_json::from_value(v).unwrap()
+}
+
 /// The clip files of organisation `org` in the object folder.
 fn files(app: &TestApp, org: i64) -> Vec<String> {
     let dir = app.data_dir().join(format!("objects/org/{org}/clips"));
@@ -102,18 +111,15 @@ both!(
         let tok = token(&app, w.a, dev);
         let dir = tempfile::tempdir().unwrap();
         let mp4 = clip(dir.path(), 3);
-        let details = async |id: &str| -> Value {
-            let (s, v) = app
-                .get(
-                    &format!("telemetry/trace/trace_single_cycle_details/?cycle_id={id}"),
-                    &w.analyst,
-                )
-                .await;
-            assert_eq!(s, StatusCode::OK, "{v}");
-            v
+        let details = async |id: &str| -> CycleDetails {
+            app.get_as(
+                &format!("telemetry/trace/trace_single_cycle_details/?cycle_id={id}"),
+                &w.analyst,
+            )
+            .await
         };
         // No clip yet: the details say so.
-        assert_eq!(details(&c1).await["clip"], Value::Null);
+        assert_eq!(details(&c1).await.clip, None);
 
         // Refused, nothing kept: a token that is not one, a media token, an expired
         // one, another device's or organisation's, an unknown or malformed cycle, no
@@ -157,7 +163,7 @@ both!(
                 "{v}"
             );
         }
-        assert_eq!(details(&c1).await["clip"], Value::Null);
+        assert_eq!(details(&c1).await.clip, None);
         assert!(files(&app, w.a).is_empty(), "{:?}", files(&app, w.a));
         assert!(
             std::fs::read_dir(app.data_dir().join("uploads"))
@@ -169,22 +175,13 @@ both!(
 
         // The device's clip of its cycle: kept, and played through the details.
         let start = AT - 1_500;
-        let (s, v) = put(&app, &format!("{tok}/{c1}?start_ms={start}"), mp4.clone()).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let d = details(&c1).await;
-        let c = &d["clip"];
-        assert_eq!(c["start_ms"], start);
-        let len = c["duration_ms"].as_i64().unwrap();
-        assert!((2900..=3100).contains(&len), "{c}");
-        assert_eq!(
-            (&v["start_ms"], &v["duration_ms"]),
-            (&c["start_ms"], &c["duration_ms"])
-        );
-        let url = format!(
-            "{}{}",
-            app.base.trim_end_matches("/api"),
-            c["url"].as_str().unwrap()
-        );
+        let v = put_ok(&app, &format!("{tok}/{c1}?start_ms={start}"), mp4.clone()).await;
+        let c = details(&c1).await.clip.unwrap();
+        assert_eq!(c.start_ms, start);
+        let len = c.duration_ms;
+        assert!((2900..=3100).contains(&len), "{c:?}");
+        assert_eq!((v.start_ms, v.duration_ms), (c.start_ms, c.duration_ms));
+        let url = format!("{}{}", app.base.trim_end_matches("/api"), c.url);
         let got = app.client.get(&url).send().await.unwrap();
         assert_eq!(got.status(), StatusCode::OK);
         assert_eq!(got.headers()["content-type"], "video/mp4");
@@ -210,11 +207,10 @@ both!(
 
         // Sent again (the device did not hear the answer): the new one replaces it.
         let longer = clip(dir.path(), 4);
-        let (s, _) = put(&app, &format!("{tok}/{c1}?start_ms={}", AT - 500), longer).await;
-        assert_eq!(s, StatusCode::OK);
-        let c = details(&c1).await["clip"].clone();
-        assert_eq!(c["start_ms"], AT - 500);
-        assert!(c["duration_ms"].as_i64().unwrap() > 3500, "{c}");
+        put_ok(&app, &format!("{tok}/{c1}?start_ms={}", AT - 500), longer).await;
+        let c = details(&c1).await.clip.unwrap();
+        assert_eq!(c.start_ms, AT - 500);
+        assert!(c.duration_ms > 3500, "{c:?}");
         assert_eq!(files(&app, w.a), vec![format!("{c1}.mp4")]);
 
         // A second cycle's clip, in WebM (VP8, as an agent with `--clip-format webm`
@@ -224,17 +220,9 @@ both!(
              ! vp8enc deadline=1 ! webmmux",
             &dir.path().join("clip.webm"),
         );
-        let (s, v) = put(&app, &format!("{tok}/{c2}?start_ms={AT}"), webm.clone()).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert!(
-            (1900..=2100).contains(&v["duration_ms"].as_i64().unwrap()),
-            "{v}"
-        );
-        let url = format!(
-            "{}{}",
-            app.base.trim_end_matches("/api"),
-            v["url"].as_str().unwrap()
-        );
+        let v = put_ok(&app, &format!("{tok}/{c2}?start_ms={AT}"), webm.clone()).await;
+        assert!((1900..=2100).contains(&v.duration_ms), "{v:?}");
+        let url = format!("{}{}", app.base.trim_end_matches("/api"), v.url);
         let got = app.client.get(&url).send().await.unwrap();
         assert_eq!(got.headers()["content-type"], "video/webm");
         assert_eq!(got.bytes().await.unwrap().to_vec(), webm);
@@ -242,31 +230,26 @@ both!(
         // a cycle without one says so; organisation B sees none of A's; bad ranges are
         // refused.
         for call in ["trace/v2", "trace/"] {
-            let (s, v) = app
-                .get(
+            let v: Page<Trace> = app
+                .get_as(
                     &format!("telemetry/{call}?device={dev}&ordering=start_ms"),
                     &w.analyst,
                 )
                 .await;
-            assert_eq!(s, StatusCode::OK, "{v}");
-            assert_eq!(v["count"], 2);
-            assert_eq!(v["results"][0]["cycle"]["id"], c1.as_str());
-            assert_eq!(v["results"][0]["clip"]["start_ms"], AT - 500);
-            assert_eq!(v["results"][1]["cycle"]["id"], c2.as_str());
-            assert_eq!(v["results"][1]["clip"]["start_ms"], AT);
-            assert!(
-                v["results"][1]["clip"]["url"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("/api/media/")
-            );
+            assert_eq!(v.count, 2);
+            let clip = |i: usize| v.results[i].clip.as_ref().unwrap();
+            assert_eq!(v.results[0].cycle.id, c1);
+            assert_eq!(clip(0).start_ms, AT - 500);
+            assert_eq!(v.results[1].cycle.id, c2);
+            assert_eq!(clip(1).start_ms, AT);
+            assert!(clip(1).url.starts_with("/api/media/"));
         }
-        let (_, v) = app
-            .get(&format!("telemetry/trace/v2?device={other}"), &w.analyst)
+        let v: Page<Trace> = app
+            .get_as(&format!("telemetry/trace/v2?device={other}"), &w.analyst)
             .await;
-        assert_eq!(v["results"][0]["clip"], Value::Null, "{v}");
-        let (s, v) = app.get("telemetry/trace/v2", &w.boss_b).await;
-        assert_eq!((s, &v["count"]), (StatusCode::OK, &json!(0)), "{v}");
+        assert_eq!(v.results[0].clip, None, "{v:?}");
+        let v: Page<Trace> = app.get_as("telemetry/trace/v2", &w.boss_b).await;
+        assert_eq!(v.count, 0, "{v:?}");
         let (s, v) = app
             .get(
                 "telemetry/trace/v2?datetime_start=2026-11-04&datetime_end=2026-11-03",
@@ -292,7 +275,7 @@ both!(
             .unwrap();
         assert_eq!(sweep(&app.state).await.unwrap(), 1);
         assert!(files(&app, w.a).is_empty());
-        assert_eq!(details(&c2).await["clip"], Value::Null);
+        assert_eq!(details(&c2).await.clip, None);
 
         // A deployment that keeps no clips asks devices for none.
         let none = gemba_cloud::config::Settings {
