@@ -7,7 +7,11 @@
 //!
 //! Needs what `learning_loop.rs` needs (the demo footage, the agent binary, ORT).
 
-use reqwest::StatusCode;
+use gemba_shared::api::v1::device::{Device, DeviceDetails, StartTask};
+use gemba_shared::api::v1::task::{BulkDelete, Task, TaskCreate};
+use gemba_shared::api::v1::video::{RecordRequest, Video, VideoStatus};
+use gemba_shared::api::v1::{Msg, Page};
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -32,15 +36,13 @@ async fn a_device_records_training_video_from_its_cameras() {
     let detail = "Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n\
                   Fasten screws:\nDrive;\nInspect:\nLook;\n";
     let task_in = async |tok: &str| {
-        let (s, t) = app
-            .post(
-                "organization/task/",
-                json!({ "task_detail": detail }),
-                Some(tok),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{t}");
-        t["id"].as_i64().unwrap()
+        let body = TaskCreate {
+            task_detail: Some(detail.into()),
+            ..TaskCreate::default()
+        };
+        app.create_as::<_, Task>("organization/task/", &body, tok)
+            .await
+            .id
     };
     let task = task_in(&eng).await;
     let task_b = task_in(&boss_b).await;
@@ -67,19 +69,25 @@ async fn a_device_records_training_video_from_its_cameras() {
     let theirs = add(&app, &boss_b, "Theirs").await["device"]["id"]
         .as_i64()
         .unwrap();
+    let details_path = format!("device/{device}/device_details/");
+    let details = async || app.get_as::<DeviceDetails>(&details_path, &eng).await;
     until("the device online", 60, async || {
-        app.get(&format!("device/{device}/device_details/"), &eng)
-            .await
-            .1["online"]
-            == true
+        details().await.device.online
     })
     .await;
 
     let record = format!("organization/task/videos/{task}/record/");
-    let ask = |camera: &str, seconds: i64| json!({"device": device, "camera": camera, "seconds": seconds});
+    let ask_of = |device: i64, camera: &str, seconds: i64| RecordRequest {
+        device,
+        camera: camera.into(),
+        seconds,
+    };
+    let ask = |camera: &str, seconds: i64| ask_of(device, camera, seconds);
 
     // Without the subscription: refused.
-    let (s, v) = app.post(&record, ask("cam0", 5), Some(&eng)).await;
+    let (s, v) = app
+        .send_refused(Method::POST, &record, &ask("cam0", 5), &eng)
+        .await;
     assert_eq!(s, StatusCode::FORBIDDEN, "{v}");
     app.subscribe(&admin, org, "Record Training Set").await;
 
@@ -102,19 +110,19 @@ async fn a_device_records_training_video_from_its_cameras() {
             "Choose one of the device's cameras.",
         ),
         (
-            json!({"device": offline, "camera": "cam0", "seconds": 5}),
+            ask_of(offline, "cam0", 5),
             "device",
             "Bench 2 is offline: try again once it is online.",
         ),
         (
-            json!({"device": theirs, "camera": "cam0", "seconds": 5}),
+            ask_of(theirs, "cam0", 5),
             "device",
             &*format!("Device {theirs} is not one of the organisation's devices."),
         ),
     ] {
-        let (s, v) = app.post(&record, body.clone(), Some(&eng)).await;
-        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-        assert_eq!(v[field][0], says, "{body}: {v}");
+        let (s, v) = app.send_refused(Method::POST, &record, &body, &eng).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+        assert_eq!(v[field][0], says, "{body:?}: {v}");
     }
     for body in [
         json!({"device": device, "camera": "cam0"}),
@@ -125,111 +133,104 @@ async fn a_device_records_training_video_from_its_cameras() {
         let (s, v) = app.post(&record, body.clone(), Some(&eng)).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
     }
-    let (s, _) = app.post(&record, ask("cam0", 5), Some(&analyst)).await;
+    let (s, _) = app
+        .send_refused(Method::POST, &record, &ask("cam0", 5), &analyst)
+        .await;
     assert_eq!(s, StatusCode::FORBIDDEN);
     let (s, _) = app
-        .post(
+        .send_refused(
+            Method::POST,
             &format!("organization/task/videos/{task_b}/record/"),
-            ask("cam0", 5),
-            Some(&eng),
+            &ask("cam0", 5),
+            &eng,
         )
         .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     let list = format!("organization/task/videos/{task}");
-    assert_eq!(app.get(&list, &eng).await.1["count"], 0);
-    let (_, details) = app
-        .get(&format!("device/{device}/device_details/"), &eng)
-        .await;
-    assert_eq!(details["commands"], json!([]), "{details}");
+    let count = async || app.get_as::<Page<Video>>(&list, &eng).await.count;
+    assert_eq!(count().await, 0);
+    let d = details().await;
+    assert!(d.commands.is_empty(), "{d:?}");
 
     // cam0 runs the task: it records through its running capture, and keeps running.
-    let (s, v) = app
-        .post(
+    let cam0_task = |d: &DeviceDetails| {
+        d.device
+            .status
+            .as_ref()
+            .and_then(|s| s.cameras.first())
+            .and_then(|c| c.task)
+    };
+    let _: Device = app
+        .send_as(
+            Method::POST,
             &format!("device/{device}/start_task/"),
-            json!({"camera": "cam0", "task": task}),
-            Some(&eng),
+            &StartTask {
+                camera: "cam0".into(),
+                task,
+            },
+            &eng,
         )
         .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
     until("the task on cam0", 60, async || {
-        app.get(&format!("device/{device}/device_details/"), &eng)
-            .await
-            .1["status"]["cameras"][0]["task"]
-            == task
+        cam0_task(&details().await) == Some(task)
     })
     .await;
-    let (s, running) = app.post(&record, ask("cam0", 6), Some(&eng)).await;
-    assert_eq!(s, StatusCode::CREATED, "{running}");
-    assert_eq!(running["status"], "recording");
-    assert_eq!(running["device"], device);
-    assert_eq!(running["camera"], "cam0");
+    let recording =
+        async |body: &RecordRequest| -> Video { app.create_as(&record, body, &eng).await };
+    let running = recording(&ask("cam0", 6)).await;
+    assert_eq!(running.status, VideoStatus::Recording);
+    assert_eq!(running.device, Some(device));
+    assert_eq!(running.camera.as_deref(), Some("cam0"));
     assert!(
-        running["file_name"]
-            .as_str()
-            .unwrap()
-            .starts_with("Bench 1 cam0 "),
-        "{running}"
+        running.file_name.starts_with("Bench 1 cam0 "),
+        "{running:?}"
     );
     // cam1 runs nothing: it records on its own, at the same time.
-    let (s, idle) = app.post(&record, ask("cam1", 5), Some(&eng)).await;
-    assert_eq!(s, StatusCode::CREATED, "{idle}");
+    let idle = recording(&ask("cam1", 5)).await;
     // The missing file cannot be recorded: the device says why.
-    let (s, gone) = app.post(&record, ask("gone", 5), Some(&eng)).await;
-    assert_eq!(s, StatusCode::CREATED, "{gone}");
+    let gone = recording(&ask("gone", 5)).await;
 
-    let video = |v: &Value| format!("organization/task_record/{}/", v["id"]);
-    let mut done = vec![Value::Null; 3];
+    let video = |v: &Video| format!("organization/task_record/{}/", v.id);
+    let read = async |v: &Video| app.get_as::<Video>(&video(v), &eng).await;
+    let mut done: Vec<Video> = vec![];
     until("the recordings", 120, async || {
-        for (i, v) in [&running, &idle, &gone].into_iter().enumerate() {
-            done[i] = app.get(&video(v), &eng).await.1;
+        done.clear();
+        for v in [&running, &idle, &gone] {
+            done.push(read(v).await);
         }
-        done.iter().all(|v| v["status"] != "recording")
+        done.iter().all(|v| v.status != VideoStatus::Recording)
     })
     .await;
     for (v, seconds) in [(&done[0], 6.0), (&done[1], 5.0)] {
-        assert_eq!(v["status"], "ready", "{v}");
-        let d = v["duration_ms"].as_f64().unwrap() / 1000.0;
-        assert!((d - seconds).abs() < 0.7, "{d} s, not {seconds}: {v}");
-        assert_eq!(
-            (v["width"].as_i64(), v["height"].as_i64()),
-            (Some(640), Some(480)),
-            "{v}"
-        );
-        assert!(v["thumbnail_url"].is_string(), "{v}");
-        assert!(v["size_bytes"].as_i64().unwrap() > 10_000, "{v}");
+        assert_eq!(v.status, VideoStatus::Ready, "{v:?}");
+        let d = v.duration_ms.unwrap() as f64 / 1000.0;
+        assert!((d - seconds).abs() < 0.7, "{d} s, not {seconds}: {v:?}");
+        assert_eq!((v.width, v.height), (Some(640), Some(480)), "{v:?}");
+        assert!(v.thumbnail_url.is_some(), "{v:?}");
+        assert!(v.size_bytes > 10_000, "{v:?}");
         // It plays: the signed URL serves it.
-        let url = format!("{}{}", cloud, v["url"].as_str().unwrap());
+        let url = format!("{}{}", cloud, v.url.as_deref().unwrap());
         let r = app.client.get(url).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK);
-        assert_eq!(
-            r.bytes().await.unwrap().len() as i64,
-            v["size_bytes"].as_i64().unwrap()
-        );
+        assert_eq!(r.bytes().await.unwrap().len() as i64, v.size_bytes);
     }
-    assert_eq!(done[2]["status"], "failed", "{}", done[2]);
-    assert!(
-        done[2]["message"]
-            .as_str()
-            .unwrap()
-            .contains("no video file"),
-        "{}",
-        done[2]
-    );
+    assert_eq!(done[2].status, VideoStatus::Failed, "{:?}", done[2]);
+    assert!(done[2].message.contains("no video file"), "{:?}", done[2]);
     // cam0 still runs its task.
-    let (_, details) = app
-        .get(&format!("device/{device}/device_details/"), &eng)
-        .await;
-    assert_eq!(details["status"]["cameras"][0]["task"], task, "{details}");
+    let d = details().await;
+    assert_eq!(cam0_task(&d), Some(task), "{d:?}");
     // The list shows all three; a failed one can be deleted.
-    assert_eq!(app.get(&list, &eng).await.1["count"], 3);
-    let (s, v) = app
-        .patch(
+    assert_eq!(count().await, 3);
+    let _: Msg = app
+        .send_as(
+            Method::PATCH,
             "organization/task_record/bulk_delete/",
-            json!({"ids": [done[2]["id"]]}),
-            Some(&eng),
+            &BulkDelete {
+                ids: vec![done[2].id],
+            },
+            &eng,
         )
         .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
 
     // The upload URL: a token for nothing, and a recording that already arrived.
     let put = async |url: String, body: &'static [u8]| {
@@ -240,25 +241,22 @@ async fn a_device_records_training_video_from_its_cameras() {
     let (s, _) = put(format!("{}/device/recording/not-a-token", app.base), b"x").await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     let exp = gemba_cloud::db::now_ms() / 1000 + 600;
-    let ready_id = done[0]["id"].as_i64().unwrap();
+    let ready_id = done[0].id;
     let token = app.state.keys.sign_upload(org, ready_id, exp).unwrap();
     let (s, v) = put(format!("{}/device/recording/{token}", app.base), b"again").await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
     // Unchanged; its URLs are signed anew at each read (with a later expiry once an
     // hour has turned), so they are left out of the comparison.
-    let unsigned = |mut v: Value| {
-        for k in ["url", "thumbnail_url"] {
-            v.as_object_mut().unwrap().remove(k);
-        }
-        v
+    let unsigned = |v: Video| Video {
+        url: None,
+        thumbnail_url: None,
+        ..v
     };
-    assert_eq!(
-        unsigned(app.get(&video(&done[0]), &eng).await.1),
-        unsigned(done[0].clone())
-    );
+    assert_eq!(unsigned(read(&done[0]).await), unsigned(done[0].clone()));
     // A media token is not an upload token.
-    let media = done[0]["url"]
-        .as_str()
+    let media = done[0]
+        .url
+        .as_deref()
         .unwrap()
         .rsplit('/')
         .next()
@@ -268,30 +266,24 @@ async fn a_device_records_training_video_from_its_cameras() {
     assert_eq!(s, StatusCode::NOT_FOUND);
 
     // A recording that is not a video fails its video with why, and keeps nothing.
-    let (s, waiting) = app.post(&record, ask("cam1", 600), Some(&eng)).await;
-    assert_eq!(s, StatusCode::CREATED, "{waiting}");
-    let id = waiting["id"].as_i64().unwrap();
+    let waiting = recording(&ask("cam1", 600)).await;
+    let id = waiting.id;
     let token = app.state.keys.sign_upload(org, id, exp).unwrap();
     let (s, _) = put(format!("{}/device/recording/{token}", app.base), b"").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        app.get(&video(&waiting), &eng).await.1["status"],
-        "recording"
-    );
+    assert_eq!(read(&waiting).await.status, VideoStatus::Recording);
     let (s, v) = put(
         format!("{}/device/recording/{token}", app.base),
         b"this is not a video at all",
     )
     .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
-    let (_, v) = app.get(&video(&waiting), &eng).await;
-    assert_eq!(v["status"], "failed", "{v}");
+    let v = read(&waiting).await;
+    assert_eq!(v.status, VideoStatus::Failed, "{v:?}");
     assert!(
-        v["message"]
-            .as_str()
-            .unwrap()
+        v.message
             .starts_with("The device's recording is not a usable video"),
-        "{v}"
+        "{v:?}"
     );
     assert_eq!(
         crate::videos::files_under(&app.data_dir().join("uploads")),
