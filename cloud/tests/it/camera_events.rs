@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
+use gemba_shared::api::v1::device::{CameraEventKind, DeviceDetails};
 use gemba_shared::mqtt::v1::{self, Channel};
 use reqwest::StatusCode;
-use serde_json::Value;
 
 use crate::both;
 use crate::common::*;
@@ -41,18 +41,29 @@ fn status(ts_ms: i64, since: Option<i64>) -> v1::StatusMessage {
 
 /// The device's page once `ok` holds (within 5 s). (The page reads the device, then
 /// its events: a status may land between the two reads, so a test waits for both.)
-async fn page_when(app: &TestApp, id: i64, tok: &str, ok: impl Fn(&Value) -> bool) -> Value {
-    let mut d = Value::Null;
+async fn page_when(
+    app: &TestApp,
+    id: i64,
+    tok: &str,
+    ok: impl Fn(&DeviceDetails) -> bool,
+) -> DeviceDetails {
+    let mut d = None;
     for _ in 0..200 {
-        let (s, v) = app.get(&format!("device/{id}/device_details/"), tok).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        d = v;
-        if ok(&d) {
-            return d;
+        let v: DeviceDetails = app
+            .get_as(&format!("device/{id}/device_details/"), tok)
+            .await;
+        if ok(&v) {
+            return v;
         }
+        d = Some(v);
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    panic!("the device's page never showed it: {d}");
+    panic!("the device's page never showed it: {d:?}");
+}
+
+/// The first camera of the device's last status, if it sent one with a camera.
+fn cam0(d: &DeviceDetails) -> Option<&v1::CameraStatus> {
+    d.device.status.as_ref()?.cameras.first()
 }
 
 both!(
@@ -68,12 +79,12 @@ both!(
 
         // Sure: figures on the page, no event.
         dev.send_status(&status(device_now(), None)).await;
-        let d = page_when(&app, id, &w.eng, |d| d["online"] == true).await;
-        let cam0 = &d["status"]["cameras"][0];
-        assert_eq!(cam0["unsure_share"].as_f64(), Some(0.05), "{d}");
-        assert_eq!(cam0["brightness"], 120.0);
-        assert!(cam0.get("unsure_since_ms").is_none(), "{cam0}");
-        assert_eq!(d["camera_events"], serde_json::json!([]));
+        let d = page_when(&app, id, &w.eng, |d| d.device.online).await;
+        let c = cam0(&d).unwrap();
+        assert_eq!(c.unsure_share, Some(0.05), "{d:?}");
+        assert_eq!(c.brightness, Some(120.0));
+        assert!(c.unsure_since_ms.is_none(), "{c:?}");
+        assert!(d.camera_events.is_empty(), "{d:?}");
 
         // cam0's model unsure since a minute ago (device clock): one open event, started
         // a minute ago on the cloud's clock, with the figures then and when it was sure.
@@ -82,53 +93,49 @@ both!(
         dev.send_status(&status(device_now(), Some(since))).await;
         dev.send_status(&status(device_now(), Some(since))).await;
         let d = page_when(&app, id, &w.eng, |d| {
-            d["status"]["cameras"][0]["unsure_since_ms"].is_number()
-                && d["camera_events"].as_array().is_some_and(|e| !e.is_empty())
+            cam0(d).is_some_and(|c| c.unsure_since_ms.is_some()) && !d.camera_events.is_empty()
         })
         .await;
-        assert_eq!(d["status"]["cameras"][0]["unsure_since_ms"], since, "{d}");
-        assert_eq!(d["status"]["cameras"][0]["sure_brightness"], 121.5);
-        let events = d["camera_events"].as_array().unwrap();
-        assert_eq!(events.len(), 1, "a repeated status is the same event: {d}");
+        let c = cam0(&d).unwrap();
+        assert_eq!(c.unsure_since_ms, Some(since), "{d:?}");
+        assert_eq!(c.sure_brightness, Some(121.5));
+        let events = &d.camera_events;
+        assert_eq!(
+            events.len(),
+            1,
+            "a repeated status is the same event: {d:?}"
+        );
         let e = &events[0];
         assert_eq!(
-            (&e["camera"], &e["kind"]),
-            (&"cam0".into(), &"unsure".into())
+            (e.camera.as_str(), e.kind),
+            ("cam0", CameraEventKind::Unsure)
         );
-        let started = e["started_at"].as_i64().unwrap();
+        let started = e.started_at;
         assert!(
             (before - 62_000..=before - 58_000).contains(&started),
             "started {} s before the status",
             (before - started) / 1000
         );
-        assert_eq!(e["ended_at"], Value::Null);
-        assert_eq!(
-            (e["brightness"].as_f64(), e["sure_brightness"].as_f64()),
-            (Some(6.0), Some(121.5))
-        );
-        assert_eq!(e["unsure_share"].as_f64(), Some(0.8));
+        assert_eq!(e.ended_at, None);
+        assert_eq!((e.brightness, e.sure_brightness), (Some(6.0), Some(121.5)));
+        assert_eq!(e.unsure_share, Some(0.8));
 
         // Sure again: the event ends, and stays on the page.
         dev.send_status(&status(device_now(), None)).await;
-        let d = page_when(&app, id, &w.eng, |d| {
-            d["status"]["cameras"][0].get("unsure_since_ms").is_none()
-                && !d["camera_events"][0]["ended_at"].is_null()
-        })
-        .await;
-        let ended = d["camera_events"][0]["ended_at"].as_i64().unwrap();
-        assert!(ended >= before && ended > started, "{d}");
-        assert!(d["status"]["cameras"][0].get("unsure_since_ms").is_none());
+        let sure = |d: &DeviceDetails| cam0(d).is_none_or(|c| c.unsure_since_ms.is_none());
+        let last_ended = |d: &DeviceDetails| d.camera_events.first().and_then(|e| e.ended_at);
+        let d = page_when(&app, id, &w.eng, |d| sure(d) && last_ended(d).is_some()).await;
+        let ended = last_ended(&d).unwrap();
+        assert!(ended >= before && ended > started, "{d:?}");
+        assert!(sure(&d));
 
         // Unsure again later: a second event, newest first; the device going offline
         // (its last will) ends it.
         let again = device_now();
         dev.send_status(&status(device_now(), Some(again))).await;
-        let d = page_when(&app, id, &w.eng, |d| {
-            d["camera_events"].as_array().is_some_and(|e| e.len() == 2)
-        })
-        .await;
-        assert!(d["camera_events"][0]["ended_at"].is_null(), "{d}");
-        assert_eq!(d["camera_events"][1]["ended_at"], ended);
+        let d = page_when(&app, id, &w.eng, |d| d.camera_events.len() == 2).await;
+        assert!(d.camera_events[0].ended_at.is_none(), "{d:?}");
+        assert_eq!(d.camera_events[1].ended_at, Some(ended));
         let will = v1::StatusMessage {
             online: false,
             ts_ms: 0,
@@ -137,7 +144,7 @@ both!(
         };
         dev.send_status(&will).await;
         page_when(&app, id, &w.eng, |d| {
-            d["online"] == false && !d["camera_events"][0]["ended_at"].is_null()
+            !d.device.online && last_ended(d).is_some()
         })
         .await;
 
@@ -156,11 +163,14 @@ both!(
             v1::sign_json(&dev.key, &dev.kid, old.to_string().as_bytes()).unwrap(),
         )
         .await;
-        let d = page_when(&app, id, &w.eng, |d| d["status"]["agent_version"] == "0.1").await;
-        assert!(
-            d["status"]["cameras"][0].get("unsure_share").is_none(),
-            "{d}"
-        );
-        assert_eq!(d["camera_events"].as_array().unwrap().len(), 2);
+        let d = page_when(&app, id, &w.eng, |d| {
+            d.device
+                .status
+                .as_ref()
+                .is_some_and(|s| s.agent_version == "0.1")
+        })
+        .await;
+        assert!(cam0(&d).is_none_or(|c| c.unsure_share.is_none()), "{d:?}");
+        assert_eq!(d.camera_events.len(), 2);
     }
 );
