@@ -5,8 +5,12 @@
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use gemba_shared::api::v1::device::{DeviceDetails, DeviceSettings};
+use gemba_shared::api::v1::stream::{
+    ClientEvent, CyclesEvent, ServerEvent, StreamDevices, StreamError,
+};
 use gemba_shared::mqtt::v1::{self, Channel};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -41,12 +45,27 @@ async fn open(app: &TestApp, token: &str, org: Option<i64>) -> Result<Socket, St
     }
 }
 
-async fn send(ws: &mut Socket, v: Value) {
-    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+/// `e` as a text frame.
+fn frame(e: &ClientEvent) -> Message {
+    Message::Text(serde_json::to_string(e).unwrap().into())
+}
+
+async fn send(ws: &mut Socket, e: ClientEvent) {
+    ws.send(frame(&e)).await.unwrap();
+}
+
+/// `subscribe` to `devices` (`None`: every device of the organisation).
+fn subscribe(devices: Option<Vec<i64>>) -> ClientEvent {
+    ClientEvent::Subscribe(StreamDevices { devices })
+}
+
+/// `unsubscribe` from `devices` (`None`: from all).
+fn unsubscribe(devices: Option<Vec<i64>>) -> ClientEvent {
+    ClientEvent::Unsubscribe(StreamDevices { devices })
 }
 
 /// The next event from the server.
-async fn next(ws: &mut Socket) -> Value {
+async fn next(ws: &mut Socket) -> ServerEvent {
     loop {
         let m = tokio::time::timeout(Duration::from_secs(10), ws.next())
             .await
@@ -62,14 +81,11 @@ async fn next(ws: &mut Socket) -> Value {
 }
 
 /// The ids of a `devices` event.
-fn ids(v: &Value) -> Vec<i64> {
-    assert_eq!(v["event"], "devices", "{v}");
-    let mut ids: Vec<i64> = v["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["id"].as_i64().unwrap())
-        .collect();
+fn ids(v: &ServerEvent) -> Vec<i64> {
+    let ServerEvent::Devices(devices) = v else {
+        panic!("not a devices event: {v:?}")
+    };
+    let mut ids: Vec<i64> = devices.iter().map(|d| d.id).collect();
     ids.sort();
     ids
 }
@@ -100,8 +116,10 @@ async fn say_online(dev: &TestDevice, online: bool) {
 /// Waits until device `id` is stored as `online` (as `tok` sees it).
 async fn stored_online(app: &TestApp, tok: &str, id: i64, online: bool) {
     for _ in 0..400 {
-        let (_, d) = app.get(&format!("device/{id}/device_details/"), tok).await;
-        if d["online"] == online {
+        let d: DeviceDetails = app
+            .get_as(&format!("device/{id}/device_details/"), tok)
+            .await;
+        if d.device.online == online {
             return;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
@@ -109,15 +127,16 @@ async fn stored_online(app: &TestApp, tok: &str, id: i64, online: bool) {
     panic!("device {id} never stored online={online}");
 }
 
+/// Replaces device `id`'s settings (free-form JSON, so `v` stays a `Value`).
 async fn set_settings(app: &TestApp, w: &World, id: i64, v: Value) {
-    let (s, b) = app
-        .patch(
+    let _: DeviceSettings = app
+        .send_as(
+            Method::PATCH,
             &format!("device/{}/device_settings_update/{id}/", w.a),
-            v,
-            Some(&w.eng),
+            &v,
+            &w.eng,
         )
         .await;
-    assert_eq!(s, StatusCode::OK, "{b}");
 }
 
 both!(
@@ -129,15 +148,14 @@ both!(
         let db = device(&app, &w.boss_b, "Bench B").await;
         let mut ws = open(&app, &w.eng, Some(w.a)).await.unwrap();
 
-        send(
-            &mut ws,
-            json!({"event": "subscribe", "data": {"devices": [d1.id]}}),
-        )
-        .await;
+        send(&mut ws, subscribe(Some(vec![d1.id]))).await;
         let v = next(&mut ws).await;
         assert_eq!(ids(&v), vec![d1.id]);
-        assert_eq!(v["data"][0]["display_name"], "Bench 1");
-        assert_eq!(v["data"][0]["online"], false);
+        let ServerEvent::Devices(devices) = v else {
+            unreachable!()
+        };
+        assert_eq!(devices[0].display_name, "Bench 1");
+        assert!(!devices[0].online);
 
         // Another device of A and B's device speak first; only Bench 1 is heard. (One
         // ingestion task raises events in the order it stores statuses, so once Bench 2
@@ -149,46 +167,42 @@ both!(
         set_settings(&app, &w, d2.id, json!({"fps": 5})).await;
         say_online(&d1, true).await;
         let v = next(&mut ws).await;
-        assert_eq!(v["event"], "device_status", "{v}");
-        assert_eq!(v["data"]["id"], d1.id);
-        assert_eq!(v["data"]["online"], true);
-        assert_eq!(v["data"]["status"]["outbox"], 3);
-        assert!(v["data"]["last_seen"].as_i64().unwrap() > 0);
+        let ServerEvent::DeviceStatus(st) = v else {
+            panic!("not a device_status event: {v:?}")
+        };
+        assert_eq!(st.id, d1.id);
+        assert!(st.online);
+        assert_eq!(st.status.outbox, 3);
+        assert!(st.last_seen > 0);
 
         set_settings(&app, &w, d1.id, json!({"fps": 10, "blur": true})).await;
         let v = next(&mut ws).await;
-        assert_eq!(v["event"], "device_settings", "{v}");
-        assert_eq!(v["data"]["id"], d1.id);
-        assert_eq!(v["data"]["settings"], json!({"fps": 10, "blur": true}));
+        let ServerEvent::DeviceSettings(set) = v else {
+            panic!("not a device_settings event: {v:?}")
+        };
+        assert_eq!(set.id, d1.id);
+        assert_eq!(set.settings, json!({"fps": 10, "blur": true}));
 
         // Every device of A, none of B's; then less, then nothing.
-        send(&mut ws, json!({"event": "subscribe", "data": {}})).await;
+        send(&mut ws, subscribe(None)).await;
         assert_eq!(ids(&next(&mut ws).await), vec![d1.id, d2.id]);
         // Watching all of A's devices is not watching B's.
         say_online(&db, false).await;
         stored_online(&app, &w.boss_b, db.id, false).await;
         say_online(&d2, false).await;
         let v = next(&mut ws).await;
-        assert_eq!(
-            (v["data"]["id"].as_i64(), &v["data"]["online"]),
-            (Some(d2.id), &json!(false))
-        );
-        send(
-            &mut ws,
-            json!({"event": "unsubscribe", "data": {"devices": [d1.id]}}),
-        )
-        .await;
+        let ServerEvent::DeviceStatus(st) = v else {
+            panic!("not a device_status event: {v:?}")
+        };
+        assert_eq!((st.id, st.online), (d2.id, false));
+        send(&mut ws, unsubscribe(Some(vec![d1.id]))).await;
         assert_eq!(ids(&next(&mut ws).await), vec![d2.id]);
-        send(&mut ws, json!({"event": "unsubscribe", "data": {}})).await;
+        send(&mut ws, unsubscribe(None)).await;
         assert_eq!(ids(&next(&mut ws).await), Vec::<i64>::new());
         // Watching nothing, the next thing heard is the answer to the next frame.
         say_online(&d1, false).await;
         stored_online(&app, &w.eng, d1.id, false).await;
-        send(
-            &mut ws,
-            json!({"event": "subscribe", "data": {"devices": [d2.id]}}),
-        )
-        .await;
+        send(&mut ws, subscribe(Some(vec![d2.id]))).await;
         assert_eq!(ids(&next(&mut ws).await), vec![d2.id]);
     }
 );
@@ -200,17 +214,13 @@ both!(
         let d1 = device(&app, &w.boss, "Bench 1").await;
         let d2 = device(&app, &w.boss, "Bench 2").await;
         let mut ws = open(&app, &w.eng, Some(w.a)).await.unwrap();
-        send(
-            &mut ws,
-            json!({"event": "subscribe", "data": {"devices": [d1.id]}}),
-        )
-        .await;
+        send(&mut ws, subscribe(Some(vec![d1.id]))).await;
         assert_eq!(ids(&next(&mut ws).await), vec![d1.id]);
         // Bench 2's cycle is not heard; Bench 1's is.
         d2.send_cycle(&cycle(w.task)).await;
         d1.send_cycle(&cycle(w.task)).await;
-        let v = next(&mut ws).await;
-        assert_eq!(v, json!({"event": "cycles", "data": {"id": d1.id}}));
+        let told_of_d1 = ServerEvent::Cycles(CyclesEvent { id: d1.id });
+        assert_eq!(next(&mut ws).await, told_of_d1);
         // A burst: told of at most once a second, the last of it too.
         let t0 = std::time::Instant::now();
         for _ in 0..30 {
@@ -233,8 +243,8 @@ both!(
         while let Ok(Some(Ok(Message::Text(t)))) =
             tokio::time::timeout_at(deadline, ws.next()).await
         {
-            let v: Value = serde_json::from_str(&t).unwrap();
-            assert_eq!(v, json!({"event": "cycles", "data": {"id": d1.id}}));
+            let v: ServerEvent = serde_json::from_str(&t).unwrap();
+            assert_eq!(v, told_of_d1);
             told += 1;
         }
         let secs = t0.elapsed().as_secs_f64();
@@ -253,11 +263,7 @@ both!(
         let d1 = device(&app, &w.boss, "Bench 1").await;
         let db = device(&app, &w.boss_b, "Bench B").await;
         let mut ws = open(&app, &w.eng, None).await.unwrap();
-        send(
-            &mut ws,
-            json!({"event": "subscribe", "data": {"devices": [d1.id]}}),
-        )
-        .await;
+        send(&mut ws, subscribe(Some(vec![d1.id]))).await;
         assert_eq!(ids(&next(&mut ws).await), vec![d1.id]);
 
         let many: Vec<i64> = (1..=1001).collect();
@@ -293,51 +299,30 @@ both!(
                 ),
                 "Send {\"devices\": [device ids]}",
             ),
+            (frame(&subscribe(Some(vec![-1]))), "Device -1 not found."),
+            (frame(&subscribe(Some(vec![db.id]))), &not_found),
             (
-                Message::Text(
-                    json!({"event": "subscribe", "data": {"devices": [-1]}})
-                        .to_string()
-                        .into(),
-                ),
-                "Device -1 not found.",
-            ),
-            (
-                Message::Text(
-                    json!({"event": "subscribe", "data": {"devices": [db.id]}})
-                        .to_string()
-                        .into(),
-                ),
-                &not_found,
-            ),
-            (
-                Message::Text(
-                    json!({"event": "subscribe", "data": {"devices": many}})
-                        .to_string()
-                        .into(),
-                ),
+                frame(&subscribe(Some(many))),
                 "Name at most 1000 devices at a time.",
             ),
         ];
         for (frame, want) in cases {
             ws.send(frame.clone()).await.unwrap();
             let v = next(&mut ws).await;
-            assert_eq!(v["event"], "error", "{frame:?}: {v}");
-            let got = v["data"]["message"].as_str().unwrap();
+            let ServerEvent::Error(StreamError { message: got }) = v else {
+                panic!("{frame:?}: not an error event: {v:?}")
+            };
             assert!(got.starts_with(want), "{frame:?}: {got}");
         }
         // Still watching Bench 1, and only it.
         say_online(&db, true).await;
         say_online(&d1, true).await;
         let v = next(&mut ws).await;
-        assert_eq!(
-            (v["event"].as_str(), v["data"]["id"].as_i64()),
-            (Some("device_status"), Some(d1.id))
+        assert!(
+            matches!(&v, ServerEvent::DeviceStatus(st) if st.id == d1.id),
+            "{v:?}"
         );
-        send(
-            &mut ws,
-            json!({"event": "unsubscribe", "data": {"devices": []}}),
-        )
-        .await;
+        send(&mut ws, unsubscribe(Some(vec![]))).await;
         assert_eq!(ids(&next(&mut ws).await), vec![d1.id]);
 
         // A frame over 64 KiB closes the stream; the server goes on.
@@ -354,7 +339,7 @@ both!(
         .await;
         assert!(end.is_ok(), "the stream was closed");
         let mut again = open(&app, &w.eng, None).await.unwrap();
-        send(&mut again, json!({"event": "subscribe", "data": {}})).await;
+        send(&mut again, subscribe(None)).await;
         assert_eq!(ids(&next(&mut again).await), vec![d1.id]);
     }
 );
@@ -383,7 +368,7 @@ both_with!(
         // The super admin names the organisation (here: B's devices only).
         let db = device(&app, &w.boss_b, "Bench B").await;
         let mut ws = open(&app, &w.admin, Some(w.b)).await.unwrap();
-        send(&mut ws, json!({"event": "subscribe", "data": {}})).await;
+        send(&mut ws, subscribe(None)).await;
         assert_eq!(ids(&next(&mut ws).await), vec![db.id]);
 
         // Signing out closes the stream with 4401.
@@ -442,19 +427,19 @@ async fn events_cross_replicas_on_the_external_broker() {
     let dev = device(&one, &w.boss, "Bench 1").await;
     // Watched through replica two, changed through replica one.
     let mut ws = open(&two, &w.eng, Some(w.a)).await.unwrap();
-    send(&mut ws, json!({"event": "subscribe", "data": {}})).await;
+    send(&mut ws, subscribe(None)).await;
     assert_eq!(ids(&next(&mut ws).await), vec![dev.id]);
     set_settings(&one, &w, dev.id, json!({"fps": 7})).await;
     let v = next(&mut ws).await;
-    assert_eq!(
-        (v["event"].as_str(), &v["data"]["settings"]),
-        (Some("device_settings"), &json!({"fps": 7}))
+    assert!(
+        matches!(&v, ServerEvent::DeviceSettings(set) if set.settings == json!({"fps": 7})),
+        "{v:?}"
     );
     // A status is ingested by one replica of the shared group, whichever: heard anyway.
     say_online(&dev, true).await;
     let v = next(&mut ws).await;
-    assert_eq!(
-        (v["event"].as_str(), v["data"]["id"].as_i64()),
-        (Some("device_status"), Some(dev.id))
+    assert!(
+        matches!(&v, ServerEvent::DeviceStatus(st) if st.id == dev.id),
+        "{v:?}"
     );
 }
