@@ -6,9 +6,12 @@
 
 use std::time::{Duration, Instant};
 
+use gemba_shared::api::v1::device::{
+    Device, DeviceCommand, DeviceDetails, DeviceTask, StartTask, StopTask,
+};
+use gemba_shared::api::v1::task::{Task, TaskCreate};
 use gemba_shared::mqtt::v1::{self, Channel};
-use reqwest::StatusCode;
-use serde_json::{Value, json};
+use reqwest::Method;
 
 use crate::common::*;
 use crate::devices::{TestDevice, added_and_enrolled, world};
@@ -46,16 +49,31 @@ async fn command_within(dev: &mut TestDevice, wait: Duration) -> Option<v1::Comm
         .ok()
 }
 
-async fn device(app: &TestApp, id: i64, tok: &str) -> Value {
-    let (s, d) = app.get(&format!("device/{id}/device_details/"), tok).await;
-    assert_eq!(s, StatusCode::OK, "{d}");
-    d
+async fn device(app: &TestApp, id: i64, tok: &str) -> DeviceDetails {
+    app.get_as(&format!("device/{id}/device_details/"), tok)
+        .await
+}
+
+/// Sets `camera` of device `id` to run `task`, as the portal does.
+async fn start_task(app: &TestApp, id: i64, tok: &str, camera: &str, task: i64) {
+    let body = StartTask {
+        camera: camera.into(),
+        task,
+    };
+    let _: Device = app
+        .send_as(
+            Method::POST,
+            &format!("device/{id}/start_task/"),
+            &body,
+            tok,
+        )
+        .await;
 }
 
 /// Waits until the cloud has the device `online` (its status read).
 async fn online(app: &TestApp, id: i64, tok: &str, online: bool) {
     for _ in 0..200 {
-        if device(app, id, tok).await["online"] == online {
+        if device(app, id, tok).await.device.online == online {
             return;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
@@ -74,14 +92,7 @@ both_with!(
         let has_cam0 = status(&[("cam0", None)]);
         dev.send_status(&has_cam0).await;
         // The portal sets a task on a camera the device does not have.
-        let (s, v) = app
-            .post(
-                &format!("device/{id}/start_task/"),
-                json!({"camera": "cam9", "task": w.task}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
+        start_task(&app, id, &w.eng, "cam9", w.task).await;
         // For 7 s the device answers every command as the agent does (status first,
         // then the refusal) and sends a heartbeat every 200 ms.
         let why = "this device has no camera cam9";
@@ -105,16 +116,17 @@ both_with!(
             "{} starts in 7 s",
             starts.len()
         );
-        let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
-        assert_eq!(cmds.as_array().unwrap().len(), starts.len(), "{cmds}");
+        let cmds: Vec<DeviceCommand> = app.get_as(&format!("device/{id}/commands/"), &w.eng).await;
+        assert_eq!(cmds.len(), starts.len(), "{cmds:?}");
         // The camera's state says why, on the device and in its camera tasks.
         let d = device(&app, id, &w.eng).await;
-        assert_eq!(d["tasks"][0]["refused"], why, "{d}");
-        assert!(d["tasks"][0]["refused_at"].as_i64().unwrap() > 0);
-        let (_, t) = app
-            .get(&format!("device/get_device_tasks/{id}"), &w.eng)
+        let refused = &d.device.tasks[0];
+        assert_eq!(refused.refused.as_deref(), Some(why), "{d:?}");
+        assert!(refused.refused_at.unwrap() > 0);
+        let t: Vec<DeviceTask> = app
+            .get_as(&format!("device/get_device_tasks/{id}"), &w.eng)
             .await;
-        assert_eq!(t[0]["refused"], why, "{t}");
+        assert_eq!(t[0].refused.as_deref(), Some(why), "{t:?}");
 
         // A model deployed to the device may be what the start lacked: asked again at
         // once, no wait.
@@ -157,16 +169,24 @@ both_with!(
         dev.ack(&cmd.id, true, "task runs on camera cam9").await;
         dev.send_status(&status(&[("cam0", None), ("cam9", Some(w.task))]))
             .await;
-        let mut cleared = Value::Null;
+        let first_task = |d: &DeviceDetails| d.device.tasks.first().cloned();
+        let mut cleared = None;
         for _ in 0..100 {
             let d = device(&app, id, &w.eng).await;
-            if d["tasks"][0]["refused"].is_null() {
-                cleared = d;
+            if first_task(&d).is_none_or(|t| t.refused.is_none()) {
+                cleared = Some(d);
                 break;
             }
             tokio::time::sleep(Duration::from_millis(30)).await;
         }
-        assert_eq!(cleared["tasks"][0]["refused_at"], Value::Null, "{cleared}");
+        assert_eq!(
+            cleared
+                .as_ref()
+                .and_then(first_task)
+                .and_then(|t| t.refused_at),
+            None,
+            "{cleared:?}"
+        );
         assert!(
             command_within(&mut dev, Duration::from_millis(400))
                 .await
@@ -179,34 +199,18 @@ both!(
     a_stale_status_never_stops_a_newer_start,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let (s, t) = app
-            .post(
-                "organization/task/",
-                json!({"task_detail": "Valve\nFit:\nPlace;\nCheck:\nLook;\n"}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{t}");
-        let (a, b) = (w.task, t["id"].as_i64().unwrap());
+        let valve = TaskCreate {
+            task_detail: Some("Valve\nFit:\nPlace;\nCheck:\nLook;\n".into()),
+            ..TaskCreate::default()
+        };
+        let t: Task = app.create_as("organization/task/", &valve, &w.eng).await;
+        let (a, b) = (w.task, t.id);
         let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
         let id = creds["device"].as_i64().unwrap();
         let mut dev = TestDevice::connect(&creds).await;
         dev.send_status(&status(&[("cam0", None)])).await;
         online(&app, id, &w.eng, true).await;
-        let start = |task: i64| {
-            let app = &app;
-            let eng = w.eng.clone();
-            async move {
-                let (s, v) = app
-                    .post(
-                        &format!("device/{id}/start_task/"),
-                        json!({"camera": "cam0", "task": task}),
-                        Some(&eng),
-                    )
-                    .await;
-                assert_eq!(s, StatusCode::OK, "{v}");
-            }
-        };
+        let start = |task: i64| start_task(&app, id, &w.eng, "cam0", task);
         let generation = |c: &v1::CommandMessage| match &c.command {
             v1::Command::StartTask { generation, .. } => *generation,
             other => panic!("{other:?}"),
@@ -244,14 +248,16 @@ both!(
         let none = command_within(&mut dev, Duration::from_millis(500)).await;
         assert!(none.is_none(), "{none:?}");
         // A stop from the portal names the task and the camera's generation.
-        let (s, v) = app
-            .post(
+        let _: Device = app
+            .send_as(
+                Method::POST,
                 &format!("device/{id}/stop_task/"),
-                json!({"camera": "cam0"}),
-                Some(&w.eng),
+                &StopTask {
+                    camera: "cam0".into(),
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
         let stop = dev.next::<v1::CommandMessage>(Channel::Cmd).await;
         let v1::Command::StopTask {
             camera,
