@@ -12,12 +12,30 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use gemba_shared::api::v1::device::{Device, DeviceDetails, EnrolmentCode, StartTask};
+use gemba_shared::api::v1::task::{Task, TaskCreate, TrainStatus};
+use gemba_shared::api::v1::training::{
+    DeployRequest, Deployment, DeploymentStatus, TrainedTask, TrainedTaskPatch,
+};
+use gemba_shared::api::v1::video::{LabelsPut, Video, VideoLabels};
+use gemba_shared::cycle::Segment;
 use gemba_shared::footage::Truth;
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::common::*;
 use crate::devices::add;
+
+/// The video a whole upload made (`videos::upload`'s last answer).
+fn uploaded((s, v): (StatusCode, Value)) -> Video {
+    assert_eq!(s, StatusCode::OK, "{v}");
+    serde_json::from_value(v).unwrap()
+}
+
+/// Adds a device as `tok`: the device and its enrolment code.
+async fn added(app: &TestApp, tok: &str, name: &str) -> EnrolmentCode {
+    serde_json::from_value(add(app, tok, name).await).unwrap()
+}
 
 pub(crate) fn models_dir() -> PathBuf {
     std::env::var_os("GEMBA_MODELS")
@@ -50,26 +68,27 @@ impl Drop for Agent {
 async fn upload_labelled(app: &TestApp, tok: &str, task: i64, file: &Path, truth: &Truth) -> i64 {
     let bytes = std::fs::read(file).unwrap();
     let name = file.file_name().unwrap().to_str().unwrap();
-    let (s, v) = crate::videos::upload(app, tok, task, name, &bytes, 4 << 20).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let id = v["id"].as_i64().unwrap();
-    let end = v["duration_ms"].as_i64().unwrap();
-    let segments: Vec<Value> = truth
+    let v = uploaded(crate::videos::upload(app, tok, task, name, &bytes, 4 << 20).await);
+    let end = v.duration_ms.unwrap();
+    let segments: Vec<Segment> = truth
         .segments
         .iter()
         .filter(|g| g.start_ms < end)
-        .map(|g| json!({"step": g.step, "start_ms": g.start_ms, "end_ms": g.end_ms.min(end)}))
+        .map(|g| Segment::new(g.step, g.start_ms, g.end_ms.min(end)))
         .collect();
-    let (s, v) = app
-        .call(
+    let labels = LabelsPut {
+        segments,
+        reviewed: None,
+    };
+    let _: VideoLabels = app
+        .send_as(
             Method::PUT,
-            &format!("organization/task_record/{id}/labels/"),
-            Some(json!({ "segments": segments })),
-            Some(tok),
+            &format!("organization/task_record/{}/labels/", v.id),
+            &labels,
+            tok,
         )
         .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    id
+    v.id
 }
 
 /// Enrols a device with `code` through the agent binary and runs it on `cameras`
@@ -141,69 +160,65 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
     // 1. The operation, its footage, its labels.
     let detail = "Assemble sensor\nPick base:\nTake base;\nPick cover:\nTake cover;\n\
                   Fasten screws:\nDrive;\nInspect:\nLook;\n";
-    let (s, t) = app
-        .post(
-            "organization/task/",
-            json!({ "task_detail": detail }),
-            Some(&eng),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{t}");
-    let task = t["id"].as_i64().unwrap();
+    let operation = TaskCreate {
+        task_detail: Some(detail.into()),
+        ..TaskCreate::default()
+    };
+    let t: Task = app.create_as("organization/task/", &operation, &eng).await;
+    let task = t.id;
     let train_truth: Truth =
         serde_json::from_slice(&std::fs::read(dir.join("demo-train.truth.json")).unwrap()).unwrap();
     upload_labelled(&app, &eng, task, &dir.join("demo-train.mp4"), &train_truth).await;
     let held_out = upload_labelled(&app, &eng, task, &dir.join("demo.mp4"), &truth).await;
     // The same footage once more, unlabelled: the new model labels it for review.
     let bytes = std::fs::read(dir.join("demo.mp4")).unwrap();
-    let (s, v) = crate::videos::upload(&app, &eng, task, "unlabelled.mp4", &bytes, 4 << 20).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let unlabelled = v["id"].as_i64().unwrap();
+    let unlabelled =
+        uploaded(crate::videos::upload(&app, &eng, task, "unlabelled.mp4", &bytes, 4 << 20).await)
+            .id;
 
     // 2. Training: the newer video is held out; the model meets the card's targets.
     let path = format!("organization/trained_task/{task}");
-    let (s, t) = app
-        .patch(&path, json!({"train_status": "training"}), Some(&eng))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{t}");
-    assert_eq!(t["run"]["holdout_videos"], json!([held_out]));
-    let mut t = Value::Null;
+    let start = TrainedTaskPatch {
+        train_status: "training".into(),
+        epochs: None,
+    };
+    let t: TrainedTask = app.send_as(Method::PATCH, &path, &start, &eng).await;
+    assert_eq!(t.run.unwrap().holdout_videos, [held_out]);
+    let mut t = None;
     until("training", 300, async || {
-        t = app.get(&path, &eng).await.1;
-        t["train_status"] != "training"
+        let now: TrainedTask = app.get_as(&path, &eng).await;
+        let done = now.train_status != TrainStatus::Training;
+        t = Some(now);
+        done
     })
     .await;
-    assert_eq!(t["train_status"], "trained", "{t}");
-    let model = t["model_version"].clone();
-    let m = &model["metrics"];
-    let accuracy = m["frame_accuracy"].as_f64().unwrap();
-    let ct_error = m["cycle_time_error_share"].as_f64().unwrap();
+    let t = t.unwrap();
+    assert_eq!(t.train_status, TrainStatus::Trained, "{t:?}");
+    let model = t.model_version.unwrap();
+    let m = model.metrics.as_ref().unwrap();
+    let accuracy = m.frame_accuracy;
+    let ct_error = m.cycle_time_error_share;
     // The robust recipe's 93% (issue 26's 95% as recorded is not met yet:
     // docs/benchmarks.md "Step-model recipes").
-    assert!(accuracy >= 0.92, "frame accuracy {accuracy}: {m}");
-    assert!(ct_error <= 0.02, "cycle-time error {ct_error}: {m}");
-    assert_eq!(m["matched_cycles"], m["true_cycles"], "{m}");
-    let version = model["version"].as_str().unwrap().to_string();
-    let model_id = model["id"].as_i64().unwrap();
+    assert!(accuracy >= 0.92, "frame accuracy {accuracy}: {m:?}");
+    assert!(ct_error <= 0.02, "cycle-time error {ct_error}: {m:?}");
+    assert_eq!(m.matched_cycles, m.true_cycles, "{m:?}");
+    let version = model.version.clone();
+    let model_id = model.id;
 
     // Its propagated labels of the unlabelled copy agree with the ground truth about
     // as well as the model does on the held-out frames.
-    let (s, l) = app
-        .get(
+    let l: VideoLabels = app
+        .get_as(
             &format!("organization/task_record/{unlabelled}/labels/"),
             &eng,
         )
         .await;
-    assert_eq!(s, StatusCode::OK, "{l}");
-    assert_eq!(l["propagated_from"], version);
-    let guessed: Vec<(u32, i64, i64)> = l["segments"]
-        .as_array()
-        .unwrap()
+    assert_eq!(l.propagated_from.as_ref(), Some(&version));
+    let guessed: Vec<(u32, i64, i64)> = l
+        .segments
         .iter()
-        .map(|g| {
-            let n = |k: &str| g[k].as_i64().unwrap();
-            (n("step") as u32, n("start_ms"), n("end_ms"))
-        })
+        .map(|g| (g.step, g.start_ms, g.end_ms))
         .collect();
     let truth_segments: Vec<(u32, i64, i64)> = truth
         .segments
@@ -213,7 +228,7 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
     let at = |segments: &[(u32, i64, i64)], t: i64| {
         segments.iter().find(|g| g.1 <= t && t < g.2).map(|g| g.0)
     };
-    let end = l["duration_ms"].as_i64().unwrap();
+    let end = l.duration_ms;
     let times: Vec<i64> = (0..end).step_by(100).collect();
     let agree = times
         .iter()
@@ -229,10 +244,9 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
 
     // 3. A workstation: added, enrolled by the agent, running the task on its camera
     //    with the default model, on the held-out footage in a loop at its real pace.
-    let added = add(&app, &boss, "Bench 1").await;
-    let device = added["device"]["id"].as_i64().unwrap();
-    let code = added["code"].as_str().unwrap();
-    let (_agent, _data) = run_agent(&app, code, &[("cam0", dir.join("demo.mp4"))]);
+    let bench = added(&app, &boss, "Bench 1").await;
+    let device = bench.device.id;
+    let (_agent, _data) = run_agent(&app, &bench.code, &[("cam0", dir.join("demo.mp4"))]);
     let details = |app: &TestApp| {
         let eng = eng.clone();
         let app_base = app.base.clone();
@@ -244,53 +258,55 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
                 .send()
                 .await
                 .unwrap();
-            r.json::<Value>().await.unwrap()
+            r.json::<DeviceDetails>().await.unwrap()
         }
     };
     until("the device online", 60, async || {
-        details(&app).await["online"] == true
+        details(&app).await.device.online
     })
     .await;
 
     // Bad deploys change nothing: an unknown device, a device that is not online.
-    let offline = add(&app, &boss, "Bench 2").await["device"]["id"]
-        .as_i64()
-        .unwrap();
+    let offline = added(&app, &boss, "Bench 2").await.device.id;
     let deploy = format!("organization/model_version/{model_id}/deploy/");
     for (devices, says) in [
         (
-            json!([999_999]),
+            vec![999_999],
             "Device 999999 is not one of the organisation's devices.",
         ),
         (
-            json!([device, offline]),
+            vec![device, offline],
             "Bench 2 is offline: try again once it is online.",
         ),
-        (json!([]), "Choose at least one device."),
+        (vec![], "Choose at least one device."),
     ] {
         let (s, v) = app
-            .post(&deploy, json!({ "devices": devices }), Some(&eng))
+            .send_refused(Method::POST, &deploy, &DeployRequest { devices }, &eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(v["devices"][0], says);
     }
-    let (_, none) = app.get("organization/deployments/", &eng).await;
-    assert_eq!(none, json!([]));
+    let none: Vec<Deployment> = app.get_as("organization/deployments/", &eng).await;
+    assert!(none.is_empty(), "{none:?}");
 
-    let (s, v) = app
-        .post(
+    let start = StartTask {
+        camera: "cam0".into(),
+        task,
+    };
+    let _: Device = app
+        .send_as(
+            Method::POST,
             &format!("device/{device}/start_task/"),
-            json!({"camera": "cam0", "task": task}),
-            Some(&eng),
+            &start,
+            &eng,
         )
         .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let versions = |d: &Value| -> Vec<String> {
-        d["status"]["cameras"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c["model_version"].as_str().map(String::from))
+    let versions = |d: &DeviceDetails| -> Vec<String> {
+        d.device
+            .status
+            .iter()
+            .flat_map(|s| &s.cameras)
+            .filter_map(|c| c.model_version.clone())
             .collect()
     };
     until("the default model on cam0", 60, async || {
@@ -299,28 +315,36 @@ async fn a_new_operation_goes_from_labelled_video_to_cycles_from_its_own_model()
     .await;
 
     // 4. Deploy: downloaded, checked and swapped in on the running camera.
-    let (s, v) = app
-        .post(&deploy, json!({ "devices": [device] }), Some(&eng))
+    let v: Vec<Deployment> = app
+        .create_as(
+            &deploy,
+            &DeployRequest {
+                devices: vec![device],
+            },
+            &eng,
+        )
         .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    assert_eq!(v[0]["status"], "installing");
-    let mut d = Value::Null;
+    assert_eq!(v[0].status, DeploymentStatus::Installing);
+    let mut d = None;
     until("the deployment", 120, async || {
-        d = app.get("organization/deployments/", &eng).await.1[0].clone();
-        d["status"] != "installing"
+        let now = app
+            .get_as::<Vec<Deployment>>("organization/deployments/", &eng)
+            .await
+            .swap_remove(0);
+        let done = now.status != DeploymentStatus::Installing;
+        d = Some(now);
+        done
     })
     .await;
-    assert_eq!(d["status"], "installed", "{d}");
-    assert!(
-        d["message"].as_str().unwrap().contains("running on cam0"),
-        "{d}"
-    );
+    let d = d.unwrap();
+    assert_eq!(d.status, DeploymentStatus::Installed, "{d:?}");
+    assert!(d.message.contains("running on cam0"), "{d:?}");
     until("the new model on cam0", 30, async || {
         versions(&details(&app).await) == [version.clone()]
     })
     .await;
-    let (_, d) = app.get("organization/deployments/", &eng).await;
-    assert_eq!(d[0]["running_versions"], json!([version]));
+    let d: Vec<Deployment> = app.get_as("organization/deployments/", &eng).await;
+    assert_eq!(d[0].running_versions, [version]);
 
     // 5. Cycles from the new model: counted from after the swap.
     let since = gemba_cloud::db::now_ms();
