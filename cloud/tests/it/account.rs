@@ -1,32 +1,110 @@
 //! Identity: sign-up, verification, approval, sign-in with a one-time code, tokens.
+//!
+//! Also the typed siblings of the sign-in helpers of `common.rs` (which answer the
+//! login untyped), for the identity suites ([`crate::flows`], [`crate::tenancy`], …).
 
+use gemba_shared::api::v1::{Msg, Page};
+use gemba_shared::api::v1::account::{
+    ApproveUser, AssignUserOrg, LoginAttempts, LoginRequest, LoginUser, OtpRequest,
+    PendingApproval, RefreshRequest, RegisterRequest, RoleRecord, TokenPair, UserSummary,
+};
+use gemba_shared::api::v1::organization::Organization;
 use reqwest::{Method, StatusCode};
-use serde_json::json;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
 
 use crate::both;
 use crate::common::*;
+
+/// The bearer of the public calls (sign-up, sign-in, links): empty, which those
+/// routes ignore, since the typed client always sends one.
+pub(crate) const ANON: &str = "";
+
+/// `v` (an answer the untyped helpers of `common.rs` return) read as `T`.
+pub(crate) fn typed<T: DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v.clone())
+        .unwrap_or_else(|e| panic!("the answer is no {}: {e}: {v}", std::any::type_name::<T>()))
+}
+
+/// A typed request body for the untyped calls, where the test needs what those
+/// allow and the typed client does not (no bearer at all, a status of its own).
+pub(crate) fn wire<B: Serialize>(body: &B) -> Value {
+    serde_json::to_value(body).unwrap()
+}
+
+/// [`TestApp::login`], typed: the full sign-in.
+pub(crate) async fn login(app: &TestApp, email: &str, password: &str) -> LoginUser {
+    typed(app.login(email, password).await)
+}
+
+/// [`TestApp::user_in`], typed: a signed-up, approved user, signed in.
+pub(crate) async fn user_in(
+    app: &TestApp,
+    admin: &str,
+    email: &str,
+    role: &str,
+    org: Option<i64>,
+) -> LoginUser {
+    typed(app.user_in(admin, email, role, org).await)
+}
+
+/// [`TestApp::pending_login`], typed: the first step of a sign-in (200).
+pub(crate) async fn pending_login(app: &TestApp, email: &str, password: &str) -> LoginUser {
+    typed(app.pending_login(email, password).await)
+}
+
+/// A sign-in's credentials.
+pub(crate) fn credentials(email: &str, password: &str) -> LoginRequest {
+    LoginRequest {
+        email: email.into(),
+        password: password.into(),
+    }
+}
+
+/// `method path` with `body` as `token`, answered with exactly `status` (where the
+/// status itself is under test, e.g. a 202): its body read as `T`.
+pub(crate) async fn answered<B: Serialize, T: DeserializeOwned>(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    body: &B,
+    token: Option<&str>,
+    status: StatusCode,
+) -> T {
+    let (s, v) = app.call(method, path, Some(wire(body)), token).await;
+    assert_eq!(s, status, "{path}: {v}");
+    typed(v)
+}
+
+/// The roles `account/roles/` lists.
+pub(crate) async fn roles(app: &TestApp, admin: &str) -> Vec<RoleRecord> {
+    app.get_as("account/roles/", admin).await
+}
 
 both!(
     newcomer_signs_up_is_approved_and_signs_in_with_an_email_code,
     |app: TestApp| async move {
         let admin = app.admin_token().await;
         let org = app.create_org(&admin, "Acme Works").await;
-        let (s, v) = app
-        .post("account/register", json!({"name": "Ann", "lastname": "Lee", "email": "Ann@Example.com", "password": PASSWORD}), None)
-        .await;
-        assert_eq!(s, StatusCode::CREATED);
+        let ann = |email: &str| RegisterRequest {
+            name: "Ann".into(),
+            lastname: "Lee".into(),
+            email: email.into(),
+            password: PASSWORD.into(),
+        };
+        let v: Msg = app
+            .create_as("account/register", &ann("Ann@Example.com"), ANON)
+            .await;
         assert_eq!(
-            v["msg"],
+            v.msg,
             "Verification email has been sent please verify to complete registeration!"
         );
+        let ann_login = credentials("ann@example.com", PASSWORD);
 
         // Not verified yet: sign-in refused.
         let (s, v) = app
-            .post(
-                "account/login_v2",
-                json!({"email": "ann@example.com", "password": PASSWORD}),
-                None,
-            )
+            .send_refused(Method::POST, "account/login_v2", &ann_login, ANON)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert!(
@@ -39,71 +117,66 @@ both!(
         let link = app
             .last_link_token("ann@example.com", "/verify-email/")
             .await;
-        let (s, v) = app
-            .patch(&format!("account/verify-email/{link}"), json!({}), None)
-            .await;
-        assert_eq!(s, StatusCode::OK);
+        let verify = format!("account/verify-email/{link}");
+        let v: Msg = app.send_as(Method::PATCH, &verify, &json!({}), ANON).await;
         assert_eq!(
-            v["msg"],
+            v.msg,
             "Admin has been notified. Your account will be approved within 24 Hours."
         );
         let (subject, body) = app.last_mail(ADMIN_EMAIL).await.unwrap();
         assert!(subject.contains("awaits approval") && body.contains("ann@example.com"));
         // The same link does not work twice.
         let (s, v) = app
-            .patch(&format!("account/verify-email/{link}"), json!({}), None)
+            .send_refused(Method::PATCH, &verify, &json!({}), ANON)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(v["token"][0], "Token expired/Invalid!");
 
         // Awaiting approval.
-        let (s, v) = app
-            .post(
-                "account/login_v2",
-                json!({"email": "ann@example.com", "password": PASSWORD}),
-                None,
-            )
-            .await;
-        assert_eq!(s, StatusCode::ACCEPTED);
-        assert_eq!(v["message"], "User created successfully");
+        let v: PendingApproval = answered(
+            &app,
+            Method::POST,
+            "account/login_v2",
+            &ann_login,
+            None,
+            StatusCode::ACCEPTED,
+        )
+        .await;
+        assert_eq!(v.message, "User created successfully");
 
         // Pending users are the inactive ones.
-        let (s, v) = app
-            .get(
+        let v: Page<UserSummary> = app
+            .get_as(
                 "account/users_list/v2?is_admin=true&is_active=false",
                 &admin,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v["count"], 1);
-        assert_eq!(v["results"][0]["email"], "ann@example.com");
+        assert_eq!(v.count, 1);
+        assert_eq!(v.results[0].email, "ann@example.com");
 
-        let roles = app.get("account/roles/", &admin).await.1;
-        let org_user = roles
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == "org_user")
-            .unwrap()["id"]
-            .clone();
-        let (s, v) = app
-            .put(
+        let roles = roles(&app, &admin).await;
+        let org_user = roles.iter().find(|r| r.name == "org_user").unwrap().id;
+        let approve = |role_id| ApproveUser {
+            email: "ann@example.com".into(),
+            role_id,
+        };
+        let v: Msg = app
+            .send_as(
+                Method::PUT,
                 "account/approve_user",
-                json!({"email": "ann@example.com", "roleId": org_user}),
+                &approve(org_user),
                 &admin,
             )
             .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (StatusCode::OK, Some("User approved successfully!"))
-        );
+        assert_eq!(v.msg, "User approved successfully!");
         // Approving again changes nothing and mails nothing.
         let mails = app.last_mail("ann@example.com").await;
-        let admin_role = roles.as_array().unwrap()[0]["id"].clone();
+        let admin_role = roles[0].id;
         let (s, v) = app
-            .put(
+            .send_refused(
+                Method::PUT,
                 "account/approve_user",
-                json!({"email": "ann@example.com", "roleId": admin_role}),
+                &approve(admin_role),
                 &admin,
             )
             .await;
@@ -122,11 +195,7 @@ both!(
 
         // Approved but without an organisation.
         let (s, v) = app
-            .post(
-                "account/login_v2",
-                json!({"email": "ann@example.com", "password": PASSWORD}),
-                None,
-            )
+            .send_refused(Method::POST, "account/login_v2", &ann_login, ANON)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(
@@ -134,40 +203,41 @@ both!(
             "User is not assigned to any organization"
         );
 
-        let (s, _) = app
-            .put(
-                "account/assign_user_org",
-                json!({"email": "ann@example.com", "organization": org}),
-                &admin,
-            )
+        let assign = AssignUserOrg {
+            email: "ann@example.com".into(),
+            organization: org,
+        };
+        let _: Msg = app
+            .send_as(Method::PUT, "account/assign_user_org", &assign, &admin)
             .await;
-        assert_eq!(s, StatusCode::OK);
 
         // Password → temporary session → choose e-mail → code → full session.
-        let (s, v) = app
-            .post(
-                "account/login_v2",
-                json!({"email": "ann@example.com", "password": PASSWORD}),
-                None,
-            )
+        let v: LoginUser = app
+            .send_as(Method::POST, "account/login_v2", &ann_login, ANON)
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["require_otp"], true);
-        assert!(v["refresh"].is_null());
-        let temp = token(&v);
+        assert!(v.require_otp);
+        assert!(v.refresh.is_none());
+        let temp = v.token;
         // A temporary token opens nothing but the MFA calls.
         let (s, _) = app.get("organization/", &temp).await;
         assert_eq!(s, StatusCode::UNAUTHORIZED);
-        let (s, v) = app
-            .patch("account/set_mfa_method_email/", json!({}), Some(&temp))
+        let v: Msg = app
+            .send_as(
+                Method::PATCH,
+                "account/set_mfa_method_email/",
+                &json!({}),
+                &temp,
+            )
             .await;
-        assert_eq!((s, v["msg"].as_str()), (StatusCode::OK, Some("OTP Sent!")));
+        assert_eq!(v.msg, "OTP Sent!");
         let code = app.last_code("ann@example.com").await;
+        let otp = |otp: &str| OtpRequest { otp: otp.into() };
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "account/verify_otp_code/",
-                json!({"otp": "12345"}),
-                Some(&temp),
+                &otp("12345"),
+                &temp,
             )
             .await;
         assert_eq!(
@@ -179,43 +249,34 @@ both!(
         );
         let wrong = if code == "000000" { "111111" } else { "000000" };
         let (s, _) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": wrong}),
-                Some(&temp),
-            )
+            .send_refused(Method::POST, "account/verify_otp_code/", &otp(wrong), &temp)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        let (s, full) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": code}),
-                Some(&temp),
-            )
+        let full: LoginUser = app
+            .send_as(Method::POST, "account/verify_otp_code/", &otp(&code), &temp)
             .await;
-        assert_eq!(s, StatusCode::OK, "{full}");
-        assert_eq!(full["require_otp"], false);
-        assert_eq!(full["role"], "org_user");
-        assert_eq!(full["Organization"]["id"], org);
-        assert_eq!(full["Organization"]["org_name_to_display"], "Acme Works");
-        let access = token(&full);
-        let (s, v) = app.get("organization/", &access).await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v.as_array().unwrap().len(), 1);
+        assert!(!full.require_otp);
+        assert_eq!(full.role.as_deref(), Some("org_user"));
+        let o = full.organization.as_ref().unwrap();
+        assert_eq!(o.id, org);
+        assert_eq!(o.org_name_to_display, "Acme Works");
+        let v: Vec<Organization> = app.get_as("organization/", &full.token).await;
+        assert_eq!(v.len(), 1);
     }
 );
 
 both!(
     refresh_tokens_rotate_and_reuse_revokes_the_session,
     |app: TestApp| async move {
-        let login = app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-        let r1 = login["refresh"].as_str().unwrap().to_string();
-        let (s, v) = app
-            .post("account/token/refresh/", json!({"refresh": r1}), None)
+        let login = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+        let r1 = login.refresh.unwrap();
+        let refresh = |refresh: &str| RefreshRequest {
+            refresh: refresh.into(),
+        };
+        let v: TokenPair = app
+            .send_as(Method::POST, "account/token/refresh/", &refresh(&r1), ANON)
             .await;
-        assert_eq!(s, StatusCode::OK);
-        let r2 = v["refresh"].as_str().unwrap().to_string();
-        let a2 = v["access"].as_str().unwrap().to_string();
+        let (r2, a2) = (v.refresh, v.access);
         assert_ne!(r1, r2);
         let r = app
             .client
@@ -227,14 +288,12 @@ both!(
         assert_eq!(r.status(), StatusCode::OK);
         assert_eq!(r.text().await.unwrap(), "true");
         // Presenting the spent token again revokes the whole session.
-        let (s, _) = app
-            .post("account/token/refresh/", json!({"refresh": r1}), None)
-            .await;
-        assert_eq!(s, StatusCode::UNAUTHORIZED);
-        let (s, _) = app
-            .post("account/token/refresh/", json!({"refresh": r2}), None)
-            .await;
-        assert_eq!(s, StatusCode::UNAUTHORIZED);
+        for r in [&r1, &r2] {
+            let (s, _) = app
+                .send_refused(Method::POST, "account/token/refresh/", &refresh(r), ANON)
+                .await;
+            assert_eq!(s, StatusCode::UNAUTHORIZED);
+        }
         assert_eq!(
             app.get("account/get-permissions/", &a2).await.0,
             StatusCode::UNAUTHORIZED
@@ -243,20 +302,20 @@ both!(
 );
 
 both!(logout_ends_the_session, |app: TestApp| async move {
-    let login = app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let t = token(&login);
-    let (s, _) = app.patch("account/logout/", json!({}), Some(&t)).await;
-    assert_eq!(s, StatusCode::OK);
+    let login = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let t = &login.token;
+    let _: Msg = app
+        .send_as(Method::PATCH, "account/logout/", &json!({}), t)
+        .await;
     assert_eq!(
-        app.get("account/get-permissions/", &t).await.0,
+        app.get("account/get-permissions/", t).await.0,
         StatusCode::UNAUTHORIZED
     );
+    let refresh = RefreshRequest {
+        refresh: login.refresh.clone().unwrap(),
+    };
     let (s, _) = app
-        .post(
-            "account/token/refresh/",
-            json!({"refresh": login["refresh"]}),
-            None,
-        )
+        .send_refused(Method::POST, "account/token/refresh/", &refresh, ANON)
         .await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
 });
@@ -264,13 +323,10 @@ both!(logout_ends_the_session, |app: TestApp| async move {
 both!(
     repeated_failures_lock_the_address_with_429,
     |app: TestApp| async move {
+        let wrong = credentials(ADMIN_EMAIL, "wrong-pass-1");
         for _ in 0..5 {
             let (s, v) = app
-                .post(
-                    "account/login_v2",
-                    json!({"email": ADMIN_EMAIL, "password": "wrong-pass-1"}),
-                    None,
-                )
+                .send_refused(Method::POST, "account/login_v2", &wrong, ANON)
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST);
             assert_eq!(
@@ -279,12 +335,9 @@ both!(
             );
         }
         // Locked: even the right password is refused for a minute.
+        let right = credentials(ADMIN_EMAIL, ADMIN_PASSWORD);
         let (s, v) = app
-            .post(
-                "account/login_v2",
-                json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}),
-                None,
-            )
+            .send_refused(Method::POST, "account/login_v2", &right, ANON)
             .await;
         assert_eq!(s, StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(v["detail"], "Too many attempts.Please try after 1 min.");
@@ -292,10 +345,9 @@ both!(
         gemba_cloud::create_admin(&app.state, "root2@gemba.test", ADMIN_PASSWORD)
             .await
             .unwrap();
-        let a2 = token(&app.login("root2@gemba.test", ADMIN_PASSWORD).await);
-        let (s, v) = app.get("account/lockout_list-delete/", &a2).await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v[0]["email"], ADMIN_EMAIL);
+        let a2 = login(&app, "root2@gemba.test", ADMIN_PASSWORD).await.token;
+        let v: Vec<LoginAttempts> = app.get_as("account/lockout_list-delete/", &a2).await;
+        assert_eq!(v[0].email, ADMIN_EMAIL);
         let (s, _) = app
             .delete(
                 &format!("account/lockout_list-delete/?user={ADMIN_EMAIL}"),
@@ -303,14 +355,9 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::OK);
-        let (s, _) = app
-            .post(
-                "account/login_v2",
-                json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}),
-                None,
-            )
+        let _: LoginUser = app
+            .send_as(Method::POST, "account/login_v2", &right, ANON)
             .await;
-        assert_eq!(s, StatusCode::OK);
     }
 );
 
@@ -387,22 +434,23 @@ both!(
         assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
         // Nothing was created, nothing was mailed.
         let admin = app.admin_token().await;
-        let (_, v) = app.get("account/users_list/v2?is_admin=true", &admin).await;
-        assert_eq!(v["count"], 1, "{v}");
+        let v: Page<UserSummary> = app
+            .get_as("account/users_list/v2?is_admin=true", &admin)
+            .await;
+        assert_eq!(v.count, 1, "{v:?}");
         assert!(app.last_mail("a@b.co").await.is_none());
         // Duplicate e-mail.
-        app.post(
-            "account/register",
-            json!({"name": "Ann", "email": "dup@b.co", "password": PASSWORD}),
-            None,
-        )
-        .await;
+        let ann = |email: &str| RegisterRequest {
+            name: "Ann".into(),
+            lastname: String::new(),
+            email: email.into(),
+            password: PASSWORD.into(),
+        };
+        let _: Msg = app
+            .create_as("account/register", &ann("dup@b.co"), ANON)
+            .await;
         let (s, v) = app
-            .post(
-                "account/register",
-                json!({"name": "Ann", "email": "DUP@b.co", "password": PASSWORD}),
-                None,
-            )
+            .send_refused(Method::POST, "account/register", &ann("DUP@b.co"), ANON)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(v["email"][0], "user with this email already exists.");
@@ -414,17 +462,8 @@ both!(
     |app: TestApp| async move {
         let admin = app.admin_token().await;
         let org = app.create_org(&admin, "Beta").await;
-        let u = app
-            .user_in(&admin, "u@beta.test", "org_admin", Some(org))
-            .await;
-        let (s, _) = app
-            .call(
-                Method::GET,
-                "account/get-permissions/",
-                None,
-                Some(&token(&u)),
-            )
-            .await;
+        let u = user_in(&app, &admin, "u@beta.test", "org_admin", Some(org)).await;
+        let (s, _) = app.get("account/get-permissions/", &u.token).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
     }
 );
