@@ -1,11 +1,35 @@
 //! An account's own changes: a new e-mail address confirmed from it, the terms, and
 //! deleting the account (by its owner or its org admin only).
 
-use reqwest::StatusCode;
+use gemba_shared::api::v1::Msg;
+use gemba_shared::api::v1::account::{
+    AssignUserOrg, ChangeEmailRequest, TermsRequest, TokenRequest, UserSummary,
+};
+use reqwest::{Method, StatusCode};
 use serde_json::json;
 
+use crate::account::{ANON, credentials, login, pending_login, user_in, wire};
 use crate::both;
 use crate::common::*;
+
+fn change_to(email: &str, password: &str) -> ChangeEmailRequest {
+    ChangeEmailRequest {
+        email: email.into(),
+        password: password.into(),
+    }
+}
+
+fn link(token: &str) -> TokenRequest {
+    TokenRequest {
+        token: token.into(),
+    }
+}
+
+fn terms(accepted: bool) -> TermsRequest {
+    TermsRequest {
+        terms_and_conditions_accepted: accepted,
+    }
+}
 
 both!(
     email_change_is_confirmed_from_the_new_address,
@@ -13,131 +37,121 @@ both!(
         let admin = app.admin_token().await;
         let org = app.create_org(&admin, "Acme").await;
         let email = "old@acme.test";
-        let t = token(&app.user_in(&admin, email, "org_user", Some(org)).await);
+        let t = user_in(&app, &admin, email, "org_user", Some(org))
+            .await
+            .token;
         app.quick_user("taken@acme.test", "Tom", "org_user", &[org])
             .await;
         let path = "account/request_change_email/";
         let cases = [
             (
-                json!({"email": "nope", "password": PASSWORD}),
+                change_to("nope", PASSWORD),
                 "email",
                 "Enter a valid email address.",
             ),
             (
-                json!({"email": "new@acme.test", "password": "wrong-pass-1"}),
+                change_to("new@acme.test", "wrong-pass-1"),
                 "password",
                 "Your password is not correct.",
             ),
             (
-                json!({"email": "Taken@acme.test", "password": PASSWORD}),
+                change_to("Taken@acme.test", PASSWORD),
                 "email",
                 "user with this email already exists.",
             ),
             (
-                json!({"email": email, "password": PASSWORD}),
+                change_to(email, PASSWORD),
                 "email",
                 "user with this email already exists.",
-            ),
-            (
-                json!({"email": "new@acme.test"}),
-                "password",
-                "This field is required.",
             ),
         ];
         for (body, field, msg) in cases {
-            let (s, v) = app.post(path, body.clone(), Some(&t)).await;
+            let (s, v) = app.send_refused(Method::POST, path, &body, &t).await;
             assert_eq!(
                 (s, v[field][0].as_str()),
                 (StatusCode::BAD_REQUEST, Some(msg)),
-                "{body}"
+                "{body:?}"
             );
         }
+        let (s, v) = app
+            .post(path, json!({"email": "new@acme.test"}), Some(&t))
+            .await;
+        assert_eq!(
+            (s, v["password"][0].as_str()),
+            (StatusCode::BAD_REQUEST, Some("This field is required."))
+        );
         let (s, _) = app
-            .post(
-                path,
-                json!({"email": "new@acme.test", "password": PASSWORD}),
-                None,
-            )
+            .post(path, wire(&change_to("new@acme.test", PASSWORD)), None)
             .await;
         assert_eq!(s, StatusCode::UNAUTHORIZED);
         assert!(app.last_mail("new@acme.test").await.is_none());
 
-        let (s, v) = app
-            .post(
+        let v: Msg = app
+            .send_as(
+                Method::POST,
                 path,
-                json!({"email": "New@Acme.test", "password": PASSWORD}),
-                Some(&t),
+                &change_to("New@Acme.test", PASSWORD),
+                &t,
             )
             .await;
         assert_eq!(
-            (s, v["msg"].as_str()),
-            (
-                StatusCode::OK,
-                Some("A confirmation link has been sent to the new address.")
-            )
+            v.msg,
+            "A confirmation link has been sent to the new address."
         );
-        let link = app
+        let token = app
             .last_link_token("new@acme.test", "verify-email-change=")
             .await;
         // Nothing changes until it is confirmed.
         assert_eq!(app.user_row(email).await.email, email);
+        let verify = "account/verify-email-change/";
         let (s, v) = app
-            .patch(
-                "account/verify-email-change/",
-                json!({"token": "bogus"}),
-                None,
-            )
+            .send_refused(Method::PATCH, verify, &link("bogus"), ANON)
             .await;
         assert_eq!(
             (s, v["token"][0].as_str()),
             (StatusCode::BAD_REQUEST, Some("Token expired/Invalid!"))
         );
-        let (s, v) = app
-            .patch("account/verify-email-change/", json!({}), None)
-            .await;
+        let (s, v) = app.patch(verify, json!({}), None).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert!(v["token"][0].is_string());
 
-        let (s, v) = app
-            .patch("account/verify-email-change/", json!({"token": link}), None)
+        let v: Msg = app
+            .send_as(Method::PATCH, verify, &link(&token), ANON)
             .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (
-                StatusCode::OK,
-                Some("Your e-mail address has been changed.")
-            )
-        );
+        assert_eq!(v.msg, "Your e-mail address has been changed.");
         let (s, _) = app
-            .patch("account/verify-email-change/", json!({"token": link}), None)
+            .send_refused(Method::PATCH, verify, &link(&token), ANON)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         let (s, _) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "account/login_v2",
-                json!({"email": email, "password": PASSWORD}),
-                None,
+                &credentials(email, PASSWORD),
+                ANON,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        let full = app.login("new@acme.test", PASSWORD).await;
-        assert_eq!(full["email"], "new@acme.test");
+        let full = login(&app, "new@acme.test", PASSWORD).await;
+        assert_eq!(full.email, "new@acme.test");
 
         // An address taken between the request and the confirmation is refused.
-        let t = token(&full);
-        app.post(
-            path,
-            json!({"email": "later@acme.test", "password": PASSWORD}),
-            Some(&t),
-        )
-        .await;
-        let link = app
+        let t = full.token;
+        let _: Msg = app
+            .send_as(
+                Method::POST,
+                path,
+                &change_to("later@acme.test", PASSWORD),
+                &t,
+            )
+            .await;
+        let token = app
             .last_link_token("later@acme.test", "verify-email-change=")
             .await;
         app.quick_user("later@acme.test", "Lara", "org_user", &[org])
             .await;
         let (s, v) = app
-            .patch("account/verify-email-change/", json!({"token": link}), None)
+            .send_refused(Method::PATCH, verify, &link(&token), ANON)
             .await;
         assert_eq!(
             (s, v["email"][0].as_str()),
@@ -155,13 +169,17 @@ both!(
             body.contains("/user/setting?verify-email-change="),
             "{body}"
         );
-        let lab = token(&app.user_in(&admin, "lab@acme.test", "labeler", None).await);
-        app.post(
-            path,
-            json!({"email": "lab2@acme.test", "password": PASSWORD}),
-            Some(&lab),
-        )
-        .await;
+        let lab = user_in(&app, &admin, "lab@acme.test", "labeler", None)
+            .await
+            .token;
+        let _: Msg = app
+            .send_as(
+                Method::POST,
+                path,
+                &change_to("lab2@acme.test", PASSWORD),
+                &lab,
+            )
+            .await;
         let (_, body) = app.last_mail("lab2@acme.test").await.unwrap();
         assert!(
             body.contains("/labeler/setting?verify-email-change="),
@@ -175,22 +193,21 @@ both!(
     |app: TestApp| async move {
         let admin = app.admin_token().await;
         let org = app.create_org(&admin, "Acme").await;
-        let login = app
-            .user_in(&admin, "terms@acme.test", "org_admin", Some(org))
-            .await;
-        assert_eq!(login["is_policy_accepted"], false);
-        let (t, me) = (token(&login), login["id"].as_i64().unwrap());
+        let login = user_in(&app, &admin, "terms@acme.test", "org_admin", Some(org)).await;
+        assert!(!login.is_policy_accepted);
+        let (t, me) = (login.token, login.id);
         let other = app
             .quick_user("other@acme.test", "Ole", "org_user", &[org])
             .await;
-        let body = json!({"terms_and_conditions_accepted": true});
+        let body = terms(true);
         // Not for someone else, not even by a super admin or an org admin.
         for (tok, id) in [(&t, other), (&admin, me), (&t, 999_999)] {
             let (s, _) = app
-                .patch(
+                .send_refused(
+                    Method::PATCH,
                     &format!("account/update-delete/{id}/"),
-                    body.clone(),
-                    Some(tok),
+                    &body,
+                    tok,
                 )
                 .await;
             assert_eq!(s, StatusCode::NOT_FOUND);
@@ -203,27 +220,19 @@ both!(
             assert!(v["terms_and_conditions_accepted"][0].is_string(), "{v}");
         }
         let (s, _) = app
-            .patch("account/update-delete/abc/", body.clone(), Some(&t))
+            .send_refused(Method::PATCH, "account/update-delete/abc/", &body, &t)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        let (s, _) = app.patch(&path, body.clone(), None).await;
+        let (s, _) = app.patch(&path, wire(&body), None).await;
         assert_eq!(s, StatusCode::UNAUTHORIZED);
 
-        let (s, v) = app.patch(&path, body, Some(&t)).await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v["id"], me);
+        let v: UserSummary = app.send_as(Method::PATCH, &path, &body, &t).await;
+        assert_eq!(v.id, me);
         assert!(app.user_row("terms@acme.test").await.is_policy_accepted);
-        let v = app.pending_login("terms@acme.test", PASSWORD).await;
-        assert_eq!(v["is_policy_accepted"], true);
+        let v = pending_login(&app, "terms@acme.test", PASSWORD).await;
+        assert!(v.is_policy_accepted);
         // Withdrawn again.
-        let (s, _) = app
-            .patch(
-                &path,
-                json!({"terms_and_conditions_accepted": false}),
-                Some(&t),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK);
+        let _: UserSummary = app.send_as(Method::PATCH, &path, &terms(false), &t).await;
         assert!(!app.user_row("terms@acme.test").await.is_policy_accepted);
     }
 );
@@ -231,25 +240,20 @@ both!(
 both!(
     accounts_are_deleted_by_themselves_or_their_org_admin_only,
     |app: TestApp| async move {
-        let admin_login = app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-        let admin = token(&admin_login);
-        let admin_id = admin_login["id"].as_i64().unwrap();
+        let admin_login = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+        let (admin, admin_id) = (admin_login.token, admin_login.id);
         let a = app.create_org(&admin, "Acme").await;
         let b = app.create_org(&admin, "Beta").await;
-        let oa = token(
-            &app.user_in(&admin, "oa@acme.test", "org_admin", Some(a))
-                .await,
-        );
+        let oa = user_in(&app, &admin, "oa@acme.test", "org_admin", Some(a))
+            .await
+            .token;
         let member = app.quick_user("m@acme.test", "Mia", "org_user", &[a]).await;
         let shared = app
             .quick_user("s@acme.test", "Sue", "org_user", &[a, b])
             .await;
         let foreign = app.quick_user("f@beta.test", "Fay", "org_user", &[b]).await;
-        let self_login = app
-            .user_in(&admin, "me@acme.test", "org_user", Some(a))
-            .await;
-        let me = token(&self_login);
-        let me_id = self_login["id"].as_i64().unwrap();
+        let self_login = user_in(&app, &admin, "me@acme.test", "org_user", Some(a)).await;
+        let (me, me_id) = (self_login.token, self_login.id);
         let del = |id: String| format!("account/update-delete/{id}/");
 
         // Not another organisation's user, no unknown or malformed id.
@@ -267,12 +271,13 @@ both!(
         // Not a super admin, even one linked to the organisation.
         let (s, _) = app.delete(&del(admin_id.to_string()), &oa).await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        app.put(
-            "account/assign_user_org",
-            json!({"email": ADMIN_EMAIL, "organization": a}),
-            &admin,
-        )
-        .await;
+        let assign = AssignUserOrg {
+            email: ADMIN_EMAIL.into(),
+            organization: a,
+        };
+        let _: Msg = app
+            .send_as(Method::PUT, "account/assign_user_org", &assign, &admin)
+            .await;
         let (s, _) = app.delete(&del(admin_id.to_string()), &oa).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         // Not by an org user (the role lacks the permission).
@@ -299,10 +304,11 @@ both!(
                 .is_none()
         );
         let (s, _) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "account/login_v2",
-                json!({"email": "m@acme.test", "password": PASSWORD}),
-                None,
+                &credentials("m@acme.test", PASSWORD),
+                ANON,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);

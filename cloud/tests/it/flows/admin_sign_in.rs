@@ -1,8 +1,10 @@
 //! The super admin's sign-in, which refuses everyone else, and single sign-on (501).
 
-use reqwest::StatusCode;
+use gemba_shared::api::v1::account::LoginUser;
+use reqwest::{Method, StatusCode};
 use serde_json::json;
 
+use crate::account::{ANON, credentials};
 use crate::both;
 use crate::common::*;
 
@@ -15,10 +17,11 @@ both!(
             .await;
         let path = "account/admin-login/";
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 path,
-                json!({"email": "oa@acme.test", "password": PASSWORD}),
-                None,
+                &credentials("oa@acme.test", PASSWORD),
+                ANON,
             )
             .await;
         assert_eq!(
@@ -29,10 +32,11 @@ both!(
             )
         );
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 path,
-                json!({"email": ADMIN_EMAIL, "password": "wrong-pass-1"}),
-                None,
+                &credentials(ADMIN_EMAIL, "wrong-pass-1"),
+                ANON,
             )
             .await;
         assert_eq!(
@@ -47,16 +51,16 @@ both!(
             (s, v["password"][0].as_str()),
             (StatusCode::BAD_REQUEST, Some("This field is required."))
         );
-        let (s, v) = app
-            .post(
+        let v: LoginUser = app
+            .send_as(
+                Method::POST,
                 path,
-                json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}),
-                None,
+                &credentials(ADMIN_EMAIL, ADMIN_PASSWORD),
+                ANON,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v["role"], "admin");
-        assert_eq!(v["require_otp"], true);
+        assert_eq!(v.role.as_deref(), Some("admin"));
+        assert!(v.require_otp);
 
         for p in [
             "account/azure-signin/",

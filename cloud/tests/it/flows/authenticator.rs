@@ -1,10 +1,12 @@
 //! The authenticator app as second factor: set up with a QR code, confirmed with a code,
 //! then asked for at sign-in; bad and reused codes.
 
+use gemba_shared::api::v1::account::LoginUser;
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{OTP_FORMAT, OTP_INVALID, other_code, qr_png};
+use super::{OTP_FORMAT, OTP_INVALID, other_code, otp, qr_png};
+use crate::account::pending_login;
 use crate::both;
 use crate::common::*;
 
@@ -15,20 +17,17 @@ both!(
         let org = app.create_org(&admin, "Acme").await;
         let email = "totp@acme.test";
         app.quick_user(email, "Tia", "org_user", &[org]).await;
-        let v = app.pending_login(email, PASSWORD).await;
+        let v = pending_login(&app, email, PASSWORD).await;
         assert_eq!(
-            (&v["require_otp"], &v["receive_otp_on"], &v["is_otp_setup"]),
-            (&json!(true), &Value::Null, &json!(false))
+            (v.require_otp, v.receive_otp_on.as_deref(), v.is_otp_setup),
+            (true, None, false)
         );
-        let temp = token(&v);
+        let temp = v.token;
+        let set_app = "account/set_mfa_method_authenticator_app/";
 
         // Confirming before a QR code was fetched.
         let (s, v) = app
-            .patch(
-                "account/set_mfa_method_authenticator_app/",
-                json!({"otp": "123456"}),
-                Some(&temp),
-            )
+            .send_refused(Method::PATCH, set_app, &otp("123456"), &temp)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(v["non_field_errors"][0], "Scan the QR code first.");
@@ -51,11 +50,7 @@ both!(
         // Malformed codes: the spec's OTP rule.
         for bad in ["12345", "1234567", "abcdef", "", "12 456"] {
             let (s, v) = app
-                .patch(
-                    "account/set_mfa_method_authenticator_app/",
-                    json!({"otp": bad}),
-                    Some(&temp),
-                )
+                .send_refused(Method::PATCH, set_app, &otp(bad), &temp)
                 .await;
             assert_eq!(
                 (s, v["otp"][0].as_str()),
@@ -64,21 +59,11 @@ both!(
             );
         }
         let (s, v) = app
-            .patch(
-                "account/set_mfa_method_authenticator_app/",
-                json!({"otp": 123456}),
-                Some(&temp),
-            )
+            .patch(set_app, json!({"otp": 123456}), Some(&temp))
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert!(v["otp"][0].as_str().is_some(), "{v}");
-        let (s, v) = app
-            .patch(
-                "account/set_mfa_method_authenticator_app/",
-                json!({}),
-                Some(&temp),
-            )
-            .await;
+        let (s, v) = app.patch(set_app, json!({}), Some(&temp)).await;
         assert_eq!(
             (s, v["otp"][0].as_str()),
             (StatusCode::BAD_REQUEST, Some("This field is required."))
@@ -87,11 +72,7 @@ both!(
         // A wrong code.
         let code = totp_code(&secret, unix_now());
         let (s, v) = app
-            .patch(
-                "account/set_mfa_method_authenticator_app/",
-                json!({"otp": other_code(&code)}),
-                Some(&temp),
-            )
+            .send_refused(Method::PATCH, set_app, &otp(&other_code(&code)), &temp)
             .await;
         assert_eq!(
             (s, v["otp"][0].as_str()),
@@ -100,20 +81,15 @@ both!(
         assert!(app.user_row(email).await.mfa_method.is_none());
 
         // The right code completes the sign-in.
-        let (s, full) = app
-            .patch(
-                "account/set_mfa_method_authenticator_app/",
-                json!({"otp": code}),
-                Some(&temp),
-            )
+        let full: LoginUser = app
+            .send_as(Method::PATCH, set_app, &otp(&code), &temp)
             .await;
-        assert_eq!(s, StatusCode::OK, "{full}");
-        assert_eq!(full["require_otp"], false);
-        assert_eq!(full["receive_otp_on"], "authenticator_app");
-        assert_eq!(full["is_otp_setup"], true);
-        assert!(full["refresh"].is_string());
+        assert!(!full.require_otp);
+        assert_eq!(full.receive_otp_on.as_deref(), Some("authenticator_app"));
+        assert!(full.is_otp_setup);
+        assert!(full.refresh.is_some());
         assert_eq!(
-            app.get("organization/", &token(&full)).await.0,
+            app.get("organization/", &full.token).await.0,
             StatusCode::OK
         );
         let row = app.user_row(email).await;
@@ -122,11 +98,11 @@ both!(
         assert_eq!(row.mfa_method.as_deref(), Some("authenticator_app"));
 
         // A later sign-in asks for the app's code.
-        let v = app.pending_login(email, PASSWORD).await;
-        assert_eq!(v["require_otp"], true);
-        assert_eq!(v["receive_otp_on"], "authenticator_app");
-        assert_eq!(v["is_otp_setup"], true);
-        let temp2 = token(&v);
+        let v = pending_login(&app, email, PASSWORD).await;
+        assert!(v.require_otp);
+        assert_eq!(v.receive_otp_on.as_deref(), Some("authenticator_app"));
+        assert!(v.is_otp_setup);
+        let temp2 = v.token;
         // Nothing is sent for the app.
         let (s, v) = app.get("account/send_otp_code/", &temp2).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
@@ -135,12 +111,9 @@ both!(
             "Use the code shown in your authenticator app."
         );
         // The code that confirmed the app has been used: it does not pass again.
+        let verify = "account/verify_otp_code/";
         let (s, v) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": code}),
-                Some(&temp2),
-            )
+            .send_refused(Method::POST, verify, &otp(&code), &temp2)
             .await;
         assert_eq!(
             (s, v["otp"][0].as_str()),
@@ -148,34 +121,24 @@ both!(
         );
         // The next time step's code (within the allowed drift) does, once.
         let next = totp_code(&secret, unix_now() + 30);
-        let (s, full) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": next}),
-                Some(&temp2),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{full}");
-        assert_eq!(full["receive_otp_on"], "authenticator_app");
+        let full: LoginUser = app.send_as(Method::POST, verify, &otp(&next), &temp2).await;
+        assert_eq!(full.receive_otp_on.as_deref(), Some("authenticator_app"));
         assert_eq!(
-            app.get("organization/", &token(&full)).await.0,
+            app.get("organization/", &full.token).await.0,
             StatusCode::OK
         );
-        let temp3 = token(&app.pending_login(email, PASSWORD).await);
+        let temp3 = pending_login(&app, email, PASSWORD).await.token;
         let (s, _) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": next}),
-                Some(&temp3),
-            )
+            .send_refused(Method::POST, verify, &otp(&next), &temp3)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         // A code far from now does not pass.
         let (s, _) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": totp_code(&secret, unix_now() + 600)}),
-                Some(&temp3),
+            .send_refused(
+                Method::POST,
+                verify,
+                &otp(&totp_code(&secret, unix_now() + 600)),
+                &temp3,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);

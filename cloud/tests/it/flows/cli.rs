@@ -1,9 +1,12 @@
 //! The command line: `admin create`, `default-config`, and settings from the file, then
 //! the environment, then flags.
 
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::account::UserSummary;
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::account::{credentials, login};
 use crate::both;
 use crate::common::*;
 
@@ -56,13 +59,13 @@ both!(
         .await;
         assert!(ok, "{err}");
         assert!(out.contains("created super admin"), "{out}");
-        let full = app.login("cli@gemba.test", "cli-pass-123").await;
-        assert_eq!(full["role"], "admin");
+        let full = login(&app, "cli@gemba.test", "cli-pass-123").await;
+        assert_eq!(full.role.as_deref(), Some("admin"));
         let r = app
             .raw(
                 Method::GET,
                 "account/get-permissions/",
-                Some(&token(&full)),
+                Some(&full.token),
                 &[],
             )
             .await;
@@ -107,13 +110,13 @@ both!(
                     .is_none()
             );
         }
-        let (_, v) = app
-            .get(
+        let v: Page<UserSummary> = app
+            .get_as(
                 "account/users_list/v2?is_admin=true&role__name=admin",
-                &token(&full),
+                &full.token,
             )
             .await;
-        assert_eq!(v["count"], 3);
+        assert_eq!(v.count, 3);
     }
 );
 
@@ -140,8 +143,8 @@ async fn admin_created_in_a_fresh_data_folder_signs_in_once_the_server_starts() 
     assert!(out.contains("first@gemba.test"));
     assert!(data.join("gemba.db").exists());
     let app = TestApp::start_with(Backend::Sqlite, |s| s.data = data.clone()).await;
-    let full = app.login("first@gemba.test", "first-pass-1").await;
-    assert_eq!(full["role"], "admin");
+    let full = login(&app, "first@gemba.test", "first-pass-1").await;
+    assert_eq!(full.role.as_deref(), Some("admin"));
 }
 
 #[test]
@@ -222,7 +225,7 @@ async fn failures_until_locked(port: u16) -> usize {
     for n in 0..20 {
         let r = c
             .post(format!("http://127.0.0.1:{port}/api/account/login_v2"))
-            .json(&json!({"email": "nobody@gemba.test", "password": "wrong-pass-1"}))
+            .json(&credentials("nobody@gemba.test", "wrong-pass-1"))
             .send()
             .await
             .unwrap();

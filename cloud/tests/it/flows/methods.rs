@@ -1,12 +1,37 @@
 //! Changing a second-factor method (only with a full session) and the limits on codes:
 //! sends per ten minutes, wrong guesses per code, and the address lock.
 
+use gemba_shared::api::v1::Msg;
+use gemba_shared::api::v1::account::{LoginAttempts, LoginUser, SmsMethodRequest};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use super::{METHOD_EXISTS, OTP_INVALID, TOO_MANY_ATTEMPTS, other_code, qr_png};
+use super::{METHOD_EXISTS, OTP_INVALID, TOO_MANY_ATTEMPTS, other_code, otp, qr_png};
+use crate::account::{ANON, credentials, pending_login, user_in, wire};
 use crate::common::*;
 use crate::{both, both_with};
+
+const VERIFY: &str = "account/verify_otp_code/";
+
+fn sms() -> SmsMethodRequest {
+    SmsMethodRequest {
+        mobile_number: "+4915112345678".into(),
+    }
+}
+
+/// A sign-in up to the temporary token, with the e-mail code sent.
+async fn email_code_sent(app: &TestApp, email: &str) -> String {
+    let temp = pending_login(app, email, PASSWORD).await.token;
+    let _: Msg = app
+        .send_as(
+            Method::PATCH,
+            "account/set_mfa_method_email/",
+            &json!({}),
+            &temp,
+        )
+        .await;
+    temp
+}
 
 both!(
     an_existing_method_changes_only_with_a_full_session,
@@ -15,31 +40,23 @@ both!(
         let org = app.create_org(&admin, "Acme").await;
         let email = "mfa@acme.test";
         // Signs in by e-mail code, so e-mail is the method.
-        let full = token(&app.user_in(&admin, email, "org_user", Some(org)).await);
-        let temp = token(&app.pending_login(email, PASSWORD).await);
+        let full = user_in(&app, &admin, email, "org_user", Some(org))
+            .await
+            .token;
+        let temp = pending_login(&app, email, PASSWORD).await.token;
 
         for (method, path, body) in [
             (Method::PATCH, "account/set_mfa_method_email/", json!({})),
-            (
-                Method::PATCH,
-                "account/set_mfa_method_sms/",
-                json!({"mobile_number": "+4915112345678"}),
-            ),
-            (
-                Method::POST,
-                "account/set_mfa_method_sms/",
-                json!({"mobile_number": "+4915112345678"}),
-            ),
+            (Method::PATCH, "account/set_mfa_method_sms/", wire(&sms())),
+            (Method::POST, "account/set_mfa_method_sms/", wire(&sms())),
             (Method::PATCH, "account/get_qr_code/", json!({})),
             (
                 Method::PATCH,
                 "account/set_mfa_method_authenticator_app/",
-                json!({"otp": "123456"}),
+                wire(&otp("123456")),
             ),
         ] {
-            let (s, v) = app
-                .call(method.clone(), path, Some(body), Some(&temp))
-                .await;
+            let (s, v) = app.send_refused(method.clone(), path, &body, &temp).await;
             assert_eq!(
                 (s, v["non_field_errors"][0].as_str()),
                 (StatusCode::BAD_REQUEST, Some(METHOD_EXISTS)),
@@ -53,15 +70,15 @@ both!(
         // With the full session: switch to the authenticator app.
         qr_png(&app, &full).await;
         let secret = app.user_row(email).await.totp_pending_secret.unwrap();
-        let (s, v) = app
-            .patch(
+        let v: LoginUser = app
+            .send_as(
+                Method::PATCH,
                 "account/set_mfa_method_authenticator_app/",
-                json!({"otp": totp_code(&secret, unix_now())}),
-                Some(&full),
+                &otp(&totp_code(&secret, unix_now())),
+                &full,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["receive_otp_on"], "authenticator_app");
+        assert_eq!(v.receive_otp_on.as_deref(), Some("authenticator_app"));
         assert_eq!(
             app.user_row(email).await.mfa_method.as_deref(),
             Some("authenticator_app")
@@ -76,7 +93,7 @@ both!(
         let org = app.create_org(&admin, "Acme").await;
         let email = "many@acme.test";
         app.quick_user(email, "Mo", "org_user", &[org]).await;
-        let temp = token(&app.pending_login(email, PASSWORD).await);
+        let temp = pending_login(&app, email, PASSWORD).await.token;
         // Nothing to send or verify before a method is chosen.
         let (s, v) = app.get("account/send_otp_code/", &temp).await;
         assert_eq!(
@@ -87,26 +104,26 @@ both!(
             )
         );
         let (s, _) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": "123456"}),
-                Some(&temp),
-            )
+            .send_refused(Method::POST, VERIFY, &otp("123456"), &temp)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
 
-        let (s, _) = app
-            .patch("account/set_mfa_method_email/", json!({}), Some(&temp))
+        let _: Msg = app
+            .send_as(
+                Method::PATCH,
+                "account/set_mfa_method_email/",
+                &json!({}),
+                &temp,
+            )
             .await;
-        assert_eq!(s, StatusCode::OK);
         for path in [
             "account/send_otp_code/",
             "account/resend_otp/",
             "account/send_otp_code/",
             "account/resend_otp/",
         ] {
-            let (s, v) = app.get(path, &temp).await;
-            assert_eq!((s, v["msg"].as_str()), (StatusCode::OK, Some("OTP Sent!")));
+            let v: Msg = app.get_as(path, &temp).await;
+            assert_eq!(v.msg, "OTP Sent!");
         }
         let sent = gemba_cloud::db::outbox::list(&app.state.db, Some(email), 100)
             .await
@@ -125,19 +142,13 @@ both!(
         // A full session cannot send more either, and choosing a method again changes
         // nothing when no code can be sent.
         let code = app.last_code(email).await;
-        let (s, full) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": code}),
-                Some(&temp),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK);
+        let full: LoginUser = app.send_as(Method::POST, VERIFY, &otp(&code), &temp).await;
         let (s, _) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 "account/set_mfa_method_sms/",
-                json!({"mobile_number": "+4915112345678"}),
-                Some(&token(&full)),
+                &sms(),
+                &full.token,
             )
             .await;
         assert_eq!(s, StatusCode::TOO_MANY_REQUESTS);
@@ -159,17 +170,11 @@ both_with!(
         let org = app.create_org(&admin, "Acme").await;
         let email = "guess@acme.test";
         app.quick_user(email, "Gus", "org_user", &[org]).await;
-        let temp = token(&app.pending_login(email, PASSWORD).await);
-        app.patch("account/set_mfa_method_email/", json!({}), Some(&temp))
-            .await;
+        let temp = email_code_sent(&app, email).await;
         let code = app.last_code(email).await;
         for _ in 0..5 {
             let (s, v) = app
-                .post(
-                    "account/verify_otp_code/",
-                    json!({"otp": other_code(&code)}),
-                    Some(&temp),
-                )
+                .send_refused(Method::POST, VERIFY, &otp(&other_code(&code)), &temp)
                 .await;
             assert_eq!(
                 (s, v["otp"][0].as_str()),
@@ -177,11 +182,7 @@ both_with!(
             );
         }
         let (s, v) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": code}),
-                Some(&temp),
-            )
+            .send_refused(Method::POST, VERIFY, &otp(&code), &temp)
             .await;
         assert_eq!(
             (s, v["otp"][0].as_str()),
@@ -189,16 +190,9 @@ both_with!(
             "the code survived five wrong guesses"
         );
         // A new code works.
-        app.get("account/resend_otp/", &temp).await;
+        let _: Msg = app.get_as("account/resend_otp/", &temp).await;
         let code = app.last_code(email).await;
-        let (s, _) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": code}),
-                Some(&temp),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK);
+        let _: LoginUser = app.send_as(Method::POST, VERIFY, &otp(&code), &temp).await;
     }
 );
 
@@ -209,57 +203,44 @@ both!(
         let org = app.create_org(&admin, "Acme").await;
         let email = "lock@acme.test";
         app.quick_user(email, "Lu", "org_user", &[org]).await;
-        let temp = token(&app.pending_login(email, PASSWORD).await);
-        app.patch("account/set_mfa_method_email/", json!({}), Some(&temp))
-            .await;
+        let temp = email_code_sent(&app, email).await;
         let code = app.last_code(email).await;
         for _ in 0..3 {
             let (s, _) = app
-                .post(
-                    "account/verify_otp_code/",
-                    json!({"otp": other_code(&code)}),
-                    Some(&temp),
-                )
+                .send_refused(Method::POST, VERIFY, &otp(&other_code(&code)), &temp)
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST);
         }
         // The right password again does not wipe the count of wrong codes.
-        let temp = token(&app.pending_login(email, PASSWORD).await);
-        app.get("account/send_otp_code/", &temp).await;
+        let temp = pending_login(&app, email, PASSWORD).await.token;
+        let _: Msg = app.get_as("account/send_otp_code/", &temp).await;
         let code = app.last_code(email).await;
         for _ in 0..2 {
             let (s, _) = app
-                .post(
-                    "account/verify_otp_code/",
-                    json!({"otp": other_code(&code)}),
-                    Some(&temp),
-                )
+                .send_refused(Method::POST, VERIFY, &otp(&other_code(&code)), &temp)
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST);
         }
         let (s, v) = app
-            .post(
-                "account/verify_otp_code/",
-                json!({"otp": code}),
-                Some(&temp),
-            )
+            .send_refused(Method::POST, VERIFY, &otp(&code), &temp)
             .await;
         assert_eq!(
             (s, v["detail"].as_str()),
             (StatusCode::TOO_MANY_REQUESTS, Some(TOO_MANY_ATTEMPTS))
         );
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "account/login_v2",
-                json!({"email": email, "password": PASSWORD}),
-                None,
+                &credentials(email, PASSWORD),
+                ANON,
             )
             .await;
         assert_eq!(
             (s, v["detail"].as_str()),
             (StatusCode::TOO_MANY_REQUESTS, Some(TOO_MANY_ATTEMPTS))
         );
-        let (_, v) = app.get("account/lockout_list-delete/", &admin).await;
-        assert_eq!(v[0]["email"], email);
+        let v: Vec<LoginAttempts> = app.get_as("account/lockout_list-delete/", &admin).await;
+        assert_eq!(v[0].email, email);
     }
 );

@@ -20,6 +20,7 @@ mod sms;
 mod sub_domains;
 mod user_lists;
 
+use gemba_shared::api::v1::account::OtpRequest;
 use reqwest::{Method, StatusCode};
 
 use crate::common::*;
@@ -30,6 +31,11 @@ pub(super) const METHOD_EXISTS: &str =
     "A verification method is already set up. Sign in fully to change it.";
 pub(super) const TOO_MANY_ATTEMPTS: &str = "Too many attempts.Please try after 1 min.";
 pub(super) const MUST_CHANGE: &str = "Your password must be changed before you continue.";
+
+/// The body carrying a one-time `code`.
+pub(super) fn otp(code: &str) -> OtpRequest {
+    OtpRequest { otp: code.into() }
+}
 
 /// A six-digit code that is not `code`.
 pub(super) fn other_code(code: &str) -> String {

@@ -1,42 +1,79 @@
 //! Passwords: forgotten and reset by a mailed link, changed by their owner, and set by
 //! an org admin, which must be changed first (303).
 
-use reqwest::StatusCode;
+use gemba_shared::api::v1::Msg;
+use gemba_shared::api::v1::account::{
+    ActivitySession, ChangePasswordRequest, EmailRequest, RefreshRequest, ResetPasswordRequest,
+    SessionCreate, SessionEnd, TermsRequest, UserSummary, WorkstationPasswordRequest,
+};
+use gemba_shared::api::v1::organization::DepartmentCreate;
+use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use super::{MUST_CHANGE, TOO_MANY_ATTEMPTS};
+use crate::account::{ANON, credentials, login, user_in, wire};
 use crate::both;
 use crate::common::*;
+
+fn email(email: &str) -> EmailRequest {
+    EmailRequest {
+        email: email.into(),
+    }
+}
+
+fn reset(token: &str, password: &str) -> ResetPasswordRequest {
+    ResetPasswordRequest {
+        token: token.into(),
+        password: password.into(),
+    }
+}
+
+fn change(old_password: &str, new_password: &str) -> ChangePasswordRequest {
+    ChangePasswordRequest {
+        old_password: old_password.into(),
+        new_password: new_password.into(),
+    }
+}
+
+fn set_for(user: i64, password: &str) -> WorkstationPasswordRequest {
+    WorkstationPasswordRequest {
+        user,
+        password: password.into(),
+    }
+}
 
 both!(
     forgotten_password_is_reset_by_a_single_use_mailed_link,
     |app: TestApp| async move {
         let admin = app.admin_token().await;
         let org = app.create_org(&admin, "Acme").await;
-        let email = "forgot@acme.test";
-        let login = app.user_in(&admin, email, "org_user", Some(org)).await;
-        let old = token(&login);
+        let addr = "forgot@acme.test";
+        let login_v = user_in(&app, &admin, addr, "org_user", Some(org)).await;
+        let old = &login_v.token;
         // Lock the address.
         for _ in 0..5 {
-            app.post(
+            app.send_refused(
+                Method::POST,
                 "account/login_v2",
-                json!({"email": email, "password": "wrong-pass-1"}),
-                None,
+                &credentials(addr, "wrong-pass-1"),
+                ANON,
             )
             .await;
         }
         let (s, _) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "account/login_v2",
-                json!({"email": email, "password": PASSWORD}),
-                None,
+                &credentials(addr, PASSWORD),
+                ANON,
             )
             .await;
         assert_eq!(s, StatusCode::TOO_MANY_REQUESTS);
 
         // Bad input.
+        let forgot = "account/forgot_password/";
         let (s, v) = app
-            .patch("account/forgot_password/", json!({"email": "nope"}), None)
+            .send_refused(Method::PATCH, forgot, &email("nope"), ANON)
             .await;
         assert_eq!(
             (s, v["email"][0].as_str()),
@@ -45,37 +82,27 @@ both!(
                 Some("Enter a valid email address.")
             )
         );
-        let (s, v) = app.patch("account/forgot_password/", json!({}), None).await;
+        let (s, v) = app.patch(forgot, json!({}), None).await;
         assert_eq!(
             (s, v["email"][0].as_str()),
             (StatusCode::BAD_REQUEST, Some("This field is required."))
         );
         // An unknown address answers the same as a known one, and nothing is mailed.
-        let (s, unknown) = app
-            .patch(
-                "account/forgot_password/",
-                json!({"email": "ghost@acme.test"}),
-                None,
-            )
+        let unknown: Msg = app
+            .send_as(Method::PATCH, forgot, &email("ghost@acme.test"), ANON)
             .await;
-        assert_eq!(s, StatusCode::OK);
         assert!(app.last_mail("ghost@acme.test").await.is_none());
-        let (s, known) = app
-            .patch(
-                "account/forgot_password/",
-                json!({"email": "Forgot@Acme.test"}),
-                None,
-            )
+        let known: Msg = app
+            .send_as(Method::PATCH, forgot, &email("Forgot@Acme.test"), ANON)
             .await;
-        assert_eq!(s, StatusCode::OK);
         assert_eq!(unknown, known);
-        let earlier = app.last_link_token(email, "/reset-password/").await;
-        app.patch("account/forgot_password/", json!({"email": email}), None)
-            .await;
-        let link = app.last_link_token(email, "/reset-password/").await;
+        let earlier = app.last_link_token(addr, "/reset-password/").await;
+        let _: Msg = app.send_as(Method::PATCH, forgot, &email(addr), ANON).await;
+        let link = app.last_link_token(addr, "/reset-password/").await;
         assert_ne!(earlier, link);
 
         // A weak password is refused and the link still works afterwards.
+        let path = "account/reset_password/";
         for (pw, msg) in [
             (
                 "short1",
@@ -88,11 +115,7 @@ both!(
             ),
         ] {
             let (s, v) = app
-                .patch(
-                    "account/reset_password/",
-                    json!({"token": link, "password": pw}),
-                    None,
-                )
+                .send_refused(Method::PATCH, path, &reset(&link, pw), ANON)
                 .await;
             assert_eq!(
                 (s, v["password"][0].as_str()),
@@ -100,47 +123,32 @@ both!(
             );
         }
         let (s, v) = app
-            .patch(
-                "account/reset_password/",
-                json!({"token": "not-a-token", "password": "new-pass-123"}),
-                None,
+            .send_refused(
+                Method::PATCH,
+                path,
+                &reset("not-a-token", "new-pass-123"),
+                ANON,
             )
             .await;
         assert_eq!(
             (s, v["token"][0].as_str()),
             (StatusCode::BAD_REQUEST, Some("Token expired/Invalid!"))
         );
-        let (s, v) = app
-            .patch("account/reset_password/", json!({"token": link}), None)
-            .await;
+        let (s, v) = app.patch(path, json!({"token": link}), None).await;
         assert_eq!(
             (s, v["password"][0].as_str()),
             (StatusCode::BAD_REQUEST, Some("This field is required."))
         );
-        assert_eq!(app.get("organization/", &old).await.0, StatusCode::OK);
+        assert_eq!(app.get("organization/", old).await.0, StatusCode::OK);
 
-        let (s, v) = app
-            .patch(
-                "account/reset_password/",
-                json!({"token": link, "password": "new-pass-123"}),
-                None,
-            )
+        let v: Msg = app
+            .send_as(Method::PATCH, path, &reset(&link, "new-pass-123"), ANON)
             .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (
-                StatusCode::OK,
-                Some("Your password has been reset. Please sign in.")
-            )
-        );
+        assert_eq!(v.msg, "Your password has been reset. Please sign in.");
         // Single use, and the earlier link died with it.
         for t in [&link, &earlier] {
             let (s, v) = app
-                .patch(
-                    "account/reset_password/",
-                    json!({"token": t, "password": "other-pass-123"}),
-                    None,
-                )
+                .send_refused(Method::PATCH, path, &reset(t, "other-pass-123"), ANON)
                 .await;
             assert_eq!(
                 (s, v["token"][0].as_str()),
@@ -149,25 +157,25 @@ both!(
         }
         // Old sessions are over.
         assert_eq!(
-            app.get("organization/", &old).await.0,
+            app.get("organization/", old).await.0,
             StatusCode::UNAUTHORIZED
         );
+        let refresh = RefreshRequest {
+            refresh: login_v.refresh.clone().unwrap(),
+        };
         let (s, _) = app
-            .post(
-                "account/token/refresh/",
-                json!({"refresh": login["refresh"]}),
-                None,
-            )
+            .send_refused(Method::POST, "account/token/refresh/", &refresh, ANON)
             .await;
         assert_eq!(s, StatusCode::UNAUTHORIZED);
         // The lockout is lifted; only the new password works.
-        let full = app.login(email, "new-pass-123").await;
-        assert_eq!(full["require_otp"], false);
+        let full = login(&app, addr, "new-pass-123").await;
+        assert!(!full.require_otp);
         let (s, _) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "account/login_v2",
-                json!({"email": email, "password": PASSWORD}),
-                None,
+                &credentials(addr, PASSWORD),
+                ANON,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
@@ -180,76 +188,75 @@ both!(
         let admin = app.admin_token().await;
         let org = app.create_org(&admin, "Acme").await;
         let email = "change@acme.test";
-        let this = token(&app.user_in(&admin, email, "org_user", Some(org)).await);
-        let other = token(&app.login(email, PASSWORD).await);
+        let this = user_in(&app, &admin, email, "org_user", Some(org))
+            .await
+            .token;
+        let other = login(&app, email, PASSWORD).await.token;
         let path = "account/request_change_password/";
         let cases = [
             (
-                json!({"old_password": "wrong-pass-1", "new_password": "new-pass-123"}),
+                change("wrong-pass-1", "new-pass-123"),
                 "old_password",
                 "Your old password is not correct.",
             ),
             (
-                json!({"old_password": PASSWORD, "new_password": PASSWORD}),
+                change(PASSWORD, PASSWORD),
                 "new_password",
                 "The new password must differ from the old one.",
             ),
             (
-                json!({"old_password": PASSWORD, "new_password": "short1"}),
+                change(PASSWORD, "short1"),
                 "new_password",
                 "This password is too short. It must contain at least 8 characters.",
             ),
             (
-                json!({"old_password": PASSWORD, "new_password": "123456789012"}),
+                change(PASSWORD, "123456789012"),
                 "new_password",
                 "This password is entirely numeric.",
             ),
-            (
-                json!({"old_password": PASSWORD}),
-                "new_password",
-                "This field is required.",
-            ),
         ];
         for (body, field, msg) in cases {
-            let (s, v) = app.patch(path, body.clone(), Some(&this)).await;
+            let (s, v) = app.send_refused(Method::PATCH, path, &body, &this).await;
             assert_eq!(
                 (s, v[field][0].as_str()),
                 (StatusCode::BAD_REQUEST, Some(msg)),
-                "{body}"
+                "{body:?}"
             );
         }
+        let (s, v) = app
+            .patch(path, json!({"old_password": PASSWORD}), Some(&this))
+            .await;
+        assert_eq!(
+            (s, v["new_password"][0].as_str()),
+            (StatusCode::BAD_REQUEST, Some("This field is required."))
+        );
         let (s, _) = app
-            .patch(
-                path,
-                json!({"old_password": PASSWORD, "new_password": "new-pass-123"}),
-                None,
-            )
+            .patch(path, wire(&change(PASSWORD, "new-pass-123")), None)
             .await;
         assert_eq!(s, StatusCode::UNAUTHORIZED);
         // Nothing changed so far.
         assert_eq!(app.get("organization/", &other).await.0, StatusCode::OK);
 
-        let (s, v) = app
-            .patch(
+        let v: Msg = app
+            .send_as(
+                Method::PATCH,
                 path,
-                json!({"old_password": PASSWORD, "new_password": "new-pass-123"}),
-                Some(&this),
+                &change(PASSWORD, "new-pass-123"),
+                &this,
             )
             .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (StatusCode::OK, Some("Your changes have been saved!"))
-        );
+        assert_eq!(v.msg, "Your changes have been saved!");
         assert_eq!(app.get("organization/", &this).await.0, StatusCode::OK);
         assert_eq!(
             app.get("organization/", &other).await.0,
             StatusCode::UNAUTHORIZED
         );
         let (s, _) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "account/login_v2",
-                json!({"email": email, "password": PASSWORD}),
-                None,
+                &credentials(email, PASSWORD),
+                ANON,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
@@ -259,19 +266,21 @@ both!(
         // Guessing the old password with a stolen token runs into the lockout.
         for _ in 0..5 {
             let (s, _) = app
-                .patch(
+                .send_refused(
+                    Method::PATCH,
                     path,
-                    json!({"old_password": "guess-pass-1", "new_password": "x-pass-1234"}),
-                    Some(&this),
+                    &change("guess-pass-1", "x-pass-1234"),
+                    &this,
                 )
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST);
         }
         let (s, v) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 path,
-                json!({"old_password": "new-pass-123", "new_password": "x-pass-1234"}),
-                Some(&this),
+                &change("new-pass-123", "x-pass-1234"),
+                &this,
             )
             .await;
         assert_eq!(
@@ -287,15 +296,12 @@ both!(
         let admin = app.admin_token().await;
         let org = app.create_org(&admin, "Acme").await;
         let other_org = app.create_org(&admin, "Beta").await;
-        let oa = token(
-            &app.user_in(&admin, "oa@acme.test", "org_admin", Some(org))
-                .await,
-        );
-        let ws_login = app
-            .user_in(&admin, "ws@acme.test", "workstation_user", Some(org))
-            .await;
-        let ws_old = token(&ws_login);
-        let ws = ws_login["id"].as_i64().unwrap();
+        let oa = user_in(&app, &admin, "oa@acme.test", "org_admin", Some(org))
+            .await
+            .token;
+        let ws_login = user_in(&app, &admin, "ws@acme.test", "workstation_user", Some(org)).await;
+        let ws_old = &ws_login.token;
+        let ws = ws_login.id;
         let ou = app
             .quick_user("ou@acme.test", "Otto", "org_user", &[org])
             .await;
@@ -308,31 +314,19 @@ both!(
         // user, a weak password, a bad body.
         app.quick_user("ou2@acme.test", "Olga", "org_user", &[org])
             .await;
-        let ou_token = token(&app.login("ou2@acme.test", PASSWORD).await);
+        let ou_token = login(&app, "ou2@acme.test", PASSWORD).await.token;
         let (s, _) = app
-            .patch(
-                path,
-                json!({"user": ws, "password": "ws-pass-123"}),
-                Some(&ou_token),
-            )
+            .send_refused(Method::PATCH, path, &set_for(ws, "ws-pass-123"), &ou_token)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         for id in [ws_b, 999_999] {
             let (s, _) = app
-                .patch(
-                    path,
-                    json!({"user": id, "password": "ws-pass-123"}),
-                    Some(&oa),
-                )
+                .send_refused(Method::PATCH, path, &set_for(id, "ws-pass-123"), &oa)
                 .await;
             assert_eq!(s, StatusCode::NOT_FOUND);
         }
         let (s, v) = app
-            .patch(
-                path,
-                json!({"user": ou, "password": "ws-pass-123"}),
-                Some(&oa),
-            )
+            .send_refused(Method::PATCH, path, &set_for(ou, "ws-pass-123"), &oa)
             .await;
         assert_eq!(
             (s, v["user"][0].as_str()),
@@ -342,7 +336,7 @@ both!(
             )
         );
         let (s, v) = app
-            .patch(path, json!({"user": ws, "password": "short1"}), Some(&oa))
+            .send_refused(Method::PATCH, path, &set_for(ws, "short1"), &oa)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert!(v["password"][0].is_string());
@@ -356,29 +350,22 @@ both!(
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert!(v["user"][0].is_string(), "{v}");
         // Nothing changed.
-        assert_eq!(app.get("organization/", &ws_old).await.0, StatusCode::OK);
+        assert_eq!(app.get("organization/", ws_old).await.0, StatusCode::OK);
         assert!(!app.user_row("ws@acme.test").await.must_change_password);
 
-        let (s, v) = app
-            .patch(
-                path,
-                json!({"user": ws, "password": "ws-pass-123"}),
-                Some(&oa),
-            )
+        let v: Msg = app
+            .send_as(Method::PATCH, path, &set_for(ws, "ws-pass-123"), &oa)
             .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (StatusCode::OK, Some("Your changes have been saved!"))
-        );
+        assert_eq!(v.msg, "Your changes have been saved!");
         assert!(app.user_row("ws@acme.test").await.must_change_password);
         assert_eq!(
-            app.get("organization/", &ws_old).await.0,
+            app.get("organization/", ws_old).await.0,
             StatusCode::UNAUTHORIZED
         );
 
         // Signed in with the set password, every call but a few answers 303.
-        let login = app.login("ws@acme.test", "ws-pass-123").await;
-        let t = token(&login);
+        let login_v = login(&app, "ws@acme.test", "ws-pass-123").await;
+        let t = &login_v.token;
         for path in [
             "organization/".to_string(),
             "account/get-permissions/".to_string(),
@@ -386,81 +373,86 @@ both!(
             "account/roles/".to_string(),
             "account/fetch_local_storage_data".to_string(),
         ] {
-            let (s, v) = app.get(&path, &t).await;
+            let (s, v) = app.get(&path, t).await;
             assert_eq!(
                 (s, v["detail"].as_str()),
                 (StatusCode::SEE_OTHER, Some(MUST_CHANGE)),
                 "{path}"
             );
         }
+        let department = DepartmentCreate {
+            name: "Line 1".into(),
+        };
         let (s, _) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 &format!("organization/{org}/department/"),
-                json!({"name": "Line 1"}),
-                Some(&t),
+                &department,
+                t,
             )
             .await;
         assert_eq!(s, StatusCode::SEE_OTHER);
         // The session calls, terms and logout still work.
-        let (s, session) = app
-            .post(
+        let session: ActivitySession = app
+            .create_as(
                 "account/session/create/",
-                json!({"user": ws, "browser": "Firefox", "browser_version": "128"}),
-                Some(&t),
+                &SessionCreate {
+                    user: ws,
+                    browser: "Firefox".into(),
+                    browser_version: "128".into(),
+                },
+                t,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{session}");
-        let (s, _) = app
-            .patch(
-                &format!("account/session/update/{}/", session["id"]),
-                json!({}),
-                Some(&t),
+        let _: SessionEnd = app
+            .send_as(
+                Method::PATCH,
+                &format!("account/session/update/{}/", session.id),
+                &json!({}),
+                t,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
-        let (s, _) = app
-            .get(
+        let _: ActivitySession = app
+            .get_as(
                 &format!(
                     "account/retrieve-session/?email=ws@acme.test&sessionKey={}",
-                    login["session_key"].as_str().unwrap()
+                    login_v.session_key
                 ),
-                &t,
+                t,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
-        let (s, _) = app
-            .patch(
+        let terms = TermsRequest {
+            terms_and_conditions_accepted: true,
+        };
+        let _: UserSummary = app
+            .send_as(
+                Method::PATCH,
                 &format!("account/update-delete/{ws}/"),
-                json!({"terms_and_conditions_accepted": true}),
-                Some(&t),
+                &terms,
+                t,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
-        let second = token(&app.login("ws@acme.test", "ws-pass-123").await);
-        let (s, _) = app.patch("account/logout/", json!({}), Some(&second)).await;
-        assert_eq!(s, StatusCode::OK);
+        let second = login(&app, "ws@acme.test", "ws-pass-123").await.token;
+        let _: Msg = app
+            .send_as(Method::PATCH, "account/logout/", &json!({}), &second)
+            .await;
 
         // Changing it ends the 303s.
-        let (s, _) = app
-            .patch(
+        let _: Msg = app
+            .send_as(
+                Method::PATCH,
                 "account/request_change_password/",
-                json!({"old_password": "ws-pass-123", "new_password": "ws-own-pass-1"}),
-                Some(&t),
+                &change("ws-pass-123", "ws-own-pass-1"),
+                t,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
         assert!(!app.user_row("ws@acme.test").await.must_change_password);
-        assert_eq!(app.get("organization/", &t).await.0, StatusCode::OK);
+        assert_eq!(app.get("organization/", t).await.0, StatusCode::OK);
 
         // The super admin may set it too, without naming an organisation.
-        let (s, v) = app
-            .patch(
-                path,
-                json!({"user": ws, "password": "ws-pass-456"}),
-                Some(&admin),
-            )
+        let _: Msg = app
+            .send_as(Method::PATCH, path, &set_for(ws, "ws-pass-456"), &admin)
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
         assert!(app.user_row("ws@acme.test").await.must_change_password);
     }
 );

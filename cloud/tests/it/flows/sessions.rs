@@ -1,9 +1,12 @@
 //! Sessions: activity sessions belong to their user, and tokens are checked against
 //! their key, their session and the header.
 
+use gemba_shared::api::v1::Msg;
+use gemba_shared::api::v1::account::{ActivitySession, OtpRequest, SessionCreate, SessionEnd};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
+use crate::account::{login, pending_login, user_in, wire};
 use crate::both;
 use crate::common::*;
 
@@ -11,16 +14,21 @@ async fn admin_id(app: &TestApp) -> i64 {
     app.user_row(ADMIN_EMAIL).await.id
 }
 
+fn session(user: i64, browser: &str, browser_version: &str) -> SessionCreate {
+    SessionCreate {
+        user,
+        browser: browser.into(),
+        browser_version: browser_version.into(),
+    }
+}
+
 both!(
     activity_sessions_belong_to_their_user,
     |app: TestApp| async move {
         let admin = app.admin_token().await;
         let org = app.create_org(&admin, "Acme").await;
-        let login = app
-            .user_in(&admin, "act@acme.test", "org_user", Some(org))
-            .await;
-        let (t, me) = (token(&login), login["id"].as_i64().unwrap());
-        let key = login["session_key"].as_str().unwrap().to_string();
+        let login = user_in(&app, &admin, "act@acme.test", "org_user", Some(org)).await;
+        let (t, me, key) = (login.token, login.id, login.session_key);
         let retrieve = |email: &str, key: &str| {
             format!("account/retrieve-session/?email={email}&sessionKey={key}")
         };
@@ -31,41 +39,47 @@ both!(
         let long = "x".repeat(101);
         let cases = [
             (
-                json!({"user": admin_id(&app).await, "browser": "Chrome", "browser_version": "1"}),
+                session(admin_id(&app).await, "Chrome", "1"),
                 "user",
                 "A session can only be created for yourself.",
             ),
             (
-                json!({"user": me, "browser": "  ", "browser_version": "1"}),
+                session(me, "  ", "1"),
                 "browser",
                 "This field may not be blank.",
             ),
             (
-                json!({"user": me, "browser": long, "browser_version": "1"}),
+                session(me, &long, "1"),
                 "browser",
                 "Ensure this field has no more than 100 characters.",
             ),
             (
-                json!({"user": me, "browser": "Chrome", "browser_version": long}),
+                session(me, "Chrome", &long),
                 "browser_version",
                 "Ensure this field has no more than 100 characters.",
-            ),
-            (
-                json!({"user": me, "browser": "Chrome"}),
-                "browser_version",
-                "This field is required.",
             ),
         ];
         for (body, field, msg) in cases {
             let (s, v) = app
-                .post("account/session/create/", body.clone(), Some(&t))
+                .send_refused(Method::POST, "account/session/create/", &body, &t)
                 .await;
             assert_eq!(
                 (s, v[field][0].as_str()),
                 (StatusCode::BAD_REQUEST, Some(msg)),
-                "{body}"
+                "{body:?}"
             );
         }
+        let (s, v) = app
+            .post(
+                "account/session/create/",
+                json!({"user": me, "browser": "Chrome"}),
+                Some(&t),
+            )
+            .await;
+        assert_eq!(
+            (s, v["browser_version"][0].as_str()),
+            (StatusCode::BAD_REQUEST, Some("This field is required."))
+        );
         let (s, v) = app
             .post(
                 "account/session/create/",
@@ -78,7 +92,7 @@ both!(
         let (s, _) = app
             .post(
                 "account/session/create/",
-                json!({"user": me, "browser": "Chrome", "browser_version": "1"}),
+                wire(&session(me, "Chrome", "1")),
                 None,
             )
             .await;
@@ -86,58 +100,55 @@ both!(
         let (s, _) = app.get(&retrieve("act@acme.test", &key), &t).await;
         assert_eq!(s, StatusCode::NOT_FOUND, "a bad create wrote a session");
 
-        let (s, created) = app
-            .post(
+        let created: ActivitySession = app
+            .create_as(
                 "account/session/create/",
-                json!({"user": me, "browser": " Chrome ", "browser_version": "131.0"}),
-                Some(&t),
+                &session(me, " Chrome ", "131.0"),
+                &t,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED);
-        assert_eq!(created["user"], me);
-        assert_eq!(created["browser"], "Chrome");
-        assert_eq!(created["browser_version"], "131.0");
-        let id = created["id"].as_i64().unwrap();
-        let start = created["end_time"].as_i64().unwrap();
+        assert_eq!(created.user, me);
+        assert_eq!(created.browser, "Chrome");
+        assert_eq!(created.browser_version, "131.0");
+        let (id, start) = (created.id, created.end_time);
 
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        let (s, v) = app
-            .patch(
+        let v: SessionEnd = app
+            .send_as(
+                Method::PATCH,
                 &format!("account/session/update/{id}/"),
-                json!({}),
-                Some(&t),
+                &json!({}),
+                &t,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
-        assert!(v["end_time"].as_i64().unwrap() > start);
+        assert!(v.end_time > start);
 
         // Someone else's session, unknown and malformed ids.
-        let other = token(
-            &app.user_in(&admin, "oth@acme.test", "org_user", Some(org))
-                .await,
-        );
-        let (_, theirs) = app
-            .post(
+        let other = user_in(&app, &admin, "oth@acme.test", "org_user", Some(org))
+            .await
+            .token;
+        let theirs: ActivitySession = app
+            .create_as(
                 "account/session/create/",
-                json!({"user": app.user_row("oth@acme.test").await.id, "browser": "Edge", "browser_version": "1"}),
-                Some(&other),
+                &session(app.user_row("oth@acme.test").await.id, "Edge", "1"),
+                &other,
             )
             .await;
-        for bad in [theirs["id"].to_string(), "999999".into(), "abc".into()] {
+        for bad in [theirs.id.to_string(), "999999".into(), "abc".into()] {
             let (s, _) = app
-                .patch(
+                .send_refused(
+                    Method::PATCH,
                     &format!("account/session/update/{bad}/"),
-                    json!({}),
-                    Some(&t),
+                    &json!({}),
+                    &t,
                 )
                 .await;
             assert_eq!(s, StatusCode::NOT_FOUND, "{bad}");
         }
 
         // Retrieval names the user and the session key.
-        let (s, v) = app.get(&retrieve("ACT@acme.test", &key), &t).await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v["id"], id);
+        let v: ActivitySession = app.get_as(&retrieve("ACT@acme.test", &key), &t).await;
+        assert_eq!(v.id, id);
         for (email, k) in [
             ("oth@acme.test", key.as_str()),
             ("act@acme.test", "another-key"),
@@ -156,10 +167,8 @@ both!(
     tokens_are_checked_against_key_session_and_header,
     |app: TestApp| async move {
         use gemba_cloud::auth::{Claims, Keys};
-        let login = app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-        let t = token(&login);
-        let key = login["session_key"].as_str().unwrap().to_string();
-        let uid = login["id"].as_i64().unwrap();
+        let admin = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+        let (t, key, uid) = (admin.token, admin.session_key, admin.id);
         let path = "account/get-permissions/";
         let status = |headers: Vec<(&'static str, String)>, tok: Option<String>| {
             let app = &app;
@@ -232,13 +241,9 @@ both!(
 
         // A temporary token: expired by time, expired in the database, or promoted
         // to "full" without the code.
-        let pending = app.pending_login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-        let temp = token(&pending);
-        let sid = pending["session_key"].as_str().unwrap().to_string();
-        assert_eq!(
-            app.get("account/send_otp_code/", &temp).await.0,
-            StatusCode::OK
-        );
+        let pending = pending_login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await;
+        let (temp, sid) = (pending.token, pending.session_key);
+        let _: Msg = app.get_as("account/send_otp_code/", &temp).await;
         let expired = app
             .state
             .keys
@@ -276,23 +281,26 @@ both!(
         assert_eq!(v["detail"], "Your session has ended. Please sign in again.");
         let code = app.last_code(ADMIN_EMAIL).await;
         let (s, _) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "account/verify_otp_code/",
-                json!({"otp": code}),
-                Some(&temp),
+                &OtpRequest { otp: code },
+                &temp,
             )
             .await;
         assert_eq!(s, StatusCode::UNAUTHORIZED);
 
         // A revoked session.
         assert_eq!(status(vec![], Some(t.clone())).await.0, StatusCode::OK);
-        app.patch("account/logout/", json!({}), Some(&t)).await;
+        let _: Msg = app
+            .send_as(Method::PATCH, "account/logout/", &json!({}), &t)
+            .await;
         let (s, v) = status(vec![], Some(t.clone())).await;
         assert_eq!(s, StatusCode::UNAUTHORIZED);
         assert_eq!(v["detail"], "Your session has ended. Please sign in again.");
 
         // A deactivated user.
-        let t2 = token(&app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await);
+        let t2 = login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await.token;
         gemba_cloud::db::users::set_flag(&app.state.db, uid, "is_active", false)
             .await
             .unwrap();

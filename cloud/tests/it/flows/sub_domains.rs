@@ -1,8 +1,11 @@
 //! Organisation sub-domains: the host names the organisation for sign-in and calls.
 
+use gemba_shared::api::v1::account::{AssignUserOrg, UserSummary};
+use gemba_shared::api::v1::organization::{Organization, OrganizationCreate, OrganizationPatch};
+use gemba_shared::api::v1::{Msg, Page};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
 
+use crate::account::{credentials, typed, user_in, wire};
 use crate::both;
 use crate::common::*;
 
@@ -13,20 +16,21 @@ both!(
         let acme = app.create_org(&admin, "Acme").await;
         let beta = app.create_org(&admin, "Beta").await;
         // A member of both, currently in Beta; a Beta-only user; another Acme member.
-        let both_login = app
-            .user_in(&admin, "two@x.test", "org_admin", Some(beta))
+        // The calls that name a Host stay with the untyped client (it sends headers);
+        // their bodies are the shared types and their answers are read as them.
+        let two = user_in(&app, &admin, "two@x.test", "org_admin", Some(beta))
+            .await
+            .token;
+        let assign = AssignUserOrg {
+            email: "two@x.test".into(),
+            organization: acme,
+        };
+        let _: Msg = app
+            .send_as(Method::PUT, "account/assign_user_org", &assign, &admin)
             .await;
-        app.put(
-            "account/assign_user_org",
-            json!({"email": "two@x.test", "organization": acme}),
-            &admin,
-        )
-        .await;
-        let two = token(&both_login);
-        let beta_only = token(
-            &app.user_in(&admin, "b@beta.test", "org_admin", Some(beta))
-                .await,
-        );
+        let beta_only = user_in(&app, &admin, "b@beta.test", "org_admin", Some(beta))
+            .await
+            .token;
         app.quick_user("c@acme.test", "Cat", "org_user", &[acme])
             .await;
 
@@ -36,7 +40,7 @@ both!(
                 app.call_with(
                     Method::POST,
                     "account/login_v2",
-                    Some(json!({"email": email, "password": PASSWORD})),
+                    Some(wire(&credentials(email, PASSWORD))),
                     None,
                     &[("Host", host)],
                 )
@@ -63,7 +67,7 @@ both!(
             .call_with(
                 Method::POST,
                 "account/login_v2",
-                Some(json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})),
+                Some(wire(&credentials(ADMIN_EMAIL, ADMIN_PASSWORD))),
                 None,
                 &[("Host", "acme.localhost")],
             )
@@ -71,13 +75,9 @@ both!(
         assert_eq!(s, StatusCode::OK, "{v}");
 
         // Calls on a sub-domain act in that organisation, without an Organization header.
-        let emails = |v: &Value| -> Vec<String> {
-            v["results"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|u| u["email"].as_str().unwrap().to_string())
-                .collect()
+        let emails = |v: serde_json::Value| -> Vec<String> {
+            let page: Page<UserSummary> = typed(v);
+            page.results.into_iter().map(|u| u.email).collect()
         };
         let list_at = |host: Option<&'static str>, tok: String| {
             let app = &app;
@@ -89,13 +89,13 @@ both!(
         };
         let (s, v) = list_at(Some("acme.localhost"), two.clone()).await;
         assert_eq!(s, StatusCode::OK);
-        assert_eq!(emails(&v), ["two@x.test", "c@acme.test"]);
+        assert_eq!(emails(v), ["two@x.test", "c@acme.test"]);
         let (s, v) = list_at(None, two.clone()).await;
         assert_eq!(s, StatusCode::OK);
-        assert_eq!(emails(&v), ["two@x.test", "b@beta.test"]);
+        assert_eq!(emails(v), ["two@x.test", "b@beta.test"]);
         let (s, v) = list_at(Some("beta.localhost:3000"), two.clone()).await;
         assert_eq!(s, StatusCode::OK);
-        assert_eq!(emails(&v), ["two@x.test", "b@beta.test"]);
+        assert_eq!(emails(v), ["two@x.test", "b@beta.test"]);
         // A non-member's token on Acme's sub-domain.
         let (s, _) = list_at(Some("acme.localhost"), beta_only.clone()).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
@@ -113,7 +113,7 @@ both!(
         // the admin signs in there.
         let (s, v) = list_at(Some("admin.localhost"), two.clone()).await;
         assert_eq!(s, StatusCode::OK);
-        assert_eq!(emails(&v), ["two@x.test", "b@beta.test"]);
+        assert_eq!(emails(v), ["two@x.test", "b@beta.test"]);
         let (s, v) = app
             .call_with(
                 Method::GET,
@@ -124,12 +124,12 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::OK);
-        assert_eq!(v["count"], 4);
+        assert_eq!(typed::<Page<UserSummary>>(v).count, 4);
         let (s, v) = app
             .call_with(
                 Method::POST,
                 "account/admin-login/",
-                Some(json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})),
+                Some(wire(&credentials(ADMIN_EMAIL, ADMIN_PASSWORD))),
                 None,
                 &[("Host", "admin.localhost")],
             )
@@ -137,28 +137,34 @@ both!(
         assert_eq!(s, StatusCode::OK, "{v}");
         // So no organisation may take the admin host's name (or www).
         for (name, display) in [("admin", "Admin"), ("www", "WWW")] {
+            let create = OrganizationCreate {
+                name: None,
+                org_name_to_display: display.into(),
+                use_proxy_server: false,
+            };
             let (s, v) = app
-                .post(
-                    "organization/",
-                    json!({"org_name_to_display": display}),
-                    Some(&admin),
-                )
+                .send_refused(Method::POST, "organization/", &create, &admin)
                 .await;
             assert_eq!(
                 (s, v["name"][0].as_str()),
                 (StatusCode::BAD_REQUEST, Some("This name is reserved.")),
                 "{name}"
             );
+            let rename = OrganizationPatch {
+                name: Some(name.into()),
+                ..OrganizationPatch::default()
+            };
             let (s, _) = app
-                .patch(
+                .send_refused(
+                    Method::PATCH,
                     &format!("organization/{acme}/"),
-                    json!({"name": name}),
-                    Some(&admin),
+                    &rename,
+                    &admin,
                 )
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST);
         }
-        let (_, v) = app.get("organization/get_organizations", &admin).await;
-        assert_eq!(v["count"], 2);
+        let v: Page<Organization> = app.get_as("organization/get_organizations", &admin).await;
+        assert_eq!(v.count, 2);
     }
 );

@@ -1,7 +1,10 @@
 //! The user lists: pages, filters and search.
 
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::account::UserSummary;
 use reqwest::{Method, StatusCode};
 
+use crate::account::{login, user_in};
 use crate::both;
 use crate::common::*;
 
@@ -11,7 +14,9 @@ both!(
         let admin = app.admin_token().await;
         let a = app.create_org(&admin, "Acme").await;
         let b = app.create_org(&admin, "Beta").await;
-        let oa = token(&app.user_in(&admin, "oa@a.test", "org_admin", Some(a)).await);
+        let oa = user_in(&app, &admin, "oa@a.test", "org_admin", Some(a))
+            .await
+            .token;
         for i in 0..5 {
             app.quick_user(&format!("op{i}@a.test"), "Op", "org_user", &[a])
                 .await;
@@ -37,43 +42,34 @@ both!(
         app.quick_user("x@b.test", "Bea", "org_user", &[b]).await;
         // Acme: oa + 5 + 3 + 3 + off + under_score = 14.
 
+        // Refused queries are read untyped (the error shape); answered ones as pages.
         let list = |q: &str| {
             let (app, oa, q) = (&app, oa.clone(), q.to_string());
             async move { app.get(&format!("account/users_list/v2{q}"), &oa).await }
         };
-        let (s, p1) = list("").await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(p1["count"], 14);
-        assert_eq!(p1["results"].as_array().unwrap().len(), 10);
-        assert_eq!(p1["results"][0]["email"], "oa@a.test");
-        let (_, p2) = list("?page=2").await;
-        assert_eq!(p2["count"], 14);
-        assert_eq!(p2["results"].as_array().unwrap().len(), 4);
-        let ids: std::collections::HashSet<i64> = p1["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .chain(p2["results"].as_array().unwrap())
-            .map(|u| u["id"].as_i64().unwrap())
-            .collect();
+        let page = |q: &str| {
+            let (app, oa, q) = (&app, oa.clone(), q.to_string());
+            async move {
+                app.get_as::<Page<UserSummary>>(&format!("account/users_list/v2{q}"), &oa)
+                    .await
+            }
+        };
+        let p1 = page("").await;
+        assert_eq!(p1.count, 14);
+        assert_eq!(p1.results.len(), 10);
+        assert_eq!(p1.results[0].email, "oa@a.test");
+        let p2 = page("?page=2").await;
+        assert_eq!(p2.count, 14);
+        assert_eq!(p2.results.len(), 4);
+        let ids: std::collections::HashSet<i64> =
+            p1.results.iter().chain(&p2.results).map(|u| u.id).collect();
         assert_eq!(ids.len(), 14, "pages overlap");
-        let (s, p3) = list("?page=3").await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(
-            (
-                p3["count"].as_i64(),
-                p3["results"].as_array().unwrap().len()
-            ),
-            (Some(14), 0)
-        );
+        let p3 = page("?page=3").await;
+        assert_eq!((p3.count, p3.results.len()), (14, 0));
 
         let count = |q: &'static str| {
-            let list = &list;
-            async move {
-                let (s, v) = list(q).await;
-                assert_eq!(s, StatusCode::OK, "{q}: {v}");
-                v["count"].as_i64().unwrap()
-            }
+            let page = &page;
+            async move { page(q).await.count }
         };
         assert_eq!(count("?search=LAB").await, 3);
         assert_eq!(count("?search=zimm").await, 1);
@@ -114,21 +110,22 @@ both!(
         assert_eq!(v["page"][0], "Invalid page.");
 
         // Unpaged, with the same filters.
-        let (s, v) = app.get("account/users_list", &oa).await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v.as_array().unwrap().len(), 14);
-        let (_, v) = app
-            .get(
+        let v: Vec<UserSummary> = app.get_as("account/users_list", &oa).await;
+        assert_eq!(v.len(), 14);
+        let v: Vec<UserSummary> = app
+            .get_as(
                 "account/users_list?role__name=analytics_user&is_active=true",
                 &oa,
             )
             .await;
-        assert_eq!(v.as_array().unwrap().len(), 3);
-        let (_, v) = app.get("account/users_list?is_org_switch=true", &oa).await;
-        assert_eq!(v.as_array().unwrap().len(), 13);
+        assert_eq!(v.len(), 3);
+        let v: Vec<UserSummary> = app
+            .get_as("account/users_list?is_org_switch=true", &oa)
+            .await;
+        assert_eq!(v.len(), 13);
 
         // Who may list: not an org user, not everyone's list for an org admin.
-        let ou = token(&app.login("op0@a.test", PASSWORD).await);
+        let ou = login(&app, "op0@a.test", PASSWORD).await.token;
         assert_eq!(
             app.get("account/users_list/v2", &ou).await.0,
             StatusCode::FORBIDDEN
@@ -141,9 +138,10 @@ both!(
             app.get("account/users_list/v2?is_admin=true", &oa).await.0,
             StatusCode::FORBIDDEN
         );
-        let (s, v) = app.get("account/users_list/v2?is_admin=true", &admin).await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v["count"], 16);
+        let v: Page<UserSummary> = app
+            .get_as("account/users_list/v2?is_admin=true", &admin)
+            .await;
+        assert_eq!(v.count, 16);
         let (s, _) = app
             .call(Method::GET, "account/users_list/v2", None, None)
             .await;
