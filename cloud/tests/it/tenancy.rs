@@ -1,8 +1,13 @@
 //! Tenancy: organisations, membership, the tenant scope of every call.
 
-use reqwest::StatusCode;
-use serde_json::json;
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::account::UserSummary;
+use gemba_shared::api::v1::organization::{
+    Department, DepartmentCreate, Organization, SwitchOrganization, SwitchResult,
+};
+use reqwest::{Method, StatusCode};
 
+use crate::account::{login, user_in};
 use crate::common::*;
 use crate::{both, both_with};
 
@@ -12,12 +17,14 @@ both!(
         let admin = app.admin_token().await;
         let a = app.create_org(&admin, "Org A").await;
         let b = app.create_org(&admin, "Org B").await;
-        let ua = token(&app.user_in(&admin, "a@a.test", "org_admin", Some(a)).await);
-        app.user_in(&admin, "b@b.test", "org_admin", Some(b)).await;
+        let ua = user_in(&app, &admin, "a@a.test", "org_admin", Some(a))
+            .await
+            .token;
+        user_in(&app, &admin, "b@b.test", "org_admin", Some(b)).await;
         // Acting in B through the header is refused.
         let (s, _) = app
             .call_with(
-                reqwest::Method::GET,
+                Method::GET,
                 "account/users_list/v2",
                 None,
                 Some(&ua),
@@ -39,18 +46,18 @@ both!(
             StatusCode::FORBIDDEN
         );
         // Own org works, and lists only own users.
-        let (s, v) = app.get("account/users_list/v2", &ua).await;
-        assert_eq!(s, StatusCode::OK);
-        assert_eq!(v["count"], 1);
-        assert_eq!(v["results"][0]["email"], "a@a.test");
-        let (s, d) = app
-            .post(
+        let v: Page<UserSummary> = app.get_as("account/users_list/v2", &ua).await;
+        assert_eq!(v.count, 1);
+        assert_eq!(v.results[0].email, "a@a.test");
+        let _: Department = app
+            .create_as(
                 &format!("organization/{a}/department/"),
-                json!({"name": "Assembly"}),
-                Some(&ua),
+                &DepartmentCreate {
+                    name: "Assembly".into(),
+                },
+                &ua,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{d}");
     }
 );
 
@@ -61,44 +68,39 @@ both!(
         for name in ["Acme Works", "Beta Plant", "Acme Two", "Gamma_Lab"] {
             app.create_org(&admin, name).await;
         }
-        let names = |v: &serde_json::Value| -> Vec<String> {
-            v["results"]
-                .as_array()
-                .unwrap()
+        let names = |v: &Page<Organization>| -> Vec<String> {
+            v.results
                 .iter()
-                .map(|o| o["org_name_to_display"].as_str().unwrap().to_string())
+                .map(|o| o.org_name_to_display.clone())
                 .collect()
         };
         let page = |q: &'static str| {
             let (app, admin) = (&app, &admin);
             async move {
-                let (s, v) = app
-                    .get(&format!("organization/get_organizations{q}"), admin)
-                    .await;
-                assert_eq!(s, StatusCode::OK, "{q}: {v}");
-                v
+                app.get_as::<Page<Organization>>(
+                    &format!("organization/get_organizations{q}"),
+                    admin,
+                )
+                .await
             }
         };
         let all = page("").await;
-        assert_eq!(all["count"], 4);
+        assert_eq!(all.count, 4);
         assert_eq!(names(&all).len(), 4);
         // The same list again (the statement without a search stays prepared).
         assert_eq!(page("?search=").await, all);
-        assert_eq!(page("?search=%20").await["count"], 4);
+        assert_eq!(page("?search=%20").await.count, 4);
         let acme = page("?search=ACME").await;
         assert_eq!(
-            (acme["count"].clone(), names(&acme)),
-            (
-                json!(2),
-                vec!["Acme Works".to_string(), "Acme Two".to_string()]
-            )
+            (acme.count, names(&acme)),
+            (2, vec!["Acme Works".to_string(), "Acme Two".to_string()])
         );
         // By the sub-domain name too, and wildcards match themselves.
-        assert_eq!(page("?search=beta-plant").await["count"], 1);
-        assert_eq!(page("?search=a_l").await["count"], 1);
-        assert_eq!(page("?search=%25").await["count"], 0);
+        assert_eq!(page("?search=beta-plant").await.count, 1);
+        assert_eq!(page("?search=a_l").await.count, 1);
+        assert_eq!(page("?search=%25").await.count, 0);
         // A search after a plain list, and a plain list after a search.
-        assert_eq!(page("?search=two&page=1").await["count"], 1);
+        assert_eq!(page("?search=two&page=1").await.count, 1);
         assert_eq!(page("?page=1").await, all);
     }
 );
@@ -119,8 +121,12 @@ both!(
         assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
         // Still linked to B: B becomes current, and signing in works there.
         assert_eq!(app.user_row("both@a.test").await.organization_id, Some(b));
-        let login = app.login("both@a.test", PASSWORD).await;
-        assert_eq!(login["Organization"]["id"], json!(b), "{login}");
+        let login = login(&app, "both@a.test", PASSWORD).await;
+        assert_eq!(
+            login.organization.as_ref().map(|o| o.id),
+            Some(b),
+            "{login:?}"
+        );
         // Linked to nothing else: no organisation left.
         assert_eq!(app.user_row("only@a.test").await.organization_id, None);
     }
@@ -133,16 +139,21 @@ async fn switch_url(app: &TestApp) -> String {
     let b = app.create_org(&admin, "Second Works").await;
     app.quick_user("two@a.test", "Two", "org_user", &[a, b])
         .await;
-    let login = app.login("two@a.test", PASSWORD).await;
-    let (s, v) = app
-        .patch(
+    let login = login(app, "two@a.test", PASSWORD).await;
+    let switch = SwitchOrganization {
+        organization: b,
+        organization_display_name: None,
+        local_storage: None,
+    };
+    let v: SwitchResult = app
+        .send_as(
+            Method::PATCH,
             "account/switch_user_organization",
-            json!({"organization": b}),
-            Some(&token(&login)),
+            &switch,
+            &login.token,
         )
         .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    v["url"].as_str().unwrap().to_string()
+    v.url
 }
 
 both!(
