@@ -10,8 +10,11 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use gemba_cloud::demo;
+use gemba_shared::api::v1::account::{LoginRequest, LoginUser};
+use gemba_shared::api::v1::device::{Device, DeviceCreate, DeviceDetails, EnrolmentCode};
+use gemba_shared::api::v1::task::{Task, TaskCreate};
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
 
 use crate::learning_loop::{agent_bin, models_dir};
 
@@ -68,54 +71,59 @@ async fn serve_demo_without_onnx_runtime_says_so_at_start_and_on_the_station_pag
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 
-    let login: Value = http_client
+    // This cloud is a process of its own, not a `TestApp`: its answers are read as the
+    // shared types through reqwest.
+    let login: LoginUser = http_client
         .post(api("account/login_v2"))
-        .json(&json!({"email": demo::USER_EMAIL, "password": demo::USER_PASSWORD}))
+        .json(&LoginRequest {
+            email: demo::USER_EMAIL.into(),
+            password: demo::USER_PASSWORD.into(),
+        })
         .send()
         .await
         .unwrap()
         .json()
         .await
-        .unwrap();
-    let token = login["token"].as_str().expect("signed in").to_string();
-    let org = login["Organization"]["id"].as_i64().unwrap();
+        .expect("signed in");
+    let token = login.token;
+    let org = login.organization.expect("an organisation").id;
     let call = |m: reqwest::Method, path: &str| {
         http_client
             .request(m, api(path))
             .bearer_auth(&token)
             .header("Organization", org.to_string())
     };
-    let get = async |path: String| -> Value {
-        call(reqwest::Method::GET, &path)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    };
+    async fn read<T: DeserializeOwned>(rb: reqwest::RequestBuilder) -> T {
+        rb.send().await.unwrap().json().await.unwrap()
+    }
 
     // The station's page says why it is offline, and the fix.
-    let list = get(format!("device/device_org/{org}/")).await;
+    let list: Vec<Device> = read(call(
+        reqwest::Method::GET,
+        &format!("device/device_org/{org}/"),
+    ))
+    .await;
     let station = list
-        .as_array()
-        .unwrap()
         .iter()
-        .find(|x| x["display_name"] == demo::DEVICE)
-        .unwrap_or_else(|| panic!("no demo station in {list}"))["id"]
-        .as_i64()
-        .unwrap();
-    let mut details = Value::Null;
+        .find(|x| x.display_name == demo::DEVICE)
+        .unwrap_or_else(|| panic!("no demo station in {list:?}"))
+        .id;
+    let details_path = format!("device/{station}/device_details/");
+    let mut details = None;
     for _ in 0..150 {
-        details = get(format!("device/{station}/device_details/")).await;
-        if details["notice"].is_string() {
+        let d: DeviceDetails = read(call(reqwest::Method::GET, &details_path)).await;
+        let noticed = d.notice.is_some();
+        details = Some(d);
+        if noticed {
             break;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let notice = details["notice"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no notice on the demo station: {details}"));
+    let details = details.unwrap();
+    let notice = details
+        .notice
+        .as_deref()
+        .unwrap_or_else(|| panic!("no notice on the demo station: {details:?}"));
     for part in [
         "The demo agent is not running",
         "ORT_DYLIB_PATH is not set",
@@ -124,7 +132,7 @@ async fn serve_demo_without_onnx_runtime_says_so_at_start_and_on_the_station_pag
     ] {
         assert!(notice.contains(part), "{part:?} is not in {notice:?}");
     }
-    assert_eq!(details["online"], false, "{details}");
+    assert!(!details.device.online, "{details:?}");
     // The cloud serves on, and its log said so at start.
     assert!(cloud.try_wait().unwrap().is_none(), "the cloud serves on");
     let said = std::fs::read_to_string(&log).unwrap();
@@ -133,24 +141,30 @@ async fn serve_demo_without_onnx_runtime_says_so_at_start_and_on_the_station_pag
         "{said}"
     );
     // Other devices carry no notice.
-    let other: Value = call(reqwest::Method::POST, "device/")
-        .json(&json!({"display_name": "Press"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let other = other["device"]["id"].as_i64().unwrap();
-    let d = get(format!("device/{other}/device_details/")).await;
-    assert_eq!(d["notice"], Value::Null, "{d}");
+    let press = DeviceCreate {
+        display_name: Some("Press".into()),
+        ..DeviceCreate::default()
+    };
+    let other: EnrolmentCode = read(call(reqwest::Method::POST, "device/").json(&press)).await;
+    let other = other.device.id;
+    let d: DeviceDetails = read(call(
+        reqwest::Method::GET,
+        &format!("device/{other}/device_details/"),
+    ))
+    .await;
+    assert_eq!(d.notice, None, "{d:?}");
 
     // The demo's operation, as seeded, is one the API takes as it is (the save rules
     // of portal spec 5: each step with a sub-step).
-    let tasks = get("organization/task/".into()).await;
-    let detail = tasks[0]["task_detail"].as_str().unwrap().to_string();
+    let tasks: Vec<Task> = read(call(reqwest::Method::GET, "organization/task/")).await;
+    let detail = tasks[0].settings.task_detail.clone();
+    let again = TaskCreate {
+        task_name: Some("Assemble sensor again".into()),
+        task_detail: Some(detail.clone()),
+        ..TaskCreate::default()
+    };
     let r = call(reqwest::Method::POST, "organization/task/")
-        .json(&json!({"taskName": "Assemble sensor again", "task_detail": detail}))
+        .json(&again)
         .send()
         .await
         .unwrap();
