@@ -2,9 +2,28 @@
 //! matrix names, organisation B that the tenancy walk tries to reach, and their makers.
 
 use gemba_shared::Role;
+use gemba_shared::api::v1::account::{ActivitySession, LoginUser, RoleRecord, SessionCreate};
+use gemba_shared::api::v1::device::{DeviceCreate, EnrolmentCode};
+use gemba_shared::api::v1::feature_control::{
+    EventNotification, EventNotificationCreate, Feature, FeatureCreate, SubscribedFeature,
+    SubscribedFeatureCreate,
+};
+use gemba_shared::api::v1::line::{Line, LineBody, Station};
+use gemba_shared::api::v1::organization::{Department, DepartmentCreate};
+use gemba_shared::api::v1::task::{
+    DetectionRule, DetectionRuleWrite, PlaneObject, PlaneObjectWrite, Task, TaskCreate,
+    TaskHistoryEntry, TaskObject, TaskObjectCreate,
+};
+use gemba_shared::api::v1::training::ModelType;
+use gemba_shared::api::v1::video::{
+    Comment, CommentCreate, OrgTag, OrgTagCreate, TimeTag, TimeTagCreate, Video, VideoCreate,
+};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
+use crate::account::{typed, wire};
 use crate::common::*;
 
 /// A signed-in user as the walks need it.
@@ -29,25 +48,24 @@ pub(super) async fn me(
     password: &'static str,
     victim: i64,
 ) -> Me {
-    let token = token(&login);
-    let id = login["id"].as_i64().unwrap();
-    let (s, v) = app
-        .post(
-            "account/session/create/",
-            json!({"user": id, "browser": "walk", "browser_version": "1"}),
-            Some(&token),
-        )
+    let login: LoginUser = typed(login);
+    let session = SessionCreate {
+        user: login.id,
+        browser: "walk".into(),
+        browser_version: "1".into(),
+    };
+    let v: ActivitySession = app
+        .create_as("account/session/create/", &session, &login.token)
         .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
     Me {
         role,
-        token,
-        id,
-        email: login["email"].as_str().unwrap().into(),
+        token: login.token,
+        id: login.id,
+        email: login.email,
         password,
-        refresh: login["refresh"].as_str().unwrap().into(),
-        session_key: login["session_key"].as_str().unwrap().into(),
-        activity: v["id"].as_i64().unwrap(),
+        refresh: login.refresh.expect("a full session's refresh token"),
+        session_key: login.session_key,
+        activity: v.id,
         victim,
     }
 }
@@ -67,15 +85,8 @@ pub(super) async fn pending(app: &TestApp, email: &str) -> i64 {
 }
 
 pub(super) async fn role_id(app: &TestApp, admin: &str, role: Role) -> i64 {
-    let (_, roles) = app.get("account/roles/", admin).await;
-    roles
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == role.as_str())
-        .unwrap()["id"]
-        .as_i64()
-        .unwrap()
+    let roles: Vec<RoleRecord> = app.get_as("account/roles/", admin).await;
+    roles.iter().find(|r| r.name == role.as_str()).unwrap().id
 }
 
 /// An approved user with `role` in `org` who has not signed in.
@@ -175,79 +186,93 @@ pub(super) struct TenantB {
     pub(super) line: i64,
 }
 
-/// The id in a 201 answer to the super admin's `body` on `path`.
-pub(super) async fn created(app: &TestApp, admin: &str, path: &str, body: Value) -> i64 {
-    let (s, v) = app.post(path, body, Some(admin)).await;
+/// The 201 answer to the super admin's `body` on `path`.
+async fn created<B: Serialize, T: DeserializeOwned>(
+    app: &TestApp,
+    admin: &str,
+    path: &str,
+    body: &B,
+) -> T {
+    app.create_as(path, body, admin).await
+}
+
+/// The same, acting in `org` (the `Organization` header, which the typed client does
+/// not send).
+async fn created_in<B: Serialize, T: DeserializeOwned>(
+    app: &TestApp,
+    admin: &str,
+    org: i64,
+    path: &str,
+    body: &B,
+) -> T {
+    let o = org.to_string();
+    let (s, v) = app
+        .call_with(
+            Method::POST,
+            path,
+            Some(wire(body)),
+            Some(admin),
+            &[("Organization", o.as_str())],
+        )
+        .await;
     assert_eq!(s, StatusCode::CREATED, "{path}: {v}");
-    v["id"].as_i64().unwrap()
+    typed(v)
 }
 
 pub(super) async fn new_feature(app: &TestApp, admin: &str, name: &str) -> i64 {
-    created(
-        app,
-        admin,
-        "feature_control/feature/",
-        json!({"name": name}),
-    )
-    .await
+    let body = FeatureCreate { name: name.into() };
+    let f: Feature = created(app, admin, "feature_control/feature/", &body).await;
+    f.id
 }
 
 pub(super) async fn new_subscription(app: &TestApp, admin: &str, feature: i64, org: i64) -> i64 {
-    created(
-        app,
-        admin,
-        "feature_control/subscribed_feature/",
-        json!({"Feature": feature, "Organization": org}),
-    )
-    .await
+    let body = SubscribedFeatureCreate {
+        feature,
+        organization: org,
+        is_suppressed: false,
+    };
+    let s: SubscribedFeature =
+        created(app, admin, "feature_control/subscribed_feature/", &body).await;
+    s.id
 }
 
 /// Organisation `org`'s 'Task Update' notification, to `to`.
 pub(super) async fn new_notification(app: &TestApp, admin: &str, org: i64, to: &str) -> i64 {
-    created(
-        app,
-        admin,
-        "feature_control/event_notifications",
-        json!({"event_type": "Task Update", "recipients": [to], "Organization": org}),
-    )
-    .await
+    let body = EventNotificationCreate {
+        event_type: "Task Update".into(),
+        recipients: vec![to.into()],
+        organization: Some(org),
+    };
+    let n: EventNotification =
+        created(app, admin, "feature_control/event_notifications", &body).await;
+    n.id
 }
 
 /// Subscribes `org` to Define Operation and defines a task there as the super admin;
 /// answers the task and its first history entry.
 pub(super) async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -> (i64, i64) {
     app.subscribe(admin, org, "Define Operation").await;
-    let (s, v) = app
-        .call_with(
-            Method::POST,
-            "organization/task/",
-            Some(json!({"taskName": name, "task_detail": "x\nStep:\nSub;\n"})),
-            Some(admin),
-            &[("Organization", &org.to_string())],
-        )
+    let body = TaskCreate {
+        task_name: Some(name.into()),
+        task_detail: Some("x\nStep:\nSub;\n".into()),
+        ..TaskCreate::default()
+    };
+    let task: Task = created_in(app, admin, org, "organization/task/", &body).await;
+    let h: Vec<TaskHistoryEntry> = app
+        .get_as(&format!("organization/task/{}/history/", task.id), admin)
         .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    let task = v["id"].as_i64().unwrap();
-    let (_, h) = app
-        .get(&format!("organization/task/{task}/history/"), admin)
-        .await;
-    (task, h[0]["id"].as_i64().unwrap())
+    (task.id, h[0].id)
 }
 
 /// A line of `org` with one station, `task` on `device`.
 pub(super) async fn new_line(app: &TestApp, admin: &str, org: i64, task: i64, device: i64) -> i64 {
-    let o = org.to_string();
-    let (s, v) = app
-        .call_with(
-            Method::POST,
-            "telemetry/trace/line/",
-            Some(json!({"name": "Line", "stations": [{"task": task, "device": device}]})),
-            Some(admin),
-            &[("Organization", o.as_str())],
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    v["id"].as_i64().unwrap()
+    let body = LineBody {
+        name: Some("Line".into()),
+        stations: Some(vec![Station { task, device }]),
+        ..LineBody::default()
+    };
+    let line: Line = created_in(app, admin, org, "telemetry/trace/line/", &body).await;
+    line.id
 }
 
 /// Subscribes `org` to Record Training Set and uploads a video of `task` there as the
@@ -256,21 +281,22 @@ pub(super) async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -
     app.subscribe(admin, org, "Record Training Set").await;
     app.subscribe(admin, org, "Deploy Model").await;
     let o = org.to_string();
-    let h = [("Organization", o.as_str())];
-    let made = |path: String, body: Value| async move {
-        let (s, v) = app
-            .call_with(Method::POST, &path, Some(body), Some(admin), &h)
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{path}: {v}");
-        v["id"].as_i64().unwrap()
-    };
     let dir = tempfile::tempdir().unwrap();
     let bytes = crate::videos::clip(dir.path(), 1);
-    let video = made(
-        format!("organization/task/videos/{task}"),
-        json!({"file_name": "walk.mp4", "size_bytes": bytes.len()}),
+    let upload = VideoCreate {
+        file_name: "walk.mp4".into(),
+        size_bytes: bytes.len() as i64,
+        is_uploaded_video: None,
+    };
+    let video: Video = created_in(
+        app,
+        admin,
+        org,
+        &format!("organization/task/videos/{task}"),
+        &upload,
     )
     .await;
+    let video = video.id;
     let r = app
         .client
         .put(format!(
@@ -288,33 +314,49 @@ pub(super) async fn new_video(app: &TestApp, admin: &str, org: i64, task: i64) -
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK, "{}", r.text().await.unwrap());
-    let tag = made(
-        "organization/task_record/tags".into(),
-        json!({"tag_name": "Walk"}),
+    let tag = OrgTagCreate {
+        tag_name: "Walk".into(),
+    };
+    let tag: OrgTag = created_in(app, admin, org, "organization/task_record/tags", &tag).await;
+    let model = fixture_model(app, org, task).await;
+    let comment = CommentCreate {
+        entity_id: video,
+        text: "Walked".into(),
+    };
+    let comment: Comment = created_in(
+        app,
+        admin,
+        org,
+        "organization/task_record/comments",
+        &comment,
+    )
+    .await;
+    let time_tag = TimeTagCreate {
+        task_record: video,
+        tag: tag.id,
+        time_ms: 500,
+    };
+    let time_tag: TimeTag = created_in(
+        app,
+        admin,
+        org,
+        "organization/tag_time_stamp_videos_view",
+        &time_tag,
     )
     .await;
     Media {
-        model: fixture_model(app, org, task).await,
+        model,
         video,
-        tag,
-        comment: made(
-            "organization/task_record/comments".into(),
-            json!({"entity_id": video, "text": "Walked"}),
-        )
-        .await,
-        time_tag: made(
-            "organization/tag_time_stamp_videos_view".into(),
-            json!({"task_record": video, "tag": tag, "time_ms": 500}),
-        )
-        .await,
+        tag: tag.id,
+        comment: comment.id,
+        time_tag: time_tag.id,
     }
 }
 
 /// The platform's first model type (the migration makes it).
 pub(super) async fn default_model_type(app: &TestApp, admin: &str) -> i64 {
-    let (s, v) = app.get("organization/model_types", admin).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    v[0]["id"].as_i64().unwrap()
+    let v: Vec<ModelType> = app.get_as("organization/model_types", admin).await;
+    v[0].id
 }
 
 /// Subscribes `org` to Devices and adds two devices and a department there as the super
@@ -323,28 +365,27 @@ pub(super) async fn new_devices(app: &TestApp, admin: &str, org: i64) -> Devices
     app.subscribe(admin, org, "Devices").await;
     let mut ids = vec![];
     for name in ["Walk bench", "Doomed bench"] {
-        let (s, v) = app
-            .call_with(
-                Method::POST,
-                "device/",
-                Some(json!({"display_name": name})),
-                Some(admin),
-                &[("Organization", &org.to_string())],
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-        ids.push(v["device"]["id"].as_i64().unwrap());
+        let body = DeviceCreate {
+            display_name: Some(name.into()),
+            ..DeviceCreate::default()
+        };
+        let v: EnrolmentCode = created_in(app, admin, org, "device/", &body).await;
+        ids.push(v.device.id);
     }
+    let dept = DepartmentCreate {
+        name: "Walk dept".into(),
+    };
+    let dept: Department = created(
+        app,
+        admin,
+        &format!("organization/{org}/department/"),
+        &dept,
+    )
+    .await;
     Devices {
         device: ids[0],
         doomed: ids[1],
-        dept: created(
-            app,
-            admin,
-            &format!("organization/{org}/department/"),
-            json!({"name": "Walk dept"}),
-        )
-        .await,
+        dept: dept.id,
     }
 }
 
@@ -357,28 +398,35 @@ pub(super) struct Detector {
 }
 
 pub(super) async fn new_detector(app: &TestApp, admin: &str, task: i64) -> Detector {
+    let object = TaskObjectCreate {
+        task,
+        name: "Jig".into(),
+        outline_color: None,
+        is_static: true,
+        step_id: None,
+    };
+    let object: TaskObject = created(app, admin, "organization/task/task_object/", &object).await;
+    let plane = PlaneObjectWrite {
+        task: Some(task),
+        name: "Bench".into(),
+        points: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]],
+    };
+    let plane: PlaneObject = created(app, admin, "organization/task/plane_objects/", &plane).await;
+    let rule = DetectionRuleWrite {
+        step: Some(0),
+        ..DetectionRuleWrite::default()
+    };
+    let rule: DetectionRule = created(
+        app,
+        admin,
+        &format!("organization/task/object_detection_rule/{task}/"),
+        &rule,
+    )
+    .await;
     Detector {
-        object: created(
-            app,
-            admin,
-            "organization/task/task_object/",
-            json!({"task": task, "name": "Jig", "is_static": true}),
-        )
-        .await,
-        plane: created(
-            app,
-            admin,
-            "organization/task/plane_objects/",
-            json!({"task": task, "name": "Bench", "points": [[0, 0], [1, 0], [1, 1]]}),
-        )
-        .await,
-        rule: created(
-            app,
-            admin,
-            &format!("organization/task/object_detection_rule/{task}/"),
-            json!({"step": 0}),
-        )
-        .await,
+        object: object.id,
+        plane: plane.id,
+        rule: rule.id.expect("a stored rule's id"),
     }
 }
 
