@@ -3,12 +3,12 @@
 //! Also the typed siblings of the sign-in helpers of `common.rs` (which answer the
 //! login untyped), for the identity suites ([`crate::flows`], [`crate::tenancy`], …).
 
-use gemba_shared::api::v1::{Msg, Page};
 use gemba_shared::api::v1::account::{
     ApproveUser, AssignUserOrg, LoginAttempts, LoginRequest, LoginUser, OtpRequest,
     PendingApproval, RefreshRequest, RegisterRequest, RoleRecord, TokenPair, UserSummary,
 };
 use gemba_shared::api::v1::organization::Organization;
+use gemba_shared::api::v1::{Msg, Page};
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
