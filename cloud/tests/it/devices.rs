@@ -3,13 +3,22 @@
 //! both backends, through the embedded broker. A test device is a real MQTT client
 //! (rumqttc) speaking the contract of `gemba_shared::mqtt::v1`.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::device::{
+    Archive, Credentials, Device, DeviceCommand, DeviceCreate, DeviceDetails, DevicePatch,
+    DeviceSettings, DeviceStats, DeviceTask, DeviceTaskAssociation, EnrolRequest, EnrolmentCode,
+    RecentCycle, StartTask, StopTask, TaskInferenceStatus,
+};
+use gemba_shared::api::v1::organization::{Department, DepartmentCreate};
+use gemba_shared::api::v1::task::{Task, TaskCreate, TaskObjectCreate, TaskPatch};
 use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use serde_json::{Value, json};
 
@@ -29,6 +38,15 @@ pub(crate) struct World {
     pub(crate) task: i64,
 }
 
+/// A new task from its text alone, as `tok`.
+async fn task(app: &TestApp, tok: &str, task_detail: &str) -> Task {
+    let body = TaskCreate {
+        task_detail: Some(task_detail.into()),
+        ..TaskCreate::default()
+    };
+    app.create_as("organization/task/", &body, tok).await
+}
+
 pub(crate) async fn world(app: &TestApp) -> World {
     let admin = app.admin_token().await;
     let a = app.create_org(&admin, "Plant A").await;
@@ -38,14 +56,7 @@ pub(crate) async fn world(app: &TestApp) -> World {
         app.subscribe(&admin, org, "Define Operation").await;
     }
     let eng = app.signed_in("eng@a.test", "org_user", a).await;
-    let (s, t) = app
-        .post(
-            "organization/task/",
-            json!({"task_detail": "Pump\nFit:\nPlace;\nCheck:\nLook;\n"}),
-            Some(&eng),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{t}");
+    let t = task(app, &eng, "Pump\nFit:\nPlace;\nCheck:\nLook;\n").await;
     World {
         boss: app.signed_in("boss@a.test", "org_admin", a).await,
         analyst: app.signed_in("analyst@a.test", "analytics_user", a).await,
@@ -54,35 +65,49 @@ pub(crate) async fn world(app: &TestApp) -> World {
         admin,
         a,
         b,
-        task: t["id"].as_i64().unwrap(),
+        task: t.id,
+    }
+}
+
+/// A new device named `name`.
+fn named(name: &str) -> DeviceCreate {
+    DeviceCreate {
+        display_name: Some(name.into()),
+        ..DeviceCreate::default()
     }
 }
 
 /// Adds a device as `tok`; answers the enrolment answer.
+pub(crate) async fn added(app: &TestApp, tok: &str, name: &str) -> EnrolmentCode {
+    app.create_as("device/", &named(name), tok).await
+}
+
+/// [`added`], untyped (for the suites that read it so).
 pub(crate) async fn add(app: &TestApp, tok: &str, name: &str) -> Value {
-    let (s, v) = app
-        .post("device/", json!({"display_name": name}), Some(tok))
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    v
+    serde_json::to_value(added(app, tok, name).await).unwrap()
+}
+
+/// The enrolment request for `code`, as sent (the agent's call carries no user).
+fn enrolment(code: &str) -> Value {
+    serde_json::to_value(EnrolRequest { code: code.into() }).unwrap()
 }
 
 /// Enrols with `code`; the credentials.
-pub(crate) async fn enrol(app: &TestApp, code: &str) -> Value {
-    let (s, v) = app
-        .post("device/enroll/", json!({"code": code}), None)
-        .await;
+pub(crate) async fn enrol(app: &TestApp, code: &str) -> Credentials {
+    let (s, v) = app.post("device/enroll/", enrolment(code), None).await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    v
+    serde_json::from_value(v).expect("the credentials")
 }
 
 /// Adds a device as `tok` and enrols it; answers the credentials.
-pub(crate) async fn added_and_enrolled(app: &TestApp, tok: &str, name: &str) -> Value {
-    let code = add(app, tok, name).await["code"]
-        .as_str()
-        .unwrap()
-        .to_string();
+pub(crate) async fn enrolled(app: &TestApp, tok: &str, name: &str) -> Credentials {
+    let code = added(app, tok, name).await.code;
     enrol(app, &code).await
+}
+
+/// [`enrolled`], untyped (for the suites that read it so).
+pub(crate) async fn added_and_enrolled(app: &TestApp, tok: &str, name: &str) -> Value {
+    serde_json::to_value(enrolled(app, tok, name).await).unwrap()
 }
 
 /// A device as the broker sees it: its credentials and a connected client.
@@ -96,12 +121,18 @@ pub(crate) struct TestDevice {
 }
 
 impl TestDevice {
+    /// [`TestDevice::of`] the credentials, untyped (for the suites that read them so).
     pub(crate) async fn connect(creds: &Value) -> TestDevice {
-        let org = creds["organization"].as_i64().unwrap();
-        let id = creds["device"].as_i64().unwrap();
+        let creds: Credentials = serde_json::from_value(creds.clone()).expect("credentials");
+        TestDevice::of(&creds).await
+    }
+
+    /// A device with `creds`, connected to the broker and subscribed to its channels.
+    pub(crate) async fn of(creds: &Credentials) -> TestDevice {
+        let (org, id) = (creds.organization, creds.device);
         // The broker the cloud told the device of: the embedded one or an external one.
-        let (host, port) = gemba_cloud::mqtt::broker_address(creds["mqtt"].as_str().unwrap())
-            .expect("a broker address");
+        let (host, port) =
+            gemba_cloud::mqtt::broker_address(&creds.mqtt).expect("a broker address");
         let mut opts = MqttOptions::new(
             format!("test-dev-{}", uuid::Uuid::new_v4().simple()),
             host,
@@ -148,8 +179,8 @@ impl TestDevice {
         TestDevice {
             org,
             id,
-            kid: creds["credential_id"].as_i64().unwrap().to_string(),
-            key: STANDARD.decode(creds["key"].as_str().unwrap()).unwrap(),
+            kid: creds.credential_id.to_string(),
+            key: STANDARD.decode(&creds.key).unwrap(),
             client,
             rx,
         }
@@ -247,6 +278,8 @@ async fn cycles_stored(app: &TestApp) -> i64 {
         .unwrap()
 }
 
+/// `/health`, untyped: its answer is the cloud's own (`gemba_cloud::http::Health`, not
+/// a shared wire type, and only serialised).
 async fn health(app: &TestApp) -> Value {
     let r = app
         .client
@@ -273,33 +306,26 @@ both!(
     a_device_is_added_enrolled_once_and_its_cycles_are_stored_once,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let added = add(&app, &w.boss, "Bench 1").await;
-        let code = added["code"].as_str().unwrap().to_string();
+        let added = added(&app, &w.boss, "Bench 1").await;
+        let code = added.code.clone();
         assert_eq!(code.len(), 14, "{code}");
-        assert!(
-            added["command"]
-                .as_str()
-                .unwrap()
-                .ends_with(&format!("--code {code}"))
-        );
-        assert_eq!(added["device"]["enrolled"], false);
-        assert_eq!(added["device"]["Type"], "workstation");
+        assert!(added.command.ends_with(&format!("--code {code}")));
+        assert!(!added.device.enrolled);
+        assert_eq!(added.device.device_type, "workstation");
         // The code works typed in lower case without dashes, once.
         let creds = enrol(&app, &code.replace('-', "").to_lowercase()).await;
-        assert_eq!(creds["organization"], w.a);
-        assert_eq!(creds["mqtt"], format!("mqtt://{}", app.mqtt));
-        let (s, v) = app
-            .post("device/enroll/", json!({"code": code}), None)
-            .await;
+        assert_eq!(creds.organization, w.a);
+        assert_eq!(creds.mqtt, format!("mqtt://{}", app.mqtt));
+        let (s, v) = app.post("device/enroll/", enrolment(&code), None).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(v["code"][0], "The enrolment code is wrong or expired.");
-        let id = creds["device"].as_i64().unwrap();
-        let (_, d) = app
-            .get(&format!("device/{id}/device_details/"), &w.eng)
+        let id = creds.device;
+        let d: DeviceDetails = app
+            .get_as(&format!("device/{id}/device_details/"), &w.eng)
             .await;
-        assert_eq!(d["enrolled"], true);
+        assert!(d.device.enrolled);
 
-        let mut dev = TestDevice::connect(&creds).await;
+        let mut dev = TestDevice::of(&creds).await;
         let c = cycle(w.task);
         dev.send_cycle(&c).await;
         let ack: v1::CyclesAck = dev.next(Channel::CyclesAck).await;
@@ -330,11 +356,8 @@ both!(
             serde_json::from_str::<Vec<Segment>>(&row.3).unwrap(),
             c.segments
         );
-        let (_, stats) = app.get("device/devices_stats/", &w.eng).await;
-        assert_eq!(
-            (stats["total"].as_i64(), stats["cycles_24h"].as_i64()),
-            (Some(1), Some(1))
-        );
+        let stats: DeviceStats = app.get_as("device/devices_stats/", &w.eng).await;
+        assert_eq!((stats.total, stats.cycles_24h), (1, 1));
 
         // Status: online with its cameras, then its last will.
         let status = v1::StatusMessage {
@@ -358,43 +381,50 @@ both!(
             v1::sign(&dev.key, &dev.kid, &status),
         )
         .await;
-        let mut online = Value::Null;
+        let mut online = None;
         for _ in 0..200 {
-            let (_, d) = app
-                .get(&format!("device/{id}/device_details/"), &w.eng)
+            let d: DeviceDetails = app
+                .get_as(&format!("device/{id}/device_details/"), &w.eng)
                 .await;
-            if d["online"] == true {
-                online = d;
+            if d.device.online {
+                online = Some(d);
                 break;
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        assert_eq!(online["status"]["cameras"][0]["fps"], 15.0, "{online}");
-        let (_, active) = app.get("device/get_active_devices/", &w.eng).await;
-        assert_eq!(active.as_array().unwrap().len(), 1);
+        let online = online.expect("the device shows online");
+        let st = online.device.status.as_ref().expect("its status");
+        assert_eq!(st.cameras[0].fps, 15.0, "{online:?}");
+        let active: Vec<Device> = app.get_as("device/get_active_devices/", &w.eng).await;
+        assert_eq!(active.len(), 1);
 
         // Revoked: the device's messages are refused from now on.
-        let (s, d) = app
-            .post(&format!("device/{id}/revoke/"), json!({}), Some(&w.boss))
+        let d: Device = app
+            .send_as(
+                Method::POST,
+                &format!("device/{id}/revoke/"),
+                &json!({}),
+                &w.boss,
+            )
             .await;
-        assert_eq!((s, &d["enrolled"]), (StatusCode::OK, &json!(false)), "{d}");
+        assert!(!d.enrolled, "{d:?}");
         dev.send_cycle(&cycle(w.task)).await;
         counted(&app, "rejected", 1).await;
         assert_eq!(cycles_stored(&app).await, 1);
         // A new code enrols it again, with a new key id; the old key stays refused.
-        let (s, again) = app
-            .post(
+        let again: EnrolmentCode = app
+            .send_as(
+                Method::POST,
                 &format!("device/{id}/enrolment_code/"),
-                json!({}),
-                Some(&w.boss),
+                &json!({}),
+                &w.boss,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{again}");
-        let creds2 = enrol(&app, again["code"].as_str().unwrap()).await;
-        assert_ne!(creds2["credential_id"], creds["credential_id"]);
+        let creds2 = enrol(&app, &again.code).await;
+        assert_ne!(creds2.credential_id, creds.credential_id);
         dev.send_cycle(&cycle(w.task)).await;
         counted(&app, "rejected", 2).await;
-        let dev2 = TestDevice::connect(&creds2).await;
+        let dev2 = TestDevice::of(&creds2).await;
         dev2.send_cycle(&cycle(w.task)).await;
         counted(&app, "cycles", 2).await;
         assert_eq!(cycles_stored(&app).await, 2);
@@ -405,13 +435,12 @@ both!(
     bad_and_forged_messages_are_refused_counted_and_store_nothing,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let code = |v: Value| v["code"].as_str().unwrap().to_string();
-        let a = enrol(&app, &code(add(&app, &w.boss, "A1").await)).await;
-        let a2 = enrol(&app, &code(add(&app, &w.boss, "A2").await)).await;
-        let b = enrol(&app, &code(add(&app, &w.boss_b, "B1").await)).await;
-        let dev = TestDevice::connect(&a).await;
-        let other = TestDevice::connect(&a2).await;
-        let dev_b = TestDevice::connect(&b).await;
+        let a = enrolled(&app, &w.boss, "A1").await;
+        let a2 = enrolled(&app, &w.boss, "A2").await;
+        let b = enrolled(&app, &w.boss_b, "B1").await;
+        let dev = TestDevice::of(&a).await;
+        let other = TestDevice::of(&a2).await;
+        let dev_b = TestDevice::of(&b).await;
         let c = cycle(w.task);
         let json = serde_json::to_vec(&c).unwrap();
         let cycles = dev.topic(Channel::Cycles);
@@ -507,26 +536,30 @@ both!(
         let h = health(&app).await;
         assert_eq!(h["ingest"]["rejected"].as_u64(), Some(n + 1), "{h}");
         assert_eq!(cycles_stored(&app).await, 1);
-        let (_, d) = app
-            .get(&format!("device/{}/device_details/", dev.id), &w.eng)
+        let d: DeviceDetails = app
+            .get_as(&format!("device/{}/device_details/", dev.id), &w.eng)
             .await;
-        assert_eq!(d["online"], false, "a malformed status changed nothing");
+        assert!(!d.device.online, "a malformed status changed nothing");
         // The device's page shows that cycle alone, with its task's step names.
         assert_eq!(
-            d["recent_cycles"],
-            json!([{
-                "id": good.id, "task": w.task, "device": dev.id, "camera": "cam0", "start_ms": 1000,
-                "end_ms": 9000, "idle_ms": 1000, "good": true, "reasons": [],
-                "segments": [
-                    {"step": 0, "start_ms": 1000, "end_ms": 4000},
-                    {"step": 1, "start_ms": 5000, "end_ms": 9000}
-                ]
-            }]),
-            "{d}"
+            d.recent_cycles,
+            [RecentCycle {
+                id: good.id.clone(),
+                task: w.task,
+                device: Some(dev.id),
+                camera: "cam0".into(),
+                start_ms: 1000,
+                end_ms: 9000,
+                idle_ms: 1000,
+                good: true,
+                reasons: vec![],
+                segments: vec![Segment::new(0, 1000, 4000), Segment::new(1, 5000, 9000)],
+            }],
+            "{d:?}"
         );
         assert_eq!(
-            d["task_steps"],
-            json!({w.task.to_string(): ["Fit", "Check"]})
+            d.task_steps,
+            BTreeMap::from([(w.task, vec!["Fit".to_string(), "Check".into()])])
         );
     }
 );
@@ -535,21 +568,34 @@ both!(
     tasks_start_and_stop_by_signed_commands_and_a_running_task_is_not_changed,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-        let mut dev = TestDevice::connect(&creds).await;
+        let creds = enrolled(&app, &w.boss, "Bench").await;
+        let mut dev = TestDevice::of(&creds).await;
         let id = dev.id;
-        let (s, d) = app
-            .post(
+        let start = |camera: &str, task: i64| StartTask {
+            camera: camera.into(),
+            task,
+        };
+        let stop = |camera: &str| StopTask {
+            camera: camera.into(),
+        };
+        let d: Device = app
+            .send_as(
+                Method::POST,
                 &format!("device/{id}/start_task/"),
-                json!({"camera": "cam0", "task": w.task}),
-                Some(&w.eng),
+                &start("cam0", w.task),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{d}");
         assert_eq!(
-            d["tasks"],
-            json!([{"camera": "cam0", "task": w.task, "task_name": "Pump", "running": true,
-                    "refused": null, "refused_at": null}])
+            d.tasks,
+            [DeviceTask {
+                camera: "cam0".into(),
+                task: w.task,
+                task_name: "Pump".into(),
+                running: true,
+                refused: None,
+                refused_at: None,
+            }]
         );
         let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
         let v1::Command::StartTask {
@@ -564,25 +610,29 @@ both!(
         assert_eq!((camera.as_str(), *task, engine.steps), ("cam0", w.task, 2));
         // The device acknowledges it; the portal sees how it went.
         dev.ack(&cmd.id, true, "started").await;
-        let mut seen = Value::Null;
+        let mut seen = None;
         for _ in 0..200 {
-            let (_, c) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
-            if c[0]["ok"] == true {
-                seen = c;
+            let c: Vec<DeviceCommand> = app.get_as(&format!("device/{id}/commands/"), &w.eng).await;
+            if c.first().and_then(|c| c.ok) == Some(true) {
+                seen = Some(c);
                 break;
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        assert_eq!(seen[0]["message"], "started", "{seen}");
-        assert_eq!(seen[0]["command"]["type"], "start_task");
+        let seen = seen.expect("the acknowledgement seen");
+        assert_eq!(seen[0].message.as_deref(), Some("started"), "{seen:?}");
+        assert!(
+            matches!(seen[0].command, v1::Command::StartTask { .. }),
+            "{seen:?}"
+        );
 
-        let (_, status) = app
-            .get("organization/task/task_inference_status", &w.analyst)
+        let status: Vec<TaskInferenceStatus> = app
+            .get_as("organization/task/task_inference_status", &w.analyst)
             .await;
-        assert_eq!(status[0]["device"], id);
-        assert_eq!(status[0]["camera"], "cam0");
-        let (_, assoc) = app
-            .get(
+        assert_eq!(status[0].device, id);
+        assert_eq!(status[0].camera, "cam0");
+        let assoc: DeviceTaskAssociation = app
+            .get_as(
                 &format!(
                     "device/get_device_tasks_association/?task={}&device={id}",
                     w.task
@@ -592,16 +642,23 @@ both!(
             .await;
         assert_eq!(
             assoc,
-            json!({"task": w.task, "device": id, "associated": true, "running": true, "cameras": ["cam0"]})
+            DeviceTaskAssociation {
+                task: w.task,
+                device: id,
+                associated: true,
+                running: true,
+                cameras: vec!["cam0".into()],
+            }
         );
 
         // Issue 4: a task being performed on a device cannot be updated.
+        let rename = TaskPatch {
+            task_name: Some("Pump 2".into()),
+            ..TaskPatch::default()
+        };
+        let task_url = format!("organization/task/{}/", w.task);
         let (s, v) = app
-            .patch(
-                &format!("organization/task/{}/", w.task),
-                json!({"taskName": "Pump 2"}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::PATCH, &task_url, &rename, &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
@@ -609,12 +666,15 @@ both!(
             "Pump is being performed, You cannot update the task when it is being performed."
         );
         // Nor its detector's objects.
+        let jig = TaskObjectCreate {
+            task: w.task,
+            name: "Jig".into(),
+            outline_color: None,
+            is_static: true,
+            step_id: None,
+        };
         let (s, v) = app
-            .post(
-                "organization/task/task_object/",
-                json!({"task": w.task, "name": "Jig", "is_static": true}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::POST, "organization/task/task_object/", &jig, &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(
@@ -622,47 +682,35 @@ both!(
             "Pump is being performed, You cannot update the task when it is being performed."
         );
         // Starring is not a change of the task.
-        let (s, _) = app
-            .patch(
-                &format!("organization/task/{}/", w.task),
-                json!({"starred": true}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK);
+        let star = TaskPatch {
+            starred: Some(true),
+            ..TaskPatch::default()
+        };
+        let _: Task = app.send_as(Method::PATCH, &task_url, &star, &w.eng).await;
 
-        let (s, d) = app
-            .post(
+        let d: Device = app
+            .send_as(
+                Method::POST,
                 &format!("device/{id}/stop_task/"),
-                json!({"camera": "cam0"}),
-                Some(&w.eng),
+                &stop("cam0"),
+                &w.eng,
             )
             .await;
-        assert_eq!(
-            (s, &d["tasks"][0]["running"]),
-            (StatusCode::OK, &json!(false)),
-            "{d}"
-        );
+        assert!(!d.tasks[0].running, "{d:?}");
         let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
         assert!(
             matches!(&cmd.command, v1::Command::StopTask { camera, task: Some(t), generation }
                 if camera == "cam0" && *t == w.task && *generation > 0),
             "{cmd:?}"
         );
-        let (s, _) = app
-            .patch(
-                &format!("organization/task/{}/", w.task),
-                json!({"taskName": "Pump 2"}),
-                Some(&w.eng),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK);
+        let _: Task = app.send_as(Method::PATCH, &task_url, &rename, &w.eng).await;
         // Stopped already: nothing to stop, and no second command.
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 &format!("device/{id}/stop_task/"),
-                json!({"camera": "cam0"}),
-                Some(&w.eng),
+                &stop("cam0"),
+                &w.eng,
             )
             .await;
         assert_eq!(
@@ -673,21 +721,27 @@ both!(
         // Bad input: a camera name that is not one, another organisation's task, a
         // camera that runs nothing.
         let bad = [
-            (json!({"camera": "cam 0", "task": w.task}), "camera"),
-            (json!({"camera": "cam0", "task": 999_999}), "task"),
+            (start("cam 0", w.task), "camera"),
+            (start("cam0", 999_999), "task"),
         ];
         for (body, field) in bad {
             let (s, v) = app
-                .post(&format!("device/{id}/start_task/"), body, Some(&w.eng))
+                .send_refused(
+                    Method::POST,
+                    &format!("device/{id}/start_task/"),
+                    &body,
+                    &w.eng,
+                )
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
             assert!(v[field][0].is_string(), "{v}");
         }
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 &format!("device/{id}/stop_task/"),
-                json!({"camera": "cam9"}),
-                Some(&w.eng),
+                &stop("cam9"),
+                &w.eng,
             )
             .await;
         assert_eq!(
@@ -695,10 +749,11 @@ both!(
             (StatusCode::BAD_REQUEST, &json!("This camera runs no task."))
         );
         let (s, _) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 &format!("device/{id}/start_task/"),
-                json!({"camera": "cam0", "task": w.task}),
-                Some(&w.boss_b),
+                &start("cam0", w.task),
+                &w.boss_b,
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
@@ -717,14 +772,16 @@ both!(
                 &json!("The request body must be a JSON object.")
             )
         );
-        let (s, v) = app
-            .patch(
+        // The settings are the device's own object: no wire type of their own.
+        let v: DeviceSettings = app
+            .send_as(
+                Method::PATCH,
                 &format!("device/{}/device_settings_update/{id}/", w.a),
-                json!({"fps": 10}),
-                Some(&w.eng),
+                &json!({"fps": 10}),
+                &w.eng,
             )
             .await;
-        assert_eq!((s, &v["settings"]), (StatusCode::OK, &json!({"fps": 10})));
+        assert_eq!(v.settings, json!({"fps": 10}));
         let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
         assert_eq!(
             cmd.command,
@@ -739,84 +796,75 @@ both!(
     device_lists_changes_and_who_may_do_what,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let one = add(&app, &w.boss, "Zeta").await["device"]["id"]
-            .as_i64()
-            .unwrap();
-        let two = add(&app, &w.boss, "alpha").await["device"]["id"]
-            .as_i64()
-            .unwrap();
-        let (s, v) = app
-            .post(
-                "device/",
-                json!({"display_name": "Dept", "Type": "departmental device"}),
-                Some(&w.boss),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-        let names = |v: &Value| -> Vec<String> {
-            v.as_array()
-                .unwrap()
-                .iter()
-                .map(|d| d["display_name"].as_str().unwrap().to_string())
-                .collect()
+        let one = added(&app, &w.boss, "Zeta").await.device.id;
+        let two = added(&app, &w.boss, "alpha").await.device.id;
+        let dept_device = DeviceCreate {
+            device_type: Some("departmental device".into()),
+            ..named("Dept")
         };
-        let (_, list) = app
-            .get(&format!("device/device_org/{}/", w.a), &w.eng)
-            .await;
+        let _: EnrolmentCode = app.create_as("device/", &dept_device, &w.boss).await;
+        let names = |list: &[Device]| -> Vec<String> {
+            list.iter().map(|d| d.display_name.clone()).collect()
+        };
+        let org_list = format!("device/device_org/{}/", w.a);
+        let list: Vec<Device> = app.get_as(&org_list, &w.eng).await;
         assert_eq!(
             names(&list),
             ["alpha", "Zeta"],
             "departmental devices are hidden"
         );
         // Starred first, per user.
-        let (s, _) = app
-            .patch(
-                &format!("device/{one}/"),
-                json!({"starred": true}),
-                Some(&w.eng),
-            )
+        let star = DevicePatch {
+            starred: Some(true),
+            ..DevicePatch::default()
+        };
+        let _: Device = app
+            .send_as(Method::PATCH, &format!("device/{one}/"), &star, &w.eng)
             .await;
-        assert_eq!(s, StatusCode::OK);
-        let (_, list) = app
-            .get(&format!("device/device_org/{}/", w.a), &w.eng)
-            .await;
+        let list: Vec<Device> = app.get_as(&org_list, &w.eng).await;
         assert_eq!(names(&list), ["Zeta", "alpha"]);
-        assert_eq!(list[0]["starred"], true);
-        let (_, list) = app
-            .get(&format!("device/device_org/{}/", w.a), &w.boss)
-            .await;
+        assert!(list[0].starred);
+        let list: Vec<Device> = app.get_as(&org_list, &w.boss).await;
         assert_eq!(names(&list), ["alpha", "Zeta"]);
         // Changes, and bad values that change nothing.
-        let (s, d) = app
-            .patch(
+        let d: Device = app
+            .send_as(
+                Method::PATCH,
                 &format!("device/update_device/{two}/"),
-                json!({"display_name": " Alpha ", "Serial_number": "SN-1"}),
-                Some(&w.eng),
+                &DevicePatch {
+                    display_name: Some(" Alpha ".into()),
+                    serial_number: Some("SN-1".into()),
+                    ..DevicePatch::default()
+                },
+                &w.eng,
             )
             .await;
         assert_eq!(
-            (s, &d["display_name"], &d["Serial_number"]),
-            (StatusCode::OK, &json!("Alpha"), &json!("SN-1"))
+            (d.display_name.as_str(), d.serial_number.as_str()),
+            ("Alpha", "SN-1")
         );
+        let name = |n: String| DevicePatch {
+            display_name: Some(n),
+            ..DevicePatch::default()
+        };
         for (body, field, msg) in [
+            (name(" ".into()), "display_name", "Device name is required!"),
             (
-                json!({"display_name": " "}),
-                "display_name",
-                "Device name is required!",
-            ),
-            (
-                json!({"display_name": "x".repeat(101)}),
+                name("x".repeat(101)),
                 "display_name",
                 "Device name must be at most 100 characters.",
             ),
             (
-                json!({"Serial_number": "a\u{0}"}),
+                DevicePatch {
+                    serial_number: Some("a\u{0}".into()),
+                    ..DevicePatch::default()
+                },
                 "Serial_number",
                 "Serial number must not contain control characters.",
             ),
         ] {
             let (s, v) = app
-                .patch(&format!("device/{two}/"), body, Some(&w.eng))
+                .send_refused(Method::PATCH, &format!("device/{two}/"), &body, &w.eng)
                 .await;
             assert_eq!((s, &v[field][0]), (StatusCode::BAD_REQUEST, &json!(msg)));
         }
@@ -824,20 +872,26 @@ both!(
             .patch(&format!("device/{two}/"), json!({"nope": 1}), Some(&w.eng))
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
-        let (_, d) = app
-            .get(&format!("device/{two}/device_details/"), &w.eng)
+        let d: DeviceDetails = app
+            .get_as(&format!("device/{two}/device_details/"), &w.eng)
             .await;
-        assert_eq!(d["display_name"], "Alpha");
-        let (s, v) = app.post("device/", json!({}), Some(&w.boss)).await;
+        assert_eq!(d.device.display_name, "Alpha");
+        let (s, v) = app
+            .send_refused(Method::POST, "device/", &DeviceCreate::default(), &w.boss)
+            .await;
         assert_eq!(
             (s, &v["display_name"][0]),
             (StatusCode::BAD_REQUEST, &json!("Device name is required!"))
         );
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "device/",
-                json!({"display_name": "X", "department": 999_999}),
-                Some(&w.boss),
+                &DeviceCreate {
+                    department: Some(999_999),
+                    ..named("X")
+                },
+                &w.boss,
             )
             .await;
         assert_eq!(
@@ -845,62 +899,52 @@ both!(
             (StatusCode::BAD_REQUEST, &json!("No such department."))
         );
         // Departments.
-        let (_, less) = app
-            .get(
-                &format!("device/{}/get_department_less_devices/", w.a),
-                &w.eng,
-            )
-            .await;
-        assert_eq!(less.as_array().unwrap_or_else(|| panic!("{less}")).len(), 3);
-        let (s, dept) = app
-            .post(
+        let less_list = format!("device/{}/get_department_less_devices/", w.a);
+        let less: Vec<Device> = app.get_as(&less_list, &w.eng).await;
+        assert_eq!(less.len(), 3);
+        let dept: Department = app
+            .send_as(
+                Method::POST,
                 &format!("organization/{}/department/", w.a),
-                json!({"name": "Assembly"}),
-                Some(&w.boss),
+                &DepartmentCreate {
+                    name: "Assembly".into(),
+                },
+                &w.boss,
             )
             .await;
-        assert!(s.is_success(), "{dept}");
-        let (s, d) = app
-            .patch(
-                &format!("device/{two}/assign_device_to_department/{}/", dept["id"]),
-                json!({}),
-                Some(&w.boss),
+        let d: Device = app
+            .send_as(
+                Method::PATCH,
+                &format!("device/{two}/assign_device_to_department/{}/", dept.id),
+                &json!({}),
+                &w.boss,
             )
             .await;
-        assert_eq!((s, &d["department"]), (StatusCode::OK, &dept["id"]), "{d}");
-        let (_, less) = app
-            .get(
-                &format!("device/{}/get_department_less_devices/", w.a),
-                &w.eng,
-            )
-            .await;
-        assert_eq!(less.as_array().unwrap().len(), 2);
+        assert_eq!(d.department, Some(dept.id), "{d:?}");
+        let less: Vec<Device> = app.get_as(&less_list, &w.eng).await;
+        assert_eq!(less.len(), 2);
         // Archive (credentials revoked, hidden), bring back, delete.
-        let (s, d) = app
-            .patch(
+        let d: Device = app
+            .send_as(
+                Method::PATCH,
                 &format!("device/archive_device/{one}/"),
-                json!({}),
-                Some(&w.boss),
+                &Archive::default(),
+                &w.boss,
             )
             .await;
-        assert_eq!(
-            (s, &d["is_archived"]),
-            (StatusCode::OK, &json!(true)),
-            "{d}"
-        );
-        let (_, list) = app
-            .get(&format!("device/device_org/{}/", w.a), &w.eng)
-            .await;
+        assert!(d.is_archived, "{d:?}");
+        let list: Vec<Device> = app.get_as(&org_list, &w.eng).await;
         assert_eq!(names(&list), ["Alpha"]);
-        let (_, list) = app
-            .get(&format!("device/device_org/{}/?archived=true", w.a), &w.eng)
+        let list: Vec<Device> = app
+            .get_as(&format!("{org_list}?archived=true"), &w.eng)
             .await;
         assert_eq!(names(&list), ["Zeta"]);
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 &format!("device/{one}/enrolment_code/"),
-                json!({}),
-                Some(&w.boss),
+                &json!({}),
+                &w.boss,
             )
             .await;
         assert_eq!(
@@ -910,35 +954,33 @@ both!(
                 &json!("An archived device cannot be enrolled.")
             )
         );
-        let (s, d) = app
-            .patch(
+        let d: Device = app
+            .send_as(
+                Method::PATCH,
                 &format!("device/archive_device/{one}/"),
-                json!({"is_archived": false}),
-                Some(&w.boss),
+                &Archive {
+                    is_archived: Some(false),
+                },
+                &w.boss,
             )
             .await;
-        assert_eq!((s, &d["is_archived"]), (StatusCode::OK, &json!(false)));
+        assert!(!d.is_archived);
         let (s, _) = app.delete(&format!("device/{one}/"), &w.boss).await;
         assert_eq!(s, StatusCode::NO_CONTENT);
         // Archiving by PATCH revokes the credentials too.
-        let creds = enrol(
-            &app,
-            add(&app, &w.boss, "Spare").await["code"].as_str().unwrap(),
-        )
-        .await;
-        let spare = creds["device"].as_i64().unwrap();
-        let (s, d) = app
-            .patch(
+        let spare = enrolled(&app, &w.boss, "Spare").await.device;
+        let d: Device = app
+            .send_as(
+                Method::PATCH,
                 &format!("device/{spare}/"),
-                json!({"is_archived": true}),
-                Some(&w.boss),
+                &DevicePatch {
+                    is_archived: Some(true),
+                    ..DevicePatch::default()
+                },
+                &w.boss,
             )
             .await;
-        assert_eq!(
-            (s, &d["is_archived"], &d["enrolled"]),
-            (StatusCode::OK, &json!(true), &json!(false)),
-            "{d}"
-        );
+        assert_eq!((d.is_archived, d.enrolled), (true, false), "{d:?}");
         let (s, _) = app
             .get(&format!("device/{one}/device_details/"), &w.eng)
             .await;
@@ -947,19 +989,15 @@ both!(
         // Roles: an engineer runs devices but does not add or delete them; analytics
         // users do not see them.
         let (s, _) = app
-            .post("device/", json!({"display_name": "X"}), Some(&w.eng))
+            .send_refused(Method::POST, "device/", &named("X"), &w.eng)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let (s, _) = app.delete(&format!("device/{two}/"), &w.eng).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
-        let (s, _) = app
-            .get(&format!("device/device_org/{}/", w.a), &w.analyst)
-            .await;
+        let (s, _) = app.get(&org_list, &w.analyst).await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         // Tenancy: organisation B sees none of A's devices.
-        let (s, _) = app
-            .get(&format!("device/device_org/{}/", w.a), &w.boss_b)
-            .await;
+        let (s, _) = app.get(&org_list, &w.boss_b).await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         for path in [
             format!("device/{two}/device_details/"),
@@ -969,29 +1007,28 @@ both!(
             assert_eq!(s, StatusCode::NOT_FOUND, "{path}");
         }
         let (s, _) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 &format!("device/{two}/"),
-                json!({"display_name": "Mine"}),
-                Some(&w.boss_b),
+                &name("Mine".into()),
+                &w.boss_b,
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        let (_, list) = app
-            .get(&format!("device/device_org/{}/", w.b), &w.boss_b)
+        let list: Vec<Device> = app
+            .get_as(&format!("device/device_org/{}/", w.b), &w.boss_b)
             .await;
-        assert_eq!(list, json!([]));
+        assert!(list.is_empty(), "{list:?}");
         // The super admin's All Devices sees every organisation's.
-        let (s, all) = app.get("device/devicelistadminview?page=1", &w.admin).await;
-        assert_eq!(
-            (s, all["count"].as_i64()),
-            (StatusCode::OK, Some(2)),
-            "{all}"
-        );
+        let all: Page<Device> = app
+            .get_as("device/devicelistadminview?page=1", &w.admin)
+            .await;
+        assert_eq!(all.count, 2, "{all:?}");
         // Without the Devices subscription, devices are read but not changed.
         let c = app.create_org(&w.admin, "Plant C").await;
         let boss_c = app.signed_in("boss@c.test", "org_admin", c).await;
         let (s, v) = app
-            .post("device/", json!({"display_name": "X"}), Some(&boss_c))
+            .send_refused(Method::POST, "device/", &named("X"), &boss_c)
             .await;
         assert_eq!(
             (s, &v["detail"]),
@@ -1001,20 +1038,17 @@ both!(
             ),
             "{v}"
         );
-        let (s, _) = app.get(&format!("device/device_org/{c}/"), &boss_c).await;
-        assert_eq!(s, StatusCode::OK);
+        let _: Vec<Device> = app
+            .get_as(&format!("device/device_org/{c}/"), &boss_c)
+            .await;
     }
 );
 
 #[tokio::test]
 async fn enrolment_codes_that_are_wrong_or_malformed_get_one_answer() {
     let app = TestApp::start(crate::common::Backend::Sqlite).await;
-    for body in [
-        json!({"code": "AAAA-BBBB-CCCC"}),
-        json!({"code": ""}),
-        json!({"code": "x".repeat(10_000)}),
-    ] {
-        let (s, v) = app.post("device/enroll/", body, None).await;
+    for code in ["AAAA-BBBB-CCCC", "", &"x".repeat(10_000)] {
+        let (s, v) = app.post("device/enroll/", enrolment(code), None).await;
         assert_eq!(
             (s, &v["code"][0]),
             (
@@ -1037,19 +1071,22 @@ both!(
     a_device_that_was_away_is_told_what_to_run_when_it_comes_online,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-        let id = creds["device"].as_i64().unwrap();
+        let creds = enrolled(&app, &w.boss, "Bench").await;
+        let id = creds.device;
         // Started from the portal while the device is not connected: the broker keeps
         // nothing for it.
-        let (s, v) = app
-            .post(
+        let _: Device = app
+            .send_as(
+                Method::POST,
                 &format!("device/{id}/start_task/"),
-                json!({"camera": "cam0", "task": w.task}),
-                Some(&w.eng),
+                &StartTask {
+                    camera: "cam0".into(),
+                    task: w.task,
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let mut dev = TestDevice::connect(&creds).await;
+        let mut dev = TestDevice::of(&creds).await;
         let status = |cameras: Vec<v1::CameraStatus>| v1::StatusMessage {
             v: 1,
             online: true,
@@ -1106,8 +1143,8 @@ both!(
         )
         .await;
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
-        assert_eq!(cmds.as_array().unwrap().len(), 3, "{cmds}");
+        let cmds: Vec<DeviceCommand> = app.get_as(&format!("device/{id}/commands/"), &w.eng).await;
+        assert_eq!(cmds.len(), 3, "{cmds:?}");
     }
 );
 
@@ -1116,17 +1153,20 @@ both_with!(
     |s: &mut gemba_cloud::config::Settings| s.reconcile_retry_ms = 1_500,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-        let id = creds["device"].as_i64().unwrap();
-        let mut dev = TestDevice::connect(&creds).await;
-        let (s, v) = app
-            .post(
+        let creds = enrolled(&app, &w.boss, "Bench").await;
+        let id = creds.device;
+        let mut dev = TestDevice::of(&creds).await;
+        let _: Device = app
+            .send_as(
+                Method::POST,
                 &format!("device/{id}/start_task/"),
-                json!({"camera": "cam0", "task": w.task}),
-                Some(&w.eng),
+                &StartTask {
+                    camera: "cam0".into(),
+                    task: w.task,
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
         let idle = v1::StatusMessage {
             v: 1,
             online: true,
@@ -1137,9 +1177,11 @@ both_with!(
             disk_free_mb: None,
             temperature_c: None,
         };
+        let commands = format!("device/{id}/commands/");
         let sent = async |app: &TestApp| {
-            let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
-            cmds.as_array().unwrap().len()
+            app.get_as::<Vec<DeviceCommand>>(&commands, &w.eng)
+                .await
+                .len()
         };
         // Its first status (it comes online running nothing) is answered at once.
         let _: v1::CommandMessage = dev.next(Channel::Cmd).await;
@@ -1155,8 +1197,8 @@ both_with!(
             dev.ack(&cmd.id, false, "the source failed").await;
             let acked = sent(&app).await;
             for _ in 0..200 {
-                let (_, cmds) = app.get(&format!("device/{id}/commands/"), &w.eng).await;
-                if cmds[0]["ok"] == false {
+                let cmds: Vec<DeviceCommand> = app.get_as(&commands, &w.eng).await;
+                if cmds.first().and_then(|c| c.ok) == Some(false) {
                     break;
                 }
                 tokio::time::sleep(Duration::from_millis(25)).await;
@@ -1211,8 +1253,8 @@ both!(
     a_cycle_sent_again_in_the_same_batch_is_stored_once,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-        let dev = TestDevice::connect(&creds).await;
+        let creds = enrolled(&app, &w.boss, "Bench").await;
+        let dev = TestDevice::of(&creds).await;
         let (a, b) = (cycle(w.task), cycle(w.task));
         // Back to back, most likely one batch.
         for c in [&a, &a, &b, &a] {
@@ -1233,8 +1275,7 @@ both!(
     |app: TestApp| async move {
         use gemba_cloud::db::cycles::{Received, Stored, insert_cycles};
         let w = world(&app).await;
-        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-        let device = creds["device"].as_i64().unwrap();
+        let device = enrolled(&app, &w.boss, "Bench").await.device;
         let db = &app.state.db;
         let of = |org: i64, c: &CycleMessage| Received {
             org,
@@ -1299,8 +1340,7 @@ async fn the_sqlite_cycle_writer_waits_for_another_connections_write() {
     use gemba_cloud::db::cycles::{Received, Stored, insert_cycles};
     let app = TestApp::start(Backend::Sqlite).await;
     let w = world(&app).await;
-    let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-    let device = creds["device"].as_i64().unwrap();
+    let device = enrolled(&app, &w.boss, "Bench").await.device;
     let db = app.state.db.clone();
     let mut other = db.pool.begin().await.unwrap();
     sqlx::query("UPDATE devices SET display_name = 'Renamed' WHERE id = $1")
@@ -1333,17 +1373,11 @@ both!(
     |app: TestApp| async move {
         let w = world(&app).await;
         let eng_b = app.signed_in("eng@b.test", "org_user", w.b).await;
-        let (s, t) = app
-            .post(
-                "organization/task/",
-                json!({"task_detail": "Valve\nFit:\nPlace;\nCheck:\nLook;\n"}),
-                Some(&eng_b),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{t}");
-        let task_b = t["id"].as_i64().unwrap();
-        let mut a = TestDevice::connect(&added_and_enrolled(&app, &w.boss, "A1").await).await;
-        let mut b = TestDevice::connect(&added_and_enrolled(&app, &w.boss_b, "B1").await).await;
+        let task_b = task(&app, &eng_b, "Valve\nFit:\nPlace;\nCheck:\nLook;\n")
+            .await
+            .id;
+        let mut a = TestDevice::of(&enrolled(&app, &w.boss, "A1").await).await;
+        let mut b = TestDevice::of(&enrolled(&app, &w.boss_b, "B1").await).await;
         let (ca, cb) = (cycle(w.task), cycle(task_b));
         a.send_cycle(&ca).await;
         b.send_cycle(&cb).await;
