@@ -7,15 +7,17 @@
 //! built again from the cycles. Bad parameters are refused and named.
 
 use gemba_cloud::db::cycles::{Received, insert_cycles};
+use gemba_shared::api::v1::task::{Task, TaskCreate, TaskPatch};
+use gemba_shared::api::v1::telemetry::{CycleFigures, CycleStats};
 use gemba_shared::cycle::{Cycle, EngineConfig};
 use gemba_shared::footage::Truth;
 use gemba_shared::mqtt::v1::CycleMessage;
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::both;
 use crate::common::*;
-use crate::devices::{World, add, world};
+use crate::devices::{World, added, world};
 use crate::learning_loop::models_dir;
 use crate::videos::b_task;
 
@@ -62,37 +64,36 @@ impl Raw {
     }
 }
 
-/// Figures computed here from raw cycles, to compare with an answer's.
+/// [`check_cycle_figures`] of figures given as JSON.
 pub(crate) fn check_figures(what: &str, got: &Value, raw: &[&Raw]) {
+    let figures: CycleFigures = serde_json::from_value(got.clone())
+        .unwrap_or_else(|e| panic!("{what}: no cycle figures: {e}: {got}"));
+    check_cycle_figures(what, &figures, raw);
+}
+
+/// Figures computed here from raw cycles, to compare with an answer's.
+pub(crate) fn check_cycle_figures(what: &str, got: &CycleFigures, raw: &[&Raw]) {
     let n = raw.len() as i64;
-    assert_eq!(got["cycles"].as_i64(), Some(n), "{what}: {got}");
+    assert_eq!(got.cycles, n, "{what}: {got:?}");
     let good = raw.iter().filter(|r| r.c.good).count() as i64;
-    assert_eq!(got["good"].as_i64(), Some(good), "{what}: {got}");
-    assert_eq!(got["bad"].as_i64(), Some(n - good), "{what}: {got}");
+    assert_eq!(got.good, good, "{what}: {got:?}");
+    assert_eq!(got.bad, n - good, "{what}: {got:?}");
     let idle: i64 = raw.iter().map(|r| r.c.idle_ms).sum();
-    assert_eq!(got["idle_ms"].as_i64(), Some(idle), "{what}: {got}");
+    assert_eq!(got.idle_ms, idle, "{what}: {got:?}");
     if n == 0 {
         assert!(
-            got["avg_ms"].is_null() && got["min_ms"].is_null(),
-            "{what}: {got}"
+            got.avg_ms.is_none() && got.min_ms.is_none(),
+            "{what}: {got:?}"
         );
         return;
     }
     let ms: Vec<f64> = raw.iter().map(|r| r.ms() as f64).collect();
     let mean = ms.iter().sum::<f64>() / n as f64;
     let sd = (ms.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
-    close(what, got["avg_ms"].as_f64().unwrap(), mean);
-    close(what, got["stddev_ms"].as_f64().unwrap(), sd);
-    assert_eq!(
-        got["min_ms"].as_i64(),
-        raw.iter().map(|r| r.ms()).min(),
-        "{what}"
-    );
-    assert_eq!(
-        got["max_ms"].as_i64(),
-        raw.iter().map(|r| r.ms()).max(),
-        "{what}"
-    );
+    close(what, got.avg_ms.unwrap(), mean);
+    close(what, got.stddev_ms.unwrap(), sd);
+    assert_eq!(got.min_ms, raw.iter().map(|r| r.ms()).min(), "{what}");
+    assert_eq!(got.max_ms, raw.iter().map(|r| r.ms()).max(), "{what}");
 }
 
 fn close(what: &str, got: f64, want: f64) {
@@ -110,15 +111,11 @@ pub(crate) async fn check(
     raw: &[Raw],
     query: &str,
     keep: &dyn Fn(&Raw) -> bool,
-) -> Value {
-    let (s, v) = app
-        .get(&format!("telemetry/cycle_stats?{query}"), &w.analyst)
+) -> CycleStats {
+    let v: CycleStats = app
+        .get_as(&format!("telemetry/cycle_stats?{query}"), &w.analyst)
         .await;
-    assert_eq!(s, StatusCode::OK, "{query}: {v}");
-    let (start, end) = (
-        v["start_ms"].as_i64().unwrap(),
-        v["end_ms"].as_i64().unwrap(),
-    );
+    let (start, end) = (v.start_ms, v.end_ms);
     let mine: Vec<&Raw> = raw
         .iter()
         .filter(|r| (start..end).contains(&r.c.start_ms) && keep(r))
@@ -127,20 +124,20 @@ pub(crate) async fn check(
         !mine.is_empty(),
         "{query}: a range without cycles checks little"
     );
-    check_figures(&format!("{query}: total"), &v["total"], &mine);
+    check_cycle_figures(&format!("{query}: total"), &v.total, &mine);
 
     // Each station, each step.
-    let stations = v["stations"].as_array().unwrap();
+    let stations = &v.stations;
     let mut devices: Vec<i64> = mine.iter().map(|r| r.device).collect();
     devices.sort();
     devices.dedup();
-    assert_eq!(stations.len(), devices.len(), "{query}: {v}");
+    assert_eq!(stations.len(), devices.len(), "{query}: {v:?}");
     for st in stations {
-        let d = st["device"].as_i64().unwrap_or(0);
+        let d = st.device.unwrap_or(0);
         let of: Vec<&Raw> = mine.iter().copied().filter(|r| r.device == d).collect();
-        check_figures(&format!("{query}: station {d}"), st, &of);
+        check_cycle_figures(&format!("{query}: station {d}"), &st.figures, &of);
     }
-    let steps = v["steps"].as_array().unwrap();
+    let steps = &v.steps;
     let mut expected_steps = 0;
     for step in 0..16u32 {
         let times: Vec<f64> = mine
@@ -164,40 +161,36 @@ pub(crate) async fn check(
         expected_steps += 1;
         let got = steps
             .iter()
-            .find(|s| s["step"] == step)
-            .unwrap_or_else(|| panic!("{query}: step {step} missing: {v}"));
-        assert_eq!(got["cycles"].as_i64(), Some(times.len() as i64), "{query}");
+            .find(|s| s.step == step)
+            .unwrap_or_else(|| panic!("{query}: step {step} missing: {v:?}"));
+        assert_eq!(got.cycles, times.len() as i64, "{query}");
         let mean = times.iter().sum::<f64>() / times.len() as f64;
-        close(query, got["avg_ms"].as_f64().unwrap(), mean);
+        close(query, got.avg_ms, mean);
         let sd =
             (times.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / times.len() as f64).sqrt();
-        close(query, got["stddev_ms"].as_f64().unwrap(), sd);
-        assert!(got["name"].is_string(), "{query}: {got}");
+        close(query, got.stddev_ms, sd);
+        assert!(got.name.is_some(), "{query}: {got:?}");
     }
     assert_eq!(steps.len(), expected_steps, "{query}");
 
     // The distribution: each bin holds the cycles between its bounds; all are in one.
-    let bins = v["distribution"].as_array().unwrap();
     let mut binned = 0;
-    for b in bins {
-        let from = b["from_ms"].as_i64().unwrap();
-        let to = b["to_ms"].as_i64().unwrap_or(i64::MAX);
+    for b in &v.distribution {
+        let (from, to) = (b.from_ms, b.to_ms.unwrap_or(i64::MAX));
         let n = mine.iter().filter(|r| (from..to).contains(&r.ms())).count() as i64;
-        assert_eq!(b["cycles"].as_i64(), Some(n), "{query}: bin {b}");
+        assert_eq!(b.cycles, n, "{query}: bin {b:?}");
         assert!(n > 0, "{query}: an empty bin is left out");
         binned += n;
     }
     assert_eq!(binned, mine.len() as i64, "{query}");
 
     // The trend: each bucket holds the cycles started in it.
-    let trend = v["trend"].as_array().unwrap();
-    assert!(trend[0]["start_ms"].as_i64().unwrap() <= start, "{query}");
+    let trend = &v.trend;
+    assert!(trend[0].start_ms <= start, "{query}");
     let mut in_trend = 0;
     for (i, p) in trend.iter().enumerate() {
-        let from = p["start_ms"].as_i64().unwrap();
-        let to = trend
-            .get(i + 1)
-            .map_or(end, |q| q["start_ms"].as_i64().unwrap());
+        let from = p.start_ms;
+        let to = trend.get(i + 1).map_or(end, |q| q.start_ms);
         assert!(from < to && from < end, "{query}: buckets in order");
         let of: Vec<&Raw> = mine
             .iter()
@@ -205,7 +198,7 @@ pub(crate) async fn check(
             .filter(|r| (from..to).contains(&r.c.start_ms))
             .collect();
         in_trend += of.len();
-        check_figures(&format!("{query}: bucket {from}"), p, &of);
+        check_cycle_figures(&format!("{query}: bucket {from}"), &p.figures, &of);
     }
     assert_eq!(in_trend, mine.len(), "{query}");
     v
@@ -233,26 +226,21 @@ pub(crate) async fn demo_cycles(app: &TestApp, w: &World, days: i64) -> Demo {
     let detail: String = std::iter::once(format!("{}\n", truth.task_settings().task_name))
         .chain(truth.steps.iter().map(|s| format!("{s}:\nDo {s};\n")))
         .collect();
-    let (s, t) = app
-        .post(
-            "organization/task/",
-            json!({"task_detail": detail}),
-            Some(&w.eng),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{t}");
-    let task = t["id"].as_i64().unwrap();
+    let body = TaskCreate {
+        task_detail: Some(detail),
+        ..TaskCreate::default()
+    };
+    let task = app
+        .create_as::<_, Task>("organization/task/", &body, &w.eng)
+        .await
+        .id;
     let template = truth.engine_cycles(&EngineConfig::from_task(&truth.task_settings()));
     assert!(
         template.len() >= 4 && template.iter().any(|c| !c.good),
         "the demo footage has good and bad cycles: {template:?}"
     );
-    let bench = add(app, &w.boss, "Bench 1").await["device"]["id"]
-        .as_i64()
-        .unwrap();
-    let other = add(app, &w.boss, "Bench 2").await["device"]["id"]
-        .as_i64()
-        .unwrap();
+    let bench = added(app, &w.boss, "Bench 1").await.device.id;
+    let other = added(app, &w.boss, "Bench 2").await.device.id;
     let mut raw = Vec::new();
     for day in 0..days {
         for (s, device) in [bench, other].into_iter().enumerate() {
@@ -312,14 +300,22 @@ both!(
         insert_cycles(db, &b).await.unwrap();
 
         // A target cycle time of 14.5 s.
-        let (s, v) = app
-            .patch(
+        let target = TaskPatch {
+            steps_avg_time: Some(
+                [("cycle_time".to_string(), json!(14.5))]
+                    .into_iter()
+                    .collect(),
+            ),
+            ..TaskPatch::default()
+        };
+        let _: Task = app
+            .send_as(
+                Method::PATCH,
                 &format!("organization/task/{task}/"),
-                json!({"stepsAvgTime": {"cycle_time": 14.5}}),
-                Some(&w.eng),
+                &target,
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
         let all = |_: &Raw| true;
         let whole = check(
             &app,
@@ -329,8 +325,8 @@ both!(
             &all,
         )
         .await;
-        assert_eq!(whole["total"]["cycles"].as_i64(), Some(raw.len() as i64));
-        assert_eq!(whole["trend"].as_array().unwrap().len(), 40);
+        assert_eq!(whole.total.cycles, raw.len() as i64);
+        assert_eq!(whole.trend.len(), 40);
         // Days, hours and minutes at both ends; hourly trend.
         // Each end cuts a station's run of cycles, inside an hour.
         let per_day = 2 * per_station;
@@ -338,10 +334,7 @@ both!(
         let b = raw[23 * per_day + per_station + 5].c.start_ms + 1;
         let odd = format!("datetime_start={}&datetime_end={}", rfc3339(a), rfc3339(b));
         let hourly = check(&app, &w, &raw, &format!("{odd}&bucket=hour"), &all).await;
-        assert_eq!(
-            hourly["trend"].as_array().unwrap().len() as i64,
-            (b - 1) / HOUR - a / HOUR + 1
-        );
+        assert_eq!(hourly.trend.len() as i64, (b - 1) / HOUR - a / HOUR + 1);
         check(
             &app,
             &w,
@@ -385,12 +378,9 @@ both!(
         )
         .await;
         // Local midnights: 18:30 UTC.
-        assert_eq!(india["trend"].as_array().unwrap().len(), 5);
+        assert_eq!(india.trend.len(), 5);
         assert_eq!(
-            india["trend"][0]["start_ms"]
-                .as_i64()
-                .unwrap()
-                .rem_euclid(DAY),
+            india.trend[0].start_ms.rem_euclid(DAY),
             18 * HOUR + HOUR / 2
         );
         // Inside one hour: the raw cycles alone.
@@ -408,22 +398,17 @@ both!(
         )
         .await;
         // Each station names its operation, target and device.
-        for (st, name) in whole["stations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .zip(["Bench 1", "Bench 2"])
-        {
+        for (st, name) in whole.stations.iter().zip(["Bench 1", "Bench 2"]) {
             assert_eq!(
-                st["task_name"],
-                json!(truth.task_settings().task_name),
-                "{st}"
+                st.task_name,
+                Some(truth.task_settings().task_name),
+                "{st:?}"
             );
-            assert_eq!(st["target_ms"], json!(14_500.0), "{st}");
-            assert_eq!(st["device_name"], name, "{st}");
+            assert_eq!(st.target_ms, Some(14_500.0), "{st:?}");
+            assert_eq!(st.device_name.as_deref(), Some(name), "{st:?}");
         }
         // A step is named as in its task.
-        assert_eq!(whole["steps"][0]["name"], json!(truth.steps[0]));
+        assert_eq!(whole.steps[0].name.as_ref(), Some(&truth.steps[0]));
 
         // The device deleted: its cycles stay, under no device.
         let (s, v) = app.delete(&format!("device/{other}/"), &w.boss).await;
@@ -439,14 +424,8 @@ both!(
             &all,
         )
         .await;
-        assert!(
-            after["stations"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|s| s["device"].is_null())
-        );
-        same(&after["total"], &whole["total"]);
+        assert!(after.stations.iter().any(|s| s.device.is_none()));
+        same(&after.total, &whole.total);
         // The other too: its rows merge with those already under no device.
         let (s, v) = app.delete(&format!("device/{bench}/"), &w.boss).await;
         assert!(s.is_success(), "{v}");
@@ -454,7 +433,7 @@ both!(
             r.device = 0;
         }
         let none = check(&app, &w, &raw, &odd, &all).await;
-        assert_eq!(none["stations"].as_array().unwrap().len(), 1);
+        assert_eq!(none.stations.len(), 1);
 
         // Built again from the cycles (as at the first start after the migration): the
         // same answers.
@@ -466,18 +445,17 @@ both!(
         }
         gemba_cloud::db::rollups::backfill(db).await.unwrap();
         let again = check(&app, &w, &raw, &format!("{odd}&bucket=hour"), &all).await;
-        same(&again["total"], &hourly["total"]);
-        assert_eq!(again["distribution"], hourly["distribution"]);
+        same(&again.total, &hourly.total);
+        assert_eq!(again.distribution, hourly.distribution);
 
         // B sees only its own.
-        let (s, v) = app
-            .get(
+        let v: CycleStats = app
+            .get_as(
                 "telemetry/cycle_stats?datetime_start=2026-10-13&datetime_end=2026-11-21",
                 &w.boss_b,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["total"]["cycles"], 50);
+        assert_eq!(v.total.cycles, 50);
         // B deleted: its roll-ups go with its cycles.
         let (s, v) = app
             .delete(&format!("organization/{}/", w.b), &w.admin)
@@ -503,17 +481,12 @@ both!(
 
 /// The same figures, but for the last bits of a standard deviation summed in another
 /// order.
-pub(crate) fn same(a: &Value, b: &Value) {
-    for f in [
-        "cycles", "good", "bad", "avg_ms", "min_ms", "max_ms", "idle_ms",
-    ] {
-        assert_eq!(a[f], b[f], "{f}: {a} ≠ {b}");
-    }
-    close(
-        "stddev",
-        a["stddev_ms"].as_f64().unwrap(),
-        b["stddev_ms"].as_f64().unwrap(),
-    );
+pub(crate) fn same(a: &CycleFigures, b: &CycleFigures) {
+    let counts = |f: &CycleFigures| (f.cycles, f.good, f.bad, f.idle_ms);
+    let times = |f: &CycleFigures| (f.avg_ms, f.min_ms, f.max_ms);
+    assert_eq!(counts(a), counts(b), "{a:?} ≠ {b:?}");
+    assert_eq!(times(a), times(b), "{a:?} ≠ {b:?}");
+    close("stddev", a.stddev_ms.unwrap(), b.stddev_ms.unwrap());
 }
 
 pub(crate) fn rfc3339(ms: i64) -> String {
@@ -581,13 +554,12 @@ both!(
             assert_eq!(s, StatusCode::BAD_REQUEST, "{query}");
         }
         // An empty range answers zeros, every day of it in the trend.
-        let (s, v) = app
-            .get(&format!("telemetry/cycle_stats?{range}"), &w.analyst)
+        let v: CycleStats = app
+            .get_as(&format!("telemetry/cycle_stats?{range}"), &w.analyst)
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["total"]["cycles"], 0);
-        assert!(v["total"]["avg_ms"].is_null());
-        assert_eq!(v["trend"].as_array().unwrap().len(), 30);
+        assert_eq!(v.total.cycles, 0);
+        assert!(v.total.avg_ms.is_none());
+        assert_eq!(v.trend.len(), 30);
         // A labeler reads no figures.
         let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
         let (s, _) = app

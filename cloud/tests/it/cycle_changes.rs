@@ -8,8 +8,12 @@
 use std::collections::HashSet;
 
 use gemba_cloud::db::cycles::{Stored, insert_cycles};
-use reqwest::StatusCode;
-use serde_json::{Value, json};
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::telemetry::{
+    ArchiveCycles, Archived, ArchivedCycle, CycleDetails, CycleStats, CycleVerdict,
+};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
 
 use crate::analytics::{Demo, Raw, as_sent, check, demo_cycles, rfc3339, same};
 use crate::both;
@@ -33,8 +37,39 @@ fn live(raw: &[Raw], gone: &HashSet<usize>) -> Vec<Raw> {
         .collect()
 }
 
+/// A person's verdict on a cycle, and why.
+fn verdict(good: bool, reason: &str) -> CycleVerdict {
+    CycleVerdict {
+        good: Some(good),
+        reason: Some(reason.into()),
+    }
+}
+
+/// Cycles `ids` to archive, and why.
+fn archiving(ids: &[String], reason: &str) -> ArchiveCycles {
+    ArchiveCycles {
+        ids: Some(ids.to_vec()),
+        reason: Some(reason.into()),
+    }
+}
+
+/// The cycle details of `id` as `tok` reads them.
+async fn details(app: &TestApp, tok: &str, id: &str) -> CycleDetails {
+    app.get_as(
+        &format!("telemetry/trace/trace_single_cycle_details/?cycle_id={id}"),
+        tok,
+    )
+    .await
+}
+
+/// The archived cycles as `tok` reads them (`query`: `?organization=…` or nothing).
+async fn archived(app: &TestApp, tok: &str, query: &str) -> Page<ArchivedCycle> {
+    app.get_as(&format!("telemetry/archive_cycle/{query}"), tok)
+        .await
+}
+
 /// Checks the whole days, an hourly range with cut edges, and the bad cycles alone.
-async fn check_all(app: &TestApp, w: &World, raw: &[Raw], odd: &str) -> Value {
+async fn check_all(app: &TestApp, w: &World, raw: &[Raw], odd: &str) -> CycleStats {
     let whole = check(app, w, raw, DAYS, &|_| true).await;
     check(app, w, raw, &format!("{odd}&bucket=hour"), &|_| true).await;
     check(
@@ -72,95 +107,79 @@ both!(
         // A good cycle marked bad, then good again: each kept in its history.
         let g = raw.iter().position(|r| r.c.good).unwrap() + per_day;
         assert!(raw[g].c.good);
-        let (s, v) = app
-            .patch(
-                &format!("telemetry/cycle/{}", id(g)),
-                json!({"good": false, "reason": "  Skipped the torque check  "}),
-                Some(&w.eng),
+        let cycle = |i: usize| format!("telemetry/cycle/{}", id(i));
+        let v: CycleDetails = app
+            .send_as(
+                Method::PATCH,
+                &cycle(g),
+                &verdict(false, "  Skipped the torque check  "),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["cycle"]["good"], false);
-        assert_eq!(v["history"][0]["change"], "bad");
-        assert_eq!(v["history"][0]["reason"], "Skipped the torque check");
-        assert_eq!(v["history"][0]["by"], "eng@a.test");
+        assert!(!v.cycle.good);
+        assert_eq!(v.history[0].change, "bad");
+        assert_eq!(v.history[0].reason, "Skipped the torque check");
+        assert_eq!(v.history[0].by.as_deref(), Some("eng@a.test"));
         raw[g].c.good = false;
         let marked = check_all(&app, &w, &live(&raw, &gone), &odd).await;
-        assert_eq!(
-            marked["total"]["good"].as_i64(),
-            before["total"]["good"].as_i64().map(|n| n - 1)
-        );
+        assert_eq!(marked.total.good, before.total.good - 1);
         // The same verdict again is refused; the other way is taken.
         let (s, v) = app
-            .patch(
-                &format!("telemetry/cycle/{}", id(g)),
-                json!({"good": false, "reason": "again"}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::PATCH, &cycle(g), &verdict(false, "again"), &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(
             v["good"][0].as_str().unwrap().contains("bad already"),
             "{v}"
         );
-        let (s, v) = app
-            .patch(
-                &format!("telemetry/cycle/{}", id(g)),
-                json!({"good": true, "reason": "The check was done off camera"}),
-                Some(&w.boss),
+        let _: CycleDetails = app
+            .send_as(
+                Method::PATCH,
+                &cycle(g),
+                &verdict(true, "The check was done off camera"),
+                &w.boss,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
         raw[g].c.good = true;
         let back = check_all(&app, &w, &live(&raw, &gone), &odd).await;
-        same(&back["total"], &before["total"]);
+        same(&back.total, &before.total);
         // Its details, as any reader of cycles sees them.
-        let (s, v) = app
-            .get(
-                &format!(
-                    "telemetry/trace/trace_single_cycle_details/?cycle_id={}",
-                    id(g)
-                ),
-                &w.analyst,
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let history: Vec<(&str, &str)> = v["history"]
-            .as_array()
-            .unwrap()
+        let v = details(&app, &w.analyst, &id(g)).await;
+        let history: Vec<(&str, &str)> = v
+            .history
             .iter()
-            .map(|h| (h["change"].as_str().unwrap(), h["by"].as_str().unwrap()))
+            .map(|h| (h.change.as_str(), h.by.as_deref().unwrap()))
             .collect();
         assert_eq!(history, [("bad", "eng@a.test"), ("good", "boss@a.test")]);
-        assert!(v["archived_at_ms"].is_null());
+        assert!(v.archived_at_ms.is_none());
         // Its names, and its station's cycles just before and after it.
-        assert_eq!(v["task_name"], json!(d_truth.task_settings().task_name));
-        assert_eq!(v["steps"], json!(d_truth.steps));
-        assert!(v["device_name"].is_string());
+        assert_eq!(v.task_name, Some(d_truth.task_settings().task_name));
+        assert_eq!(v.steps, d_truth.steps);
+        assert!(v.device_name.is_some());
         let mut station: Vec<usize> = (0..raw.len())
             .filter(|&i| raw[i].device == raw[g].device)
             .collect();
         station.sort_by_key(|&i| (raw[i].c.start_ms, received[i].cycle.id.clone()));
         let at = station.iter().position(|&i| i == g).unwrap();
-        let near = |k: Option<usize>| k.map_or(json!(null), |k| json!(id(station[k])));
-        assert_eq!(v["previous"], near(at.checked_sub(1)), "{v}");
+        let near = |k: Option<usize>| k.map(|k| id(station[k]));
+        assert_eq!(v.previous, near(at.checked_sub(1)), "{v:?}");
         assert_eq!(
-            v["next"],
+            v.next,
             near(Some(at + 1).filter(|&k| k < station.len())),
-            "{v}"
+            "{v:?}"
         );
 
         // Two cycles archived (one named twice): out of the lists and the figures.
         let (a1, a2) = (per_day + per_station, 3 * per_day + 1);
-        let (s, v) = app
-            .post(
+        let v: Archived = app
+            .send_as(
+                Method::POST,
                 "telemetry/archive_cycle/",
-                json!({"ids": [id(a1), id(a2), id(a1)], "reason": "A trial run"}),
-                Some(&w.eng),
+                &archiving(&[id(a1), id(a2), id(a1)], "A trial run"),
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["archived"], 2);
+        assert_eq!(v.archived, 2);
         gone.extend([a1, a2]);
         check_all(&app, &w, &live(&raw, &gone), &odd).await;
         let (listed, count) = ids(&app, &w, "page_size=100").await;
@@ -173,37 +192,29 @@ both!(
         assert_eq!(again, [Stored::Again]);
         assert_eq!(ids(&app, &w, "page_size=100").await.1, count);
         // The archive lists them, newest first, with who and why.
-        let (s, v) = app.get("telemetry/archive_cycle/", &w.boss).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["count"], 2);
-        let first = &v["results"][0];
-        assert!([id(a1), id(a2)].contains(&first["id"].as_str().unwrap().to_string()));
-        assert_eq!(first["organization"], w.a);
-        assert_eq!(first["organization_name"], "Plant A");
-        assert_eq!(first["reason"], "A trial run");
-        assert_eq!(first["archived_by"], "eng@a.test");
-        assert!(first["task_name"].is_string() && first["device_name"].is_string());
-        assert!(first["start_datetime"].as_str().unwrap().ends_with('Z'));
+        let v = archived(&app, &w.boss, "").await;
+        assert_eq!(v.count, 2);
+        let first = &v.results[0];
+        assert!([id(a1), id(a2)].contains(&first.id));
+        assert_eq!(first.organization, w.a);
+        assert_eq!(first.organization_name.as_deref(), Some("Plant A"));
+        assert_eq!(first.reason, "A trial run");
+        assert_eq!(first.archived_by.as_deref(), Some("eng@a.test"));
+        assert!(first.task_name.is_some() && first.device_name.is_some());
+        assert!(first.start_datetime.ends_with('Z'));
         // The super admin's Archived Cycles: every organisation's, or one's.
         for (query, n) in [
             (String::new(), 2),
             (format!("?organization={}", w.a), 2),
             (format!("?organization={}", w.b), 0),
         ] {
-            let (s, v) = app
-                .get(&format!("telemetry/archive_cycle/{query}"), &w.admin)
-                .await;
-            assert_eq!(s, StatusCode::OK, "{v}");
-            assert_eq!(v["count"], n, "{query}");
+            let v = archived(&app, &w.admin, &query).await;
+            assert_eq!(v.count, n, "{query}");
         }
         // An archived cycle takes no verdict, and is not archived twice; all or none.
         let fresh = 2;
         let (s, v) = app
-            .patch(
-                &format!("telemetry/cycle/{}", id(a1)),
-                json!({"good": false, "reason": "x"}),
-                Some(&w.eng),
-            )
+            .send_refused(Method::PATCH, &cycle(a1), &verdict(false, "x"), &w.eng)
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(
@@ -213,10 +224,11 @@ both!(
                 .contains("archived")
         );
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "telemetry/archive_cycle/",
-                json!({"ids": [id(fresh), id(a2)], "reason": "again"}),
-                Some(&w.eng),
+                &archiving(&[id(fresh), id(a2)], "again"),
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
@@ -229,10 +241,11 @@ both!(
             .await
             .unwrap();
         for (s, v) in [
-            app.patch(
-                &format!("telemetry/cycle/{}", id(fresh)),
-                json!({"good": false, "reason": "x"}),
-                Some(&w.boss_b),
+            app.send_refused(
+                Method::PATCH,
+                &cycle(fresh),
+                &verdict(false, "x"),
+                &w.boss_b,
             )
             .await,
             app.delete(&format!("telemetry/cycle/{}/", id(fresh)), &w.boss_b)
@@ -251,16 +264,17 @@ both!(
             assert_eq!(s, StatusCode::NOT_FOUND, "{v}");
         }
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 "telemetry/archive_cycle/",
-                json!({"ids": [id(fresh), b_cycle.cycle.id], "reason": "theirs"}),
-                Some(&w.eng),
+                &archiving(&[id(fresh), b_cycle.cycle.id.clone()], "theirs"),
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(v["ids"][0].as_str().unwrap().contains("not one of"), "{v}");
-        let (s, v) = app.get("telemetry/archive_cycle/", &w.boss_b).await;
-        assert_eq!((s, &v["count"]), (StatusCode::OK, &json!(0)), "{v}");
+        let v = archived(&app, &w.boss_b, "").await;
+        assert_eq!(v.count, 0, "{v:?}");
         let (s, v) = app
             .get(
                 &format!("telemetry/archive_cycle/?organization={}", w.a),
@@ -276,18 +290,15 @@ both!(
         let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
         for tok in [&w.analyst, &lab] {
             for (s, v) in [
-                app.patch(
-                    &format!("telemetry/cycle/{}", id(fresh)),
-                    json!({"good": false, "reason": "x"}),
-                    Some(tok),
-                )
-                .await,
+                app.send_refused(Method::PATCH, &cycle(fresh), &verdict(false, "x"), tok)
+                    .await,
                 app.delete(&format!("telemetry/cycle/{}/", id(fresh)), tok)
                     .await,
-                app.post(
+                app.send_refused(
+                    Method::POST,
                     "telemetry/archive_cycle/",
-                    json!({"ids": [id(fresh)], "reason": "x"}),
-                    Some(tok),
+                    &archiving(&[id(fresh)], "x"),
+                    tok,
                 )
                 .await,
                 app.get("telemetry/archive_cycle/", tok).await,
@@ -319,21 +330,8 @@ both!(
             .delete(&format!("telemetry/archived_cycle/{}", id(a1)), &w.boss)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        let (_, v) = app
-            .get(
-                &format!(
-                    "telemetry/trace/trace_single_cycle_details/?cycle_id={}",
-                    id(a1)
-                ),
-                &w.eng,
-            )
-            .await;
-        let changes: Vec<&str> = v["history"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h["change"].as_str().unwrap())
-            .collect();
+        let v = details(&app, &w.eng, &id(a1)).await;
+        let changes: Vec<&str> = v.history.iter().map(|h| h.change.as_str()).collect();
         assert_eq!(changes, ["archived", "restored"]);
 
         // Deleted for good: an archived one (the figures do not move) and a live one.
@@ -357,8 +355,8 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        let (s, v) = app.get("telemetry/archive_cycle/", &w.boss).await;
-        assert_eq!((s, &v["count"]), (StatusCode::OK, &json!(0)), "{v}");
+        let v = archived(&app, &w.boss, "").await;
+        assert_eq!(v.count, 0, "{v:?}");
         let history: i64 =
             sqlx::query_scalar("SELECT COUNT(*) FROM cycle_changes WHERE cycle_id = $1")
                 .bind(id(g))
@@ -382,21 +380,34 @@ both!(
         let before = check(&app, &w, &raw, DAYS, &|_| true).await;
         let long = "x".repeat(501);
         for (body, field) in [
-            (json!({}), "good"),
-            (json!({"reason": "why"}), "good"),
-            (json!({"good": true}), "reason"),
-            (json!({"good": false, "reason": "   "}), "reason"),
-            (json!({"good": false, "reason": long}), "reason"),
+            (CycleVerdict::default(), "good"),
+            (
+                CycleVerdict {
+                    reason: Some("why".into()),
+                    ..CycleVerdict::default()
+                },
+                "good",
+            ),
+            (
+                CycleVerdict {
+                    good: Some(true),
+                    ..CycleVerdict::default()
+                },
+                "reason",
+            ),
+            (verdict(false, "   "), "reason"),
+            (verdict(false, &long), "reason"),
         ] {
             let (s, v) = app
-                .patch(
+                .send_refused(
+                    Method::PATCH,
                     &format!("telemetry/cycle/{one}"),
-                    body.clone(),
-                    Some(&w.eng),
+                    &body,
+                    &w.eng,
                 )
                 .await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert!(v[field][0].is_string(), "{body}: {v}");
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert!(v[field][0].is_string(), "{body:?}: {v}");
         }
         for body in [
             json!({"good": "no", "reason": "why"}),
@@ -414,25 +425,38 @@ both!(
             assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
         }
         let (s, _) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 "telemetry/cycle/no-such-cycle",
-                json!({"good": false, "reason": "why"}),
-                Some(&w.eng),
+                &verdict(false, "why"),
+                &w.eng,
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         let many: Vec<String> = (0..101).map(|i| format!("c{i}")).collect();
         let huge = "y".repeat(10_000);
         for (body, field) in [
-            (json!({"reason": "why"}), "ids"),
-            (json!({"ids": [], "reason": "why"}), "ids"),
-            (json!({"ids": many, "reason": "why"}), "ids"),
-            (json!({"ids": [one]}), "reason"),
-            (json!({"ids": ["no-such-cycle"], "reason": "why"}), "ids"),
-            (json!({"ids": [one, huge], "reason": "why"}), "ids"),
+            (
+                ArchiveCycles {
+                    reason: Some("why".into()),
+                    ..ArchiveCycles::default()
+                },
+                "ids",
+            ),
+            (archiving(&[], "why"), "ids"),
+            (archiving(&many, "why"), "ids"),
+            (
+                ArchiveCycles {
+                    ids: Some(vec![one.clone()]),
+                    ..ArchiveCycles::default()
+                },
+                "reason",
+            ),
+            (archiving(&["no-such-cycle".into()], "why"), "ids"),
+            (archiving(&[one.clone(), huge.clone()], "why"), "ids"),
         ] {
             let (s, v) = app
-                .post("telemetry/archive_cycle/", body.clone(), Some(&w.eng))
+                .send_refused(Method::POST, "telemetry/archive_cycle/", &body, &w.eng)
                 .await;
             assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
             assert!(v[field][0].is_string(), "{v}");
@@ -469,7 +493,7 @@ both!(
         assert_eq!(s, StatusCode::NOT_FOUND);
         // Nothing changed.
         let after = check(&app, &w, &raw, DAYS, &|_| true).await;
-        same(&after["total"], &before["total"]);
+        same(&after.total, &before.total);
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM cycle_changes")
             .fetch_one(&app.state.db.pool)
             .await
@@ -507,24 +531,24 @@ both!(
         for i in (0..raw.len()).step_by(3) {
             let id = &received[i].cycle.id;
             let good = !raw[i].c.good;
-            let (s, v) = app
-                .patch(
+            let _: CycleDetails = app
+                .send_as(
+                    Method::PATCH,
                     &format!("telemetry/cycle/{id}"),
-                    json!({"good": good, "reason": "checked"}),
-                    Some(&w.eng),
+                    &verdict(good, "checked"),
+                    &w.eng,
                 )
                 .await;
-            assert_eq!(s, StatusCode::OK, "{v}");
             raw[i].c.good = good;
             if i % 2 == 0 {
-                let (s, v) = app
-                    .post(
+                let _: Archived = app
+                    .send_as(
+                        Method::POST,
                         "telemetry/archive_cycle/",
-                        json!({"ids": [id], "reason": "trial"}),
-                        Some(&w.eng),
+                        &archiving(std::slice::from_ref(id), "trial"),
+                        &w.eng,
                     )
                     .await;
-                assert_eq!(s, StatusCode::OK, "{v}");
                 gone.insert(i);
             }
             if i % 4 == 0 {
