@@ -6,13 +6,22 @@ use std::time::Duration;
 
 use gemba_cloud::config::{Smtp, SmtpSecurity};
 use gemba_cloud::db::features;
+use gemba_shared::api::v1::Msg;
+use gemba_shared::api::v1::feature_control::{
+    EventNotification, EventNotificationCreate, EventNotificationPatch, Feature, FeatureCreate,
+    Gated, SendEmail, SendEmailResult, SubscribedFeature, SubscribedFeatureCreate, TASK_UPDATE,
+};
 use reqwest::{Method, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::both;
 use crate::common::*;
 
 const NOTIFICATIONS: &str = "feature_control/event_notifications";
+const FEATURES: &str = "feature_control/feature/";
+const SUBSCRIPTIONS: &str = "feature_control/subscribed_feature/";
 
 /// An organisation with an org admin in it: (org id, the admin's token).
 async fn org_with_admin(app: &TestApp, admin: &str, display: &str, email: &str) -> (i64, String) {
@@ -21,14 +30,71 @@ async fn org_with_admin(app: &TestApp, admin: &str, display: &str, email: &str) 
     (org, t)
 }
 
-fn feature_id(list: &Value, name: &str) -> i64 {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap_or_else(|| panic!("feature {name} in {list}"))["id"]
-        .as_i64()
-        .unwrap()
+/// `t` as the JSON sent.
+fn body<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).unwrap()
+}
+
+/// The answer of a call that answered `want`, read as `T`.
+fn answer<T: DeserializeOwned>((status, v): (StatusCode, Value), want: StatusCode) -> T {
+    assert_eq!(status, want, "{v}");
+    serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v}"))
+}
+
+/// `DELETE path` as `tok`: a 200 and its message.
+async fn deleted(app: &TestApp, path: &str, tok: &str) -> Msg {
+    answer(app.delete(path, tok).await, StatusCode::OK)
+}
+
+async fn feature_list(app: &TestApp, tok: &str) -> Vec<Feature> {
+    app.get_as(FEATURES, tok).await
+}
+
+fn feature_id(list: &[Feature], name: &str) -> i64 {
+    list.iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("feature {name} in {list:?}"))
+        .id
+}
+
+fn feature(name: &str) -> FeatureCreate {
+    FeatureCreate { name: name.into() }
+}
+
+/// Organisation `org`'s subscription to `feature`.
+fn subscription(feature: i64, org: i64, is_suppressed: bool) -> SubscribedFeatureCreate {
+    SubscribedFeatureCreate {
+        feature,
+        organization: org,
+        is_suppressed,
+    }
+}
+
+/// The subscriptions `tok` lists (`query`: `?organization=…` or nothing).
+async fn subscriptions(app: &TestApp, tok: &str, query: &str) -> Vec<SubscribedFeature> {
+    app.get_as(&format!("{SUBSCRIPTIONS}{query}"), tok).await
+}
+
+/// A 'Task Update' notification to `recipients`, of `org` when given.
+fn notification(recipients: &[&str], org: Option<i64>) -> EventNotificationCreate {
+    EventNotificationCreate {
+        event_type: TASK_UPDATE.into(),
+        recipients: recipients.iter().map(|r| r.to_string()).collect(),
+        organization: org,
+    }
+}
+
+/// The notifications `tok` lists (`query`: `?organization=…` or nothing).
+async fn notifications(app: &TestApp, tok: &str, query: &str) -> Vec<EventNotification> {
+    app.get_as(&format!("{NOTIFICATIONS}{query}"), tok).await
+}
+
+/// A change of a notification's recipients alone.
+fn recipients(to: &[&str]) -> EventNotificationPatch {
+    EventNotificationPatch {
+        recipients: Some(to.iter().map(|r| r.to_string()).collect()),
+        ..EventNotificationPatch::default()
+    }
 }
 
 /// The first message of a 400 on `field`.
@@ -81,62 +147,34 @@ both!(
         let user = token(&app.user_in(&admin, "u@a.test", "org_user", Some(org)).await);
         let labeler = token(&app.user_in(&admin, "l@a.test", "labeler", None).await);
 
-        let (s, list) = app.get("feature_control/feature/", &user).await;
-        assert_eq!(s, StatusCode::OK, "{list}");
-        let names: Vec<&str> = list
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(
-            names,
-            gemba_shared::api::v1::feature_control::Gated::ALL.map(|g| g.name())
-        );
-        assert_eq!(
-            app.get("feature_control/feature/", &labeler).await.0,
-            StatusCode::OK
-        );
+        let list = feature_list(&app, &user).await;
+        let names: Vec<&str> = list.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, Gated::ALL.map(|g| g.name()));
+        assert_eq!(app.get(FEATURES, &labeler).await.0, StatusCode::OK);
 
         // Others may not add or delete.
         for t in [&user, &labeler] {
             let (s, _) = app
-                .post("feature_control/feature/", json!({"name": "X"}), Some(t))
+                .send_refused(Method::POST, FEATURES, &feature("X"), t)
                 .await;
             assert_eq!(s, StatusCode::FORBIDDEN);
             let id = feature_id(&list, "Devices");
-            let (s, _) = app
-                .delete(&format!("feature_control/feature/?id={id}"), t)
-                .await;
+            let (s, _) = app.delete(&format!("{FEATURES}?id={id}"), t).await;
             assert_eq!(s, StatusCode::FORBIDDEN);
         }
 
-        let (s, f) = app
-            .post(
-                "feature_control/feature/",
-                json!({"name": "  Line Balancing "}),
-                Some(&admin),
-            )
+        let f: Feature = app
+            .create_as(FEATURES, &feature("  Line Balancing "), &admin)
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{f}");
-        assert_eq!(f["name"], "Line Balancing");
-        let id = f["id"].as_i64().unwrap();
-        let (_, list) = app.get("feature_control/feature/", &user).await;
-        assert_eq!(feature_id(&list, "Line Balancing"), id);
+        assert_eq!(f.name, "Line Balancing");
+        let list = feature_list(&app, &user).await;
+        assert_eq!(feature_id(&list, "Line Balancing"), f.id);
 
-        let (s, v) = app
-            .delete(&format!("feature_control/feature/?id={id}"), &admin)
-            .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (StatusCode::OK, Some("Data deleted successfully!"))
-        );
-        let (_, list) = app.get("feature_control/feature/", &user).await;
-        assert_eq!(list.as_array().unwrap().len(), 6);
+        let m = deleted(&app, &format!("{FEATURES}?id={}", f.id), &admin).await;
+        assert_eq!(m.msg, "Data deleted successfully!");
+        assert_eq!(feature_list(&app, &user).await.len(), 6);
         // Gone: a second delete is a 404.
-        let (s, v) = app
-            .delete(&format!("feature_control/feature/?id={id}"), &admin)
-            .await;
+        let (s, v) = app.delete(&format!("{FEATURES}?id={}", f.id), &admin).await;
         assert_eq!(
             (s, v["detail"].as_str()),
             (StatusCode::NOT_FOUND, Some("Not found."))
@@ -146,19 +184,19 @@ both!(
 
 both!(feature_calls_reject_bad_input, |app: TestApp| async move {
     let admin = app.admin_token().await;
-    let path = "feature_control/feature/";
-    let (s, v) = app
-        .post(path, json!({"name": "Devices"}), Some(&admin))
-        .await;
+    let path = FEATURES;
+    let refused = async |name: String| {
+        app.send_refused(Method::POST, path, &FeatureCreate { name }, &admin)
+            .await
+    };
+    let (s, v) = refused("Devices".into()).await;
     assert_eq!(
         field_error(s, &v, "name"),
         "feature with this name already exists."
     );
-    let (s, v) = app.post(path, json!({"name": "   "}), Some(&admin)).await;
+    let (s, v) = refused("   ".into()).await;
     assert_eq!(field_error(s, &v, "name"), "This field may not be blank.");
-    let (s, v) = app
-        .post(path, json!({"name": "x".repeat(101)}), Some(&admin))
-        .await;
+    let (s, v) = refused("x".repeat(101)).await;
     field_error(s, &v, "name");
     let (s, v) = app.post(path, json!({}), Some(&admin)).await;
     assert_eq!(field_error(s, &v, "name"), "This field is required.");
@@ -171,8 +209,7 @@ both!(feature_calls_reject_bad_input, |app: TestApp| async move {
     let (s, _) = app.delete(&format!("{path}?id=999999"), &admin).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     // Nothing changed.
-    let (_, list) = app.get(path, &admin).await;
-    assert_eq!(list.as_array().unwrap().len(), 6);
+    assert_eq!(feature_list(&app, &admin).await.len(), 6);
 });
 
 // ----- subscriptions --------------------------------------------------------------------
@@ -184,121 +221,74 @@ both!(
         let (a, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
         let b = app.create_org(&admin, "Org B").await;
         let db = &app.state.db;
-        let (_, list) = app.get("feature_control/feature/", &ua).await;
+        let list = feature_list(&app, &ua).await;
         let devices = feature_id(&list, "Devices");
         let pathfinder = feature_id(&list, "Pathfinder");
 
         // Default off: no subscription.
-        for name in gemba_shared::api::v1::feature_control::Gated::ALL.map(|g| g.name()) {
+        for name in Gated::ALL.map(|g| g.name()) {
             assert!(!features::enabled(db, a, name).await.unwrap(), "{name}");
         }
-        let (s, v) = app.get("feature_control/subscribed_feature/", &ua).await;
-        assert_eq!((s, v.clone()), (StatusCode::OK, json!([])));
+        let none = subscriptions(&app, &ua, "").await;
+        assert!(none.is_empty(), "{none:?}");
 
-        let (s, sub) = app
-            .post(
-                "feature_control/subscribed_feature/",
-                json!({"Feature": devices, "Organization": a}),
-                Some(&admin),
-            )
+        let sub: SubscribedFeature = app
+            .create_as(SUBSCRIPTIONS, &subscription(devices, a, false), &admin)
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{sub}");
-        assert_eq!(sub["Feature"], devices);
-        assert_eq!(sub["Organization"], a);
-        assert_eq!(sub["feature_name"], "Devices");
-        assert_eq!(sub["is_suppressed"], false);
+        assert_eq!(sub.feature, devices);
+        assert_eq!(sub.organization, a);
+        assert_eq!(sub.feature_name, "Devices");
+        assert!(!sub.is_suppressed);
         assert!(features::enabled(db, a, "Devices").await.unwrap());
         assert!(!features::enabled(db, b, "Devices").await.unwrap());
-        let (_, v) = app.get("feature_control/subscribed_feature/", &ua).await;
-        assert_eq!(v, json!([sub.clone()]));
+        assert_eq!(
+            subscriptions(&app, &ua, "").await,
+            std::slice::from_ref(&sub)
+        );
 
         // Pathfinder with a suppressed subscription stays hidden.
-        let (s, p) = app
-            .post(
-                "feature_control/subscribed_feature/",
-                json!({"Feature": pathfinder, "Organization": a, "is_suppressed": true}),
-                Some(&admin),
-            )
+        let p: SubscribedFeature = app
+            .create_as(SUBSCRIPTIONS, &subscription(pathfinder, a, true), &admin)
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{p}");
         assert!(!features::enabled(db, a, "Pathfinder").await.unwrap());
         // Posting the same pair again changes is_suppressed, without a second row.
-        let (s, p2) = app
-            .post(
-                "feature_control/subscribed_feature/",
-                json!({"Feature": pathfinder, "Organization": a, "is_suppressed": false}),
+        let p2: SubscribedFeature = answer(
+            app.post(
+                SUBSCRIPTIONS,
+                body(&subscription(pathfinder, a, false)),
                 Some(&admin),
             )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{p2}");
-        assert_eq!(
-            (p2["id"].clone(), p2["is_suppressed"].clone()),
-            (p["id"].clone(), json!(false))
+            .await,
+            StatusCode::OK,
         );
+        assert_eq!((p2.id, p2.is_suppressed), (p.id, false));
         assert!(features::enabled(db, a, "Pathfinder").await.unwrap());
-        let (_, v) = app.get("feature_control/subscribed_feature/", &ua).await;
-        assert_eq!(v.as_array().unwrap().len(), 2);
+        assert_eq!(subscriptions(&app, &ua, "").await.len(), 2);
 
         // The super admin sees all, or one organisation's.
-        let (_, all) = app.get("feature_control/subscribed_feature/", &admin).await;
-        assert_eq!(all.as_array().unwrap().len(), 2);
-        let (_, of_b) = app
-            .get(
-                &format!("feature_control/subscribed_feature/?organization={b}"),
-                &admin,
-            )
-            .await;
-        assert_eq!(of_b, json!([]));
+        assert_eq!(subscriptions(&app, &admin, "").await.len(), 2);
+        let of_b = subscriptions(&app, &admin, &format!("?organization={b}")).await;
+        assert!(of_b.is_empty(), "{of_b:?}");
 
         // Unsubscribing turns it off again.
-        let id = sub["id"].as_i64().unwrap();
-        let (s, v) = app
-            .delete(
-                &format!("feature_control/subscribed_feature/?id={id}"),
-                &admin,
-            )
-            .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (StatusCode::OK, Some("Data deleted successfully!"))
-        );
+        let m = deleted(&app, &format!("{SUBSCRIPTIONS}?id={}", sub.id), &admin).await;
+        assert_eq!(m.msg, "Data deleted successfully!");
         assert!(!features::enabled(db, a, "Devices").await.unwrap());
         let (s, _) = app
-            .delete(
-                &format!("feature_control/subscribed_feature/?id={id}"),
-                &admin,
-            )
+            .delete(&format!("{SUBSCRIPTIONS}?id={}", sub.id), &admin)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
 
         // Deleting a feature ends every subscription to it.
-        let (_, f) = app
-            .post(
-                "feature_control/feature/",
-                json!({"name": "Assistant"}),
-                Some(&admin),
-            )
-            .await;
-        let fid = f["id"].as_i64().unwrap();
+        let f: Feature = app.create_as(FEATURES, &feature("Assistant"), &admin).await;
         for org in [a, b] {
-            let (s, _) = app
-                .post(
-                    "feature_control/subscribed_feature/",
-                    json!({"Feature": fid, "Organization": org}),
-                    Some(&admin),
-                )
+            let _: SubscribedFeature = app
+                .create_as(SUBSCRIPTIONS, &subscription(f.id, org, false), &admin)
                 .await;
-            assert_eq!(s, StatusCode::CREATED);
         }
-        app.delete(&format!("feature_control/feature/?id={fid}"), &admin)
-            .await;
-        let (_, all) = app.get("feature_control/subscribed_feature/", &admin).await;
-        let names: Vec<&str> = all
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["feature_name"].as_str().unwrap())
-            .collect();
+        app.delete(&format!("{FEATURES}?id={}", f.id), &admin).await;
+        let all = subscriptions(&app, &admin, "").await;
+        let names: Vec<&str> = all.iter().map(|s| s.feature_name.as_str()).collect();
         assert_eq!(names, ["Pathfinder"]);
     }
 );
@@ -308,23 +298,19 @@ both!(
     |app: TestApp| async move {
         let admin = app.admin_token().await;
         let a = app.create_org(&admin, "Org A").await;
-        let path = "feature_control/subscribed_feature/";
-        let (_, list) = app.get("feature_control/feature/", &admin).await;
-        let devices = feature_id(&list, "Devices");
+        let path = SUBSCRIPTIONS;
+        let devices = feature_id(&feature_list(&app, &admin).await, "Devices");
 
         let (s, v) = app
-            .post(
-                path,
-                json!({"Feature": 999999, "Organization": a}),
-                Some(&admin),
-            )
+            .send_refused(Method::POST, path, &subscription(999999, a, false), &admin)
             .await;
         assert_eq!(field_error(s, &v, "Feature"), "Unknown feature.");
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 path,
-                json!({"Feature": devices, "Organization": 999999}),
-                Some(&admin),
+                &subscription(devices, 999999, false),
+                &admin,
             )
             .await;
         assert_eq!(field_error(s, &v, "Organization"), "Unknown organization.");
@@ -376,11 +362,11 @@ both!(
             (s, v["detail"].as_str()),
             (StatusCode::NOT_FOUND, Some("Not found."))
         );
-        let (s, v) = app.get(&format!("{path}?organization={a}"), &admin).await;
-        assert_eq!((s, v), (StatusCode::OK, json!([])));
+        let of_a = subscriptions(&app, &admin, &format!("?organization={a}")).await;
+        assert!(of_a.is_empty(), "{of_a:?}");
         // Nothing was written.
-        let (_, all) = app.get(path, &admin).await;
-        assert_eq!(all, json!([]));
+        let all = subscriptions(&app, &admin, "").await;
+        assert!(all.is_empty(), "{all:?}");
         assert!(
             !features::enabled(&app.state.db, a, "Devices")
                 .await
@@ -399,31 +385,24 @@ both!(
             &app.user_in(&admin, "s@a.test", "support_user", Some(a))
                 .await,
         );
-        let (_, list) = app.get("feature_control/feature/", &ua).await;
-        let devices = feature_id(&list, "Devices");
-        let (s, sub_b) = app
-            .post(
-                "feature_control/subscribed_feature/",
-                json!({"Feature": devices, "Organization": b}),
-                Some(&admin),
-            )
+        let devices = feature_id(&feature_list(&app, &ua).await, "Devices");
+        let sub_b: SubscribedFeature = app
+            .create_as(SUBSCRIPTIONS, &subscription(devices, b, false), &admin)
             .await;
-        assert_eq!(s, StatusCode::CREATED);
-        let id_b = sub_b["id"].as_i64().unwrap();
+        let id_b = sub_b.id;
 
         for t in [&ua, &support] {
             // Not even for their own organisation.
             let (s, _) = app
-                .post(
-                    "feature_control/subscribed_feature/",
-                    json!({"Feature": devices, "Organization": a}),
-                    Some(t),
+                .send_refused(
+                    Method::POST,
+                    SUBSCRIPTIONS,
+                    &subscription(devices, a, false),
+                    t,
                 )
                 .await;
             assert_eq!(s, StatusCode::FORBIDDEN);
-            let (s, _) = app
-                .delete(&format!("feature_control/subscribed_feature/?id={id_b}"), t)
-                .await;
+            let (s, _) = app.delete(&format!("{SUBSCRIPTIONS}?id={id_b}"), t).await;
             assert_eq!(s, StatusCode::FORBIDDEN);
         }
         assert!(
@@ -438,19 +417,16 @@ both!(
         );
 
         // A sees nothing of B's, by query or by header.
-        let (s, v) = app.get("feature_control/subscribed_feature/", &ua).await;
-        assert_eq!((s, v), (StatusCode::OK, json!([])));
+        let none = subscriptions(&app, &ua, "").await;
+        assert!(none.is_empty(), "{none:?}");
         let (s, _) = app
-            .get(
-                &format!("feature_control/subscribed_feature/?organization={b}"),
-                &ua,
-            )
+            .get(&format!("{SUBSCRIPTIONS}?organization={b}"), &ua)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         let (s, _) = app
             .call_with(
                 Method::GET,
-                "feature_control/subscribed_feature/",
+                SUBSCRIPTIONS,
                 None,
                 Some(&ua),
                 &[("Organization", &b.to_string())],
@@ -458,15 +434,9 @@ both!(
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         // Naming one's own organisation works; B sees its own.
-        let (s, v) = app
-            .get(
-                &format!("feature_control/subscribed_feature/?organization={a}"),
-                &ua,
-            )
-            .await;
-        assert_eq!((s, v), (StatusCode::OK, json!([])));
-        let (_, v) = app.get("feature_control/subscribed_feature/", &ub).await;
-        assert_eq!(v, json!([sub_b]));
+        let of_a = subscriptions(&app, &ua, &format!("?organization={a}")).await;
+        assert!(of_a.is_empty(), "{of_a:?}");
+        assert_eq!(subscriptions(&app, &ub, "").await, [sub_b]);
     }
 );
 
@@ -482,43 +452,45 @@ both!(
                 .await,
         );
 
-        let (s, n) = app
-            .post(
+        let n: EventNotification = app
+            .create_as(
                 NOTIFICATIONS,
-                json!({"event_type": "Task Update", "recipients": [" Lead@A.test", "qa@a.test", "lead@a.test"]}),
-                Some(&ua),
+                &notification(&[" Lead@A.test", "qa@a.test", "lead@a.test"], None),
+                &ua,
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "{n}");
-        assert_eq!(n["event_type"], "Task Update");
-        assert_eq!(n["recipients"], json!(["lead@a.test", "qa@a.test"]));
-        assert_eq!(n["Organization"], a);
-        assert_eq!(n["organization_name"], "Org A");
-        let id = n["id"].as_i64().unwrap();
+        assert_eq!(n.event_type, "Task Update");
+        assert_eq!(n.recipients, ["lead@a.test", "qa@a.test"]);
+        assert_eq!(n.organization, a);
+        assert_eq!(n.organization_name, "Org A");
+        let id = n.id;
 
-        let (s, list) = app.get(NOTIFICATIONS, &support).await;
-        assert_eq!((s, list), (StatusCode::OK, json!([n.clone()])));
-        let (s, one) = app
-            .get(
+        assert_eq!(
+            notifications(&app, &support, "").await,
+            std::slice::from_ref(&n)
+        );
+        let one: EventNotification = app
+            .get_as(
                 &format!("feature_control/event_notification/{id}"),
                 &support,
             )
             .await;
-        assert_eq!((s, one), (StatusCode::OK, n.clone()));
-        let (s, by_event) = app
-            .get(
+        assert_eq!(one, n);
+        let by_event: EventNotification = app
+            .get_as(
                 &format!("feature_control/get_event_notification/{a}/Task%20Update"),
                 &ua,
             )
             .await;
-        assert_eq!((s, by_event), (StatusCode::OK, n.clone()));
+        assert_eq!(by_event, n);
 
         // One notification per event: a second is refused.
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 NOTIFICATIONS,
-                json!({"event_type": "Task Update", "recipients": ["x@a.test"]}),
-                Some(&support),
+                &notification(&["x@a.test"], None),
+                &support,
             )
             .await;
         assert_eq!(
@@ -526,28 +498,31 @@ both!(
             "This organization already has a notification for this event."
         );
 
-        let (s, p) = app
-            .patch(
+        let p: EventNotification = app
+            .send_as(
+                Method::PATCH,
                 &format!("feature_control/event_notification/{id}"),
-                json!({"recipients": ["night@a.test"], "Organization": a}),
-                Some(&support),
+                &EventNotificationPatch {
+                    organization: Some(a),
+                    ..recipients(&["night@a.test"])
+                },
+                &support,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{p}");
-        assert_eq!(p["recipients"], json!(["night@a.test"]));
-        assert_eq!(p["event_type"], "Task Update");
-        let (_, stored) = app
-            .get(&format!("feature_control/event_notification/{id}"), &ua)
+        assert_eq!(p.recipients, ["night@a.test"]);
+        assert_eq!(p.event_type, "Task Update");
+        let stored: EventNotification = app
+            .get_as(&format!("feature_control/event_notification/{id}"), &ua)
             .await;
         assert_eq!(stored, p);
 
-        let (s, v) = app
-            .delete(&format!("feature_control/event_notification/{id}"), &ua)
-            .await;
-        assert_eq!(
-            (s, v["msg"].as_str()),
-            (StatusCode::OK, Some("Data deleted successfully!"))
-        );
+        let m = deleted(
+            &app,
+            &format!("feature_control/event_notification/{id}"),
+            &ua,
+        )
+        .await;
+        assert_eq!(m.msg, "Data deleted successfully!");
         let (s, _) = app
             .get(&format!("feature_control/event_notification/{id}"), &ua)
             .await;
@@ -559,8 +534,8 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
-        let (_, list) = app.get(NOTIFICATIONS, &ua).await;
-        assert_eq!(list, json!([]));
+        let list = notifications(&app, &ua, "").await;
+        assert!(list.is_empty(), "{list:?}");
     }
 );
 
@@ -573,10 +548,11 @@ both!(
 
         // With no organisation of its own, the super admin must name one.
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 NOTIFICATIONS,
-                json!({"event_type": "Task Update", "recipients": ["x@b.test"]}),
-                Some(&admin),
+                &notification(&["x@b.test"], None),
+                &admin,
             )
             .await;
         assert_eq!(
@@ -585,59 +561,51 @@ both!(
         );
         let mut ids = vec![];
         for org in [a, b] {
-            let (s, n) = app
-                .post(
+            let n: EventNotification = app
+                .create_as(
                     NOTIFICATIONS,
-                    json!({"event_type": "Task Update", "recipients": ["x@b.test"], "Organization": org}),
-                    Some(&admin),
+                    &notification(&["x@b.test"], Some(org)),
+                    &admin,
                 )
                 .await;
-            assert_eq!(
-                (s, n["Organization"].as_i64()),
-                (StatusCode::CREATED, Some(org))
-            );
-            ids.push(n["id"].as_i64().unwrap());
+            assert_eq!(n.organization, org);
+            ids.push(n.id);
         }
-        let (_, all) = app.get(NOTIFICATIONS, &admin).await;
-        assert_eq!(all.as_array().unwrap().len(), 2);
-        let (_, of_b) = app
-            .get(&format!("{NOTIFICATIONS}?organization={b}"), &admin)
-            .await;
-        assert_eq!(of_b.as_array().unwrap().len(), 1);
-        assert_eq!(of_b[0]["organization_name"], "Org B");
+        assert_eq!(notifications(&app, &admin, "").await.len(), 2);
+        let of_b = notifications(&app, &admin, &format!("?organization={b}")).await;
+        assert_eq!(of_b.len(), 1);
+        assert_eq!(of_b[0].organization_name, "Org B");
         // A's admin sees only A's.
-        let (_, of_a) = app.get(NOTIFICATIONS, &ua).await;
-        assert_eq!(of_a.as_array().unwrap().len(), 1);
-        assert_eq!(of_a[0]["id"], ids[0]);
+        let of_a = notifications(&app, &ua, "").await;
+        assert_eq!(of_a.len(), 1);
+        assert_eq!(of_a[0].id, ids[0]);
 
-        let (s, v) = app
-            .get(
+        let v: EventNotification = app
+            .get_as(
                 &format!("feature_control/get_event_notification/{b}/Task%20Update"),
                 &admin,
             )
             .await;
-        assert_eq!((s, v["id"].as_i64()), (StatusCode::OK, Some(ids[1])));
-        let (s, _) = app
-            .patch(
+        assert_eq!(v.id, ids[1]);
+        let _: EventNotification = app
+            .send_as(
+                Method::PATCH,
                 &format!("feature_control/event_notification/{}", ids[1]),
-                json!({"recipients": ["y@b.test"]}),
-                Some(&admin),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK);
-        let (s, _) = app
-            .delete(
-                &format!("feature_control/event_notification/{}", ids[1]),
+                &recipients(&["y@b.test"]),
                 &admin,
             )
             .await;
-        assert_eq!(s, StatusCode::OK);
-        let (_, all) = app.get(NOTIFICATIONS, &admin).await;
-        assert_eq!(all.as_array().unwrap().len(), 1);
+        deleted(
+            &app,
+            &format!("feature_control/event_notification/{}", ids[1]),
+            &admin,
+        )
+        .await;
+        assert_eq!(notifications(&app, &admin, "").await.len(), 1);
         // Deleting an organisation removes its notifications.
         app.delete(&format!("organization/{a}/"), &admin).await;
-        let (_, all) = app.get(NOTIFICATIONS, &admin).await;
-        assert_eq!(all, json!([]));
+        let all = notifications(&app, &admin, "").await;
+        assert!(all.is_empty(), "{all:?}");
     }
 );
 
@@ -646,21 +614,30 @@ both!(
     |app: TestApp| async move {
         let admin = app.admin_token().await;
         let (a, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
+        // Bodies the shared type cannot hold stay JSON.
         let post = |body: Value| app.post(NOTIFICATIONS, body, Some(&ua));
+        let refused = async |body: EventNotificationCreate| {
+            app.send_refused(Method::POST, NOTIFICATIONS, &body, &ua)
+                .await
+        };
         let ok = json!(["lead@a.test"]);
+        let of_type = |event_type: &str| EventNotificationCreate {
+            event_type: event_type.into(),
+            ..notification(&["lead@a.test"], None)
+        };
 
-        let (s, v) = post(json!({"event_type": "Cycle Alert", "recipients": ok})).await;
+        let (s, v) = refused(of_type("Cycle Alert")).await;
         assert_eq!(
             field_error(s, &v, "event_type"),
             "\"Cycle Alert\" is not a valid choice."
         );
-        let (s, v) = post(json!({"event_type": "task update", "recipients": ok})).await;
+        let (s, v) = refused(of_type("task update")).await;
         field_error(s, &v, "event_type");
         let (s, v) = post(json!({"recipients": ok})).await;
         assert_eq!(field_error(s, &v, "event_type"), "This field is required.");
         let (s, v) = post(json!({"event_type": "Task Update"})).await;
         assert_eq!(field_error(s, &v, "recipients"), "This field is required.");
-        let (s, v) = post(json!({"event_type": "Task Update", "recipients": []})).await;
+        let (s, v) = refused(notification(&[], None)).await;
         assert_eq!(
             field_error(s, &v, "recipients"),
             "At least one recipient is required."
@@ -673,24 +650,25 @@ both!(
             "<a@x.io>",
             "",
         ] {
-            let (s, v) =
-                post(json!({"event_type": "Task Update", "recipients": ["ok@a.test", bad]})).await;
+            let (s, v) = refused(notification(&["ok@a.test", bad], None)).await;
             assert!(
                 field_error(s, &v, "recipients").starts_with("Enter a valid email address"),
                 "{bad}: {v}"
             );
         }
         let many: Vec<String> = (0..51).map(|i| format!("u{i}@a.test")).collect();
-        let (s, v) = post(json!({"event_type": "Task Update", "recipients": many})).await;
+        let (s, v) = refused(EventNotificationCreate {
+            recipients: many,
+            ..notification(&[], None)
+        })
+        .await;
         assert_eq!(
             field_error(s, &v, "recipients"),
             "Ensure this field has no more than 50 elements."
         );
         let (s, v) = post(json!({"event_type": "Task Update", "recipients": "lead@a.test"})).await;
         field_error(s, &v, "recipients");
-        let (s, v) =
-            post(json!({"event_type": "Task Update", "recipients": ok, "Organization": 999999}))
-                .await;
+        let (s, v) = refused(notification(&["lead@a.test"], Some(999999))).await;
         assert_eq!(field_error(s, &v, "Organization"), "Unknown organization.");
         let r = app
             .client
@@ -703,27 +681,49 @@ both!(
             .unwrap();
         assert_eq!(r.status(), StatusCode::BAD_REQUEST);
         // Nothing was written.
-        let (_, list) = app.get(NOTIFICATIONS, &ua).await;
-        assert_eq!(list, json!([]));
+        let list = notifications(&app, &ua, "").await;
+        assert!(list.is_empty(), "{list:?}");
 
         // Exactly 50 is fine.
         let fifty: Vec<String> = (0..50).map(|i| format!("u{i}@a.test")).collect();
-        let (s, n) = post(json!({"event_type": "Task Update", "recipients": fifty})).await;
-        assert_eq!(s, StatusCode::CREATED, "{n}");
-        let id = n["id"].as_i64().unwrap();
-        let one = format!("feature_control/event_notification/{id}");
+        let n: EventNotification = app
+            .create_as(
+                NOTIFICATIONS,
+                &EventNotificationCreate {
+                    recipients: fifty,
+                    ..notification(&[], None)
+                },
+                &ua,
+            )
+            .await;
+        let one = format!("feature_control/event_notification/{}", n.id);
 
         // Bad changes change nothing.
         for (body, field) in [
-            (json!({"event_type": "Cycle Alert"}), "event_type"),
-            (json!({"recipients": []}), "recipients"),
-            (json!({"recipients": ["nope"]}), "recipients"),
-            (json!({"recipients": [1, 2]}), "recipients"),
-            (json!({"Organization": a + 1}), "Organization"),
+            (
+                EventNotificationPatch {
+                    event_type: Some("Cycle Alert".into()),
+                    ..EventNotificationPatch::default()
+                },
+                "event_type",
+            ),
+            (recipients(&[]), "recipients"),
+            (recipients(&["nope"]), "recipients"),
+            (
+                EventNotificationPatch {
+                    organization: Some(a + 1),
+                    ..EventNotificationPatch::default()
+                },
+                "Organization",
+            ),
         ] {
-            let (s, v) = app.patch(&one, body.clone(), Some(&ua)).await;
+            let (s, v) = app.send_refused(Method::PATCH, &one, &body, &ua).await;
             field_error(s, &v, field);
         }
+        let (s, v) = app
+            .patch(&one, json!({"recipients": [1, 2]}), Some(&ua))
+            .await;
+        field_error(s, &v, "recipients");
         // A body that is not an object is refused, before the id is looked up.
         for path in [one.as_str(), "feature_control/event_notification/999999"] {
             for body in [json!([]), json!(["Task Update"]), json!(null), json!(7)] {
@@ -732,7 +732,7 @@ both!(
                 assert!(v["non_field_errors"][0].is_string(), "{v}");
             }
         }
-        let (_, stored) = app.get(&one, &ua).await;
+        let stored: EventNotification = app.get_as(&one, &ua).await;
         assert_eq!(stored, n);
         // An organisation that does not exist is not found, not an empty list.
         let (s, v) = app
@@ -753,10 +753,11 @@ both!(
             assert_eq!(app.get(path, &ua).await.0, StatusCode::NOT_FOUND, "{path}");
         }
         let (s, _) = app
-            .patch(
+            .send_refused(
+                Method::PATCH,
                 "feature_control/event_notification/999999",
-                json!({"recipients": ok}),
-                Some(&ua),
+                &recipients(&["lead@a.test"]),
+                &ua,
             )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
@@ -782,15 +783,10 @@ both!(
     |app: TestApp| async move {
         let admin = app.admin_token().await;
         let (a, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
-        let (s, n) = app
-            .post(
-                NOTIFICATIONS,
-                json!({"event_type": "Task Update", "recipients": ["lead@a.test"]}),
-                Some(&ua),
-            )
+        let n: EventNotification = app
+            .create_as(NOTIFICATIONS, &notification(&["lead@a.test"], None), &ua)
             .await;
-        assert_eq!(s, StatusCode::CREATED);
-        let id = n["id"].as_i64().unwrap();
+        let id = n.id;
         let mut refused = vec![];
         for (i, role) in [
             "org_user",
@@ -813,7 +809,7 @@ both!(
                 (
                     Method::POST,
                     NOTIFICATIONS.into(),
-                    Some(json!({"event_type": "Task Update", "recipients": ["x@a.test"]})),
+                    Some(body(&notification(&["x@a.test"], None))),
                 ),
                 (
                     Method::GET,
@@ -823,7 +819,7 @@ both!(
                 (
                     Method::PATCH,
                     format!("feature_control/event_notification/{id}"),
-                    Some(json!({"recipients": ["x@a.test"]})),
+                    Some(body(&recipients(&["x@a.test"]))),
                 ),
                 (
                     Method::DELETE,
@@ -838,13 +834,13 @@ both!(
                 (
                     Method::POST,
                     "feature_control/send_email".into(),
-                    Some(json!({"recipients": ["x@a.test"], "subject": "s", "body": "b"})),
+                    Some(body(&SendEmail {
+                        recipients: vec!["x@a.test".into()],
+                        subject: "s".into(),
+                        body: "b".into(),
+                    })),
                 ),
-                (
-                    Method::POST,
-                    "feature_control/feature/".into(),
-                    Some(json!({"name": "New"})),
-                ),
+                (Method::POST, FEATURES.into(), Some(body(&feature("New")))),
             ];
             for (m, path, body) in calls {
                 let (s, _) = app.call(m.clone(), &path, body, Some(&t)).await;
@@ -855,8 +851,8 @@ both!(
         }
         assert!(refused.is_empty(), "not refused: {refused:?}");
         // Nothing changed.
-        let (_, stored) = app
-            .get(&format!("feature_control/event_notification/{id}"), &ua)
+        let stored: EventNotification = app
+            .get_as(&format!("feature_control/event_notification/{id}"), &ua)
             .await;
         assert_eq!(stored, n);
         assert!(app.last_mail("x@a.test").await.is_none());
@@ -869,20 +865,14 @@ both!(
         let admin = app.admin_token().await;
         let (a, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
         let (b, ub) = org_with_admin(&app, &admin, "Org B", "b@b.test").await;
-        let (s, nb) = app
-            .post(
-                NOTIFICATIONS,
-                json!({"event_type": "Task Update", "recipients": ["lead@b.test"]}),
-                Some(&ub),
-            )
+        let nb: EventNotification = app
+            .create_as(NOTIFICATIONS, &notification(&["lead@b.test"], None), &ub)
             .await;
-        assert_eq!(s, StatusCode::CREATED);
-        let id = nb["id"].as_i64().unwrap();
-        let one = format!("feature_control/event_notification/{id}");
+        let one = format!("feature_control/event_notification/{}", nb.id);
 
         assert_eq!(app.get(&one, &ua).await.0, StatusCode::NOT_FOUND);
         let (s, _) = app
-            .patch(&one, json!({"recipients": ["spy@a.test"]}), Some(&ua))
+            .send_refused(Method::PATCH, &one, &recipients(&["spy@a.test"]), &ua)
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         assert_eq!(app.delete(&one, &ua).await.0, StatusCode::NOT_FOUND);
@@ -910,30 +900,24 @@ both!(
         assert_eq!(s, StatusCode::FORBIDDEN);
         // Creating one for B reads B as unknown.
         let (s, v) = app
-            .post(
+            .send_refused(
+                Method::POST,
                 NOTIFICATIONS,
-                json!({"event_type": "Task Update", "recipients": ["spy@a.test"], "Organization": b}),
-                Some(&ua),
+                &notification(&["spy@a.test"], Some(b)),
+                &ua,
             )
             .await;
         assert_eq!(field_error(s, &v, "Organization"), "Unknown organization.");
         // B's notification is untouched, and A's list is empty.
-        let (s, stored) = app.get(&one, &ub).await;
-        assert_eq!((s, stored), (StatusCode::OK, nb));
-        let (_, of_a) = app.get(NOTIFICATIONS, &ua).await;
-        assert_eq!(of_a, json!([]));
+        let stored: EventNotification = app.get_as(&one, &ub).await;
+        assert_eq!(stored, nb);
+        let of_a = notifications(&app, &ua, "").await;
+        assert!(of_a.is_empty(), "{of_a:?}");
         // A can still create its own.
-        let (s, na) = app
-            .post(
-                NOTIFICATIONS,
-                json!({"event_type": "Task Update", "recipients": ["lead@a.test"], "Organization": a}),
-                Some(&ua),
-            )
+        let na: EventNotification = app
+            .create_as(NOTIFICATIONS, &notification(&["lead@a.test"], Some(a)), &ua)
             .await;
-        assert_eq!(
-            (s, na["Organization"].as_i64()),
-            (StatusCode::CREATED, Some(a))
-        );
+        assert_eq!(na.organization, a);
     }
 );
 
@@ -945,29 +929,49 @@ both!(
         let admin = app.admin_token().await;
         let (_, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
         let path = "feature_control/send_email";
-        let good = json!({"recipients": ["Ops@Plant.test", "lead@plant.test"], "subject": " Shift report ", "body": "All stations ran.\n"});
+        let good = SendEmail {
+            recipients: vec!["Ops@Plant.test".into(), "lead@plant.test".into()],
+            subject: " Shift report ".into(),
+            body: "All stations ran.\n".into(),
+        };
 
-        let mut bad: Vec<(Value, &str)> = vec![];
+        // The bad ones the shared type holds, and those it cannot (JSON).
+        let to = |recipients: Vec<String>| {
+            body(&SendEmail {
+                recipients,
+                ..good.clone()
+            })
+        };
+        let subject = |subject: String| {
+            body(&SendEmail {
+                subject,
+                ..good.clone()
+            })
+        };
+        let text = |text: String| {
+            body(&SendEmail {
+                body: text,
+                ..good.clone()
+            })
+        };
         let with = |k: &str, v: Value| {
-            let mut b = good.clone();
+            let mut b = body(&good);
             b[k] = v;
             b
         };
-        bad.push((with("recipients", json!([])), "recipients"));
-        bad.push((with("recipients", json!(["nope"])), "recipients"));
+        let mut bad: Vec<(Value, &str)> = vec![];
+        bad.push((to(vec![]), "recipients"));
+        bad.push((to(vec!["nope".into()]), "recipients"));
         bad.push((with("recipients", json!("ops@plant.test")), "recipients"));
         let many: Vec<String> = (0..51).map(|i| format!("u{i}@plant.test")).collect();
-        bad.push((with("recipients", json!(many)), "recipients"));
-        bad.push((with("subject", json!("  ")), "subject"));
-        bad.push((with("subject", json!("s".repeat(201))), "subject"));
-        bad.push((
-            with("subject", json!("Hi\r\nBcc: spy@evil.test")),
-            "subject",
-        ));
-        bad.push((with("body", json!(" \n")), "body"));
-        bad.push((with("body", json!("b".repeat(100 * 1024 + 1))), "body"));
+        bad.push((to(many), "recipients"));
+        bad.push((subject("  ".into()), "subject"));
+        bad.push((subject("s".repeat(201)), "subject"));
+        bad.push((subject("Hi\r\nBcc: spy@evil.test".into()), "subject"));
+        bad.push((text(" \n".into()), "body"));
+        bad.push((text("b".repeat(100 * 1024 + 1)), "body"));
         bad.push((with("body", json!(7)), "body"));
-        let mut no_subject = good.clone();
+        let mut no_subject = body(&good);
         no_subject.as_object_mut().unwrap().remove("subject");
         bad.push((no_subject, "subject"));
         for (body, field) in bad {
@@ -978,9 +982,9 @@ both!(
         assert!(app.last_mail("plant.test").await.is_none());
         assert!(app.last_mail("evil.test").await.is_none());
 
-        let (s, v) = app.post(path, good.clone(), Some(&ua)).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let id = v["id"].as_i64().unwrap();
+        let v: SendEmailResult = app.send_as(Method::POST, path, &good, &ua).await;
+        let id = v.id;
+        // The outbox answers the cloud's own rows (no shared wire type): read as JSON.
         let (s, outbox) = app
             .get("admin/outbox/?recipient=ops@plant.test", &admin)
             .await;
@@ -1002,18 +1006,13 @@ both!(
             "{eml}"
         );
         // The largest body allowed is accepted.
-        let (s, _) = app
-            .post(path, with_body(&good, "b".repeat(100 * 1024)), Some(&ua))
-            .await;
-        assert_eq!(s, StatusCode::OK);
+        let largest = SendEmail {
+            body: "b".repeat(100 * 1024),
+            ..good.clone()
+        };
+        let _: SendEmailResult = app.send_as(Method::POST, path, &largest, &ua).await;
     }
 );
-
-fn with_body(good: &Value, body: String) -> Value {
-    let mut b = good.clone();
-    b["body"] = json!(body);
-    b
-}
 
 // ----- SMTP against a real server -------------------------------------------------------
 
@@ -1106,7 +1105,8 @@ fn smtp_at(port: u16) -> impl FnOnce(&mut gemba_cloud::config::Settings) {
     }
 }
 
-/// Waits until the outbox row `id` records a delivery attempt; answers the row.
+/// Waits until the outbox row `id` records a delivery attempt; answers the row (JSON:
+/// the outbox lists the cloud's own rows, not a shared wire type).
 async fn settled(app: &TestApp, admin: &str, to: &str, id: i64) -> Value {
     for _ in 0..300 {
         let (_, rows) = app
@@ -1129,15 +1129,15 @@ async fn smtp_delivers(backend: Backend) {
     let (_, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
     let subject = "Schichtübergabe: Linie 3";
     let body = "Station 1 lief.\nStation 2 – Pause 10 min.\n";
-    let (s, v) = app
-        .post(
-            "feature_control/send_email",
-            json!({"recipients": ["Ops@Plant.test", "lead@plant.test"], "subject": subject, "body": body}),
-            Some(&ua),
-        )
+    let mail = SendEmail {
+        recipients: vec!["Ops@Plant.test".into(), "lead@plant.test".into()],
+        subject: subject.into(),
+        body: body.into(),
+    };
+    let v: SendEmailResult = app
+        .send_as(Method::POST, "feature_control/send_email", &mail, &ua)
         .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let id = v["id"].as_i64().unwrap();
+    let id = v.id;
 
     let got = sink.received(subject).await;
     assert_eq!(
@@ -1171,16 +1171,16 @@ async fn smtp_unreachable(backend: Backend) {
     let port = free_port();
     let app = TestApp::start_with(backend, smtp_at(port)).await;
     let admin = app.admin_token().await;
-    let (s, v) = app
-        .post(
-            "feature_control/send_email",
-            json!({"recipients": ["ops@plant.test"], "subject": "Nobody home", "body": "Still kept."}),
-            Some(&admin),
-        )
-        .await;
+    let mail = SendEmail {
+        recipients: vec!["ops@plant.test".into()],
+        subject: "Nobody home".into(),
+        body: "Still kept.".into(),
+    };
     // The call succeeds: the mail is kept, delivery is the outbox's business.
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let id = v["id"].as_i64().unwrap();
+    let v: SendEmailResult = app
+        .send_as(Method::POST, "feature_control/send_email", &mail, &admin)
+        .await;
+    let id = v.id;
     let row = settled(&app, &admin, "ops@plant.test", id).await;
     assert_eq!(row["delivered"], false, "{row}");
     assert!(!row["error"].as_str().unwrap().is_empty(), "{row}");
