@@ -7,9 +7,12 @@
 use std::collections::BTreeMap;
 
 use gemba_cloud::db::cycles::insert_cycles;
-use gemba_shared::api::v1::telemetry::IssueKey;
-use reqwest::StatusCode;
-use serde_json::{Value, json};
+use gemba_shared::api::v1::telemetry::{
+    ArchiveCycles, Archived, CycleDetails, CycleVerdict, IssueCenter, IssueKey, ReviewIssue,
+    Reviewed,
+};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
 
 use crate::analytics::{DAY, Demo, OCT_13, as_sent, demo_cycles};
 use crate::both;
@@ -38,10 +41,13 @@ fn expected(d: &Demo, keep: &dyn Fn(usize) -> bool) -> BTreeMap<String, (Vec<Str
     out
 }
 
-async fn center(app: &TestApp, tok: &str, query: &str) -> Value {
-    let (s, v) = app.get(&format!("telemetry/issues?{query}"), tok).await;
-    assert_eq!(s, StatusCode::OK, "{query}: {v}");
-    v
+async fn center(app: &TestApp, tok: &str, query: &str) -> IssueCenter {
+    app.get_as(&format!("telemetry/issues?{query}"), tok).await
+}
+
+async fn review(app: &TestApp, tok: &str, body: &ReviewIssue) -> Reviewed {
+    app.send_as(Method::POST, "telemetry/issues/review", body, tok)
+        .await
 }
 
 both!(
@@ -64,28 +70,29 @@ both!(
         );
         let v = center(&app, &w.analyst, DAYS).await;
         let bad = d.raw.iter().filter(|r| !r.c.good).count() as i64;
-        assert_eq!(
-            (v["bad"].as_i64(), v["open"].as_i64()),
-            (Some(bad), Some(bad))
-        );
-        assert_eq!(v["buckets"].as_array().unwrap().len(), 5);
-        let issues = v["issues"].as_array().unwrap();
-        assert_eq!(issues.len(), want.len(), "{v}");
+        assert_eq!((v.bad, v.open), (bad, bad));
+        assert_eq!(v.buckets.len(), 5);
+        let issues = &v.issues;
+        assert_eq!(issues.len(), want.len(), "{v:?}");
         let mut last = i64::MAX;
         for i in issues {
-            let key = i["key"].as_str().unwrap();
+            let key = i.key.as_str();
             let (cycles, trend) = &want[key];
-            assert_eq!(i["cycles"].as_i64(), Some(cycles.len() as i64), "{key}");
-            assert_eq!(i["open"], i["cycles"], "{key}");
-            assert_eq!(i["trend"], json!(trend), "{key}");
-            assert_eq!(i["task"], d.task);
-            assert_eq!(i["task_name"], json!(d.truth.task_settings().task_name));
-            if let Some(step) = i["step"].as_u64() {
-                assert_eq!(i["step_name"], json!(d.truth.steps[step as usize]), "{key}");
+            assert_eq!(i.cycles, cycles.len() as i64, "{key}");
+            assert_eq!(i.open, i.cycles, "{key}");
+            assert_eq!(i.trend, *trend, "{key}");
+            assert_eq!(i.task, d.task);
+            assert_eq!(i.task_name, Some(d.truth.task_settings().task_name));
+            if let Some(step) = i.step {
+                assert_eq!(
+                    i.step_name.as_ref(),
+                    Some(&d.truth.steps[step as usize]),
+                    "{key}"
+                );
             }
             // Most cycles first.
-            assert!(i["cycles"].as_i64().unwrap() <= last);
-            last = i["cycles"].as_i64().unwrap();
+            assert!(i.cycles <= last);
+            last = i.cycles;
             // The issue's cycles, as fetch_cycles lists them.
             let (mut listed, n) = ids(
                 &app,
@@ -101,16 +108,10 @@ both!(
         // One device's issues: its own.
         let of_other = center(&app, &w.analyst, &format!("{DAYS}&device={}", d.other)).await;
         let want_other = expected(&d, &|i| d.raw[i].device == d.other);
-        let got: BTreeMap<String, i64> = of_other["issues"]
-            .as_array()
-            .unwrap()
+        let got: BTreeMap<String, i64> = of_other
+            .issues
             .iter()
-            .map(|i| {
-                (
-                    i["key"].as_str().unwrap().to_string(),
-                    i["cycles"].as_i64().unwrap(),
-                )
-            })
+            .map(|i| (i.key.clone(), i.cycles))
             .collect();
         let wanted: BTreeMap<String, i64> = want_other
             .iter()
@@ -119,42 +120,31 @@ both!(
         assert_eq!(got, wanted);
 
         // Reviewing the top issue's cycles of 14 and 15 October.
-        let top = issues[0]["key"].as_str().unwrap().to_string();
+        let top = issues[0].key.clone();
         let in_range = want[&top].1[1] + want[&top].1[2];
         assert!(in_range > 0);
-        let review = json!({"task": d.task, "key": top, "datetime_start": "2026-10-14",
-            "datetime_end": "2026-10-15", "note": "  Retrained the line  "});
-        let (s, v) = app
-            .post("telemetry/issues/review", review.clone(), Some(&w.eng))
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["reviewed"].as_i64(), Some(in_range));
+        let body = ReviewIssue {
+            task: Some(d.task),
+            key: Some(top.clone()),
+            datetime_start: Some("2026-10-14".into()),
+            datetime_end: Some("2026-10-15".into()),
+            note: Some("  Retrained the line  ".into()),
+            ..ReviewIssue::default()
+        };
+        let v = review(&app, &w.eng, &body).await;
+        assert_eq!(v.reviewed, in_range);
         // Again: nothing open there any more.
-        let (_, v) = app
-            .post("telemetry/issues/review", review, Some(&w.eng))
-            .await;
-        assert_eq!(v["reviewed"], 0);
+        let v = review(&app, &w.eng, &body).await;
+        assert_eq!(v.reviewed, 0);
         let after = center(&app, &w.analyst, DAYS).await;
-        let issue = after["issues"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["key"] == top)
-            .unwrap()
-            .clone();
-        assert_eq!(
-            issue["open"].as_i64(),
-            Some(want[&top].0.len() as i64 - in_range)
-        );
-        assert!(after["open"].as_i64().unwrap() <= bad - in_range);
+        let issue = after.issues.iter().find(|i| i.key == top).unwrap();
+        assert_eq!(issue.open, want[&top].0.len() as i64 - in_range);
+        assert!(after.open <= bad - in_range);
         let (_, open) = ids(&app, &w, &format!("{DAYS}&reason={top}&reviewed=false")).await;
         let (seen, reviewed) = ids(&app, &w, &format!("{DAYS}&reason={top}&reviewed=true")).await;
-        assert_eq!(
-            (open, reviewed),
-            (issue["open"].as_i64().unwrap(), in_range)
-        );
-        let (_, v) = app
-            .get(
+        assert_eq!((open, reviewed), (issue.open, in_range));
+        let v: CycleDetails = app
+            .get_as(
                 &format!(
                     "telemetry/trace/trace_single_cycle_details/?cycle_id={}",
                     seen[0]
@@ -162,49 +152,51 @@ both!(
                 &w.analyst,
             )
             .await;
-        assert_eq!(v["history"][0]["change"], "reviewed", "{v}");
-        assert_eq!(v["history"][0]["reason"], "Retrained the line");
-        assert_eq!(v["history"][0]["by"], "eng@a.test");
+        assert_eq!(v.history[0].change, "reviewed", "{v:?}");
+        assert_eq!(v.history[0].reason, "Retrained the line");
+        assert_eq!(v.history[0].by.as_deref(), Some("eng@a.test"));
 
         // A good cycle marked bad by a person: an issue of its own. An archived bad
         // cycle: out of the issues.
         let good = d.raw.iter().position(|r| r.c.good).unwrap();
-        let (s, v) = app
-            .patch(
+        let _: CycleDetails = app
+            .send_as(
+                Method::PATCH,
                 &format!("telemetry/cycle/{}", d.received[good].cycle.id),
-                json!({"good": false, "reason": "Dropped the part"}),
-                Some(&w.eng),
+                &CycleVerdict {
+                    good: Some(false),
+                    reason: Some("Dropped the part".into()),
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
         let bad_one = d.raw.iter().position(|r| !r.c.good).unwrap();
-        let (s, v) = app
-            .post(
+        let _: Archived = app
+            .send_as(
+                Method::POST,
                 "telemetry/archive_cycle/",
-                json!({"ids": [d.received[bad_one].cycle.id], "reason": "trial"}),
-                Some(&w.eng),
+                &ArchiveCycles {
+                    ids: Some(vec![d.received[bad_one].cycle.id.clone()]),
+                    reason: Some("trial".into()),
+                },
+                &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
         let later = center(&app, &w.analyst, DAYS).await;
-        assert_eq!(later["bad"].as_i64(), Some(bad));
-        let marked = later["issues"]
-            .as_array()
-            .unwrap()
+        assert_eq!(later.bad, bad);
+        let marked = later
+            .issues
             .iter()
-            .find(|i| i["key"] == "marked_bad")
-            .unwrap_or_else(|| panic!("{later}"));
-        assert_eq!(
-            (marked["cycles"].as_i64(), marked["step"].is_null()),
-            (Some(1), true)
-        );
+            .find(|i| i.key == "marked_bad")
+            .unwrap_or_else(|| panic!("{later:?}"));
+        assert_eq!((marked.cycles, marked.step.is_none()), (1, true));
         let (listed, _) = ids(&app, &w, &format!("{DAYS}&reason=marked_bad")).await;
         assert_eq!(listed, [d.received[good].cycle.id.clone()]);
 
         // B sees its own.
         let of_b = center(&app, &w.boss_b, DAYS).await;
         let b_bad = d.raw[..30].iter().filter(|r| !r.c.good).count() as i64;
-        assert_eq!(of_b["bad"].as_i64(), Some(b_bad));
+        assert_eq!(of_b.bad, b_bad);
     }
 );
 
@@ -250,35 +242,40 @@ both!(
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
         assert!(v["cycle_filter"][0].is_string(), "{v}");
-        let ok = json!({"task": d.task, "key": "too_long", "datetime_start": "2026-10-13",
-            "datetime_end": "2026-10-13"});
-        let with = |k: &str, v: Value| {
+        let ok = ReviewIssue {
+            task: Some(d.task),
+            key: Some("too_long".into()),
+            datetime_start: Some("2026-10-13".into()),
+            datetime_end: Some("2026-10-13".into()),
+            ..ReviewIssue::default()
+        };
+        let with = |change: &dyn Fn(&mut ReviewIssue)| {
             let mut b = ok.clone();
-            match v {
-                Value::Null => {
-                    b.as_object_mut().unwrap().remove(k);
-                }
-                v => b[k] = v,
-            }
+            change(&mut b);
             b
         };
         for (body, field) in [
-            (with("task", Value::Null), "task"),
-            (with("task", json!(task_b)), "task"),
-            (with("key", Value::Null), "key"),
-            (with("key", json!("late")), "key"),
-            (with("datetime_start", Value::Null), "datetime_start"),
-            (with("datetime_end", json!("2026-10-01")), "datetime_end"),
-            (with("device", json!(999_999)), "device"),
-            (with("note", json!("n".repeat(501))), "note"),
+            (with(&|b| b.task = None), "task"),
+            (with(&|b| b.task = Some(task_b)), "task"),
+            (with(&|b| b.key = None), "key"),
+            (with(&|b| b.key = Some("late".into())), "key"),
+            (with(&|b| b.datetime_start = None), "datetime_start"),
+            (
+                with(&|b| b.datetime_end = Some("2026-10-01".into())),
+                "datetime_end",
+            ),
+            (with(&|b| b.device = Some(999_999)), "device"),
+            (with(&|b| b.note = Some("n".repeat(501))), "note"),
         ] {
             let (s, v) = app
-                .post("telemetry/issues/review", body.clone(), Some(&w.eng))
+                .send_refused(Method::POST, "telemetry/issues/review", &body, &w.eng)
                 .await;
-            assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
-            assert!(v[field][0].is_string(), "{body}: {v}");
+            assert_eq!(s, StatusCode::BAD_REQUEST, "{body:?}: {v}");
+            assert!(v[field][0].is_string(), "{body:?}: {v}");
         }
-        for body in [json!({"task": "x"}), with("extra", json!(1)), json!([])] {
+        let mut extra = serde_json::to_value(&ok).unwrap();
+        extra["extra"] = json!(1);
+        for body in [json!({"task": "x"}), extra, json!([])] {
             let (s, _) = app
                 .post("telemetry/issues/review", body.clone(), Some(&w.eng))
                 .await;
@@ -286,7 +283,7 @@ both!(
         }
         // The analytics user reads issues but reviews none; a labeler reads none.
         let (s, _) = app
-            .post("telemetry/issues/review", ok.clone(), Some(&w.analyst))
+            .send_refused(Method::POST, "telemetry/issues/review", &ok, &w.analyst)
             .await;
         assert_eq!(s, StatusCode::FORBIDDEN);
         let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
