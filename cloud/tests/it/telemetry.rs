@@ -2,12 +2,16 @@
 //! backends; every page and count equals the same figure computed from the raw cycles
 //! here; bad parameters and another organisation's ids are refused.
 
-use reqwest::StatusCode;
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::device::RecentCycle;
+use gemba_shared::api::v1::telemetry::TopCycles;
+use gemba_shared::cycle::BadReason;
+use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::both;
 use crate::common::*;
-use crate::devices::{World, add, world};
+use crate::devices::{World, added, world};
 use crate::videos::b_task;
 
 /// A cycle as stored: id, task, device, start, length, good.
@@ -52,29 +56,18 @@ const NOV_2: i64 = 1_793_577_600_000;
 
 /// The ids and count of `fetch_cycles/v2?{query}` as the analytics user reads them.
 pub(crate) async fn ids(app: &TestApp, w: &World, query: &str) -> (Vec<String>, i64) {
-    let (s, v) = app
-        .get(&format!("telemetry/fetch_cycles/v2?{query}"), &w.analyst)
+    let v: Page<RecentCycle> = app
+        .get_as(&format!("telemetry/fetch_cycles/v2?{query}"), &w.analyst)
         .await;
-    assert_eq!(s, StatusCode::OK, "{query}: {v}");
-    let ids = v["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect();
-    (ids, v["count"].as_i64().unwrap())
+    (v.results.into_iter().map(|c| c.id).collect(), v.count)
 }
 
 both!(
     cycles_are_listed_with_the_specs_filters_as_the_raw_data_says,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let bench = add(&app, &w.boss, "Bench 1").await["device"]["id"]
-            .as_i64()
-            .unwrap();
-        let other = add(&app, &w.boss, "Bench 2").await["device"]["id"]
-            .as_i64()
-            .unwrap();
+        let bench = added(&app, &w.boss, "Bench 1").await.device.id;
+        let other = added(&app, &w.boss, "Bench 2").await.device.id;
         // 30 cycles over three days, on two devices; every third bad; lengths vary.
         let raw: Vec<Raw> = (0..30)
             .map(|i: i64| Raw {
@@ -148,23 +141,19 @@ both!(
         let (short, _) = ids(&app, &w, "ordering=duration&page_size=100").await;
         assert_eq!(short, expect(&|_| true, true));
         // A cycle as its device sent it.
-        let (s, v) = app
-            .get(
+        let v: Page<RecentCycle> = app
+            .get_as(
                 "telemetry/fetch_cycles/v2?cycle_filter=bad_cycles&page_size=1",
                 &w.eng,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        let c = &v["results"][0];
-        let r = raw.iter().find(|r| r.id == c["id"]).unwrap();
-        assert_eq!(c["task"], w.task);
-        assert_eq!(c["device"], r.device);
-        assert_eq!(
-            c["end_ms"].as_i64().unwrap() - c["start_ms"].as_i64().unwrap(),
-            r.len_ms
-        );
-        assert_eq!(c["good"], false);
-        assert_eq!(c["reasons"][0]["reason"], "too_long");
+        let c = &v.results[0];
+        let r = raw.iter().find(|r| r.id == c.id).unwrap();
+        assert_eq!(c.task, w.task);
+        assert_eq!(c.device, Some(r.device));
+        assert_eq!(c.end_ms - c.start_ms, r.len_ms);
+        assert!(!c.good);
+        assert_eq!(c.reasons[0], BadReason::TooLong);
 
         // Bad parameters, named; another organisation's task or device is unknown.
         for (query, field) in [
@@ -193,10 +182,9 @@ both!(
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         // B sees only its own.
-        let (s, v) = app.get("telemetry/fetch_cycles/v2", &w.boss_b).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v["count"], 1);
-        assert_eq!(v["results"][0]["id"], "b1");
+        let v: Page<RecentCycle> = app.get_as("telemetry/fetch_cycles/v2", &w.boss_b).await;
+        assert_eq!(v.count, 1);
+        assert_eq!(v.results[0].id, "b1");
         // A labeler reads no cycles.
         let lab = token(&app.user_in(&w.admin, "lab@x.test", "labeler", None).await);
         let (s, _) = app.get("telemetry/fetch_cycles/v2", &lab).await;
@@ -208,12 +196,8 @@ both!(
     the_slowest_five_percent_are_the_raw_cycles_slowest,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let bench = add(&app, &w.boss, "Bench 1").await["device"]["id"]
-            .as_i64()
-            .unwrap();
-        let other = add(&app, &w.boss, "Bench 2").await["device"]["id"]
-            .as_i64()
-            .unwrap();
+        let bench = added(&app, &w.boss, "Bench 1").await.device.id;
+        let other = added(&app, &w.boss, "Bench 2").await.device.id;
         // 45 cycles of lengths that repeat now and then (ties go by id).
         let raw: Vec<Raw> = (0..45)
             .map(|i: i64| Raw {
@@ -241,16 +225,10 @@ both!(
             let app = &app;
             let tok = w.analyst.clone();
             async move {
-                let (s, v) = app
-                    .get(&format!("telemetry/top_five_percentile?{query}"), &tok)
+                let v: TopCycles = app
+                    .get_as(&format!("telemetry/top_five_percentile?{query}"), &tok)
                     .await;
-                assert_eq!(s, StatusCode::OK, "{query}: {v}");
-                let ids: Vec<String> = v["results"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|c| c["id"].as_str().unwrap().to_string())
-                    .collect();
+                let ids: Vec<String> = v.results.iter().map(|c| c.id.clone()).collect();
                 (ids, v)
             }
         };
@@ -261,14 +239,7 @@ both!(
         for range in ["", "datetime_start=2026-11-02&datetime_end=2026-11-02&"] {
             let (ids, v) = top(range.to_string()).await;
             assert_eq!(ids, want);
-            assert_eq!(
-                (
-                    v["count"].as_i64(),
-                    v["cycles"].as_i64(),
-                    v["threshold_ms"].as_i64()
-                ),
-                (Some(3), Some(n), Some(threshold))
-            );
+            assert_eq!((v.count, v.cycles, v.threshold_ms), (3, n, Some(threshold)));
             let (p2, _) = top(format!("{range}page=2&page_size=2")).await;
             assert_eq!(p2, want[2..]);
             let (p3, _) = top(format!("{range}page=3&page_size=2")).await;
@@ -278,7 +249,7 @@ both!(
         let keep = |c: &Raw| c.device == other && !c.good;
         let (want, threshold, _) = slowest(&keep);
         let (ids, v) = top(format!("device={other}&cycle_filter=bad_cycles")).await;
-        assert_eq!((ids, v["threshold_ms"].as_i64()), (want, Some(threshold)));
+        assert_eq!((ids, v.threshold_ms), (want, Some(threshold)));
         // A closed range cutting the hour (its raw cycles), one device's good cycles.
         let keep = |c: &Raw| {
             c.device == bench
@@ -292,15 +263,12 @@ both!(
             "2026-11-02T00:05:00Z", "2026-11-02T00:40:00Z"
         ))
         .await;
-        assert_eq!(
-            (ids, v["threshold_ms"].as_i64(), v["cycles"].as_i64()),
-            (want, Some(threshold), Some(n))
-        );
+        assert_eq!((ids, v.threshold_ms, v.cycles), (want, Some(threshold), n));
         // A range without cycles: none, no threshold.
         let (ids, v) = top("datetime_start=2026-10-01&datetime_end=2026-10-02".into()).await;
         assert!(
-            ids.is_empty() && v["threshold_ms"].is_null() && v["count"] == 0,
-            "{v}"
+            ids.is_empty() && v.threshold_ms.is_none() && v.count == 0,
+            "{v:?}"
         );
 
         let (_, task_b) = b_task(&app, &w).await;
@@ -335,9 +303,7 @@ both!(
     |app: TestApp| async move {
         use gemba_cloud::db::cycles::insert_cycles;
         let w = world(&app).await;
-        let bench = add(&app, &w.boss, "Bench 1").await["device"]["id"]
-            .as_i64()
-            .unwrap();
+        let bench = added(&app, &w.boss, "Bench 1").await.device.id;
         let with = |i: i64, meta: &[(&str, &str)]| {
             let c = gemba_shared::cycle::Cycle {
                 start_ms: NOV_2 + i * 60_000,
@@ -371,16 +337,17 @@ both!(
         insert_cycles(&app.state.db, &[theirs]).await.unwrap();
         let id = |k: usize| sent[k].cycle.id.clone();
 
-        let (s, v) = app.get("telemetry/unique_metadata_keys/", &w.analyst).await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(v, json!(["barcode", "lot", "note", r#"x"barcode"#]));
-        let (_, v) = app
-            .get(
+        let keys: Vec<String> = app
+            .get_as("telemetry/unique_metadata_keys/", &w.analyst)
+            .await;
+        assert_eq!(keys, ["barcode", "lot", "note", r#"x"barcode"#]);
+        let keys: Vec<String> = app
+            .get_as(
                 &format!("telemetry/unique_metadata_keys/?task={}", w.task),
                 &w.analyst,
             )
             .await;
-        assert_eq!(v.as_array().unwrap().len(), 4);
+        assert_eq!(keys.len(), 4);
 
         let found = |query: &str| {
             let query = query.to_string();
@@ -409,19 +376,17 @@ both!(
         assert_eq!(found("metadata_key=x%22barcode").await, vec![id(4)]);
         assert!(found("metadata_key=secret").await.is_empty());
 
-        // The same through the first version's POST.
-        let (s, v) = app
-            .post(
+        // The same through the first version's POST (its parameters are the cloud's
+        // own query type, not a shared one: the body stays JSON).
+        let v: Page<RecentCycle> = app
+            .send_as(
+                Method::POST,
                 "telemetry/fetch_cycles/",
-                json!({"metadata_key": "barcode", "page_size": 2}),
-                Some(&w.analyst),
+                &json!({"metadata_key": "barcode", "page_size": 2}),
+                &w.analyst,
             )
             .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(
-            (v["count"].as_i64(), v["results"].as_array().unwrap().len()),
-            (Some(3), 2)
-        );
+        assert_eq!((v.count, v.results.len()), (3, 2));
 
         for (query, field) in [
             ("metadata_value=A1", "metadata_key"),
