@@ -3,7 +3,7 @@
 //! Secrets are redacted in `Debug`. `gemba-cloud default-config` prints the
 //! commented example (`deploy/gemba-cloud.example.toml`).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use figment::Figment;
@@ -65,6 +65,12 @@ pub struct Settings {
     pub mail_from: String,
     pub smtp: Option<Smtp>,
     pub login_limit: LoginLimit,
+    /// Mails an hour the calls that mail an address the caller names may send, per
+    /// address and per client.
+    pub mail_limit: crate::limits::MailLimit,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (their own address
+    /// does not); empty: the peer's address is the client's.
+    pub trusted_proxies: Vec<IpAddr>,
     pub kdf: Kdf,
     /// Largest accepted request body, in bytes.
     pub max_body_bytes: usize,
@@ -158,6 +164,8 @@ impl Default for Settings {
                 window_secs: 60,
                 lockout_secs: 60,
             },
+            mail_limit: crate::limits::MailLimit::default(),
+            trusted_proxies: Vec::new(),
             // OWASP's first argon2id recommendation.
             kdf: Kdf {
                 memory_kib: 19 * 1024,

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod events;
 pub mod http;
 pub mod jobs;
+pub mod limits;
 pub mod mail;
 pub mod media;
 pub mod mqtt;
@@ -44,6 +45,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let events = events::Events::new(secret.as_bytes());
     let passwords = Passwords::new(&settings.kdf)?;
     let mailer = Mailer::new(db.clone(), &settings)?;
+    let mail_limits = limits::MailLimits::new(&settings.mail_limit);
     let objects = objects::open(&settings)?;
     let jobs = jobs::Queue::open(&db).await?;
     let state = AppState::new(Inner {
@@ -51,6 +53,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         settings,
         keys,
         passwords,
+        mail_limits,
         mailer,
         mqtt: Default::default(),
         events,
@@ -141,8 +144,12 @@ pub async fn launch(
     tokio::spawn(media::clips::sweep_every_hour(state.clone()));
     let app = http::app(state);
     tracing::info!(addr = %listener.local_addr()?, "gemba-cloud listening");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    // The peer's address reaches handlers (the mail limits count per client).
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await?;
     Ok(())
 }

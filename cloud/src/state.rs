@@ -17,6 +17,8 @@ pub struct Inner {
     pub keys: Keys,
     pub passwords: Passwords,
     pub mailer: Mailer,
+    /// Bounds on the calls that mail an address the caller names.
+    pub mail_limits: crate::limits::MailLimits,
     /// The cloud's MQTT link: connection, ingestion counts, device keys.
     pub mqtt: crate::mqtt::Link,
     /// Live events for the device stream (`/api/ws`).

@@ -64,6 +64,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         GEMBA_ADMIN_PASSWORD: ADMIN.password,
         GEMBA_BASE_DOMAIN: 'localhost',
         GEMBA_ADMIN_HOST: 'admin.localhost',
+        // Every spec signs its users up from this one client: the mail limits'
+        // defaults are tested by the API suite (hardening.rs).
+        GEMBA_MAIL_LIMIT__PER_CLIENT_PER_HOUR: '10000',
+        GEMBA_MAIL_LIMIT__PER_ADDRESS_PER_HOUR: '1000',
         // The training code (the Python that runs it comes from scripts/lib.sh).
         GEMBA_TRAINER_SCRIPT: join(root, 'models/train.py'),
       },

@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod client_ip;
 pub mod clips;
 pub mod devices;
 pub mod error;

@@ -111,6 +111,12 @@ impl TestApp {
             database_url,
             admin_email: Some(ADMIN_EMAIL.into()),
             admin_password: Some(gemba_cloud::config::Secret(ADMIN_PASSWORD.into())),
+            // One client (127.0.0.1) signs up and resets for every user of a test; the
+            // limits' own tests (`hardening.rs`) set them back to the defaults.
+            mail_limit: gemba_cloud::limits::MailLimit {
+                per_address_per_hour: 1000,
+                per_client_per_hour: 10_000,
+            },
             // Real argon2id, smaller memory so parallel tests stay light.
             kdf: Kdf {
                 memory_kib: 4096,

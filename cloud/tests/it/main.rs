@@ -19,6 +19,7 @@ mod devices;
 mod features;
 mod flows;
 mod fuzz_found;
+mod hardening;
 mod issues;
 mod labeler;
 mod learning_loop;

@@ -12,6 +12,7 @@ use gemba_shared::{Permission, Role, validate};
 use super::login::{check_not_locked, record_failure};
 use crate::auth::{random_token, token_hash};
 use crate::db::{tokens, users};
+use crate::http::client_ip::ClientIp;
 use crate::http::error::{ApiError, ApiResult, is_unique_violation};
 use crate::http::extract::{AuthUser, Json, StaleUser};
 use crate::state::AppState;
@@ -35,12 +36,14 @@ async fn set_password(
 
 /// Mail a password-reset link. Answers the same whether or not the address is known.
 #[utoipa::path(patch, path = "/account/forgot_password/", tag = "account",
-    request_body = EmailRequest, responses((status = 200, body = Msg)))]
+    request_body = EmailRequest, responses((status = 200, body = Msg), (status = 429, description = "too many e-mails")))]
 pub async fn forgot_password(
     State(state): State<AppState>,
+    client: ClientIp,
     Json(req): Json<EmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
+    client.may_mail(&state, &[&req.email])?;
     if let Some(user) = users::by_email(&state.db, &req.email).await? {
         let token = random_token();
         tokens::store_email_token(
@@ -166,10 +169,12 @@ pub async fn reset_workstation_user_password(
 
 /// Ask to change one's e-mail address: a link goes to the new address.
 #[utoipa::path(post, path = "/account/request_change_email/", tag = "account",
-    request_body = ChangeEmailRequest, responses((status = 200, body = Msg), (status = 400)))]
+    request_body = ChangeEmailRequest, responses((status = 200, body = Msg), (status = 400),
+        (status = 429, description = "too many e-mails")))]
 pub async fn request_change_email(
     State(state): State<AppState>,
     me: AuthUser,
+    client: ClientIp,
     Json(req): Json<ChangeEmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
@@ -189,6 +194,7 @@ pub async fn request_change_email(
             "user with this email already exists.",
         ));
     }
+    client.may_mail(&state, &[&new_email])?;
     let token = random_token();
     tokens::store_email_token(
         &state.db,

@@ -12,6 +12,7 @@ use gemba_shared::{Permission, validate};
 use super::users::summary;
 use crate::auth::{random_token, token_hash};
 use crate::db::{UserRow, tokens, users};
+use crate::http::client_ip::ClientIp;
 use crate::http::error::{ApiError, ApiResult, is_unique_violation};
 use crate::http::extract::{AuthUser, Json, Path};
 use crate::state::AppState;
@@ -71,9 +72,11 @@ pub(crate) async fn notify_admins(state: &AppState, user: &UserRow) -> ApiResult
 
 /// Create an account; a verification e-mail is sent.
 #[utoipa::path(post, path = "/account/register", tag = "account", request_body = RegisterRequest,
-    responses((status = 201, body = Msg), (status = 400, description = "field errors")))]
+    responses((status = 201, body = Msg), (status = 400, description = "field errors"),
+        (status = 429, description = "too many e-mails")))]
 pub async fn register(
     State(state): State<AppState>,
+    client: ClientIp,
     Json(req): Json<RegisterRequest>,
 ) -> ApiResult<(StatusCode, axum::Json<Msg>)> {
     validate::person_name("Name", &req.name).map_err(|m| ApiError::field("name", m))?;
@@ -83,6 +86,7 @@ pub async fn register(
     }
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
     validate::password(&req.password).map_err(|m| ApiError::field("password", m))?;
+    client.may_mail(&state, &[&req.email])?;
     let hash = state.passwords.hash(req.password.clone()).await?;
     let new = users::NewUser {
         email: &req.email,
@@ -140,12 +144,14 @@ pub async fn verify_email(
 /// Send the verification e-mail again. Answers the same whether or not the address
 /// is known, so it cannot be used to find accounts.
 #[utoipa::path(post, path = "/account/resend-verification-email", tag = "account",
-    request_body = EmailRequest, responses((status = 200, body = Msg)))]
+    request_body = EmailRequest, responses((status = 200, body = Msg), (status = 429, description = "too many e-mails")))]
 pub async fn resend_verification_email(
     State(state): State<AppState>,
+    client: ClientIp,
     Json(req): Json<EmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
+    client.may_mail(&state, &[&req.email])?;
     if let Some(user) = users::by_email(&state.db, &req.email).await?
         && !user.is_email_verified
     {
@@ -156,12 +162,15 @@ pub async fn resend_verification_email(
 
 /// Remind the super admins of an account awaiting approval.
 #[utoipa::path(post, path = "/account/admin-verification-email", tag = "account",
-    request_body = EmailRequest, responses((status = 200, body = Msg)))]
+    request_body = EmailRequest, responses((status = 200, body = Msg), (status = 429, description = "too many e-mails")))]
 pub async fn admin_verification_email(
     State(state): State<AppState>,
+    client: ClientIp,
     Json(req): Json<EmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
+    // Counted against the account's address: the reminder goes to the super admins.
+    client.may_mail(&state, &[&req.email])?;
     if let Some(user) = users::by_email(&state.db, &req.email).await?
         && user.is_email_verified
         && !user.is_approved
