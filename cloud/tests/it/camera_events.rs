@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 
 use crate::both;
 use crate::common::*;
-use crate::devices::{TestDevice, added_and_enrolled, world};
+use crate::devices::{TestDevice, enrolled, world};
 
 /// cam0 running, unsure since `since` (the device's clock) or sure; cam1 running, sure.
 fn status(ts_ms: i64, since: Option<i64>) -> v1::StatusMessage {
@@ -70,9 +70,9 @@ both!(
     an_unsure_camera_shows_on_the_device_page_and_stays_in_its_events,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-        let id = creds["device"].as_i64().unwrap();
-        let dev = TestDevice::connect(&creds).await;
+        let creds = enrolled(&app, &w.boss, "Bench").await;
+        let id = creds.device;
+        let dev = TestDevice::of(&creds).await;
         // The device's clock is an hour behind the cloud's.
         let skew = 3_600_000;
         let device_now = || gemba_cloud::db::now_ms() - skew;

@@ -14,7 +14,7 @@ use gemba_shared::mqtt::v1::{self, Channel};
 use reqwest::Method;
 
 use crate::common::*;
-use crate::devices::{TestDevice, added_and_enrolled, world};
+use crate::devices::{TestDevice, enrolled, world};
 use crate::{both, both_with};
 
 fn status(cameras: &[(&str, Option<i64>)]) -> v1::StatusMessage {
@@ -86,9 +86,9 @@ both_with!(
     |s: &mut gemba_cloud::config::Settings| s.reconcile_retry_ms = 2_000,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-        let id = creds["device"].as_i64().unwrap();
-        let mut dev = TestDevice::connect(&creds).await;
+        let creds = enrolled(&app, &w.boss, "Bench").await;
+        let id = creds.device;
+        let mut dev = TestDevice::of(&creds).await;
         let has_cam0 = status(&[("cam0", None)]);
         dev.send_status(&has_cam0).await;
         // The portal sets a task on a camera the device does not have.
@@ -205,9 +205,9 @@ both!(
         };
         let t: Task = app.create_as("organization/task/", &valve, &w.eng).await;
         let (a, b) = (w.task, t.id);
-        let creds = added_and_enrolled(&app, &w.boss, "Bench").await;
-        let id = creds["device"].as_i64().unwrap();
-        let mut dev = TestDevice::connect(&creds).await;
+        let creds = enrolled(&app, &w.boss, "Bench").await;
+        let id = creds.device;
+        let mut dev = TestDevice::of(&creds).await;
         dev.send_status(&status(&[("cam0", None)])).await;
         online(&app, id, &w.eng, true).await;
         let start = |task: i64| start_task(&app, id, &w.eng, "cam0", task);

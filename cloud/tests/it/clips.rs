@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::both;
 use crate::common::*;
-use crate::devices::{add, world};
+use crate::devices::{added, world};
 use crate::videos::{clip, make_file};
 
 /// 2026-11-02T08:00:00Z.
@@ -94,12 +94,8 @@ both!(
     a_cycles_clip_plays_from_its_details_and_goes_with_it,
     |app: TestApp| async move {
         let w = world(&app).await;
-        let dev = add(&app, &w.boss, "Bench").await["device"]["id"]
-            .as_i64()
-            .unwrap();
-        let other = add(&app, &w.boss, "Press").await["device"]["id"]
-            .as_i64()
-            .unwrap();
+        let dev = added(&app, &w.boss, "Bench").await.device.id;
+        let other = added(&app, &w.boss, "Press").await.device.id;
         let (c1, c2, c3) = (
             uuid::Uuid::new_v4().to_string(),
             uuid::Uuid::new_v4().to_string(),
@@ -295,9 +291,7 @@ async fn clip_uploads_during_ingestion_wait_their_turn_on_sqlite() {
 
     let app = TestApp::start(Backend::Sqlite).await;
     let w = world(&app).await;
-    let dev = add(&app, &w.boss, "Bench").await["device"]["id"]
-        .as_i64()
-        .unwrap();
+    let dev = added(&app, &w.boss, "Bench").await.device.id;
     let sent = |n: usize| -> Vec<Received> {
         (0..n)
             .map(|_| Received {

@@ -15,7 +15,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::common::*;
-use crate::devices::add;
+use crate::devices::added;
 use crate::learning_loop::{models_dir, run_agent, until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -49,13 +49,13 @@ async fn a_device_records_training_video_from_its_cameras() {
 
     // A workstation with three cameras: the demo footage twice, and a file that is not
     // there (it can run nothing and record nothing).
-    let added = add(&app, &boss, "Bench 1").await;
-    let device = added["device"]["id"].as_i64().unwrap();
+    let bench = added(&app, &boss, "Bench 1").await;
+    let device = bench.device.id;
     let footage = dir.join("demo.mp4");
     let nothing = std::env::temp_dir().join("gemba-no-such-video.mp4");
     let (_agent, _data) = run_agent(
         &app,
-        added["code"].as_str().unwrap(),
+        &bench.code,
         &[
             ("cam0", footage.clone()),
             ("cam1", footage),
@@ -63,12 +63,8 @@ async fn a_device_records_training_video_from_its_cameras() {
         ],
     );
     let cloud = app.base.trim_end_matches("/api").to_string();
-    let offline = add(&app, &boss, "Bench 2").await["device"]["id"]
-        .as_i64()
-        .unwrap();
-    let theirs = add(&app, &boss_b, "Theirs").await["device"]["id"]
-        .as_i64()
-        .unwrap();
+    let offline = added(&app, &boss, "Bench 2").await.device.id;
+    let theirs = added(&app, &boss_b, "Theirs").await.device.id;
     let details_path = format!("device/{device}/device_details/");
     let details = async || app.get_as::<DeviceDetails>(&details_path, &eng).await;
     until("the device online", 60, async || {

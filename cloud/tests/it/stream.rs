@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 use crate::common::*;
-use crate::devices::{TestDevice, World, added_and_enrolled, cycle, world};
+use crate::devices::{TestDevice, World, cycle, enrolled, world};
 use crate::{both, both_with};
 
 type Socket =
@@ -92,7 +92,7 @@ fn ids(v: &ServerEvent) -> Vec<i64> {
 
 /// Adds and enrols a device as `tok`; answers it connected to the broker.
 async fn device(app: &TestApp, tok: &str, name: &str) -> TestDevice {
-    TestDevice::connect(&added_and_enrolled(app, tok, name).await).await
+    TestDevice::of(&enrolled(app, tok, name).await).await
 }
 
 async fn say_online(dev: &TestDevice, online: bool) {
