@@ -15,6 +15,7 @@ pub mod media;
 pub mod mqtt;
 pub mod objects;
 pub mod onnx;
+pub mod private;
 pub mod reconcile;
 pub mod seed;
 pub mod state;
@@ -34,8 +35,7 @@ use crate::state::{AppState, Inner};
 
 /// Opens storage, mail and keys: everything but the listeners.
 pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
-    std::fs::create_dir_all(&settings.data)
-        .with_context(|| format!("creating data folder {}", settings.data.display()))?;
+    private::keep_private(&settings.data)?;
     let db = Db::open(settings.database_url.as_deref(), &settings.data).await?;
     let secret = match &settings.jwt_secret {
         Some(s) => s.0.clone(),

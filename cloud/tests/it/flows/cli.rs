@@ -334,3 +334,58 @@ async fn settings_come_from_file_then_environment_then_flags() {
         assert!(err.contains(msg), "{args:?}: {err}");
     }
 }
+
+/// The served data folder is the service's alone (issue 28): a folder the operator made
+/// readable is tightened to 0700, and the database, the key and the outbox's mail (with
+/// its one-time links) are 0600.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_data_folder_and_its_secrets_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (port, mqtt) = (free_port(), free_port_pair());
+    let (http, mqtt) = (format!("127.0.0.1:{port}"), format!("127.0.0.1:{mqtt}"));
+    let args = [
+        "serve",
+        "--data",
+        data.to_str().unwrap(),
+        "--http",
+        &http,
+        "--mqtt",
+        &mqtt,
+    ];
+    let (_child, _) = serve(
+        &args,
+        &[("GEMBA_KDF__MEMORY_KIB", "4096")],
+        tmp.path(),
+        port,
+    )
+    .await;
+    // A sign-up writes a verification mail with its link into the outbox.
+    let r = reqwest::Client::new()
+        .post(format!("http://{http}/api/account/register"))
+        .json(&serde_json::json!({
+            "name": "Nina", "lastname": "", "email": "nina@gemba.test", "password": PASSWORD,
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    assert_eq!(mode(&data), 0o700);
+    for f in ["gemba.db", "jwt.key"] {
+        assert_eq!(mode(&data.join(f)), 0o600, "{f}");
+    }
+    let outbox = data.join("outbox");
+    assert_eq!(mode(&outbox), 0o700);
+    let mails: Vec<_> = std::fs::read_dir(&outbox)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!mails.is_empty());
+    for m in mails {
+        assert_eq!(mode(&m), 0o600, "{}", m.display());
+    }
+}
