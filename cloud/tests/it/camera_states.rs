@@ -169,24 +169,20 @@ both_with!(
         dev.ack(&cmd.id, true, "task runs on camera cam9").await;
         dev.send_status(&status(&[("cam0", None), ("cam9", Some(w.task))]))
             .await;
-        let first_task = |d: &DeviceDetails| d.device.tasks.first().cloned();
+        // The camera's task, once its refusal is cleared (it must clear).
         let mut cleared = None;
         for _ in 0..100 {
             let d = device(&app, id, &w.eng).await;
-            if first_task(&d).is_none_or(|t| t.refused.is_none()) {
-                cleared = Some(d);
+            if let Some(t) = d.device.tasks.first()
+                && t.refused.is_none()
+            {
+                cleared = Some(t.clone());
                 break;
             }
             tokio::time::sleep(Duration::from_millis(30)).await;
         }
-        assert_eq!(
-            cleared
-                .as_ref()
-                .and_then(first_task)
-                .and_then(|t| t.refused_at),
-            None,
-            "{cleared:?}"
-        );
+        let cleared = cleared.expect("the refusal was never cleared");
+        assert_eq!(cleared.refused_at, None, "{cleared:?}");
         assert!(
             command_within(&mut dev, Duration::from_millis(400))
                 .await
