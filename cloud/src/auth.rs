@@ -2,6 +2,8 @@
 //! opaque refresh and e-mail tokens (stored only as SHA-256 hashes), one-time codes
 //! and TOTP. No database access here.
 
+use std::sync::Arc;
+
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use base64::Engine;
@@ -10,25 +12,38 @@ use jsonwebtoken::{DecodingKey, EncodingKey, Header, Validation};
 use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
 
 use crate::config::Kdf;
 
-/// Hashes and checks passwords. Work runs on the blocking pool: it is slow by design.
+/// Hashes and checks passwords. Work runs on the blocking pool: it is slow by design,
+/// and each one holds `memory_kib` of memory, so at most one per core runs at a time
+/// (the others wait their turn): a flood of sign-ins costs time, not memory.
 #[derive(Clone)]
 pub struct Passwords {
     params: Params,
     /// A hash of a random password, checked when the user does not exist so that
     /// both paths take the same time.
     dummy: String,
+    /// One permit per hash or check that may run at once.
+    permits: Arc<Semaphore>,
 }
 
 impl Passwords {
+    /// At most one hash or check per core at a time.
     pub fn new(kdf: &Kdf) -> anyhow::Result<Passwords> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Passwords::with_limit(kdf, cores)
+    }
+
+    /// At most `at_once` hashes or checks at a time.
+    pub fn with_limit(kdf: &Kdf, at_once: usize) -> anyhow::Result<Passwords> {
         let params = Params::new(kdf.memory_kib, kdf.iterations, kdf.parallelism, None)
             .map_err(|e| anyhow::anyhow!("invalid kdf parameters: {e}"))?;
         let mut p = Passwords {
             params,
             dummy: String::new(),
+            permits: Arc::new(Semaphore::new(at_once.max(1))),
         };
         p.dummy = p.hash_now(&random_token())?;
         Ok(p)
@@ -47,6 +62,7 @@ impl Passwords {
     }
 
     pub async fn hash(&self, password: String) -> anyhow::Result<String> {
+        let _turn = self.permits.acquire().await?;
         let me = self.clone();
         tokio::task::spawn_blocking(move || me.hash_now(&password)).await?
     }
@@ -56,6 +72,9 @@ impl Passwords {
         let me = self.clone();
         let real = hash.is_some();
         let hash = hash.unwrap_or_else(|| self.dummy.clone());
+        let Ok(_turn) = self.permits.acquire().await else {
+            return false;
+        };
         let ok = tokio::task::spawn_blocking(move || {
             PasswordHash::new(&hash)
                 .map(|h| me.argon().verify_password(password.as_bytes(), &h).is_ok())
@@ -280,6 +299,20 @@ mod tests {
         assert!(p.verify("s3cret-pass".into(), Some(h.clone())).await);
         assert!(!p.verify("wrong".into(), Some(h)).await);
         assert!(!p.verify("s3cret-pass".into(), None).await);
+    }
+
+    #[tokio::test]
+    async fn a_hash_waits_while_every_turn_is_taken() {
+        let p = Passwords::with_limit(&fast_kdf(), 1).unwrap();
+        let turn = p.permits.clone().acquire_owned().await.unwrap();
+        let (p2, p3) = (p.clone(), p.clone());
+        let hash = tokio::spawn(async move { p2.hash("s3cret-pass".into()).await });
+        let check = tokio::spawn(async move { p3.verify("s3cret-pass".into(), None).await });
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert!(!hash.is_finished() && !check.is_finished());
+        drop(turn);
+        assert!(hash.await.unwrap().is_ok());
+        assert!(!check.await.unwrap());
     }
 
     #[test]
