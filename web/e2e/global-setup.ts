@@ -3,10 +3,12 @@
  * (SQLite, e-mail outbox), free ports, the built portal (`web/dist`), base domain
  * `localhost` (Chromium resolves `*.localhost` to this machine, so organisation
  * sub-domains and the admin host `admin.localhost` are real hosts). The tests find it
- * through `GEMBA_E2E_*` variables; the returned function stops it.
+ * through `GEMBA_E2E_*` variables; the returned function stops it, and fails the run
+ * when a page broke the content security policy (Chromium reports each violation to
+ * the server, which logs it).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -85,6 +87,17 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   return async () => {
     proc.kill('SIGTERM');
     await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
+    // The log is written through once the server's output has ended.
+    await Promise.race([
+      new Promise<void>((r) => (out.writableFinished ? r() : out.once('finish', () => r()))),
+      new Promise((r) => setTimeout(r, 2000)),
+    ]);
     if (!process.env.GEMBA_E2E_KEEP) rmSync(data, { recursive: true, force: true });
+    const violations = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('content security policy violation'));
+    if (violations.length > 0) {
+      throw new Error(`pages broke the content security policy (${violations.length}):\n${violations.slice(0, 10).join('\n')}`);
+    }
   };
 }

@@ -16,6 +16,7 @@ pub mod models;
 pub mod organization;
 pub mod portal;
 pub mod recording;
+pub mod security;
 pub mod stream;
 pub mod tasks;
 pub mod telemetry;
@@ -120,6 +121,7 @@ async fn health(State(state): State<AppState>) -> Result<Json<Health>, ApiError>
 pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health))
+        .routes(routes!(security::report))
         .merge(account::router())
         .merge(organization_router())
         .merge(admin::router())
@@ -173,6 +175,7 @@ pub fn app(state: AppState) -> Router {
         .nest("/api", api)
         .merge(portal)
         .layer(DefaultBodyLimit::max(state.settings.max_body_bytes))
+        .layer(axum::middleware::from_fn(security::headers))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -7,8 +7,8 @@ use gemba_cloud::limits::MailLimit;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::both_with;
 use crate::common::*;
+use crate::{both, both_with};
 
 const TOO_MANY: &str = "Too many e-mails were requested. Please try again later.";
 
@@ -169,5 +169,79 @@ both_with!(
             assert_eq!(s, want, "{n}: {v}");
         }
         assert_eq!(mails_to(&app, "next@a.test").await, 5);
+    }
+);
+
+/// The security headers on an answer.
+fn security_headers(h: &reqwest::header::HeaderMap) -> [Option<&str>; 4] {
+    [
+        "content-security-policy",
+        "x-content-type-options",
+        "x-frame-options",
+        "referrer-policy",
+    ]
+    .map(|n| h.get(n).and_then(|v| v.to_str().ok()))
+}
+
+both!(
+    every_answer_carries_the_security_headers_and_violations_are_reported,
+    |app: TestApp| async move {
+        let root = app.base.trim_end_matches("/api").to_string();
+        let want = [
+            Some(gemba_cloud::http::security::CSP),
+            Some("nosniff"),
+            Some("DENY"),
+            Some("no-referrer"),
+        ];
+        // An API answer, an API error, a portal page and a file, each with the headers.
+        for (url, accept) in [
+            (format!("{}/health", app.base), "application/json"),
+            (format!("{}/no/such/call", app.base), "application/json"),
+            (format!("{root}/login"), "text/html"),
+            (format!("{root}/portal-config.json"), "application/json"),
+        ] {
+            let r = app
+                .client
+                .get(&url)
+                .header("accept", accept)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(security_headers(r.headers()), want, "{url}: {}", r.status());
+        }
+        let csp = gemba_cloud::http::security::CSP;
+        for directive in [
+            "script-src 'self';",
+            "frame-ancestors 'none'",
+            "object-src 'none'",
+            "report-uri /api/csp-report",
+        ] {
+            assert!(csp.contains(directive), "{directive}");
+        }
+        // A browser's report, in both formats, is taken; anything else is refused.
+        let post = |body: Vec<u8>| {
+            app.client
+                .post(format!("{}/csp-report", app.base))
+                .header("content-type", "application/csp-report")
+                .body(body)
+                .send()
+        };
+        let old = json!({"csp-report": {"document-uri": "http://localhost/login",
+            "violated-directive": "script-src-elem", "blocked-uri": "inline"}});
+        let new = json!([{"type": "csp-violation", "body": {"documentURL": "http://localhost/",
+            "effectiveDirective": "img-src", "blockedURL": "https://elsewhere.test/p.png"}}]);
+        for ok in [old, new] {
+            let r = post(serde_json::to_vec(&ok).unwrap()).await.unwrap();
+            assert_eq!(r.status(), StatusCode::NO_CONTENT, "{ok}");
+        }
+        for bad in [b"not json".to_vec(), b"{\"other\": 1}".to_vec(), vec![]] {
+            let r = post(bad).await.unwrap();
+            assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+            let v: Value = r.json().await.unwrap();
+            assert_eq!(
+                v["non_field_errors"][0],
+                "A content security policy report is a JSON object."
+            );
+        }
     }
 );

@@ -17,6 +17,15 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
     vec![
         // Public.
         call("GET /health", None, Public),
+        call(
+            "POST /csp-report",
+            Some(json!({"csp-report": {
+                "document-uri": "http://localhost/walk",
+                "violated-directive": "img-src",
+                "blocked-uri": "https://elsewhere.test/p.png",
+            }})),
+            Public,
+        ),
         call("POST /account/login_v2", Some(own.clone()), Public),
         call("POST /account/admin-login/", Some(own), Public),
         call(
