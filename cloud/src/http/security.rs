@@ -12,7 +12,7 @@
 use std::num::NonZeroU32;
 use std::sync::OnceLock;
 
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
@@ -21,6 +21,7 @@ use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde_json::Value;
 
 use super::error::{ApiError, ApiResult};
+use super::extract::read_body;
 
 /// The content security policy of every answer.
 pub const CSP: &str = "default-src 'self'; script-src 'self'; \
@@ -48,6 +49,9 @@ pub async fn headers(req: Request, next: Next) -> Response {
     }
     res
 }
+
+/// The largest report taken (a browser's is a few hundred bytes).
+const REPORT_MAX_BYTES: usize = 64 * 1024;
 
 /// Violation reports logged a minute, at most (a page in a loop or a flood of reports
 /// must not fill the log).
@@ -95,8 +99,9 @@ pub fn summary(report: &Value) -> Option<(String, String, String)> {
 #[utoipa::path(post, path = "/csp-report", tag = "service", security(()),
     request_body(content = Object, content_type = "application/json"),
     responses((status = 204), (status = 400, description = "not a report")))]
-pub async fn report(body: Bytes) -> ApiResult<StatusCode> {
+pub async fn report(body: Body) -> ApiResult<StatusCode> {
     const NOT_A_REPORT: &str = "A content security policy report is a JSON object.";
+    let body = read_body(body, REPORT_MAX_BYTES).await?;
     let v: Value = serde_json::from_slice(&body).map_err(|_| ApiError::non_field(NOT_A_REPORT))?;
     let (page, directive, blocked) = summary(&v).ok_or(ApiError::non_field(NOT_A_REPORT))?;
     if report_budget().check().is_ok() {

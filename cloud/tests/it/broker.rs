@@ -8,26 +8,12 @@ use std::time::Duration;
 
 use gemba_shared::mqtt::v1;
 use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, QoS};
-use serde_json::Value;
 
 use crate::both;
 use crate::common::*;
 
 /// The publish the attacker sent in the issue: 600 kB.
 const OVERSIZED: usize = 600 * 1000;
-
-/// `/api/health`, untyped (the cloud's own answer, not a shared wire type).
-async fn health(app: &TestApp) -> Value {
-    let url = format!("{}/health", app.base);
-    app.client
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
 
 /// Publishes `payload` on `topic` of the broker at `port` from a new anonymous
 /// connection, and waits until it went out (the broker may close the connection then).
@@ -62,7 +48,7 @@ async fn outsider_floods(app: &TestApp, port: u16) {
     let topic = format!("{}/1/1/cycles", v1::PREFIX);
     let mut connected = false;
     for _ in 0..200 {
-        connected = health(app).await["mqtt"] == "connected";
+        connected = app.health().await["mqtt"] == "connected";
         if connected {
             break;
         }
@@ -71,9 +57,9 @@ async fn outsider_floods(app: &TestApp, port: u16) {
     assert!(
         connected,
         "the cloud never connected: {}",
-        health(app).await
+        app.health().await
     );
-    let before = health(app).await["ingest"]["rejected"].as_u64().unwrap();
+    let before = app.health().await["ingest"]["rejected"].as_u64().unwrap();
     let flood = {
         let topic = topic.clone();
         tokio::spawn(async move {
@@ -86,7 +72,7 @@ async fn outsider_floods(app: &TestApp, port: u16) {
     // Watch the link while the flood lasts, and a second after.
     let watch_until = tokio::time::Instant::now() + Duration::from_secs(3);
     while tokio::time::Instant::now() < watch_until {
-        let h = health(app).await;
+        let h = app.health().await;
         assert_eq!(
             h["mqtt"], "connected",
             "an oversized publish cut the link: {h}"
@@ -96,7 +82,7 @@ async fn outsider_floods(app: &TestApp, port: u16) {
     flood.await.unwrap();
     publish(port, &topic, b"not a signed message".to_vec()).await;
     for _ in 0..200 {
-        let h = health(app).await;
+        let h = app.health().await;
         if h["ingest"]["rejected"].as_u64().unwrap() > before {
             assert_eq!(h["mqtt"], "connected", "{h}");
             return;
@@ -105,7 +91,7 @@ async fn outsider_floods(app: &TestApp, port: u16) {
     }
     panic!(
         "ingestion read nothing after the flood: {}",
-        health(app).await
+        app.health().await
     );
 }
 

@@ -337,8 +337,19 @@ impl TestApp {
 
     /// The API's OpenAPI document.
     pub async fn openapi(&self) -> Value {
+        self.public_json("openapi.json").await
+    }
+
+    /// `/api/health`, untyped: its answer is the cloud's own (`gemba_cloud::http::Health`,
+    /// not a shared wire type, and only serialised).
+    pub async fn health(&self) -> Value {
+        self.public_json("health").await
+    }
+
+    /// `GET path` without a token, its body as JSON.
+    async fn public_json(&self, path: &str) -> Value {
         self.client
-            .get(format!("{}/openapi.json", self.base))
+            .get(format!("{}/{path}", self.base))
             .send()
             .await
             .unwrap()

@@ -278,28 +278,16 @@ async fn cycles_stored(app: &TestApp) -> i64 {
         .unwrap()
 }
 
-/// `/health`, untyped: its answer is the cloud's own (`gemba_cloud::http::Health`, not
-/// a shared wire type, and only serialised).
-async fn health(app: &TestApp) -> Value {
-    let r = app
-        .client
-        .get(format!("{}/health", app.base))
-        .send()
-        .await
-        .unwrap();
-    r.json().await.unwrap()
-}
-
 /// Waits until `/api/health` counts `field` at least `n`.
 async fn counted(app: &TestApp, field: &str, n: u64) -> Value {
     for _ in 0..200 {
-        let h = health(app).await;
+        let h = app.health().await;
         if h["ingest"][field].as_u64().unwrap() >= n {
             return h;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    panic!("{field} never reached {n}: {}", health(app).await);
+    panic!("{field} never reached {n}: {}", app.health().await);
 }
 
 both!(
@@ -533,7 +521,7 @@ both!(
         let good = cycle(w.task);
         dev.send_cycle(&good).await;
         counted(&app, "cycles", 1).await;
-        let h = health(&app).await;
+        let h = app.health().await;
         assert_eq!(h["ingest"]["rejected"].as_u64(), Some(n + 1), "{h}");
         assert_eq!(cycles_stored(&app).await, 1);
         let d: DeviceDetails = app
