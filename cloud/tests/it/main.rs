@@ -1,7 +1,8 @@
 //! Integration tests of gemba-cloud: the real server on port 0, against a real SQLite
 //! file and a real PostgreSQL database (one new database per test), with the embedded
-//! MQTT broker. Every test written with [`both!`] runs on both backends. New suites talk to
-//! it through the typed client ([`client`]) over the shared wire types.
+//! MQTT broker. Every test written with [`both!`] runs on both backends. The suites talk to
+//! it through the typed client ([`client`]) over the shared wire types; refusals' error
+//! bodies, malformed bodies and the cloud's own answers (`/api/health`) stay JSON.
 
 mod client;
 mod common;
