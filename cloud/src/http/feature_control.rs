@@ -19,7 +19,8 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::db::{features, orgs};
+use crate::db::{features, orgs, users};
+use crate::http::client_ip::ClientIp;
 use crate::http::error::{ApiError, ApiResult, is_unique_violation};
 use crate::http::extract::{AuthUser, Json, Query};
 use crate::state::AppState;
@@ -231,6 +232,18 @@ fn check_recipients(v: &[String]) -> ApiResult<Vec<String>> {
     Ok(list)
 }
 
+/// Is `address` a user `me` may mail: a member of the request's organisation, or for a
+/// super admin any user?
+async fn may_be_mailed(state: &AppState, me: &AuthUser, address: &str) -> ApiResult<bool> {
+    let Some(user) = users::by_email(&state.db, address).await? else {
+        return Ok(false);
+    };
+    if me.is_admin() {
+        return Ok(true);
+    }
+    Ok(users::is_member(&state.db, user.id, me.org()?).await?)
+}
+
 fn duplicate_event(e: sqlx::Error) -> ApiError {
     ApiError::unique_as(
         e,
@@ -373,14 +386,17 @@ pub async fn get_event_notification(
 
 // ----- e-mail ---------------------------------------------------------------------------
 
-/// Send a plain-text e-mail. It is kept in the outbox (and as an `.eml` file) and, with
-/// SMTP configured, delivered in the background; the outbox row records the result.
+/// Send a plain-text e-mail to users of the organisation (a super admin: to any user).
+/// It is kept in the outbox (and as an `.eml` file) and, with SMTP configured, delivered
+/// in the background; the outbox row records the result.
 #[utoipa::path(post, path = "/feature_control/send_email", tag = "feature_control",
     request_body = SendEmail,
-    responses((status = 200, body = SendEmailResult), (status = 400), (status = 403)))]
+    responses((status = 200, body = SendEmailResult), (status = 400), (status = 403),
+        (status = 429, description = "too many e-mails")))]
 pub async fn send_email(
     State(state): State<AppState>,
     me: AuthUser,
+    client: ClientIp,
     Json(req): Json<SendEmail>,
 ) -> ApiResult<axum::Json<SendEmailResult>> {
     me.require(Permission::SendEmail)?;
@@ -388,6 +404,16 @@ pub async fn send_email(
     let subject =
         validate::email_subject(&req.subject).map_err(|m| ApiError::field("subject", m))?;
     validate::email_body(&req.body).map_err(|m| ApiError::field("body", m))?;
+    for r in &recipients {
+        if !may_be_mailed(&state, &me, r).await? {
+            return Err(ApiError::field(
+                "recipients",
+                format!("\"{r}\" is not a user of this organization."),
+            ));
+        }
+    }
+    let addresses: Vec<&str> = recipients.iter().map(String::as_str).collect();
+    client.may_mail(&state, &addresses)?;
     let id = state.mailer.send(&recipients, subject, &req.body).await?;
     tracing::info!(
         outbox_id = id,

@@ -30,6 +30,13 @@ async fn org_with_admin(app: &TestApp, admin: &str, display: &str, email: &str) 
     (org, t)
 }
 
+/// The users `send_email` mails in these tests, in organisation `org`.
+async fn plant_users(app: &TestApp, org: i64) {
+    for e in ["ops@plant.test", "lead@plant.test"] {
+        app.quick_user(e, "Plant", "org_user", &[org]).await;
+    }
+}
+
 /// `t` as the JSON sent.
 fn body<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap()
@@ -927,7 +934,11 @@ both!(
     send_email_validates_and_keeps_the_mail_in_the_outbox,
     |app: TestApp| async move {
         let admin = app.admin_token().await;
-        let (_, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
+        let (a, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
+        plant_users(&app, a).await;
+        let b = app.create_org(&admin, "Org B").await;
+        app.quick_user("other@plant.test", "Other", "org_user", &[b])
+            .await;
         let path = "feature_control/send_email";
         let good = SendEmail {
             recipients: vec!["Ops@Plant.test".into(), "lead@plant.test".into()],
@@ -959,18 +970,25 @@ both!(
             b[k] = v;
             b
         };
-        let mut bad: Vec<(Value, &str)> = vec![];
-        bad.push((to(vec![]), "recipients"));
-        bad.push((to(vec!["nope".into()]), "recipients"));
-        bad.push((with("recipients", json!("ops@plant.test")), "recipients"));
         let many: Vec<String> = (0..51).map(|i| format!("u{i}@plant.test")).collect();
-        bad.push((to(many), "recipients"));
-        bad.push((subject("  ".into()), "subject"));
-        bad.push((subject("s".repeat(201)), "subject"));
-        bad.push((subject("Hi\r\nBcc: spy@evil.test".into()), "subject"));
-        bad.push((text(" \n".into()), "body"));
-        bad.push((text("b".repeat(100 * 1024 + 1)), "body"));
-        bad.push((with("body", json!(7)), "body"));
+        let mut bad: Vec<(Value, &str)> = vec![
+            (to(vec![]), "recipients"),
+            (to(vec!["nope".into()]), "recipients"),
+            (with("recipients", json!("ops@plant.test")), "recipients"),
+            // Only the organisation's users: not an outside address, nor another's user.
+            (to(vec!["stranger@plant.test".into()]), "recipients"),
+            (
+                to(vec!["ops@plant.test".into(), "other@plant.test".into()]),
+                "recipients",
+            ),
+            (to(many), "recipients"),
+            (subject("  ".into()), "subject"),
+            (subject("s".repeat(201)), "subject"),
+            (subject("Hi\r\nBcc: spy@evil.test".into()), "subject"),
+            (text(" \n".into()), "body"),
+            (text("b".repeat(100 * 1024 + 1)), "body"),
+            (with("body", json!(7)), "body"),
+        ];
         let mut no_subject = body(&good);
         no_subject.as_object_mut().unwrap().remove("subject");
         bad.push((no_subject, "subject"));
@@ -978,6 +996,21 @@ both!(
             let (s, v) = app.post(path, body, Some(&ua)).await;
             field_error(s, &v, field);
         }
+        let (_, v) = app
+            .send_refused(
+                Method::POST,
+                path,
+                &SendEmail {
+                    recipients: vec!["other@plant.test".into()],
+                    ..good.clone()
+                },
+                &ua,
+            )
+            .await;
+        assert_eq!(
+            v["recipients"][0],
+            "\"other@plant.test\" is not a user of this organization."
+        );
         // None of them was sent.
         assert!(app.last_mail("plant.test").await.is_none());
         assert!(app.last_mail("evil.test").await.is_none());
@@ -1126,7 +1159,8 @@ async fn smtp_delivers(backend: Backend) {
     let sink = SmtpSink::start().await;
     let app = TestApp::start_with(backend, smtp_at(sink.port)).await;
     let admin = app.admin_token().await;
-    let (_, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
+    let (a, ua) = org_with_admin(&app, &admin, "Org A", "a@a.test").await;
+    plant_users(&app, a).await;
     let subject = "Schichtübergabe: Linie 3";
     let body = "Station 1 lief.\nStation 2 – Pause 10 min.\n";
     let mail = SendEmail {
@@ -1171,6 +1205,9 @@ async fn smtp_unreachable(backend: Backend) {
     let port = free_port();
     let app = TestApp::start_with(backend, smtp_at(port)).await;
     let admin = app.admin_token().await;
+    // The super admin may mail any user, of no organisation too.
+    app.quick_user("ops@plant.test", "Ops", "org_user", &[])
+        .await;
     let mail = SendEmail {
         recipients: vec!["ops@plant.test".into()],
         subject: "Nobody home".into(),

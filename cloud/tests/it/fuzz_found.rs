@@ -206,7 +206,7 @@ both!(
                 .bearer_auth(&admin)
                 .json(&json!({"user_id": id, "organization": b}));
             let send = app.client.post(&mail).bearer_auth(&admin).json(
-                &json!({"recipients": [format!("r{i}@a.test")], "subject": "S", "body": "B"}),
+                &json!({"recipients": [format!("link{i}@a.test")], "subject": "S", "body": "B"}),
             );
             for rb in [link, send] {
                 calls.push(tokio::spawn(async move {

@@ -354,7 +354,7 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         call(
             "POST /feature_control/send_email",
             Some(json!({
-                "recipients": [format!("mail-{r}@walk.test")],
+                "recipients": [me.email.clone()],
                 "subject": "Walk",
                 "body": "Sent by the role walk.",
             })),
