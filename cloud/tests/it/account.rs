@@ -78,6 +78,17 @@ pub(crate) async fn answered<B: Serialize, T: DeserializeOwned>(
 }
 
 /// The roles `account/roles/` lists.
+/// With a temporary token `temp`: sign-in codes by e-mail chosen, and one sent.
+pub(crate) async fn email_codes_chosen(app: &TestApp, temp: &str) -> Msg {
+    app.send_as(
+        Method::PATCH,
+        "account/set_mfa_method_email/",
+        &json!({}),
+        temp,
+    )
+    .await
+}
+
 pub(crate) async fn roles(app: &TestApp, admin: &str) -> Vec<RoleRecord> {
     app.get_as("account/roles/", admin).await
 }
@@ -221,14 +232,7 @@ both!(
         // A temporary token opens nothing but the MFA calls.
         let (s, _) = app.get("organization/", &temp).await;
         assert_eq!(s, StatusCode::UNAUTHORIZED);
-        let v: Msg = app
-            .send_as(
-                Method::PATCH,
-                "account/set_mfa_method_email/",
-                &json!({}),
-                &temp,
-            )
-            .await;
+        let v = email_codes_chosen(&app, &temp).await;
         assert_eq!(v.msg, "OTP Sent!");
         let code = app.last_code("ann@example.com").await;
         let otp = |otp: &str| OtpRequest { otp: otp.into() };

@@ -7,7 +7,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use super::{METHOD_EXISTS, OTP_INVALID, TOO_MANY_ATTEMPTS, other_code, otp, qr_png};
-use crate::account::{ANON, credentials, pending_login, user_in, wire};
+use crate::account::{ANON, credentials, email_codes_chosen, pending_login, user_in, wire};
 use crate::common::*;
 use crate::{both, both_with};
 
@@ -22,14 +22,7 @@ fn sms() -> SmsMethodRequest {
 /// A sign-in up to the temporary token, with the e-mail code sent.
 async fn email_code_sent(app: &TestApp, email: &str) -> String {
     let temp = pending_login(app, email, PASSWORD).await.token;
-    let _: Msg = app
-        .send_as(
-            Method::PATCH,
-            "account/set_mfa_method_email/",
-            &json!({}),
-            &temp,
-        )
-        .await;
+    email_codes_chosen(app, &temp).await;
     temp
 }
 
@@ -108,14 +101,7 @@ both!(
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
 
-        let _: Msg = app
-            .send_as(
-                Method::PATCH,
-                "account/set_mfa_method_email/",
-                &json!({}),
-                &temp,
-            )
-            .await;
+        email_codes_chosen(&app, &temp).await;
         for path in [
             "account/send_otp_code/",
             "account/resend_otp/",
