@@ -79,12 +79,8 @@ fn load_or_create_key(settings: &Settings) -> anyhow::Result<String> {
         return Ok(k.trim().to_string());
     }
     let k = random_token();
+    // 0600: written under the creation mask `private::keep_private` set.
     std::fs::write(&path, &k).with_context(|| format!("writing {}", path.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
-    }
     Ok(k)
 }
 
