@@ -57,6 +57,9 @@ pub struct Settings {
     pub public_url: Option<String>,
     /// HMAC key for access tokens; generated into `{data}/jwt.key` when unset.
     pub jwt_secret: Option<Secret>,
+    /// Key sealing authenticator-app (TOTP) secrets at rest: 32 bytes in base64;
+    /// generated into `{data}/totp.key` when unset (`crate::totp_seal`).
+    pub totp_key: Option<Secret>,
     pub access_token_ttl_secs: u64,
     pub refresh_token_ttl_secs: u64,
     /// New accounts require a second factor at sign-in.
@@ -153,6 +156,7 @@ impl Default for Settings {
             admin_host: "admin.localhost".into(),
             public_url: None,
             jwt_secret: None,
+            totp_key: None,
             access_token_ttl_secs: 15 * 60,
             refresh_token_ttl_secs: 14 * 24 * 3600,
             require_otp: true,
@@ -246,9 +250,11 @@ mod tests {
     fn secrets_are_redacted() {
         let s = Settings {
             jwt_secret: Some(Secret("hunter2".into())),
+            totp_key: Some(Secret("hunter3".into())),
             ..Default::default()
         };
         assert!(!format!("{s:?}").contains("hunter2"));
+        assert!(!format!("{s:?}").contains("hunter3"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod private;
 pub mod reconcile;
 pub mod seed;
 pub mod state;
+pub mod totp_seal;
 pub mod training;
 
 use std::future::Future;
@@ -42,6 +43,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         None => load_or_create_key(&settings)?,
     };
     let keys = Keys::new(secret.as_bytes());
+    let totp = totp_seal::open_for(&db, &settings).await?;
     let events = events::Events::new(secret.as_bytes());
     let passwords = Passwords::new(&settings.kdf)?;
     let mailer = Mailer::new(db.clone(), &settings)?;
@@ -52,6 +54,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         db,
         settings,
         keys,
+        totp,
         passwords,
         mail_limits,
         mailer,

@@ -12,7 +12,13 @@ use anyhow::Context;
 use rustix::fs::Mode;
 
 /// Files of the data folder older versions made with the default mask.
-const SECRETS: [&str; 4] = ["gemba.db", "gemba.db-wal", "gemba.db-shm", "jwt.key"];
+const SECRETS: [&str; 5] = [
+    "gemba.db",
+    "gemba.db-wal",
+    "gemba.db-shm",
+    "jwt.key",
+    "totp.key",
+];
 
 /// Sets the process's creation mask to 077 and makes `data` (and the secrets already in
 /// it) private to this user.

@@ -15,6 +15,8 @@ pub struct Inner {
     pub db: Db,
     pub settings: Settings,
     pub keys: Keys,
+    /// Seals and opens the users' authenticator-app secrets.
+    pub totp: crate::totp_seal::TotpKey,
     pub passwords: Passwords,
     pub mailer: Mailer,
     /// Bounds on the calls that mail an address the caller names.

@@ -406,6 +406,17 @@ impl TestApp {
             .unwrap_or_else(|| panic!("no user {email}"))
     }
 
+    /// `email`'s pending authenticator secret in plain, as the QR code shows it (the
+    /// database holds it sealed with the server's TOTP key).
+    pub async fn pending_totp_secret(&self, email: &str) -> String {
+        let row = self.user_row(email).await;
+        let sealed = row.totp_pending_secret.expect("a pending secret");
+        self.state
+            .totp
+            .open(row.id, &sealed)
+            .expect("a sealed secret")
+    }
+
     /// A verified, approved user with `role` and password [`PASSWORD`], linked to `orgs`
     /// (the first becomes current), written straight to the database: quicker than
     /// [`TestApp::user_in`] where the sign-up itself is not under test. No MFA method

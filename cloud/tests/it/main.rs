@@ -32,6 +32,7 @@ mod stream;
 mod tasks;
 mod telemetry;
 mod tenancy;
+mod totp_at_rest;
 mod training;
 mod videos;
 mod walks;

@@ -8,7 +8,8 @@
 //! - every wrong code counts as a failed sign-in of the address (the same lockout as
 //!   wrong passwords, answered with 429), so codes cannot be guessed at leisure; an
 //!   e-mail/SMS code also dies after 5 wrong guesses;
-//! - an authenticator code is accepted once: its time step is spent.
+//! - an authenticator code is accepted once: its time step is spent;
+//! - authenticator secrets are stored sealed (`crate::totp_seal`), never in plain.
 
 use axum::extract::State;
 use axum::http::header;
@@ -169,7 +170,8 @@ pub async fn set_mfa_method_sms_post(
 pub async fn get_qr_code(State(state): State<AppState>, me: PendingUser) -> ApiResult<Response> {
     may_choose_method(&me)?;
     let secret = new_totp_secret();
-    users::set(&state.db, me.user.id, "totp_pending_secret", secret.clone()).await?;
+    let sealed = state.totp.seal(me.user.id, &secret);
+    users::set(&state.db, me.user.id, "totp_pending_secret", sealed).await?;
     let png = totp(&secret, &me.user.email)?
         .get_qr_png()
         .map_err(|e| anyhow::anyhow!("qr code: {e}"))?;
@@ -194,17 +196,17 @@ pub async fn set_mfa_method_authenticator_app(
     may_choose_method(&me)?;
     let code = req.otp.trim();
     validate::otp(code).map_err(|m| ApiError::field("otp", m))?;
-    let secret = me
+    let sealed = me
         .user
         .totp_pending_secret
         .clone()
         .ok_or_else(|| ApiError::non_field("Scan the QR code first."))?;
     check_not_locked(&state, &me.user.email).await?;
-    if !check_totp(&state, &me.user, &secret, code).await? {
+    if !check_totp(&state, &me.user, &sealed, code).await? {
         record_failure(&state, &me.user.email).await?;
         return Err(ApiError::field("otp", messages::OTP_INVALID));
     }
-    users::set(&state.db, me.user.id, "totp_secret", secret).await?;
+    users::set(&state.db, me.user.id, "totp_secret", sealed).await?;
     users::set(&state.db, me.user.id, "totp_pending_secret", None::<String>).await?;
     users::set(&state.db, me.user.id, "mfa_method", AUTHENTICATOR).await?;
     complete(&state, &me).await
@@ -240,10 +242,21 @@ pub async fn verify_otp_code(
     complete(&state, &me).await
 }
 
-/// Checks an authenticator code against `secret` for the current time step and its
-/// neighbours (clock drift), and spends the step it matched: a code passes once.
-async fn check_totp(state: &AppState, user: &UserRow, secret: &str, code: &str) -> ApiResult<bool> {
-    let t = totp(secret, &user.email)?;
+/// Checks an authenticator code against the `sealed` secret for the current time step
+/// and its neighbours (clock drift), and spends the step it matched: a code passes once.
+/// A secret this server's key does not open is a clear 500 for the operator, not a
+/// wrong code.
+async fn check_totp(state: &AppState, user: &UserRow, sealed: &str, code: &str) -> ApiResult<bool> {
+    let secret = state.totp.open(user.id, sealed).map_err(|e| {
+        tracing::error!(user = user.id, error = %e, "cannot open an authenticator secret");
+        ApiError::Status(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "Your authenticator app cannot be checked: this server's TOTP key does not \
+             open its secret. An administrator must restore the key (`totp_key`)."
+                .into(),
+        )
+    })?;
+    let t = totp(&secret, &user.email)?;
     let step = (now_ms() / 1000) as u64 / TOTP_STEP_SECS;
     for s in [step.saturating_sub(1), step, step + 1] {
         if t.check(code, s * TOTP_STEP_SECS) {

@@ -62,7 +62,7 @@ both!(
 
         // With the full session: switch to the authenticator app.
         qr_png(&app, &full).await;
-        let secret = app.user_row(email).await.totp_pending_secret.unwrap();
+        let secret = app.pending_totp_secret(email).await;
         let v: LoginUser = app
             .send_as(
                 Method::PATCH,
