@@ -24,6 +24,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use gemba_cloud::config::{Kdf, Settings};
 use gemba_cloud::db::{devices, now_ms};
+use gemba_shared::broker;
 use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
@@ -78,11 +79,13 @@ async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64, r
     for d in devs {
         let (org, id, kid, key) = (d.org, d.id, d.kid.clone(), d.key.clone());
         handles.push(tokio::spawn(async move {
+            // Each device as itself: the broker checks its login (gemba_shared::broker).
             let mut opts = MqttOptions::new(
-                format!("bench-{id}-{}", uuid::Uuid::new_v4().simple()),
+                broker::client_id(id, &key),
                 broker.ip().to_string(),
                 broker.port(),
             );
+            opts.set_credentials(broker::username(id), broker::password(&key));
             opts.set_keep_alive(Duration::from_secs(30));
             opts.set_inflight(100);
             let (client, mut events) = AsyncClient::new(opts, 200);
@@ -125,11 +128,17 @@ async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64, r
 /// The broker alone: cycles/s from publish to a subscriber, and the CPU time of this
 /// process per message (µs).
 async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<(f64, f64)> {
-    let addr: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
-    gemba_cloud::mqtt::start_embedded(addr).await?;
+    // A cloud's state (SQLite) holds the devices' keys the broker checks logins with;
+    // the cloud itself does not run.
+    let dir = tempfile::tempdir()?;
+    let (state, _, addr) = seeded(&dir, None, 1).await?;
+    let devs = enrol(&state, devices).await?;
+    let login = gemba_cloud::mqtt::Login::random();
+    gemba_cloud::mqtt::start_embedded(addr, &state, &login).await?;
     let total = (devices * cycles) as u64;
     let seen = Arc::new(AtomicU64::new(0));
     let mut opts = MqttOptions::new("bench-sub", addr.ip().to_string(), addr.port());
+    login.apply(&mut opts);
     opts.set_keep_alive(Duration::from_secs(30));
     let (sub, mut events) = AsyncClient::new(opts, 100);
     sub.subscribe(format!("{}/+/+/cycles", v1::PREFIX), QoS::AtLeastOnce)
@@ -154,14 +163,6 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<(f64, f64)> {
         }
     });
     ready_rx.await?;
-    let devs: Vec<Dev> = (0..devices)
-        .map(|i| Dev {
-            org: 1,
-            id: i + 1,
-            kid: "1".into(),
-            key: vec![7; 32],
-        })
-        .collect();
     let (cpu0, _) = cpu_ms();
     let t0 = Instant::now();
     publish_all(addr, &devs, 1, cycles, None).await;
@@ -174,6 +175,68 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<(f64, f64)> {
     }
     let rate = total as f64 / t0.elapsed().as_secs_f64();
     Ok((rate, (cpu_ms().0 - cpu0) * 1000.0 / total as f64))
+}
+
+/// A cloud's state on a temporary database (PostgreSQL at `database_url`, else SQLite
+/// in `dir`) with one organisation and task; answers the state, the task and the
+/// embedded broker's address.
+async fn seeded(
+    dir: &tempfile::TempDir,
+    database_url: Option<String>,
+    workers: usize,
+) -> anyhow::Result<(gemba_cloud::state::AppState, i64, SocketAddr)> {
+    let mqtt: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
+    let http = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+    let settings = Settings {
+        data: dir.path().join("data"),
+        http,
+        mqtt: mqtt.to_string(),
+        database_url,
+        ingest_workers: workers,
+        kdf: Kdf {
+            memory_kib: 4096,
+            iterations: 1,
+            parallelism: 1,
+        },
+        ..Settings::default()
+    };
+    let state = gemba_cloud::build_state(settings).await?;
+    let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
+    let (_, task) = gemba_cloud::seed::organization_with_task(
+        &state,
+        "bench",
+        "Pump\nA:\na;\nB:\nb;\nC:\nc;\n",
+        admin,
+    )
+    .await?;
+    Ok((state, task, mqtt))
+}
+
+/// `devices` devices of the state's one organisation, enrolled.
+async fn enrol(state: &gemba_cloud::state::AppState, devices: i64) -> anyhow::Result<Vec<Dev>> {
+    let org: i64 = sqlx::query_scalar("SELECT id FROM organizations")
+        .fetch_one(&state.db.pool)
+        .await?;
+    let mut devs = vec![];
+    for i in 0..devices {
+        let code = format!("BENCH{i:07}");
+        gemba_cloud::seed::device_with_code(state, org, &format!("Bench {i}"), &code).await?;
+        let key = [i as u8; 32];
+        let (org, id, _, kid) = devices::enrol(
+            &state.db,
+            &gemba_cloud::auth::enrolment_code_hash(&code),
+            &STANDARD.encode(key),
+        )
+        .await?
+        .context("enrolled")?;
+        devs.push(Dev {
+            org,
+            id,
+            kid: kid.to_string(),
+            key: key.to_vec(),
+        });
+    }
+    Ok(devs)
 }
 
 /// What a run into the cloud measured.
@@ -203,49 +266,9 @@ async fn cloud(
         }
         _ => None,
     };
-    let mqtt: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let settings = Settings {
-        data: dir.path().join("data"),
-        http: listener.local_addr()?,
-        mqtt: mqtt.to_string(),
-        database_url,
-        ingest_workers: workers,
-        kdf: Kdf {
-            memory_kib: 4096,
-            iterations: 1,
-            parallelism: 1,
-        },
-        ..Settings::default()
-    };
-    let state = gemba_cloud::build_state(settings).await?;
-    let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
-    let (org, task) = gemba_cloud::seed::organization_with_task(
-        &state,
-        "bench",
-        "Pump\nA:\na;\nB:\nb;\nC:\nc;\n",
-        admin,
-    )
-    .await?;
-    let mut devs = vec![];
-    for i in 0..devices {
-        let code = format!("BENCH{i:07}");
-        gemba_cloud::seed::device_with_code(&state, org, &format!("Bench {i}"), &code).await?;
-        let key = [i as u8; 32];
-        let (org, id, _, kid) = devices::enrol(
-            &state.db,
-            &gemba_cloud::auth::enrolment_code_hash(&code),
-            &STANDARD.encode(key),
-        )
-        .await?
-        .context("enrolled")?;
-        devs.push(Dev {
-            org,
-            id,
-            kid: kid.to_string(),
-            key: key.to_vec(),
-        });
-    }
+    let (state, task, mqtt) = seeded(&dir, database_url, workers).await?;
+    let devs = enrol(&state, devices).await?;
+    let listener = tokio::net::TcpListener::bind(state.settings.http).await?;
     let s2 = state.clone();
     tokio::spawn(async move {
         gemba_cloud::launch(s2, listener, std::future::pending())

@@ -46,6 +46,15 @@ pub struct Settings {
     /// messages as (on an external broker), each message going to one of them.
     /// Deployments sharing a broker use groups of their own.
     pub mqtt_group: String,
+    /// The cloud's username and password on an external broker (the embedded broker
+    /// makes the cloud's own at each start). Devices log in with credentials derived
+    /// from their keys (`gemba_shared::broker`).
+    pub mqtt_username: Option<String>,
+    pub mqtt_password: Option<Secret>,
+    /// Keep the external broker's device logins and topic access in step with
+    /// enrolments through Mosquitto's dynamic security plugin (the cloud's user needs
+    /// its admin role; docs/architecture.md "Broker access").
+    pub mqtt_dynsec: bool,
     /// `postgres://…` to use PostgreSQL; unset for SQLite in the data folder.
     pub database_url: Option<String>,
     /// Base domain: organisations are served at `{org}.{base_domain}`.
@@ -151,6 +160,9 @@ impl Default for Settings {
             mqtt: "127.0.0.1:1884".into(),
             mqtt_public_url: None,
             mqtt_group: "gemba-cloud".into(),
+            mqtt_username: None,
+            mqtt_password: None,
+            mqtt_dynsec: false,
             database_url: None,
             base_domain: "localhost".into(),
             admin_host: "admin.localhost".into(),

@@ -121,16 +121,34 @@ pub async fn launch(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let embedded = state.settings.embedded_mqtt();
-    if let Some(addr) = embedded {
-        mqtt::start_embedded(addr).await?;
-    }
+    // The cloud's login: its own on the embedded broker, the configured one elsewhere.
+    let login = match embedded {
+        Some(addr) => {
+            let login = mqtt::Login::random();
+            mqtt::start_embedded(addr, &state, &login).await?;
+            Some(login)
+        }
+        None => state
+            .settings
+            .mqtt_username
+            .clone()
+            .map(|username| mqtt::Login {
+                username,
+                password: state
+                    .settings
+                    .mqtt_password
+                    .as_ref()
+                    .map(|p| p.0.clone())
+                    .unwrap_or_default(),
+            }),
+    };
     let (host, port) = mqtt::broker_address(&state.settings.mqtt)?;
     let group = &state.settings.mqtt_group;
     if group.is_empty() || group.contains(['/', '+', '#']) {
         anyhow::bail!("mqtt_group {group:?}: name a group without '/', '+' or '#'");
     }
     // Replicas share an external broker's messages; the embedded one serves one cloud.
-    mqtt::spawn_link(state.clone(), host, port, embedded.is_none());
+    mqtt::spawn_link(state.clone(), host, port, login, embedded.is_none());
     if state.settings.train_in_process {
         let s = state.clone();
         tokio::spawn(async move {

@@ -4,6 +4,7 @@
 //! derives are behind the `openapi` feature so the edge agent stays small.
 
 pub mod api;
+pub mod broker;
 pub mod cycle;
 pub mod eval;
 pub mod footage;

@@ -1,6 +1,6 @@
 //! The embedded broker (rumqttd): its configuration (MQTT 3.1.1 on the port, MQTT 5 on
-//! the next), its start on a thread of its own, and the address of whichever broker the
-//! cloud uses.
+//! the next, both asking `access::allows` about every connection), its start on a
+//! thread of its own, and the address of whichever broker the cloud uses.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -10,13 +10,17 @@ use anyhow::Context;
 use gemba_shared::mqtt::v1;
 use rumqttc::{AsyncClient, Event, Packet};
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+use tokio::runtime::Handle;
+
+use crate::mqtt::access::{self, Login};
+use crate::state::AppState;
 
 /// The largest packet the embedded broker takes: the contract's largest payload
 /// ([`v1::MAX_PAYLOAD_BYTES`]) with room for its topic and header.
 pub const MAX_PACKET_BYTES: usize = v1::MAX_PAYLOAD_BYTES + 1024;
 
-fn config(addr: SocketAddr) -> Config {
-    let server = ServerSettings {
+fn config(addr: SocketAddr, state: &AppState, cloud: &Login) -> Config {
+    let mut server = ServerSettings {
         name: "v4".into(),
         listen: addr,
         tls: None,
@@ -32,6 +36,15 @@ fn config(addr: SocketAddr) -> Config {
             dynamic_filters: true,
         },
     };
+    // The check runs on the cloud's runtime (its database pool lives there); the
+    // broker's own runtime only waits for the answer.
+    let (state, cloud, runtime) = (state.clone(), cloud.clone(), Handle::current());
+    server.set_auth_handler(move |client_id: String, user: String, pass: String| {
+        let (state, cloud) = (state.clone(), cloud.clone());
+        let check = runtime
+            .spawn(async move { access::allows(&state, &cloud, &client_id, &user, &pass).await });
+        async move { check.await.unwrap_or(false) }
+    });
     let mut v4 = HashMap::new();
     v4.insert("1".to_string(), server.clone());
     let mut v5 = HashMap::new();
@@ -55,13 +68,18 @@ fn config(addr: SocketAddr) -> Config {
     }
 }
 
-/// Starts the broker on its own thread and waits until it accepts connections.
-pub async fn start_embedded(addr: SocketAddr) -> anyhow::Result<()> {
+/// Starts the broker on its own thread and waits until it accepts connections; it
+/// takes the cloud as `cloud` and devices as themselves (`access`).
+pub async fn start_embedded(
+    addr: SocketAddr,
+    state: &AppState,
+    cloud: &Login,
+) -> anyhow::Result<()> {
     // Fail clearly when the port is taken (rumqttd would only log it on its thread).
     std::net::TcpListener::bind(addr).with_context(|| {
         format!("the MQTT address {addr} is in use; choose another with --mqtt")
     })?;
-    let mut broker = Broker::new(config(addr));
+    let mut broker = Broker::new(config(addr, state, cloud));
     std::thread::Builder::new()
         .name("mqtt-broker".into())
         .spawn(move || {
@@ -72,7 +90,7 @@ pub async fn start_embedded(addr: SocketAddr) -> anyhow::Result<()> {
     // Ready when it answers an MQTT CONNECT (a bare TCP probe makes the broker log an
     // error for a connection that never spoke MQTT).
     for _ in 0..100 {
-        if answers_connect(addr).await {
+        if answers_connect(addr, cloud).await {
             tracing::info!(%addr, "embedded MQTT broker listening");
             return Ok(());
         }
@@ -82,9 +100,10 @@ pub async fn start_embedded(addr: SocketAddr) -> anyhow::Result<()> {
 }
 
 /// Does a broker at `addr` acknowledge a connection (within a second)?
-async fn answers_connect(addr: SocketAddr) -> bool {
+async fn answers_connect(addr: SocketAddr, cloud: &Login) -> bool {
     let id = format!("gemba-cloud-probe-{}", &crate::auth::random_token()[..8]);
-    let opts = rumqttc::MqttOptions::new(id, addr.ip().to_string(), addr.port());
+    let mut opts = rumqttc::MqttOptions::new(id, addr.ip().to_string(), addr.port());
+    cloud.apply(&mut opts);
     let (client, mut events) = AsyncClient::new(opts, 1);
     let acked = tokio::time::timeout(Duration::from_secs(1), async {
         loop {

@@ -16,7 +16,9 @@ use rumqttc::{AsyncClient, Event, Packet, QoS};
 use tokio::sync::mpsc;
 
 use crate::db::{Db, devices};
+use crate::mqtt::access::Login;
 use crate::mqtt::broker::MAX_PACKET_BYTES;
+use crate::mqtt::dynsec;
 use crate::mqtt::ingest::ingest;
 use crate::state::AppState;
 
@@ -44,6 +46,10 @@ pub struct Link {
     pub stats: Stats,
     /// Device keys by device id, each with when it was read (see [`KEY_TTL`]).
     keys: Mutex<HashMap<i64, (Instant, Option<DeviceKey>)>>,
+    /// The broker's host and port and the cloud's login there, once started.
+    target: OnceLock<(String, u16, Option<Login>)>,
+    /// Whether the broker's logins are kept through Mosquitto's dynamic security.
+    dynsec: AtomicBool,
 }
 
 /// How long a device's key is used from memory before it is read again: a revocation
@@ -84,6 +90,8 @@ impl Default for Link {
             client: OnceLock::new(),
             stats: Stats::default(),
             keys: Mutex::new(HashMap::new()),
+            target: OnceLock::new(),
+            dynsec: AtomicBool::new(false),
         }
     }
 }
@@ -97,6 +105,11 @@ impl Link {
     /// The client, once the link is started.
     pub(crate) fn client(&self) -> Option<&AsyncClient> {
         self.client.get()
+    }
+
+    /// The broker's host and port and the cloud's login there, once started.
+    pub(super) fn target(&self) -> Option<(String, u16, Option<Login>)> {
+        self.target.get().cloned()
     }
 
     /// Drops device `id`'s key from memory (after an enrolment or revocation).
@@ -122,6 +135,38 @@ impl Link {
             .expect("keys lock")
             .insert(id, (Instant::now(), k.clone()));
         Ok(k)
+    }
+
+    /// Sends the broker's dynamic security `commands` (when the cloud keeps it).
+    pub(super) fn control(&self, commands: Vec<serde_json::Value>) {
+        if !self.dynsec.load(Ordering::Relaxed) || commands.is_empty() {
+            return;
+        }
+        if let Some(c) = self.client.get()
+            && let Err(e) = c.try_publish(
+                dynsec::CONTROL,
+                QoS::AtLeastOnce,
+                false,
+                dynsec::payload(commands),
+            )
+        {
+            tracing::error!(error = %e, "sending the broker's access commands");
+        }
+    }
+
+    /// Device `device` of `org` was enrolled with `key` (raw): the broker takes it.
+    pub fn enrolled(&self, org: i64, device: i64, key: &[u8]) {
+        self.forget(device);
+        self.control(dynsec::admit(org, device, key));
+    }
+
+    /// Device `device` lost its credentials (revoked, archived, deleted): its key is
+    /// forgotten, its connection (`connection`, read by [`Link::connection_of`] before
+    /// the change) ended and the broker refuses it from now on.
+    pub fn revoked(&self, device: i64, connection: Option<String>) {
+        self.forget(device);
+        self.kick(connection);
+        self.control(dynsec::remove(device));
     }
 
     /// Sends device `device` of `org` a message on `channel`, signed with its key.
@@ -221,16 +266,22 @@ fn subscriptions(group: Option<&str>) -> Vec<String> {
     .collect()
 }
 
-/// Keeps the cloud's two connections to the broker up (reconnecting with back-off):
-/// one reads what devices send (subscribed, as members of a shared subscription group
+/// Keeps the cloud's two connections to the broker up (reconnecting with back-off, as
+/// `login` when given): one reads what devices send (subscribed, as members of a shared subscription group
 /// when `shared`, so that replicas split the messages) and hands it to ingestion; the
 /// other sends commands, acknowledgements and stream events. Sending on the reading
 /// connection cut the broker's deliveries to it to about a quarter under load
 /// (`docs/benchmarks.md`).
-pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
+pub fn spawn_link(state: AppState, host: String, port: u16, login: Option<Login>, shared: bool) {
+    let _ = state.mqtt.target.set((host.clone(), port, login.clone()));
+    let dynsec_on = shared && state.settings.mqtt_dynsec;
+    state.mqtt.dynsec.store(dynsec_on, Ordering::Relaxed);
     let id = format!("gemba-cloud-{}", &crate::auth::random_token()[..12]);
     let options = |role: &str| {
         let mut opts = rumqttc::MqttOptions::new(format!("{id}-{role}"), host.clone(), port);
+        if let Some(l) = &login {
+            l.apply(&mut opts);
+        }
         opts.set_keep_alive(Duration::from_secs(15));
         opts.set_max_packet_size(LINK_MAX_INCOMING_BYTES, MAX_PACKET_BYTES);
         opts
@@ -254,7 +305,10 @@ pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
         let up = &s2.mqtt.sending;
         let mut backoff = Duration::from_millis(200);
         loop {
-            next_event(&mut sending, up, &mut backoff, &h2, p2).await;
+            let e = next_event(&mut sending, up, &mut backoff, &h2, p2).await;
+            if dynsec_on && let Event::Incoming(Packet::ConnAck(_)) = e {
+                tokio::spawn(keep_logins(s2.clone()));
+            }
         }
     });
     tokio::spawn(async move {
@@ -266,10 +320,20 @@ pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
                     // Every replica reads every stream event: not a shared subscription.
                     let events = state.events.topic().to_string();
                     let group = shared.then_some(state.settings.mqtt_group.as_str());
-                    for t in subscriptions(group).into_iter().chain([events]) {
+                    let answers = dynsec_on.then(|| dynsec::RESPONSE.to_string());
+                    for t in subscriptions(group)
+                        .into_iter()
+                        .chain([events])
+                        .chain(answers)
+                    {
                         if let Err(e) = reader.try_subscribe(t, QoS::AtLeastOnce) {
                             tracing::error!(error = %e, "MQTT subscribe");
                         }
+                    }
+                }
+                Event::Incoming(Packet::Publish(p)) if p.topic == dynsec::RESPONSE => {
+                    for e in dynsec::errors(&p.payload) {
+                        tracing::error!(error = e, "the broker refused an access command");
                     }
                 }
                 Event::Incoming(Packet::Publish(p)) if p.topic == state.events.topic() => {
@@ -287,6 +351,32 @@ pub fn spawn_link(state: AppState, host: String, port: u16, shared: bool) {
             }
         }
     });
+}
+
+/// On (re)connecting to a broker whose access the cloud keeps: the cloud's own role,
+/// and every enrolled device's login (made where missing).
+async fn keep_logins(state: AppState) {
+    let Some((_, _, Some(login))) = state.mqtt.target() else {
+        tracing::error!("mqtt_dynsec needs the cloud's mqtt_username and mqtt_password");
+        return;
+    };
+    state.mqtt.control(dynsec::cloud_role(&login.username));
+    match devices::enrolled(&state.db).await {
+        Ok(all) => {
+            let commands = all
+                .into_iter()
+                .filter_map(|(id, org, key)| {
+                    Some(dynsec::ensure(org, id, &STANDARD.decode(key).ok()?))
+                })
+                .flatten()
+                .collect::<Vec<_>>();
+            // In parts, each well under the broker's packet limit.
+            for part in commands.chunks(200) {
+                state.mqtt.control(part.to_vec());
+            }
+        }
+        Err(e) => tracing::error!(error = %e, "reading the enrolled devices for the broker"),
+    }
 }
 
 /// The next event of one of the link's connections. `up` says whether the broker

@@ -7,12 +7,16 @@
 //! By job: `broker` starts the embedded broker; `link` keeps the cloud's
 //! connections up, subscribes and sends commands; `ingest` reads, verifies and stores
 //! what devices send; `ack` says, as plain logic, what a stored batch
-//! acknowledges to each device.
+//! acknowledges to each device; `access` says who may connect to the embedded broker,
+//! `dynsec` keeps an external Mosquitto's logins and topic access in step.
 
+mod access;
 mod ack;
 mod broker;
+mod dynsec;
 mod ingest;
 mod link;
 
+pub use access::Login;
 pub use broker::{broker_address, start_embedded};
 pub use link::{KEY_TTL, Link, Stats, new_command_id, spawn_link};

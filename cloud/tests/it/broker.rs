@@ -1,25 +1,48 @@
-//! The broker a plant can expose (issue 28), as an outsider tries it: a publish larger
-//! than the contract allows, sent again and again, neither disconnects the cloud's link
-//! nor stops ingestion, on the embedded broker (which refuses it) and on a Mosquitto
-//! without a size limit (whose delivery the cloud drops).
+//! The broker a plant can expose (issue 28), as an outsider tries it:
+//! - the embedded broker takes only enrolled devices, each with its own login and
+//!   client id, and the cloud; revoking, archiving or deleting a device ends its
+//!   connection (revocation in `devices.rs`);
+//! - a publish larger than the contract allows, sent again and again, neither
+//!   disconnects the cloud's link nor stops ingestion, on the embedded broker (which
+//!   refuses it) and on a Mosquitto without a size limit (whose delivery the cloud
+//!   drops).
 
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use gemba_shared::api::v1::device::Credentials;
+use gemba_shared::broker;
 use gemba_shared::mqtt::v1;
 use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, QoS};
 
 use crate::both;
 use crate::common::*;
+use crate::devices::{TestDevice, answers, connects, enrolled, world};
 
 /// The publish the attacker sent in the issue: 600 kB.
 const OVERSIZED: usize = 600 * 1000;
 
-/// Publishes `payload` on `topic` of the broker at `port` from a new anonymous
-/// connection, and waits until it went out (the broker may close the connection then).
-async fn publish(port: u16, topic: &str, payload: Vec<u8>) {
-    let id = format!("outsider-{}", uuid::Uuid::new_v4().simple());
-    let mut opts = MqttOptions::new(id, "127.0.0.1", port);
+/// Who sends: a device's login (the embedded broker takes no one else) or, on a
+/// broker that takes anyone, nobody's.
+type Sender = Option<Credentials>;
+
+/// Publishes `payload` on `topic` of the broker at `port` from a new connection (as
+/// `from`), and waits until it went out (the broker may close the connection then).
+async fn publish(port: u16, from: &Sender, topic: &str, payload: Vec<u8>) {
+    let mut opts = match from {
+        Some(c) => {
+            let key = STANDARD.decode(&c.key).unwrap();
+            let mut o = MqttOptions::new(broker::client_id(c.device, &key), "127.0.0.1", port);
+            o.set_credentials(broker::username(c.device), broker::password(&key));
+            o
+        }
+        None => {
+            let id = format!("outsider-{}", uuid::Uuid::new_v4().simple());
+            MqttOptions::new(id, "127.0.0.1", port)
+        }
+    };
     opts.set_max_packet_size(2 * OVERSIZED, 2 * OVERSIZED);
     let (client, mut events) = AsyncClient::new(opts, 4);
     client
@@ -44,7 +67,7 @@ async fn publish(port: u16, topic: &str, payload: Vec<u8>) {
 /// Sends five oversized publishes on a topic the cloud reads, watching `/api/health`
 /// all along, then a small malformed one: the link stays connected throughout and
 /// reads the small one (counted as rejected).
-async fn outsider_floods(app: &TestApp, port: u16) {
+async fn outsider_floods(app: &TestApp, port: u16, from: Sender) {
     let topic = format!("{}/1/1/cycles", v1::PREFIX);
     let mut connected = false;
     for _ in 0..200 {
@@ -61,10 +84,10 @@ async fn outsider_floods(app: &TestApp, port: u16) {
     );
     let before = app.health().await["ingest"]["rejected"].as_u64().unwrap();
     let flood = {
-        let topic = topic.clone();
+        let (topic, from) = (topic.clone(), from.clone());
         tokio::spawn(async move {
             for _ in 0..5 {
-                publish(port, &topic, vec![b'x'; OVERSIZED]).await;
+                publish(port, &from, &topic, vec![b'x'; OVERSIZED]).await;
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
         })
@@ -80,7 +103,7 @@ async fn outsider_floods(app: &TestApp, port: u16) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     flood.await.unwrap();
-    publish(port, &topic, b"not a signed message".to_vec()).await;
+    publish(port, &from, &topic, b"not a signed message".to_vec()).await;
     for _ in 0..200 {
         let h = app.health().await;
         if h["ingest"]["rejected"].as_u64().unwrap() > before {
@@ -98,7 +121,10 @@ async fn outsider_floods(app: &TestApp, port: u16) {
 both!(
     an_oversized_publish_leaves_the_embedded_brokers_link_up,
     |app: TestApp| async move {
-        outsider_floods(&app, app.mqtt.port()).await;
+        // Only an enrolled device gets in: one whose owner turned against the plant.
+        let w = world(&app).await;
+        let creds = enrolled(&app, &w.boss, "Rogue").await;
+        outsider_floods(&app, app.mqtt.port(), Some(creds)).await;
     }
 );
 
@@ -139,5 +165,112 @@ async fn an_oversized_delivery_from_an_external_broker_is_dropped_not_fatal() {
         s.mqtt = format!("mqtt://127.0.0.1:{port}");
     })
     .await;
-    outsider_floods(&app, port).await;
+    outsider_floods(&app, port, None).await;
 }
+
+/// The options of a connection to the embedded broker as `client_id` with `login`.
+fn options(port: u16, client_id: &str, login: Option<(&str, &str)>) -> MqttOptions {
+    let mut o = MqttOptions::new(client_id, "127.0.0.1", port);
+    if let Some((user, pass)) = login {
+        o.set_credentials(user, pass);
+    }
+    o
+}
+
+/// Whether the embedded broker's MQTT 5 listener (the port after `port`) acknowledges
+/// a connection as `client_id` with `login`.
+async fn answers_v5(port: u16, client_id: &str, login: Option<(&str, &str)>) -> bool {
+    use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Packet};
+    use rumqttc::v5::{AsyncClient, Event, MqttOptions};
+    let mut o = MqttOptions::new(client_id, "127.0.0.1", port + 1);
+    if let Some((user, pass)) = login {
+        o.set_credentials(user, pass);
+    }
+    let (client, mut events) = AsyncClient::new(o, 4);
+    let acked = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match events.poll().await {
+                Ok(Event::Incoming(Packet::ConnAck(a))) => {
+                    return a.code == ConnectReturnCode::Success;
+                }
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    })
+    .await
+    .unwrap_or(false);
+    let _ = client.try_disconnect();
+    acked
+}
+
+both!(
+    the_embedded_broker_takes_only_enrolled_devices_each_as_itself,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let creds = enrolled(&app, &w.boss, "Press 1").await;
+        let other = enrolled(&app, &w.boss, "Press 2").await;
+        let port = app.mqtt.port();
+        let key = STANDARD.decode(&creds.key).unwrap();
+        let (id, user, pass) = (
+            broker::client_id(creds.device, &key),
+            broker::username(creds.device),
+            broker::password(&key),
+        );
+        let other_key = STANDARD.decode(&other.key).unwrap();
+        // Its own login, as the agent connects (the check is not refusing everyone).
+        assert!(connects(&creds).await, "the device's own login was refused");
+        assert!(answers_v5(port, &id, Some((&user, &pass))).await);
+        // Anonymous, on both listeners (MQTT 3.1.1 and 5).
+        assert!(!answers(options(port, "outsider", None)).await);
+        assert!(!answers_v5(port, "outsider", None).await);
+        // A wrong secret; another device's password for this device's name.
+        assert!(!answers(options(port, &id, Some((&user, "guess")))).await);
+        let theirs = broker::password(&other_key);
+        assert!(!answers(options(port, &id, Some((&user, &theirs)))).await);
+        assert!(!answers_v5(port, &id, Some((&user, &theirs))).await);
+        // Its login under another device's client id (which would cut that one off),
+        // or under any id but its own (which the cloud could not end on revocation).
+        let their_id = broker::client_id(other.device, &other_key);
+        assert!(!answers(options(port, &their_id, Some((&user, &pass)))).await);
+        assert!(!answers(options(port, "gemba-agent-x", Some((&user, &pass)))).await);
+        // The cloud's username with a guess; a name that is nobody's.
+        assert!(!answers(options(port, "c", Some(("gemba-cloud", "guess")))).await);
+        assert!(!answers(options(port, "c", Some(("admin", "admin")))).await);
+        assert!(!answers(options(port, "c", Some(("gemba-device-999999", &pass)))).await);
+    }
+);
+
+both!(
+    archiving_or_deleting_a_device_ends_its_connection,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let a = enrolled(&app, &w.boss, "Press 1").await;
+        let b = enrolled(&app, &w.boss, "Press 2").await;
+        let mut dev_a = TestDevice::of(&a).await;
+        let mut dev_b = TestDevice::of(&b).await;
+        let _: serde_json::Value = app
+            .send_as(
+                reqwest::Method::PATCH,
+                &format!("device/archive_device/{}/", a.device),
+                &serde_json::json!({"is_archived": true}),
+                &w.boss,
+            )
+            .await;
+        dev_a.disconnected().await;
+        assert!(!connects(&a).await, "an archived device connected again");
+        // The other device stays connected.
+        assert!(!*dev_b.ended.borrow());
+        let (s, _) = app
+            .call(
+                reqwest::Method::DELETE,
+                &format!("device/{}/", b.device),
+                None,
+                Some(&w.boss),
+            )
+            .await;
+        assert_eq!(s, reqwest::StatusCode::NO_CONTENT);
+        dev_b.disconnected().await;
+        assert!(!connects(&b).await, "a deleted device connected again");
+    }
+);

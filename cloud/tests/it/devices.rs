@@ -16,6 +16,7 @@ use gemba_shared::api::v1::device::{
 };
 use gemba_shared::api::v1::organization::{Department, DepartmentCreate};
 use gemba_shared::api::v1::task::{Task, TaskCreate, TaskObjectCreate, TaskPatch};
+use gemba_shared::broker;
 use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
 use reqwest::{Method, StatusCode};
@@ -110,6 +111,39 @@ pub(crate) async fn added_and_enrolled(app: &TestApp, tok: &str, name: &str) -> 
     serde_json::to_value(enrolled(app, tok, name).await).unwrap()
 }
 
+/// Whether the broker accepts a connection with `creds` as its device does (within
+/// 5 s; the embedded broker closes a refused one without an answer).
+pub(crate) async fn connects(creds: &Credentials) -> bool {
+    let key = STANDARD.decode(&creds.key).unwrap();
+    let (host, port) = gemba_cloud::mqtt::broker_address(&creds.mqtt).expect("a broker address");
+    let mut opts = MqttOptions::new(broker::client_id(creds.device, &key), host, port);
+    opts.set_credentials(broker::username(creds.device), broker::password(&key));
+    answers(opts).await
+}
+
+/// Whether a broker acknowledges a connection with `opts` (within 5 s); it leaves at once.
+pub(crate) async fn answers(opts: MqttOptions) -> bool {
+    let (client, mut events) = AsyncClient::new(opts, 4);
+    let acked = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match events.poll().await {
+                Ok(Event::Incoming(Packet::ConnAck(a))) => {
+                    return a.code == rumqttc::ConnectReturnCode::Success;
+                }
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    })
+    .await
+    .unwrap_or(false);
+    if acked {
+        let _ = client.try_disconnect();
+        let _ = tokio::time::timeout(Duration::from_millis(100), events.poll()).await;
+    }
+    acked
+}
+
 /// A device as the broker sees it: its credentials and a connected client.
 pub(crate) struct TestDevice {
     pub(crate) org: i64,
@@ -118,6 +152,8 @@ pub(crate) struct TestDevice {
     pub(crate) key: Vec<u8>,
     pub(crate) client: AsyncClient,
     pub(crate) rx: tokio::sync::mpsc::UnboundedReceiver<(String, Vec<u8>)>,
+    /// Turns true when the broker ends the connection (it does not reconnect).
+    pub(crate) ended: tokio::sync::watch::Receiver<bool>,
 }
 
 impl TestDevice {
@@ -133,11 +169,10 @@ impl TestDevice {
         // The broker the cloud told the device of: the embedded one or an external one.
         let (host, port) =
             gemba_cloud::mqtt::broker_address(&creds.mqtt).expect("a broker address");
-        let mut opts = MqttOptions::new(
-            format!("test-dev-{}", uuid::Uuid::new_v4().simple()),
-            host,
-            port,
-        );
+        let key = STANDARD.decode(&creds.key).unwrap();
+        let mut opts = MqttOptions::new(broker::client_id(id, &key), host, port);
+        // The broker takes the device as itself (gemba_shared::broker).
+        opts.set_credentials(broker::username(id), broker::password(&key));
         opts.set_keep_alive(Duration::from_secs(10));
         opts.set_max_packet_size(1024 * 1024, 1024 * 1024);
         let (client, mut events) = AsyncClient::new(opts, 100);
@@ -152,6 +187,7 @@ impl TestDevice {
         }
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        let (end_tx, ended) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             let mut ready = Some(ready_tx);
             let mut acks = 0;
@@ -171,6 +207,7 @@ impl TestDevice {
                     _ => {}
                 }
             }
+            let _ = end_tx.send(true);
         });
         tokio::time::timeout(Duration::from_secs(10), ready_rx)
             .await
@@ -180,10 +217,19 @@ impl TestDevice {
             org,
             id,
             kid: creds.credential_id.to_string(),
-            key: STANDARD.decode(&creds.key).unwrap(),
+            key,
             client,
             rx,
+            ended,
         }
+    }
+
+    /// Waits (up to 10 s) until the broker ended the connection.
+    pub(crate) async fn disconnected(&mut self) {
+        tokio::time::timeout(Duration::from_secs(10), self.ended.wait_for(|e| *e))
+            .await
+            .expect("the broker ended the device's connection")
+            .unwrap();
     }
 
     pub(crate) fn topic(&self, c: Channel) -> String {
@@ -271,7 +317,7 @@ pub(crate) fn cycle(task: i64) -> CycleMessage {
     )
 }
 
-async fn cycles_stored(app: &TestApp) -> i64 {
+pub(crate) async fn cycles_stored(app: &TestApp) -> i64 {
     sqlx::query_scalar("SELECT COUNT(*) FROM cycles")
         .fetch_one(&app.state.db.pool)
         .await
@@ -279,7 +325,7 @@ async fn cycles_stored(app: &TestApp) -> i64 {
 }
 
 /// Waits until `/api/health` counts `field` at least `n`.
-async fn counted(app: &TestApp, field: &str, n: u64) -> Value {
+pub(crate) async fn counted(app: &TestApp, field: &str, n: u64) -> Value {
     for _ in 0..200 {
         let h = app.health().await;
         if h["ingest"][field].as_u64().unwrap() >= n {
@@ -386,7 +432,8 @@ both!(
         let active: Vec<Device> = app.get_as("device/get_active_devices/", &w.eng).await;
         assert_eq!(active.len(), 1);
 
-        // Revoked: the device's messages are refused from now on.
+        // Revoked: the broker ends the device's connection and refuses it from now on.
+        let mut dev = dev;
         let d: Device = app
             .send_as(
                 Method::POST,
@@ -396,8 +443,8 @@ both!(
             )
             .await;
         assert!(!d.enrolled, "{d:?}");
-        dev.send_cycle(&cycle(w.task)).await;
-        counted(&app, "rejected", 1).await;
+        dev.disconnected().await;
+        assert!(!connects(&creds).await, "a revoked device connected again");
         assert_eq!(cycles_stored(&app).await, 1);
         // A new code enrols it again, with a new key id; the old key stays refused.
         let again: EnrolmentCode = app
@@ -410,8 +457,7 @@ both!(
             .await;
         let creds2 = enrol(&app, &again.code).await;
         assert_ne!(creds2.credential_id, creds.credential_id);
-        dev.send_cycle(&cycle(w.task)).await;
-        counted(&app, "rejected", 2).await;
+        assert!(!connects(&creds).await, "the old key connected");
         let dev2 = TestDevice::of(&creds2).await;
         dev2.send_cycle(&cycle(w.task)).await;
         counted(&app, "cycles", 2).await;

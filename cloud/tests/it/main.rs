@@ -17,6 +17,7 @@ mod cycle_changes;
 mod demo;
 mod device_recording;
 mod devices;
+mod dynsec;
 mod features;
 mod flows;
 mod fuzz_found;

@@ -139,33 +139,25 @@ both!(
 );
 
 both!(embedded_broker_relays_mqtt, |app: TestApp| async move {
-    use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
-    let mut opts = MqttOptions::new("it-client", app.mqtt.ip().to_string(), app.mqtt.port());
-    opts.set_keep_alive(std::time::Duration::from_secs(5));
-    let (client, mut events) = AsyncClient::new(opts, 10);
-    client
-        .subscribe("gemba/v1/test/#", QoS::AtLeastOnce)
-        .await
-        .unwrap();
-    client
+    // A device reads back what it published on its own topic.
+    let w = crate::devices::world(&app).await;
+    let creds = crate::devices::enrolled(&app, &w.boss, "Relay").await;
+    let mut dev = crate::devices::TestDevice::of(&creds).await;
+    let topic = dev.topic(gemba_shared::mqtt::v1::Channel::Cmd);
+    dev.client
         .publish(
-            "gemba/v1/test/dev/status",
-            QoS::AtLeastOnce,
+            &topic,
+            rumqttc::QoS::AtLeastOnce,
             false,
             b"{\"v\":1}".to_vec(),
         )
         .await
         .unwrap();
-    let got = tokio::time::timeout(std::time::Duration::from_secs(10), async {
-        loop {
-            if let Event::Incoming(Packet::Publish(p)) = events.poll().await.unwrap() {
-                return p;
-            }
-        }
-    })
-    .await
-    .expect("the broker relayed the message");
-    assert_eq!(got.topic, "gemba/v1/test/dev/status");
+    let (got, payload) = tokio::time::timeout(std::time::Duration::from_secs(10), dev.rx.recv())
+        .await
+        .expect("the broker relayed the message")
+        .unwrap();
+    assert_eq!((got, payload), (topic, b"{\"v\":1}".to_vec()));
 });
 
 both!(

@@ -31,6 +31,8 @@ pub(super) async fn session(
     let mut mo = MqttOptions::new(link.client_id(), &link.host, link.port);
     mo.set_keep_alive(Duration::from_secs(10));
     mo.set_clean_session(true);
+    // The broker takes only enrolled devices, each as itself (gemba_shared::broker).
+    mo.set_credentials(link.username(), link.password());
     mo.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
     let offline = StatusMessage {
         online: false,

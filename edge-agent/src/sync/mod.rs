@@ -43,15 +43,18 @@ pub struct Link {
 }
 
 impl Link {
-    /// The MQTT client id: the same for every connection of one enrolment (a new
-    /// connection takes over a stale one, so its last will cannot say offline after the
-    /// new one said online), and unlike any other deployment's device of the same id on
-    /// a shared broker (a digest of the key, which is random per enrolment).
+    /// The MQTT client id ([`gemba_shared::broker::client_id`]).
     pub fn client_id(&self) -> String {
-        use sha2::{Digest, Sha256};
-        let d = Sha256::digest([b"gemba-agent client id\0".as_slice(), &self.key].concat());
-        let tag = gemba_shared::hex(&d[..6]);
-        format!("gemba-agent-{}-{tag}", self.device)
+        gemba_shared::broker::client_id(self.device, &self.key)
+    }
+
+    /// The broker username and password of this device.
+    pub fn username(&self) -> String {
+        gemba_shared::broker::username(self.device)
+    }
+
+    pub fn password(&self) -> String {
+        gemba_shared::broker::password(&self.key)
     }
 
     fn topic(&self, c: Channel) -> String {
@@ -108,30 +111,5 @@ pub async fn run(
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Link;
-
-    fn link(key: &[u8]) -> Link {
-        Link {
-            host: "h".into(),
-            port: 1,
-            org: 1,
-            device: 7,
-            kid: "3".into(),
-            key: key.to_vec(),
-        }
-    }
-
-    #[test]
-    fn a_client_id_is_the_enrolments_own() {
-        let a = link(&[1; 32]).client_id();
-        assert_eq!(a, link(&[1; 32]).client_id(), "stable across connections");
-        assert!(a.starts_with("gemba-agent-7-") && a.len() == "gemba-agent-7-".len() + 12);
-        // Another deployment's device 7 (another key) does not take its connection over.
-        assert_ne!(a, link(&[2; 32]).client_id());
     }
 }

@@ -80,3 +80,14 @@ pub async fn auth(db: &Db, id: i64) -> sqlx::Result<Option<DeviceAuth>> {
     .fetch_optional(&db.pool)
     .await
 }
+
+/// Every device with credentials: id, organisation and key (base64), for the broker's
+/// list of logins (`mqtt::dynsec`).
+pub async fn enrolled(db: &Db) -> sqlx::Result<Vec<(i64, i64, String)>> {
+    sqlx::query_as(
+        "SELECT id, organization_id, credential_key FROM devices \
+         WHERE credential_key IS NOT NULL ORDER BY id",
+    )
+    .fetch_all(&db.pool)
+    .await
+}

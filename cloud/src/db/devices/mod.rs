@@ -20,7 +20,7 @@ mod status;
 
 pub use cameras::{running_in_org, running_task, set_camera_task, tasks_of, with_tasks};
 pub use commands::{ack_command, commands, insert_command, same_commands};
-pub use credentials::{DeviceAuth, auth, enrol, revoke, set_code};
+pub use credentials::{DeviceAuth, auth, enrol, enrolled, revoke, set_code};
 pub use records::{Change, Filter, NewDevice, delete, get, insert, list, set_star, update};
 pub use stats::{recent_cycles, stats};
 pub use status::{Before, set_status};

@@ -78,9 +78,13 @@ async fn change(
     };
     if !c.is_empty() {
         may_change(state, me, row.organization_id, needs).await?;
+        let connection = match c.archived {
+            Some(true) => state.mqtt.connection_of(&state.db, id).await,
+            _ => None,
+        };
         devices::update(&state.db, row.organization_id, id, &c).await?;
         if c.archived == Some(true) {
-            state.mqtt.forget(id);
+            state.mqtt.revoked(id, connection);
         }
     }
     if let Some(on) = req.starred {
@@ -132,9 +136,13 @@ pub async fn archive_device(
         archived: Some(archived),
         ..Change::default()
     };
+    let connection = match archived {
+        true => state.mqtt.connection_of(&state.db, id).await,
+        false => None,
+    };
     devices::update(&state.db, row.organization_id, id, &c).await?;
     if archived {
-        state.mqtt.forget(id);
+        state.mqtt.revoked(id, connection);
     }
     current(&state, &me, id).await
 }
@@ -148,7 +156,8 @@ pub async fn delete(
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
     let row = for_change(&state, &me, id, Permission::ManageDevices).await?;
+    let connection = state.mqtt.connection_of(&state.db, id).await;
     devices::delete(&state.db, row.organization_id, id).await?;
-    state.mqtt.forget(id);
+    state.mqtt.revoked(id, connection);
     Ok(StatusCode::NO_CONTENT)
 }

@@ -167,14 +167,14 @@ pub async fn enroll(
     if !is_enrolment_code(&req.code) {
         return Err(bad());
     }
-    let mut key = [0u8; 32];
-    rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
-    let key = STANDARD.encode(key);
+    let mut raw = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut raw);
+    let key = STANDARD.encode(raw);
     let (org, device, display_name, credential_id) =
         devices::enrol(&state.db, &enrolment_code_hash(&req.code), &key)
             .await?
             .ok_or_else(bad)?;
-    state.mqtt.forget(device);
+    state.mqtt.enrolled(org, device, &raw);
     tracing::info!(org, device, credential_id, "device enrolled");
     Ok(axum::Json(Credentials {
         organization: org,
@@ -186,8 +186,9 @@ pub async fn enroll(
     }))
 }
 
-/// Revokes a device's credentials: the cloud refuses its messages from now on (other
-/// replicas within [`crate::mqtt::KEY_TTL`]).
+/// Revokes a device's credentials: its connection to the broker ends and the cloud
+/// refuses it and its messages from now on (other replicas within
+/// [`crate::mqtt::KEY_TTL`]).
 #[utoipa::path(post, path = "/device/{id}/revoke/", tag = "devices",
     params(("id" = i64, Path)),
     responses((status = 200, body = Device), (status = 403), (status = 404)))]
@@ -197,8 +198,9 @@ pub async fn revoke(
     Path(id): Path<i64>,
 ) -> ApiResult<axum::Json<Device>> {
     let row = for_change(&state, &me, id, Permission::ManageDevices).await?;
+    let connection = state.mqtt.connection_of(&state.db, id).await;
     devices::revoke(&state.db, row.organization_id, id).await?;
-    state.mqtt.forget(id);
+    state.mqtt.revoked(id, connection);
     tracing::info!(device = id, "device credentials revoked");
     current(&state, &me, id).await
 }
