@@ -91,6 +91,9 @@ pub struct Settings {
     /// Days a cycle's video clip is kept; 0: devices are asked for no clips (and those
     /// kept go at the next sweep).
     pub clip_days: i64,
+    /// Seconds a device's upload link works (issue 28): a clip link from the
+    /// acknowledgement that carried it, a recording link from the recording's end.
+    pub upload_link_secs: i64,
     /// Threads that check the signatures of a batch of cycles side by side.
     pub ingest_workers: usize,
     /// How soon a device whose status still differs from what the portal set is sent
@@ -191,6 +194,7 @@ impl Default for Settings {
             max_body_bytes: 1024 * 1024,
             max_video_bytes: 4 * 1024 * 1024 * 1024,
             clip_days: 30,
+            upload_link_secs: 3600,
             ingest_workers: 2,
             reconcile_retry_ms: 30_000,
             stream_recheck_ms: 30_000,

@@ -1,7 +1,7 @@
 //! Cycle clips: the video a station's device recorded around a cycle, uploaded after
 //! the cycle was stored. One per cycle; the file is in the object store under the
 //! cycle's organisation (`clips/{cycle}.{mp4|webm}`), the row says where and when its
-//! first frame was on the cycle's clock.
+//! first frame was on the cycle's clock. A cycle keeps its first clip.
 
 use super::{Db, now_ms};
 
@@ -27,22 +27,13 @@ pub async fn cycle_device(db: &Db, org: i64, id: &str) -> sqlx::Result<Option<Op
         .await
 }
 
-/// Keeps clip `c` (replacing the cycle's earlier one); answers the earlier one's object
-/// key when it differs (for the caller to delete).
-pub async fn put(db: &Db, c: &ClipRow) -> sqlx::Result<Option<String>> {
-    // It reads before it writes: see `Db::begin_write`.
-    let mut tx = db.begin_write().await?;
-    let before: Option<String> =
-        sqlx::query_scalar("SELECT object_key FROM cycle_clips WHERE cycle_id = $1")
-            .bind(&c.cycle_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    sqlx::query(
+/// Keeps clip `c` unless its cycle has one: whether it did (a cycle's clip is never
+/// replaced through an upload link, issue 28).
+pub async fn put_new(db: &Db, c: &ClipRow) -> sqlx::Result<bool> {
+    let r = sqlx::query(
         "INSERT INTO cycle_clips (cycle_id, organization_id, object_key, start_ms, \
          duration_ms, size_bytes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) \
-         ON CONFLICT (cycle_id) DO UPDATE SET object_key = excluded.object_key, \
-         start_ms = excluded.start_ms, duration_ms = excluded.duration_ms, \
-         size_bytes = excluded.size_bytes, created_at = excluded.created_at",
+         ON CONFLICT (cycle_id) DO NOTHING",
     )
     .bind(&c.cycle_id)
     .bind(c.organization_id)
@@ -51,10 +42,9 @@ pub async fn put(db: &Db, c: &ClipRow) -> sqlx::Result<Option<String>> {
     .bind(c.duration_ms)
     .bind(c.size_bytes)
     .bind(c.created_at)
-    .execute(&mut *tx)
+    .execute(&db.pool)
     .await?;
-    tx.commit().await?;
-    Ok(before.filter(|k| *k != c.object_key))
+    Ok(r.rows_affected() == 1)
 }
 
 /// The clip of cycle `id` (of `org` when given: a super admin's call names none).

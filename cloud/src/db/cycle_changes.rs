@@ -8,7 +8,8 @@
 //!   stored cycles ([`rollups::rebuild`]) before the commit. So the figures always equal
 //!   the raw cycles', and a change either happens whole or not at all.
 //! - Every verdict, archive and restore is a row of `cycle_changes` (who, when, why);
-//!   deleting a cycle deletes its history with it.
+//!   deleting a cycle deletes its history with it and leaves its tombstone
+//!   (`db::tombstones`), so that a device's replay of it is not stored again.
 //! - `org` is the caller's organisation, `None` for the super admin (every one).
 
 use std::collections::BTreeSet;
@@ -232,6 +233,8 @@ pub async fn delete(db: &Db, org: Option<i64>, id: &str) -> sqlx::Result<Outcome
     ] {
         sqlx::query(sql).bind(id).execute(&mut *tx).await?;
     }
+    // Its replay is refused from now on, not stored again.
+    super::tombstones::leave(&mut tx, id, f.org, f.cycle.device).await?;
     if f.archived_at.is_none() {
         rollups::rebuild(&mut tx, db.backend, &f.keys().into_iter().collect()).await?;
     }

@@ -4,8 +4,8 @@
 //! Storing the cycles devices send: ingestion's hot path.
 //!
 //! A batch is stored in one transaction; a cycle whose id is stored already is skipped
-//! (ingestion is idempotent on the cycle id), and one whose task is not its
-//! organisation's is refused. Nothing of a batch is acknowledged to its devices until
+//! (ingestion is idempotent on the cycle id), one whose task is not its
+//! organisation's is refused, and so is one a person deleted (its tombstone). Nothing of a batch is acknowledged to its devices until
 //! the transaction committed.
 //!
 //! SQLite: one thread of its own ([`SqliteWriter`]) writes every batch through rusqlite,
@@ -43,6 +43,8 @@ pub enum Stored {
     Again,
     /// Its task is not one of its organisation's.
     Refused,
+    /// A person deleted it: its tombstone refuses it (`db::tombstones`).
+    Deleted,
 }
 
 /// A row of `cycles`, as both backends take it.
@@ -139,6 +141,20 @@ pub async fn insert_cycles(db: &Db, cycles: &[Received]) -> anyhow::Result<Vec<S
             false => Stored::Refused,
         })
         .collect();
+    // Deleted ones are not stored again.
+    let asked: Vec<&str> = (0..cycles.len())
+        .filter(|&i| stored[i] == Stored::Again)
+        .map(|i| cycles[i].cycle.id.as_str())
+        .collect();
+    let deleted: HashSet<String> = super::tombstones::of(db, &asked)
+        .await?
+        .into_iter()
+        .collect();
+    for (s, r) in stored.iter_mut().zip(cycles) {
+        if *s == Stored::Again && deleted.contains(&r.cycle.id) {
+            *s = Stored::Deleted;
+        }
+    }
     let mut todo: Vec<usize> = (0..cycles.len())
         .filter(|&i| stored[i] == Stored::Again)
         .collect();

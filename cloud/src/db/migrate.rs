@@ -122,6 +122,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "camera_events",
         include_str!("../../migrations/20261213000001_camera_events.sql"),
     ),
+    (
+        20261216000001,
+        "upload_tokens_tombstones",
+        include_str!("../../migrations/20261216000001_upload_tokens_tombstones.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

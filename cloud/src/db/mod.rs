@@ -32,7 +32,9 @@ pub mod rollups;
 pub mod task_objects;
 pub mod tasks;
 pub mod tokens;
+pub mod tombstones;
 pub mod training;
+pub mod upload_tokens;
 pub mod users;
 pub mod videos;
 

@@ -1,23 +1,33 @@
 //! Cycle clips (issue 7, "a cycle's video clip recorded by the agent around each cycle
 //! and uploaded after it"). The cloud's acknowledgement of a device's stored cycles
-//! carries a signed clip URL (`cycles/ack`'s `clip_url`, good for hours, naming the
-//! organisation and the device); the device then sends each acknowledged cycle's clip
-//! whole in one `PUT` to that URL followed by the cycle's id and `?start_ms=` (its first
-//! frame on the cycle's clock). The cloud keeps it in the object store
-//! (`clips/{cycle}.{mp4|webm}`), and Cycle Trace plays it through a signed media URL
-//! (`trace_single_cycle_details`'s `clip`). A clip replaces the cycle's earlier one; it
-//! goes with its cycle, and after `clip_days`. The URL and the sweeper are the media
+//! carries a clip URL (`cycles/ack`'s `clip_url`: a token of that acknowledgement alone,
+//! naming its cycles, good for `upload_link_secs`); the device then sends each
+//! acknowledged cycle's clip whole in one `PUT` to that URL followed by the cycle's id
+//! and `?start_ms=` (its first frame on the cycle's clock). The cloud keeps it in the
+//! object store (`clips/{cycle}.{mp4|webm}`), and Cycle Trace plays it through a signed
+//! media URL (`trace_single_cycle_details`'s `clip`). A cycle keeps its first clip: a
+//! link never replaces it (issue 28: a sniffed link must not overwrite clips); it goes
+//! with its cycle, and after `clip_days`. The URL and the sweeper are the media
 //! service's (`media/clips.rs`); this module takes the upload and answers clips.
+//!
+//! Refusals, before the body is read: an unknown link 404, an expired one 410
+//! 'This upload link has expired.', a cycle the link does not name 403 'This upload
+//! link is not for this cycle.', a cycle that has its clip 409 'This clip has already
+//! been uploaded.' (the device drops the clip on any of them, and keeps nothing to
+//! retry).
 
 use axum::body::Body;
 use axum::extract::State;
+use axum::http::StatusCode;
 use gemba_shared::api::v1::telemetry::{CLIP_MAX_BYTES, CycleClip};
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::auth::token_hash;
 use crate::db::clips::{self, ClipRow};
 use crate::db::now_ms;
+use crate::db::upload_tokens::{self, Refusal};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Path, Query};
 use crate::http::recording::save_body;
@@ -43,22 +53,33 @@ pub struct ClipParams {
 #[utoipa::path(put, path = "/device/clip/{token}/{cycle_id}", tag = "telemetry", security(()),
     params(("token" = String, Path), ("cycle_id" = String, Path), ClipParams),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
-    responses((status = 200, body = CycleClip), (status = 400), (status = 404),
-        (status = 413)))]
+    responses((status = 200, body = CycleClip), (status = 400),
+        (status = 403, description = "The link does not name this cycle"), (status = 404),
+        (status = 409, description = "The cycle has its clip"),
+        (status = 410, description = "The link has expired"), (status = 413)))]
 pub async fn upload(
     State(state): State<AppState>,
     Path((token, cycle)): Path<(String, String)>,
     Query(p): Query<ClipParams>,
     body: Body,
 ) -> ApiResult<axum::Json<CycleClip>> {
-    let Some((org, device)) = state.keys.verify_clip(&token) else {
+    // A cycle id is a UUID (the key names a file).
+    if uuid::Uuid::parse_str(&cycle).is_err() {
         return Err(refuse(body, ApiError::NotFound).await);
+    }
+    let link = upload_tokens::get(&state.db, &token_hash(&token)).await?;
+    let checked = upload_tokens::check(link.as_ref(), upload_tokens::CLIP, &cycle, now_ms());
+    let (org, device) = match checked {
+        Ok(d) => d,
+        Err(r) => return Err(refuse(body, link_refused(r, "cycle", "clip")).await),
     };
-    // Only a cycle this device recorded (a UUID: the key names a file).
-    if uuid::Uuid::parse_str(&cycle).is_err()
-        || clips::cycle_device(&state.db, org, &cycle).await? != Some(Some(device))
-    {
+    // Only a cycle this device recorded.
+    if clips::cycle_device(&state.db, org, &cycle).await? != Some(Some(device)) {
         return Err(refuse(body, ApiError::NotFound).await);
+    }
+    if clips::get(&state.db, Some(org), &cycle).await?.is_some() {
+        let e = link_refused(Refusal::Used, "cycle", "clip");
+        return Err(refuse(body, e).await);
     }
     let Some(start_ms) = p
         .start_ms
@@ -105,7 +126,6 @@ async fn keep(
         Err(ReadError::Failed(e)) => return Err(ApiError::Internal(e)),
     };
     let key = format!("clips/{cycle}.{ext}");
-    copy_to_store(state, path, &objects::key(org, &key)).await?;
     let row = ClipRow {
         cycle_id: cycle.into(),
         organization_id: org,
@@ -115,15 +135,41 @@ async fn keep(
         size_bytes: size,
         created_at: now_ms(),
     };
-    if let Some(old) = clips::put(&state.db, &row).await? {
-        media_clips::delete_object(state, org, &old).await;
+    // The row first: of two uploads at once, the one that kept it writes the file (for
+    // the moment of the copy the clip is listed before its file is there).
+    if !clips::put_new(&state.db, &row).await? {
+        return Err(link_refused(Refusal::Used, "cycle", "clip"));
+    }
+    if let Err(e) = copy_to_store(state, path, &objects::key(org, &row.object_key)).await {
+        clips::remove(&state.db, Some(org), cycle).await?;
+        return Err(ApiError::Internal(e));
     }
     // The cycle may have been deleted meanwhile: then the clip goes too.
     if clips::cycle_device(&state.db, org, cycle).await?.is_none() {
-        forget(state, Some(org), cycle).await?;
+        clips::remove(&state.db, Some(org), cycle).await?;
+        media_clips::delete_object(state, org, &row.object_key).await;
         return Err(ApiError::NotFound);
     }
     to_api(state, &row)
+}
+
+/// The answer to an upload link refused for `r`: the link names another `subject` (a
+/// cycle), or the `what` (a clip, a recording) was uploaded.
+pub(crate) fn link_refused(r: Refusal, subject: &str, what: &str) -> ApiError {
+    match r {
+        Refusal::Unknown => ApiError::NotFound,
+        Refusal::Expired => {
+            ApiError::Status(StatusCode::GONE, "This upload link has expired.".into())
+        }
+        Refusal::NotThis => ApiError::Status(
+            StatusCode::FORBIDDEN,
+            format!("This upload link is not for this {subject}."),
+        ),
+        Refusal::Used => ApiError::Status(
+            StatusCode::CONFLICT,
+            format!("This {what} has already been uploaded."),
+        ),
+    }
 }
 
 /// Reads and drops the body of a refused upload (at most a clip's size) before the

@@ -1,11 +1,12 @@
 //! Training video recorded on a device (issue 6, "recording … on a device"): the portal
 //! asks a device to record a camera for some seconds; the video is made at once in
-//! `recording`, and the device gets a signed `record` command carrying a signed upload
-//! URL. When done, the device sends the whole file in one `PUT` to that URL; the cloud
-//! reads it as it reads an upload (metadata, thumbnail, object store) and the video is
-//! `ready`. A device that cannot record or upload acknowledges the command with why,
-//! and the video is `failed` with those words (`mqtt.rs`); a file that is not a usable
-//! video fails it too.
+//! `recording`, and the device gets a signed `record` command carrying an upload URL
+//! (issue 28: a random token of that one video, used once, good for the recording plus
+//! `upload_link_secs`; `db::upload_tokens`). When done, the device sends the whole
+//! file in one `PUT` to that URL; the cloud reads it as it reads an upload (metadata,
+//! thumbnail, object store) and the video is `ready`. A device that cannot record or
+//! upload acknowledges the command with why, and the video is `failed` with those words
+//! (`mqtt.rs`); a file that is not a usable video fails it too.
 //!
 //! Asking needs what uploading needs (`ManageVideos` and "Record Training Set"); the
 //! device must be the organisation's and online, and have the camera.
@@ -14,16 +15,17 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::api::v1::device::check_camera;
-use gemba_shared::api::v1::video::{
-    MAX_RECORD_SECS, MEDIA_URL_TTL_SECS, MIN_RECORD_SECS, RecordRequest, Video,
-};
+use gemba_shared::api::v1::video::{MAX_RECORD_SECS, MIN_RECORD_SECS, RecordRequest, Video};
 use gemba_shared::mqtt::v1::Command;
 use tokio::io::AsyncWriteExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::auth::{random_token, token_hash};
 use crate::db::now_ms;
+use crate::db::upload_tokens::{self, NewToken, Refusal};
 use crate::db::videos::{self, NewVideo, Recording};
+use crate::http::clips::link_refused;
 use crate::http::devices::online_device;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path};
@@ -92,13 +94,7 @@ pub async fn record(
         },
     )
     .await?;
-    // Good long enough for the recording, a queue of uploads and a slow link.
-    let exp = now_ms() / 1000 + req.seconds + MEDIA_URL_TTL_SECS;
-    let url = format!(
-        "{}/api/device/recording/{}",
-        state.settings.public_url(),
-        state.keys.sign_upload(org, row.id, exp)?
-    );
+    let url = upload_link(&state, org, device.id, row.id, req.seconds).await?;
     state
         .mqtt
         .command_with_id(
@@ -119,6 +115,33 @@ pub async fn record(
     ))
 }
 
+/// The upload URL of device `device`'s recording of video `video` of `org`, `seconds`
+/// long: good for the recording and then its upload on a slow link
+/// (`upload_link_secs`), once.
+pub async fn upload_link(
+    state: &AppState,
+    org: i64,
+    device: i64,
+    video: i64,
+    seconds: i64,
+) -> ApiResult<String> {
+    let token = random_token();
+    let life_secs = seconds.max(0) + state.settings.upload_link_secs.max(1);
+    let link = NewToken {
+        hash: token_hash(&token),
+        kind: upload_tokens::RECORDING,
+        org,
+        device,
+        subjects: vec![video.to_string()],
+        expires_at: now_ms() + life_secs * 1000,
+    };
+    upload_tokens::insert(&state.db, &[link]).await?;
+    Ok(format!(
+        "{}/api/device/recording/{token}",
+        state.settings.public_url()
+    ))
+}
+
 /// `YYYY-MM-DD HH:MM:SS` (UTC) of unix milliseconds, for a recording's file name.
 fn stamp(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
@@ -126,21 +149,36 @@ fn stamp(ms: i64) -> String {
         .unwrap_or_default()
 }
 
-/// A device's recording, the whole file in one request, to the signed URL its `record`
-/// command carried. The video is ready after it (or failed, when the file is not a
-/// usable video: 400 with why).
+/// A device's recording, the whole file in one request, to the URL its `record`
+/// command carried, once. The video is ready after it (or failed, when the file is not
+/// a usable video: 400 with why).
 #[utoipa::path(put, path = "/device/recording/{token}", tag = "videos", security(()),
     params(("token" = String, Path)),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 200, body = Video), (status = 400), (status = 404),
-        (status = 409, description = "The video is not waiting for its recording"),
-        (status = 413)))]
+        (status = 409, description = "The link was used, or the video is not waiting for its recording"),
+        (status = 410, description = "The link has expired"), (status = 413)))]
 pub async fn upload(
     State(state): State<AppState>,
     Path(token): Path<String>,
     body: Body,
 ) -> ApiResult<axum::Json<Video>> {
-    let (org, id) = state.keys.verify_upload(&token).ok_or(ApiError::NotFound)?;
+    let hash = token_hash(&token);
+    let link = upload_tokens::get(&state.db, &hash).await?;
+    // The one video it names.
+    let video: String = link
+        .as_ref()
+        .and_then(|l| serde_json::from_str::<Vec<String>>(&l.subjects).ok())
+        .and_then(|v| v.into_iter().next())
+        .unwrap_or_default();
+    let refused = |r| link_refused(r, "video", "recording");
+    let (org, _) = upload_tokens::check(link.as_ref(), upload_tokens::RECORDING, &video, now_ms())
+        .map_err(refused)?;
+    let id: i64 = video.parse().map_err(|_| ApiError::NotFound)?;
+    // Once: of two uploads at once, one.
+    if !upload_tokens::use_once(&state.db, &hash, now_ms()).await? {
+        return Err(refused(Refusal::Used));
+    }
     let _lock = lock_part(&state, id)?;
     let row = videos::get(&state.db, org, id)
         .await?

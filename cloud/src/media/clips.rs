@@ -1,39 +1,84 @@
-//! Cycle clips outside a request (the upload itself is `http/clips.rs`): the signed clip
-//! URL that MQTT ingestion puts in a device's `cycles/ack`, deleting a clip's file, and
-//! the sweeper that deletes clips kept longer than `clip_days` or whose cycle is gone.
+//! Cycle clips outside a request (the upload itself is `http/clips.rs`): the clip URLs
+//! that MQTT ingestion puts in devices' `cycles/ack`, deleting a clip's file, and the
+//! hourly sweep: clips kept longer than `clip_days` or whose cycle is gone, and (issue
+//! 28) device upload links and deleted cycles' tombstones past their time.
+//!
+//! A clip URL carries a random token of its own per acknowledgement (only its hash is
+//! kept, `db::upload_tokens`), naming the cycles that acknowledgement stored, good for
+//! `upload_link_secs`: a token sniffed from one ack uploads nothing else.
 
-use gemba_shared::api::v1::video::MEDIA_URL_TTL_SECS;
+use std::collections::HashMap;
+
 use object_store::ObjectStoreExt;
 
-use crate::auth::Keys;
+use crate::auth::{random_token, token_hash};
 use crate::config::Settings;
 use crate::db::clips;
-use crate::db::now_ms;
+use crate::db::upload_tokens::{self, NewToken};
+use crate::db::{Db, now_ms, tombstones};
 use crate::objects;
 use crate::state::AppState;
 
-/// The clip URL for the acknowledgement of device `device`'s cycles: `None` when the
-/// deployment keeps no clips.
-pub fn clip_url(state: &AppState, org: i64, device: i64) -> anyhow::Result<Option<String>> {
-    clip_url_for(&state.settings, &state.keys, org, device)
+/// A device: its organisation's id and its own.
+pub type Device = (i64, i64);
+
+/// The clip URLs of acknowledgements, each of a device and the ids of the cycles it
+/// stored: one per device, each uploading only those cycles' clips (kept in one write).
+/// None when the deployment keeps no clips, or when they cannot be kept (logged: the
+/// cycles are acknowledged all the same, their clips stay on the device).
+pub async fn clip_urls(state: &AppState, acks: &[(Device, &[String])]) -> HashMap<Device, String> {
+    match clip_urls_for(&state.settings, &state.db, acks).await {
+        Ok(urls) => urls,
+        Err(e) => {
+            tracing::warn!(error = %e, n = acks.len(), "keeping clip upload links; no clips asked for");
+            HashMap::new()
+        }
+    }
 }
 
-/// [`clip_url`] under `settings`, signed with `keys`.
-pub fn clip_url_for(
+/// [`clip_urls`] under `settings`, kept in `db`.
+pub async fn clip_urls_for(
     settings: &Settings,
-    keys: &Keys,
+    db: &Db,
+    acks: &[(Device, &[String])],
+) -> anyhow::Result<HashMap<Device, String>> {
+    if settings.clip_days <= 0 || acks.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let expires_at = now_ms() + settings.upload_link_secs.max(1) * 1000;
+    let mut urls = HashMap::new();
+    let mut rows = Vec::with_capacity(acks.len());
+    for &((org, device), ids) in acks {
+        let token = random_token();
+        rows.push(NewToken {
+            hash: token_hash(&token),
+            kind: upload_tokens::CLIP,
+            org,
+            device,
+            subjects: ids.to_vec(),
+            expires_at,
+        });
+        urls.insert(
+            (org, device),
+            format!("{}/api/device/clip/{token}/", settings.public_url()),
+        );
+    }
+    upload_tokens::insert(db, &rows).await?;
+    Ok(urls)
+}
+
+/// The clip URL of one acknowledgement of device `device` of `org` naming cycles `ids`.
+pub async fn clip_url(
+    state: &AppState,
     org: i64,
     device: i64,
+    ids: &[String],
 ) -> anyhow::Result<Option<String>> {
-    if settings.clip_days <= 0 {
-        return Ok(None);
-    }
-    let exp = now_ms() / 1000 + MEDIA_URL_TTL_SECS;
-    Ok(Some(format!(
-        "{}/api/device/clip/{}/",
-        settings.public_url(),
-        keys.sign_clip(org, device, exp)?
-    )))
+    Ok(
+        clip_urls_for(&state.settings, &state.db, &[((org, device), ids)])
+            .await?
+            .remove(&(org, device)),
+    )
 }
 
 /// Deletes the file of a clip of `org` (a failure is logged).
@@ -60,7 +105,8 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<usize> {
     }
 }
 
-/// Sweeps every hour, from a while after the start.
+/// Sweeps every hour, from a while after the start: old clips, then expired upload
+/// links and old tombstones.
 pub async fn sweep_every_hour(state: AppState) {
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
     loop {
@@ -69,6 +115,14 @@ pub async fn sweep_every_hour(state: AppState) {
             Ok(0) => {}
             Ok(n) => tracing::info!(n, "old cycle clips deleted"),
             Err(e) => tracing::warn!(error = %e, "deleting old cycle clips"),
+        }
+        if let Err(e) = upload_tokens::prune(&state.db).await {
+            tracing::warn!(error = %e, "deleting expired upload links");
+        }
+        match tombstones::prune(&state.db).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "old tombstones of deleted cycles deleted"),
+            Err(e) => tracing::warn!(error = %e, "deleting old tombstones of deleted cycles"),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! rumqttc's `state.rs` beside `eventloop.rs`): given the batch's cycles and what became
 //! of each, one `cycles/ack` per device naming its cycles stored (new or again) and
 //! those refused, the devices with new cycles (for the stream), and what to count.
-//! `ingest` signs the clip URLs, counts, logs and sends.
+//! `ingest` makes the clip URLs, counts, logs and sends.
 //!
 //! Invariants: every cycle of the batch is named in exactly one ack, its device's, in
 //! the batch's order; a device is fresh only when one of its cycles is new.
@@ -31,6 +31,9 @@ pub(super) struct Outcome {
     /// The refused cycles (their task is not one of the organisation's): device and
     /// task of each, to log.
     pub(super) refused: Vec<(i64, i64)>,
+    /// The cycles refused because a person deleted them (their tombstone): device and
+    /// cycle id of each, to log.
+    pub(super) deleted: Vec<(i64, String)>,
 }
 
 /// The acknowledgements of `cycles`, each stored as `stored` says (in the same order).
@@ -58,6 +61,10 @@ pub(super) fn outcome(cycles: Vec<Received>, stored: &[Stored]) -> Outcome {
             }
             Stored::Refused => {
                 out.refused.push((c.device, c.cycle.task));
+                ack.refused.push(c.cycle.id);
+            }
+            Stored::Deleted => {
+                out.deleted.push((c.device, c.cycle.id.clone()));
                 ack.refused.push(c.cycle.id);
             }
         }
@@ -108,7 +115,7 @@ pub(super) mod tests {
         }
     }
 
-    use Stored::{Again, New, Refused};
+    use Stored::{Again, Deleted, New, Refused};
 
     #[test]
     fn new_and_replayed_cycles_are_acked_and_refused_ones_named_apart() {
@@ -125,6 +132,7 @@ pub(super) mod tests {
                 new: 1,
                 again: 1,
                 refused: vec![(2, 12)],
+                deleted: vec![],
             }
         );
         assert!(wants_clip_url(&out.acks[&(1, 2)]));
@@ -166,6 +174,14 @@ pub(super) mod tests {
         assert!(!wants_clip_url(&out.acks[&(1, 4)]));
         assert_eq!((out.new, out.again), (1, 2));
         assert_eq!(out.refused, vec![(4, 99)]);
+    }
+
+    #[test]
+    fn a_deleted_cycle_is_acknowledged_refused_and_named_to_log() {
+        let out = batch(&[(1, 2, "a", 10, Deleted), (1, 2, "b", 10, New)]);
+        assert_eq!(out.acks[&(1, 2)], ack(&["b"], &["a"]));
+        assert_eq!(out.deleted, vec![(2, "a".to_string())]);
+        assert_eq!((out.new, out.again, out.refused.len()), (1, 0, 0));
     }
 
     #[test]

@@ -101,9 +101,10 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
     link.stats
         .duplicates
         .fetch_add(out.again, Ordering::Relaxed);
-    link.stats
-        .rejected
-        .fetch_add(out.refused.len() as u64, Ordering::Relaxed);
+    link.stats.rejected.fetch_add(
+        (out.refused.len() + out.deleted.len()) as u64,
+        Ordering::Relaxed,
+    );
     for &(device, task) in &out.refused {
         tracing::warn!(
             device,
@@ -111,16 +112,26 @@ async fn store_batch(state: AppState, cycles: Vec<Received>) {
             "MQTT message rejected: the cycle's task is not one of the organisation's"
         );
     }
+    for (device, cycle) in &out.deleted {
+        tracing::warn!(
+            device,
+            cycle,
+            "MQTT message rejected: a person deleted the cycle (its tombstone); acknowledged refused"
+        );
+    }
     for (org, device) in out.fresh {
         state.events.cycles_stored(link, org, device);
     }
+    // Each ack's clip URL uploads the clips of the cycles it names (one write for all).
+    let wanted: Vec<((i64, i64), &[String])> = out
+        .acks
+        .iter()
+        .filter(|(_, a)| wants_clip_url(a))
+        .map(|(k, a)| (*k, a.ids.as_slice()))
+        .collect();
+    let mut urls = crate::media::clips::clip_urls(&state, &wanted).await;
     for ((org, device), mut ack) in out.acks {
-        if wants_clip_url(&ack) {
-            ack.clip_url = crate::media::clips::clip_url(&state, org, device).unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "signing a clip URL");
-                None
-            });
-        }
+        ack.clip_url = urls.remove(&(org, device));
         if let Err(e) = link
             .send(&state.db, org, device, Channel::CyclesAck, &ack)
             .await

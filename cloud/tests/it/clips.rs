@@ -1,11 +1,11 @@
 //! Cycle clips (issue 7), on both backends: a device's clip of one of its stored cycles,
 //! sent to the URL its cycles' acknowledgement carries, plays through the cycle's
-//! details (a signed media URL, with ranges); a second clip replaces the first; the
-//! clip goes with its cycle and after the retention. Bad tokens, other devices' and
-//! organisations' cycles, missing times and files that are not video are refused with
-//! nothing kept.
+//! details (a signed media URL, with ranges); a second clip does not replace the first
+//! (issue 28; the links themselves: `upload_links.rs`); the clip goes with its cycle and
+//! after the retention. Bad tokens, other devices' and organisations' cycles, missing
+//! times and files that are not video are refused with nothing kept.
 
-use gemba_cloud::media::clips::{clip_url, clip_url_for, sweep};
+use gemba_cloud::media::clips::{clip_url, clip_urls_for, sweep};
 use gemba_shared::api::v1::Page;
 use gemba_shared::api::v1::telemetry::{CycleClip, CycleDetails, Trace};
 use reqwest::StatusCode;
@@ -44,9 +44,11 @@ async fn store(app: &TestApp, org: i64, device: i64, task: i64, id: &str, start_
     .unwrap();
 }
 
-/// The clip token of the URL the acknowledgement of `device`'s cycles carries.
-fn token(app: &TestApp, org: i64, device: i64) -> String {
-    let url = clip_url(&app.state, org, device)
+/// The clip token of the URL the acknowledgement of `device`'s cycles `ids` carries.
+async fn token(app: &TestApp, org: i64, device: i64, ids: &[&str]) -> String {
+    let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    let url = clip_url(&app.state, org, device, &ids)
+        .await
         .unwrap()
         .expect("clips are kept");
     assert!(url.ends_with('/'), "{url}");
@@ -104,7 +106,8 @@ both!(
         store(&app, w.a, dev, w.task, &c1, AT).await;
         store(&app, w.a, dev, w.task, &c2, AT + 60_000).await;
         store(&app, w.a, other, w.task, &c3, AT + 120_000).await;
-        let tok = token(&app, w.a, dev);
+        let random = uuid::Uuid::new_v4();
+        let tok = token(&app, w.a, dev, &[&c1, &c2, &c3, &random.to_string()]).await;
         let dir = tempfile::tempdir().unwrap();
         let mp4 = clip(dir.path(), 3);
         let details = async |id: &str| -> CycleDetails {
@@ -117,20 +120,17 @@ both!(
         // No clip yet: the details say so.
         assert_eq!(details(&c1).await.clip, None);
 
-        // Refused, nothing kept: a token that is not one, a media token, an expired
-        // one, another device's or organisation's, an unknown or malformed cycle, no
-        // start time, a file that is not video, an empty one.
+        // Refused, nothing kept: a token that is not one, a media token, another
+        // device's or organisation's, an unknown or malformed cycle, no start time, a
+        // file that is not video, an empty one.
         let keys = &app.state.keys;
         let now = gemba_cloud::db::now_ms() / 1000;
         let media = keys.sign_media(w.a, "clips/x.mp4", now + 60).unwrap();
-        let expired = keys.sign_clip(w.a, dev, now - 60).unwrap();
-        let b_tok = token(&app, w.b, dev);
-        let other_tok = token(&app, w.a, other);
-        let random = uuid::Uuid::new_v4();
+        let b_tok = token(&app, w.b, dev, &[&c1]).await;
+        let other_tok = token(&app, w.a, other, &[&c1]).await;
         for (path, why) in [
             (format!("not-a-token/{c1}?start_ms=1"), "a made-up token"),
             (format!("{media}/{c1}?start_ms=1"), "a media token"),
-            (format!("{expired}/{c1}?start_ms=1"), "an expired token"),
             (format!("{b_tok}/{c1}?start_ms=1"), "organisation B's token"),
             (format!("{other_tok}/{c1}?start_ms=1"), "another device's"),
             (format!("{tok}/{c3}?start_ms=1"), "another device's cycle"),
@@ -201,12 +201,14 @@ both!(
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
 
-        // Sent again (the device did not hear the answer): the new one replaces it.
+        // Sent again (the device did not hear the answer): refused, the first one stays
+        // (issue 28: a link never replaces a clip).
         let longer = clip(dir.path(), 4);
-        put_ok(&app, &format!("{tok}/{c1}?start_ms={}", AT - 500), longer).await;
+        let (s, v) = put(&app, &format!("{tok}/{c1}?start_ms={}", AT - 500), longer).await;
+        assert_eq!(s, StatusCode::CONFLICT, "{v}");
+        assert_eq!(v["detail"], "This clip has already been uploaded.");
         let c = details(&c1).await.clip.unwrap();
-        assert_eq!(c.start_ms, AT - 500);
-        assert!(c.duration_ms > 3500, "{c:?}");
+        assert_eq!((c.start_ms, c.duration_ms), (start, len));
         assert_eq!(files(&app, w.a), vec![format!("{c1}.mp4")]);
 
         // A second cycle's clip, in WebM (VP8, as an agent with `--clip-format webm`
@@ -235,7 +237,7 @@ both!(
             assert_eq!(v.count, 2);
             let clip = |i: usize| v.results[i].clip.as_ref().unwrap();
             assert_eq!(v.results[0].cycle.id, c1);
-            assert_eq!(clip(0).start_ms, AT - 500);
+            assert_eq!(clip(0).start_ms, AT - 1_500);
             assert_eq!(v.results[1].cycle.id, c2);
             assert_eq!(clip(1).start_ms, AT);
             assert!(clip(1).url.starts_with("/api/media/"));
@@ -258,6 +260,12 @@ both!(
         let (s, v) = app.delete(&format!("telemetry/cycle/{c1}/"), &w.eng).await;
         assert_eq!(s, StatusCode::NO_CONTENT, "{v}");
         assert_eq!(files(&app, w.a), vec![format!("{c2}.webm")]);
+        let (s, _) = put(&app, &format!("{tok}/{c2}?start_ms={AT}"), mp4.clone()).await;
+        assert_eq!(
+            s,
+            StatusCode::CONFLICT,
+            "the link's other cycle has its clip"
+        );
         let (s, _) = put(&app, &format!("{tok}/{c1}?start_ms={AT}"), mp4.clone()).await;
         assert_eq!(s, StatusCode::NOT_FOUND, "a deleted cycle takes no clip");
 
@@ -278,7 +286,11 @@ both!(
             clip_days: 0,
             ..app.state.settings.clone()
         };
-        assert_eq!(clip_url_for(&none, keys, w.a, dev).unwrap(), None);
+        let ids = [c2.clone()];
+        let urls = clip_urls_for(&none, &app.state.db, &[((w.a, dev), &ids[..])])
+            .await
+            .unwrap();
+        assert!(urls.is_empty(), "{urls:?}");
     }
 );
 
@@ -302,10 +314,11 @@ async fn clip_uploads_during_ingestion_wait_their_turn_on_sqlite() {
             .collect()
     };
     // The cycles the clips are of, stored before.
-    let first = sent(16);
+    let first = sent(96);
     let ids: Vec<String> = first.iter().map(|r| r.cycle.id.clone()).collect();
     insert_cycles(&app.state.db, &first).await.unwrap();
-    let tok = token(&app, w.a, dev);
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let tok = token(&app, w.a, dev, &id_refs).await;
     let dir = tempfile::tempdir().unwrap();
     let mp4 = clip(dir.path(), 1);
 
@@ -327,7 +340,8 @@ async fn clip_uploads_during_ingestion_wait_their_turn_on_sqlite() {
             n
         })
     };
-    // Six devices' uploads at once, each of its cycles' clips again and again.
+    // Six devices' uploads at once, each of its cycles' clips (once: a cycle keeps its
+    // first).
     let mut uploads = tokio::task::JoinSet::new();
     for k in 0..6 {
         let (client, base, tok, mp4) = (
@@ -339,17 +353,15 @@ async fn clip_uploads_during_ingestion_wait_their_turn_on_sqlite() {
         let mine: Vec<String> = ids.iter().skip(k).step_by(6).cloned().collect();
         uploads.spawn(async move {
             let mut answers = vec![];
-            for round in 0..6 {
-                for id in &mine {
-                    let r = client
-                        .put(format!("{base}/device/clip/{tok}/{id}?start_ms={round}"))
-                        .body(mp4.clone())
-                        .send()
-                        .await
-                        .unwrap();
-                    let s = r.status();
-                    answers.push((s, r.text().await.unwrap_or_default()));
-                }
+            for (round, id) in mine.iter().enumerate() {
+                let r = client
+                    .put(format!("{base}/device/clip/{tok}/{id}?start_ms={round}"))
+                    .body(mp4.clone())
+                    .send()
+                    .await
+                    .unwrap();
+                let s = r.status();
+                answers.push((s, r.text().await.unwrap_or_default()));
             }
             answers
         });

@@ -2,7 +2,7 @@
 //! Set screen calls it and the real agent binary: a camera running a task records
 //! through its running capture, an idle camera records on its own, a camera that cannot
 //! record fails the video with the device's words; bad requests change nothing; the
-//! upload URL takes only its own recording. SQLite only: the calls are walked on both
+//! upload URL takes only its own recording, once. SQLite only: the calls are walked on both
 //! backends in `walks/`, and the SQL is the videos' own.
 //!
 //! Needs what `learning_loop.rs` needs (the demo footage, the agent binary, ORT).
@@ -236,9 +236,18 @@ async fn a_device_records_training_video_from_its_cameras() {
     };
     let (s, _) = put(format!("{}/device/recording/not-a-token", app.base), b"x").await;
     assert_eq!(s, StatusCode::NOT_FOUND);
-    let exp = gemba_cloud::db::now_ms() / 1000 + 600;
+    // A link as the `record` command carries (issue 28: a random token, once).
+    let link = async |org: i64, video: i64| -> String {
+        gemba_cloud::http::recording::upload_link(&app.state, org, device, video, 600)
+            .await
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_string()
+    };
     let ready_id = done[0].id;
-    let token = app.state.keys.sign_upload(org, ready_id, exp).unwrap();
+    let token = link(org, ready_id).await;
     let (s, v) = put(format!("{}/device/recording/{token}", app.base), b"again").await;
     assert_eq!(s, StatusCode::CONFLICT, "{v}");
     // Unchanged; its URLs are signed anew at each read (with a later expiry once an
@@ -264,10 +273,15 @@ async fn a_device_records_training_video_from_its_cameras() {
     // A recording that is not a video fails its video with why, and keeps nothing.
     let waiting = recording(&ask("cam1", 600)).await;
     let id = waiting.id;
-    let token = app.state.keys.sign_upload(org, id, exp).unwrap();
+    let token = link(org, id).await;
     let (s, _) = put(format!("{}/device/recording/{token}", app.base), b"").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_eq!(read(&waiting).await.status, VideoStatus::Recording);
+    // The link worked once.
+    let (s, v) = put(format!("{}/device/recording/{token}", app.base), b"x").await;
+    assert_eq!(s, StatusCode::CONFLICT, "{v}");
+    assert_eq!(v["detail"], "This recording has already been uploaded.");
+    let token = link(org, id).await;
     let (s, v) = put(
         format!("{}/device/recording/{token}", app.base),
         b"this is not a video at all",
@@ -286,7 +300,7 @@ async fn a_device_records_training_video_from_its_cameras() {
         Vec::<std::path::PathBuf>::new()
     );
     // Another organisation's token cannot reach it.
-    let token = app.state.keys.sign_upload(other, id, exp).unwrap();
+    let token = link(other, id).await;
     let (s, _) = put(format!("{}/device/recording/{token}", app.base), b"x").await;
     assert_eq!(s, StatusCode::NOT_FOUND);
 }

@@ -35,5 +35,6 @@ mod telemetry;
 mod tenancy;
 mod totp_at_rest;
 mod training;
+mod upload_links;
 mod videos;
 mod walks;
