@@ -96,6 +96,10 @@ impl Role {
                 matches!(self, Admin | OrgAdmin | SupportUser)
             }
             SendEmail => matches!(self, Admin | OrgAdmin | SupportUser),
+            // The audit log (docs/decisions.md "The audit log"): the super admin reads
+            // every organisation's, an organisation admin its own; the support user's
+            // changes are in it, so it does not read it.
+            ReadAuditLog => matches!(self, Admin | OrgAdmin),
             // The Users screen: see docs/decisions.md ("Who sees org-users").
             ViewOrgUsers => matches!(self, Admin | OrgAdmin | SupportUser | User | DocUser),
             // Every signed-in role may read its own organisations and their features.
@@ -169,6 +173,8 @@ pub enum Permission {
     SendEmail,
     ReadOutbox,
     ManageLockouts,
+    /// Read the audit log of administrators' changes.
+    ReadAuditLog,
     /// The admin screens (`/admin/…`); the portal asks through `get-permissions/`.
     AdminArea,
     /// The platform's model types and their model files (admin Model Types).
@@ -196,7 +202,7 @@ pub enum Permission {
 }
 
 impl Permission {
-    pub const ALL: [Permission; 29] = [
+    pub const ALL: [Permission; 30] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -212,6 +218,7 @@ impl Permission {
         Permission::SendEmail,
         Permission::ReadOutbox,
         Permission::ManageLockouts,
+        Permission::ReadAuditLog,
         Permission::AdminArea,
         Permission::ManageModelTypes,
         Permission::ViewTasks,

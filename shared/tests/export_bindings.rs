@@ -91,6 +91,7 @@ fn export_bindings() {
         &cfg,
         names,
         o::Organization,
+        o::AuditEntry,
         o::OrganizationCreate,
         o::OrganizationPatch,
         o::DepartmentCreate,

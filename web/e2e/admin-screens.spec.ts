@@ -3,7 +3,8 @@
  * creates an organisation, approves a pending user (signed up and verified through the
  * API) with a role and assigns the organisation (the two-step approval of section 4);
  * that user then signs in on `localhost` with an e-mail code and lands on the Dashboard
- * of the organisation's sub-domain, where the Users screen lists them.
+ * of the organisation's sub-domain, where the Users screen lists them. Each one's Audit
+ * Log shows what it may read: the super admin's changes to the super admin.
  */
 import { expect, test } from '@playwright/test';
 
@@ -65,6 +66,14 @@ test('the super admin creates an organisation and approves a pending user, who t
   await expect(userRow).toContainText('Organization Admin');
   await expect(userRow).toContainText(orgDisplay);
   await expect(userRow).toContainText('Active');
+
+  // The Audit Log holds those changes: the assignment just made, by the super admin,
+  // newest first.
+  await openFromMenu(admin, 'Audit Log');
+  const newest = admin.getByRole('table', { name: 'Audit log' }).getByRole('row').nth(1);
+  await expect(newest).toContainText('PUT /api/account/assign_user_org');
+  await expect(newest).toContainText(ADMIN.email);
+  await expect(newest).toContainText('200');
   await adminContext.close();
 
   // The approved user signs in on the base domain with an e-mail code and continues on
@@ -82,5 +91,10 @@ test('the super admin creates an organisation and approves a pending user, who t
   const self = page.getByRole('table', { name: 'Users' }).getByRole('row', { name: /Pia Pending/ });
   await expect(self).toContainText(email);
   await expect(self).toContainText('Organization Admin');
+
+  // And the Audit Log of their organisation, without the super admin's changes made
+  // outside it.
+  await openFromMenu(page, 'Audit Log');
+  await expect(page.getByText('PUT /api/account/assign_user_org')).toHaveCount(0);
   await userContext.close();
 });

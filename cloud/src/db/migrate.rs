@@ -123,6 +123,11 @@ const FILES: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/20261213000001_camera_events.sql"),
     ),
     (
+        20261214000001,
+        "audit_log",
+        include_str!("../../migrations/20261214000001_audit_log.sql"),
+    ),
+    (
         20261216000001,
         "upload_tokens_tombstones",
         include_str!("../../migrations/20261216000001_upload_tokens_tombstones.sql"),

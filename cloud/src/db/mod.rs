@@ -14,6 +14,7 @@
 //! since its read began.
 
 pub mod analytics;
+pub mod audit;
 pub mod camera_events;
 pub mod camera_tasks;
 pub mod clips;

@@ -389,12 +389,15 @@ async fn authenticate(parts: &Parts, state: &AppState, allow_stale: bool) -> Api
     if org.is_some() && found.member == 0 && role != gemba_shared::Role::Admin {
         return Err(ApiError::Forbidden);
     }
-    Ok(AuthUser {
+    let me = AuthUser {
         session: claims.sid,
         role,
         org,
         user,
-    })
+    };
+    // The audit log learns who makes a changing call here (see `http::audit`).
+    super::audit::Slot::fill(&parts.extensions, &me);
+    Ok(me)
 }
 
 impl FromRequestParts<AppState> for AuthUser {

@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod audit;
 pub mod client_ip;
 pub mod clips;
 pub mod devices;
@@ -125,6 +126,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(account::router())
         .merge(organization_router())
         .merge(admin::router())
+        .merge(audit::router())
         .merge(feature_control::router())
         .merge(tasks::router())
         .merge(devices::router())
@@ -161,7 +163,12 @@ pub fn app(state: AppState) -> Router {
         .route("/openapi.json", get(move || async move { Json(doc) }))
         // A WebSocket, not a REST call: outside the OpenAPI document.
         .route("/ws", get(stream::ws))
-        .fallback(|| async { ApiError::NotFound });
+        .fallback(|| async { ApiError::NotFound })
+        // Last, so that it wraps every route above (see `audit`).
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            audit::record,
+        ));
     let web_dir = &state.settings.web_dir;
     if !web_dir.join("index.html").is_file() {
         tracing::warn!(web_dir = %web_dir.display(), "the portal is not built; only the API is served");

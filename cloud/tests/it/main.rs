@@ -9,6 +9,7 @@ mod common;
 
 mod account;
 mod analytics;
+mod audit;
 mod broker;
 mod camera_events;
 mod camera_states;

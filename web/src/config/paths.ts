@@ -20,6 +20,8 @@ export const paths = {
   cycleTrace: '/cycle-trace/:traceId?',
   // Labeler area.
   labeler: {
+  /** The administrators' changes (super admin, organisation admin; issue 28). */
+  auditLog: '/audit-log',
     tasks: '/labeler/tasks',
     setting: '/labeler/setting',
     videos: '/labeler/videos/:organization/:taskName/:taskId',

@@ -121,6 +121,11 @@ pub(super) fn cross_tenant(
         cross("GET /account/users_list/v2", "account/users_list/v2?is_admin=true", None),
         cross("GET /account/users_list", "account/users_list?is_admin=true", None),
         cross("GET /admin/outbox/", format!("admin/outbox/?recipient={}", bu.email), None),
+        cross(
+            "GET /organization/audit_log/",
+            format!("organization/audit_log/?organization={bo}"),
+            None,
+        ),
         cross("DELETE /feature_control/feature/", format!("feature_control/feature/?id={}", b.feature), None),
         cross(
             "GET /feature_control/subscribed_feature/",

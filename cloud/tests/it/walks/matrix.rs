@@ -153,6 +153,8 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageOrganizations),
         )
         .at("organization/get_organizations?page=1&search=a"),
+        call("GET /organization/audit_log/", None, Perm(ReadAuditLog))
+            .at("organization/audit_log/?page=1&page_size=5"),
         call(
             "POST /organization/",
             Some(json!({"org_name_to_display": format!("Made by {r}")})),

@@ -105,3 +105,31 @@ pub struct Department {
     pub organization: i64,
     pub name: String,
 }
+
+/// One change an administrator made (`GET /organization/audit_log/`): a changing call
+/// (POST, PUT, PATCH or DELETE) of a super admin, organisation admin or support user,
+/// whatever its answer. Never the request's body.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct AuditEntry {
+    pub id: i64,
+    /// Unix milliseconds, when the answer went out.
+    pub at: i64,
+    pub user_id: i64,
+    /// The user's e-mail and role at the time.
+    pub email: String,
+    pub role: String,
+    /// The client's address (behind a trusted proxy, the one it forwarded).
+    pub client_ip: String,
+    /// The organisation the call acted in; none for a super admin acting outside one.
+    pub organization_id: Option<i64>,
+    pub method: String,
+    /// The route template, `/api/organization/{id}/`.
+    pub route: String,
+    /// The route's parameters, `id=7 user=3` (secrets such as tokens and codes left out).
+    pub target: String,
+    /// The answer's HTTP status.
+    pub status: i64,
+}

@@ -7,6 +7,7 @@ export type * from './ArchiveCycles';
 export type * from './Archived';
 export type * from './ArchivedCycle';
 export type * from './AssignUserOrg';
+export type * from './AuditEntry';
 export type * from './BadReason';
 export type * from './BulkDelete';
 export type * from './CameraEvent';

@@ -31,6 +31,7 @@ const OPC_SCREEN: readonly Role[] = USER_AREA_ROLES;
 const LABELER: readonly Role[] = ['labeler'];
 const ADMIN: readonly Role[] = rolesWith('AdminArea');
 const ORG_USERS: readonly Role[] = rolesWith('ViewOrgUsers');
+const AUDIT_LOG: readonly Role[] = rolesWith('ReadAuditLog');
 const TEMP: readonly Role[] = ['user', 'org_user'];
 
 const pub = (path: string, title: string): RouteRule => ({ path, title, kind: 'public', authorize: [] });
@@ -60,6 +61,7 @@ export const ROUTES: readonly RouteRule[] = [
   { path: paths.organizations, title: 'Select Organization', kind: 'signedIn', authorize: [] },
   only(paths.cycleTrace, 'Cycle Trace', ANALYTICS_SCREENS),
 
+  only(paths.auditLog, 'Audit Log', AUDIT_LOG),
   only(paths.labeler.tasks, 'Operations Requested', LABELER),
   only(paths.labeler.setting, 'Profile Setting', LABELER),
   only(paths.labeler.videos, 'Task Videos', LABELER),

@@ -12,7 +12,7 @@ const shape = (role: Parameters<typeof sidebarFor>[0], f: ReadonlySet<string>) =
 const FULL = [
   ['Dashboard', ['Dashboard']],
   ['LEAN', ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line', 'Pathfinder']],
-  ['MANAGEMENT', ['Devices', 'OPC', 'Cameras', 'Users', 'Add Device']],
+  ['MANAGEMENT', ['Devices', 'OPC', 'Cameras', 'Users', 'Add Device', 'Audit Log']],
   ['SETUP', ['Define Operation', 'Record Training Set', 'Label Training Set', 'Train Model', 'Deploy Model']],
 ] as const;
 
@@ -23,17 +23,17 @@ test('org admin: all user sections including Users and Add Device', () => {
   expect(shape('org_admin', ALL)).toEqual(FULL);
 });
 
-test('support user and user: the same as org admin', () => {
-  expect(shape('support_user', ALL)).toEqual(FULL);
-  expect(shape('user', ALL)).toEqual(FULL);
+test('support user and user: the same as org admin but the audit log', () => {
+  expect(shape('support_user', ALL)).toEqual(without(['Audit Log']));
+  expect(shape('user', ALL)).toEqual(without(['Audit Log']));
 });
 
 test('org user: the same sections without Users', () => {
-  expect(shape('org_user', ALL)).toEqual(without(['Users']));
+  expect(shape('org_user', ALL)).toEqual(without(['Users', 'Audit Log']));
 });
 
 test('docs user: the sections without OPC', () => {
-  expect(shape('doc_user', ALL)).toEqual(without(['OPC']));
+  expect(shape('doc_user', ALL)).toEqual(without(['OPC', 'Audit Log']));
 });
 
 test('analytics user: Analytics, Line Analytics, Trace, Cycle Trace, Issue Center, Line Visibility', () => {
@@ -54,6 +54,7 @@ test('super admin: all admin entries, in the spec order', () => {
         'Organizations', 'All Users', 'Roles', 'Pending Users', 'All Devices', 'Archived Cycles', 'All Operations',
         'Updates', 'Instances', 'Trained Operations', 'Annotations', 'Labelers', 'Tampering Requests', 'User Report',
         'Barcode', 'Cloud Function Token', 'Org Model Versions', 'Model Types', 'Feature Control', 'Event Notification',
+        'Audit Log',
       ],
     ],
   ]);

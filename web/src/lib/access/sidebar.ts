@@ -49,6 +49,7 @@ export const USER_SIDEBAR: readonly SidebarSection[] = [
       { label: 'Cameras', path: u.remoteDevices },
       { label: 'Users', path: u.orgUsers },
       { label: 'Add Device', path: u.addDevice },
+      { label: 'Audit Log', path: paths.auditLog },
     ],
   },
   {
@@ -97,6 +98,7 @@ export const ADMIN_SIDEBAR: readonly SidebarSection[] = [
       { label: 'Model Types', path: a.modelTypes },
       { label: 'Feature Control', path: a.featureControl },
       { label: 'Event Notification', path: a.eventNotification },
+      { label: 'Audit Log', path: paths.auditLog },
     ],
   },
 ];
