@@ -1,7 +1,65 @@
-//! Field rules of the spec (section 5) with their exact messages.
+//! Field rules of the spec (section 5) with their exact messages, and the longest
+//! value of every free-text field the API takes ([`lengths`]).
 //!
 //! The same functions validate on the server and (through the generated
 //! messages) in the portal. Each returns `Err(message)` with the text to show.
+
+pub mod lengths;
+
+pub use lengths::{Bounded, Limit, TooLong, max_chars, too_long_message};
+
+// ----- Field lengths (issue 28) ------------------------------------------------------
+// The longest value of each free-text field, in characters (Unicode scalar values:
+// Rust's `chars().count()`, the portal's `[...s].length`), counted on the value as
+// sent. The spec gives none, so these are ours (docs/decisions.md "Field lengths");
+// which field has which is the table in `api::v1::lengths`. The portal reads the same
+// numbers (`MAX_CHARS` in the generated `field-limits.ts`).
+
+/// An e-mail address (RFC 5321's longest path).
+pub const MAX_EMAIL_CHARS: usize = 254;
+/// A person's first or last name.
+pub const MAX_PERSON_NAME_CHARS: usize = 100;
+/// A name or label: organisation, department, role, feature, task, step, device,
+/// camera, line, object, plane, model type, language; a browser's name and version.
+pub const MAX_NAME_CHARS: usize = 100;
+/// An organisation's sub-domain name (a DNS label).
+pub const MAX_SUBDOMAIN_CHARS: usize = 63;
+/// A token the server issued and the client hands back (refresh, e-mail links).
+pub const MAX_TOKEN_CHARS: usize = 1024;
+/// A short code or keyword: one-time and enrolment codes, mobile numbers, colours,
+/// statuses, event types, cycle ids, issue keys, date-times.
+pub const MAX_CODE_CHARS: usize = 64;
+/// A file name.
+pub const MAX_FILE_NAME_CHARS: usize = 255;
+/// A video tag's name.
+pub const MAX_TAG_CHARS: usize = 50;
+/// A comment on a video.
+pub const MAX_COMMENT_CHARS: usize = 2000;
+/// A person's reason or note (a cycle's verdict, archiving, a review).
+pub const MAX_REASON_CHARS: usize = 500;
+/// A description, or a step rule's boolean expression.
+pub const MAX_DESCRIPTION_CHARS: usize = 1000;
+/// An operation in the task-detail text format (its names are bounded one by one too).
+pub const MAX_TASK_DETAIL_CHARS: usize = 50_000;
+
+/// Every limit by name, for the portal and the shared corpus.
+pub const LIMITS: [(&str, usize); 15] = [
+    ("EMAIL", MAX_EMAIL_CHARS),
+    ("PERSON_NAME", MAX_PERSON_NAME_CHARS),
+    ("NAME", MAX_NAME_CHARS),
+    ("SUBDOMAIN", MAX_SUBDOMAIN_CHARS),
+    ("PASSWORD", PASSWORD_MAX_LEN),
+    ("TOKEN", MAX_TOKEN_CHARS),
+    ("CODE", MAX_CODE_CHARS),
+    ("FILE_NAME", MAX_FILE_NAME_CHARS),
+    ("TAG", MAX_TAG_CHARS),
+    ("COMMENT", MAX_COMMENT_CHARS),
+    ("REASON", MAX_REASON_CHARS),
+    ("DESCRIPTION", MAX_DESCRIPTION_CHARS),
+    ("SUBJECT", MAX_SUBJECT_CHARS),
+    ("TASK_DETAIL", MAX_TASK_DETAIL_CHARS),
+    ("BODY_BYTES", MAX_BODY_BYTES),
+];
 
 /// The spec's OTP length (section 9).
 pub const OTP_LENGTH: usize = 6;
@@ -11,6 +69,8 @@ pub const INVALID_NAME_MESSAGE: &str =
 /// Our password rule (the spec does not show one; see docs/decisions.md).
 pub const PASSWORD_MIN_LEN: usize = 8;
 pub const PASSWORD_MAX_LEN: usize = 128;
+pub const PASSWORD_TOO_LONG: &str =
+    "This password is too long. It must contain at most 128 characters.";
 
 /// A 6-digit one-time code.
 pub fn otp(code: &str) -> Result<(), &'static str> {
@@ -47,7 +107,9 @@ pub fn person_name(field: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A plausible e-mail address: one `@`, a non-empty local part, a dotted domain, no spaces.
+/// A plausible e-mail address: one `@`, a non-empty local part of at most 64 bytes, a
+/// dotted domain of labels of at most 63, no spaces (RFC 5321's sizes, which the mailer
+/// holds addresses to).
 pub fn email(value: &str) -> Result<(), &'static str> {
     const MSG: &str = "Enter a valid email address.";
     let v = value.trim();
@@ -58,6 +120,8 @@ pub fn email(value: &str) -> Result<(), &'static str> {
         return Err(MSG);
     };
     if local.is_empty()
+        || local.len() > 64
+        || domain.split('.').any(|l| l.len() > 63)
         || domain.contains('@')
         || !domain.contains('.')
         || domain.starts_with('.')
@@ -76,7 +140,7 @@ pub fn password(value: &str) -> Result<(), &'static str> {
         return Err("This password is too short. It must contain at least 8 characters.");
     }
     if n > PASSWORD_MAX_LEN {
-        return Err("This password is too long. It must contain at most 128 characters.");
+        return Err(PASSWORD_TOO_LONG);
     }
     if value.chars().all(|c| c.is_ascii_digit()) {
         return Err("This password is entirely numeric.");
@@ -175,9 +239,7 @@ pub fn email_subject(value: &str) -> Result<&str, String> {
         return Err(BLANK_MESSAGE.into());
     }
     if v.chars().count() > MAX_SUBJECT_CHARS {
-        return Err(format!(
-            "Ensure this field has no more than {MAX_SUBJECT_CHARS} characters."
-        ));
+        return Err(too_long_message("Subject", MAX_SUBJECT_CHARS));
     }
     if v.chars().any(char::is_control) {
         return Err("The subject may not contain line breaks or control characters.".into());
@@ -205,7 +267,7 @@ pub fn feature_name(value: &str) -> Result<&str, String> {
     if v.is_empty() {
         return Err(BLANK_MESSAGE.into());
     }
-    if v.chars().count() > 100 || v.chars().any(char::is_control) {
+    if v.chars().count() > MAX_NAME_CHARS || v.chars().any(char::is_control) {
         return Err("Enter a name of 1 to 100 characters on one line.".into());
     }
     Ok(v)

@@ -101,6 +101,13 @@ impl ApiError {
     }
 }
 
+/// A field over its longest length (`gemba_shared::validate::lengths`): a 400 on it.
+impl From<gemba_shared::validate::TooLong> for ApiError {
+    fn from(e: gemba_shared::validate::TooLong) -> Self {
+        ApiError::field(e.field, e.message)
+    }
+}
+
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
         match e {

@@ -14,6 +14,7 @@ use gemba_shared::api::v1::feature_control::{
     EventNotification, EventNotificationCreate, EventNotificationPatch, Feature, FeatureCreate,
     SendEmail, SendEmailResult, SubscribedFeature, SubscribedFeatureCreate,
 };
+use gemba_shared::validate::Bounded;
 use gemba_shared::{Permission, validate};
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
@@ -125,6 +126,7 @@ pub async fn feature_create(
     me: AuthUser,
     Json(req): Json<FeatureCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Feature>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageFeatures)?;
     let name = validate::feature_name(&req.name).map_err(|m| ApiError::field("name", m))?;
     match features::insert(&state.db, name).await {
@@ -287,6 +289,7 @@ pub async fn event_notification_create(
     me: AuthUser,
     Json(req): Json<EventNotificationCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<EventNotification>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageEventNotifications)?;
     check_event_type(&req.event_type)?;
     let recipients = check_recipients(&req.recipients)?;
@@ -326,6 +329,7 @@ pub async fn event_notification_patch(
     Path(id): Path<String>,
     Json(req): Json<EventNotificationPatch>,
 ) -> ApiResult<axum::Json<EventNotification>> {
+    req.check_lengths()?;
     let cur = reachable(&state, &me, &id).await?;
     if req.organization.is_some_and(|o| o != cur.organization) {
         return Err(ApiError::field(
@@ -399,6 +403,7 @@ pub async fn send_email(
     client: ClientIp,
     Json(req): Json<SendEmail>,
 ) -> ApiResult<axum::Json<SendEmailResult>> {
+    req.check_lengths()?;
     me.require(Permission::SendEmail)?;
     let recipients = check_recipients(&req.recipients)?;
     let subject =

@@ -13,6 +13,7 @@ use gemba_shared::api::v1::task::TaskSettings;
 use gemba_shared::api::v1::video::{LabelsPut, TaskVideos, Video, VideoLabels};
 use gemba_shared::api::v1::{Msg, Page};
 use gemba_shared::roles::Role;
+use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -79,6 +80,7 @@ pub async fn request(
     Path(id): Path<i64>,
     Json(req): Json<LabelRequestCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Vec<LabelRequest>>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageTasks)?;
     let org = org_task(&state, &me, id).await?;
     let email = req.email.trim();

@@ -22,6 +22,7 @@ use gemba_shared::api::v1::training::{
     MAX_MODEL_FILE_BYTES, MODEL_HIDDEN, MODEL_INPUT_SIDE, ModelFile, ModelFilesPatch, ModelType,
     ModelTypeCreate, ModelTypePatch,
 };
+use gemba_shared::validate::Bounded;
 use object_store::ObjectStoreExt;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -115,7 +116,7 @@ fn check_recipe(width: u32, height: u32, hidden: u32) -> ApiResult<()> {
     Ok(())
 }
 
-const MAX_DESCRIPTION: usize = 1000;
+const MAX_DESCRIPTION: usize = gemba_shared::validate::MAX_DESCRIPTION_CHARS;
 
 fn check_description(d: &str) -> ApiResult<String> {
     let d = d.trim();
@@ -141,6 +142,7 @@ pub async fn create(
     me: AuthUser,
     Json(req): Json<ModelTypeCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<ModelType>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageModelTypes)?;
     let name = check_name("name", "The name", &req.name)?;
     let description = check_description(&req.description)?;
@@ -171,6 +173,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     Json(req): Json<ModelTypePatch>,
 ) -> ApiResult<axum::Json<ModelType>> {
+    req.check_lengths()?;
     me.require(Permission::ManageModelTypes)?;
     let mut t = find(&state, id).await?;
     if let Some(n) = &req.name {

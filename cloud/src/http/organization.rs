@@ -8,6 +8,7 @@ use gemba_shared::api::v1::organization::{
     OrganizationSwitch, SwitchOrganization, SwitchResult,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
+use gemba_shared::validate::Bounded;
 use gemba_shared::{Permission, validate};
 use serde::Deserialize;
 
@@ -41,12 +42,6 @@ fn check_display(display: &str) -> ApiResult<()> {
         return Err(ApiError::field(
             "org_name_to_display",
             "This field may not be blank.",
-        ));
-    }
-    if d.chars().count() > 100 {
-        return Err(ApiError::field(
-            "org_name_to_display",
-            "Ensure this field has no more than 100 characters.",
         ));
     }
     Ok(())
@@ -116,6 +111,7 @@ pub async fn create(
     me: AuthUser,
     Json(req): Json<OrganizationCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Organization>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageOrganizations)?;
     check_display(&req.org_name_to_display)?;
     let name = req
@@ -144,6 +140,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     Json(req): Json<OrganizationPatch>,
 ) -> ApiResult<axum::Json<Organization>> {
+    req.check_lengths()?;
     me.require(Permission::ManageOrganizations)?;
     let cur = orgs::by_id(&state.db, id)
         .await?
@@ -209,6 +206,7 @@ pub async fn create_department(
     Path(id): Path<i64>,
     Json(req): Json<DepartmentCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Department>)> {
+    req.check_lengths()?;
     own_org(&state, &me, id).await?;
     me.require(Permission::ManageDepartments)?;
     let name = req.name.trim();
@@ -342,6 +340,7 @@ pub async fn switch_user_organization(
     me: AuthUser,
     Json(req): Json<SwitchOrganization>,
 ) -> ApiResult<axum::Json<SwitchResult>> {
+    req.check_lengths()?;
     // Checked before anything is written.
     let stored = match req.local_storage {
         Some(v) => {

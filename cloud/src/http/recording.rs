@@ -17,6 +17,7 @@ use axum::http::StatusCode;
 use gemba_shared::api::v1::device::check_camera;
 use gemba_shared::api::v1::video::{MAX_RECORD_SECS, MIN_RECORD_SECS, RecordRequest, Video};
 use gemba_shared::mqtt::v1::Command;
+use gemba_shared::validate::Bounded;
 use tokio::io::AsyncWriteExt;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -52,6 +53,7 @@ pub async fn record(
     Path(task): Path<i64>,
     Json(req): Json<RecordRequest>,
 ) -> ApiResult<(StatusCode, axum::Json<Video>)> {
+    req.check_lengths()?;
     let org = org_to_change(&state, &me).await?;
     task_of(&state, &me, org, task).await?;
     if !(MIN_RECORD_SECS..=MAX_RECORD_SECS).contains(&req.seconds) {

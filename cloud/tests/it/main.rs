@@ -26,6 +26,7 @@ mod hardening;
 mod issues;
 mod labeler;
 mod learning_loop;
+mod lengths;
 mod lines;
 mod model_types;
 mod portal;

@@ -437,7 +437,7 @@ both!(
             (
                 declared(&"a".repeat(256), 10),
                 "file_name",
-                "Ensure this field has no more than 255 characters.",
+                "File name must be at most 255 characters.",
             ),
         ];
         for (body, field, msg) in cases {

@@ -1,4 +1,5 @@
 /** Business constants of spec section 9 the shell uses. */
+import { MAX_CHARS } from '@/api/generated';
 
 /** Script and style chunk load time-out. */
 export const CHUNK_TIMEOUT_MS = 120_000;
@@ -26,7 +27,7 @@ export const ACTIVITY_IDLE_MS = 120_000;
 export const PAGE_SIZE = 10;
 
 /** Longest organisation display name and department name the server accepts. */
-export const MAX_NAME_CHARS = 100;
+export const MAX_NAME_CHARS = MAX_CHARS.NAME;
 
 /** Slow-upload warning (section 9): an upload expected to take longer than this (ms) is
  * flagged as slow. */

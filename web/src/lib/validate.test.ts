@@ -40,7 +40,7 @@ test('names: blank (after trimming) is required, over 100 characters is too long
   expect(checkName('  \t', 'Display name')).toBe('Display name is required!');
   expect(checkName('x'.repeat(100), 'Display name')).toBeNull();
   expect(checkName(` ${'x'.repeat(100)} `, 'Display name')).toBeNull();
-  expect(checkName('x'.repeat(101), 'Display name')).toBe('Ensure this field has no more than 100 characters.');
+  expect(checkName('x'.repeat(101), 'Display name')).toBe('Display name must be at most 100 characters.');
   // Characters, not UTF-16 units.
   expect(checkName('🏭'.repeat(100), 'Department name')).toBeNull();
 });

@@ -7,9 +7,15 @@
  * An empty field answers '{Field} is required!' (the spec's message for names, used
  * for every required field; docs/decisions.md "Account forms").
  *
- * Lengths count Unicode code points, as Rust's `chars().count()` does.
+ * Lengths count Unicode code points, as Rust's `chars().count()` does. The longest
+ * lengths are the server's (`MAX_CHARS`, `BODY_LIMITS`: generated from
+ * `shared/src/validate.rs` and `shared/src/api/v1/lengths.rs`); forms put them on their
+ * inputs as `maxLength` (which counts UTF-16 units, so it stops astral characters such
+ * as emoji early, never late) and check them with `maxChars` before sending.
  */
-import { MAX_NAME_CHARS } from '@/config/constants';
+import { BODY_LIMITS, MAX_CHARS } from '@/api/generated';
+
+export { BODY_LIMITS, MAX_CHARS };
 
 export const INVALID_NAME_MESSAGE = 'Invalid Name. Valid name only contain letters, dashes (-) and spaces';
 export const INVALID_EMAIL_MESSAGE = 'Enter a valid email address.';
@@ -47,7 +53,8 @@ export function personName(field: string, value: string): string | null {
 
 const SPACE_OR_CONTROL = /[\p{White_Space}\p{Cc}]/u;
 
-/** A plausible e-mail address: one `@`, a non-empty local part, a dotted domain, no spaces. */
+/** A plausible e-mail address: one `@`, a non-empty local part of at most 64 bytes, a
+ * dotted domain of labels of at most 63, no spaces. */
 export function email(field: string, value: string): string | null {
   const v = trimWs(value);
   if (v === '') return requiredMessage(field);
@@ -56,8 +63,11 @@ export function email(field: string, value: string): string | null {
   if (at < 0) return INVALID_EMAIL_MESSAGE;
   const local = v.slice(0, at);
   const domain = v.slice(at + 1);
+  const bytes = (s: string) => new TextEncoder().encode(s).length;
   if (
     local === '' ||
+    bytes(local) > 64 ||
+    domain.split('.').some((l) => bytes(l) > 63) ||
     domain.includes('@') ||
     !domain.includes('.') ||
     domain.startsWith('.') ||
@@ -99,15 +109,21 @@ export function mobileNumber(field: string, value: string): string | null {
   return digits.length >= 8 && digits.length <= 15 && /^[0-9]+$/.test(digits) ? null : MOBILE_NUMBER_MESSAGE;
 }
 
-export const tooLongMessage = (max: number) => `Ensure this field has no more than ${max} characters.`;
+/** '{Field} must be at most {max} characters.' (`validate::too_long_message`). */
+export const tooLongMessage = (label: string, max: number) => `${label} must be at most ${max} characters.`;
+
+/** `value` is at most `max` code points (`validate::max_chars`), counted as sent. */
+export function maxChars(label: string, value: string, max: number): string | null {
+  return [...value].length > max ? tooLongMessage(label, max) : null;
+}
 
 /** A required name (an organisation's, a department's, a role's) of at most `max`
- * characters, counted after trimming; the server's length message. */
-export function checkName(value: string, field: string, max = MAX_NAME_CHARS): string | null {
+ * characters, counted after trimming (the form sends it trimmed); the server's length
+ * message. */
+export function checkName(value: string, field: string, max: number = MAX_CHARS.NAME): string | null {
   const v = trimWs(value);
   if (v === '') return requiredMessage(field);
-  if ([...v].length > max) return tooLongMessage(max);
-  return null;
+  return maxChars(field, v, max);
 }
 
 /** A required choice (a select still on its placeholder). */

@@ -8,6 +8,7 @@ use gemba_shared::Role;
 use gemba_shared::api::v1::account::{
     LoginRequest, LoginUser, OrgRef, PendingApproval, RefreshRequest, TokenPair, messages,
 };
+use gemba_shared::validate::Bounded;
 
 use crate::auth::{Claims, random_token, token_hash};
 use crate::db::{UserRow, now_ms, orgs, tokens, users};
@@ -198,6 +199,7 @@ pub async fn login_v2(
     headers: HeaderMap,
     Json(req): Json<LoginRequest>,
 ) -> ApiResult<Response> {
+    req.check_lengths()?;
     let user = check_credentials(&state, &req).await?;
     sign_in(&state, &headers, user).await
 }
@@ -210,6 +212,7 @@ pub async fn admin_login(
     headers: HeaderMap,
     Json(req): Json<LoginRequest>,
 ) -> ApiResult<Response> {
+    req.check_lengths()?;
     let user = check_credentials(&state, &req).await?;
     if user.role() != Some(Role::Admin) {
         return Err(ApiError::non_field("Only super admins can sign in here."));
@@ -224,6 +227,7 @@ pub async fn token_refresh(
     State(state): State<AppState>,
     Json(req): Json<RefreshRequest>,
 ) -> ApiResult<axum::Json<TokenPair>> {
+    req.check_lengths()?;
     match tokens::use_refresh(&state.db, &token_hash(req.refresh.trim())).await? {
         tokens::RefreshUse::Ok(session) => {
             let user = users::by_id(&state.db, session.user_id)

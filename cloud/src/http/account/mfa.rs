@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use gemba_shared::api::v1::Msg;
 use gemba_shared::api::v1::account::{LoginUser, OtpRequest, SmsMethodRequest, messages};
 use gemba_shared::validate;
+use gemba_shared::validate::Bounded;
 
 use super::login::{check_not_locked, login_answer, record_failure};
 use crate::auth::{TOTP_STEP_SECS, new_totp_secret, otp_code, token_hash, totp};
@@ -138,6 +139,7 @@ pub async fn set_mfa_method_sms(
     me: PendingUser,
     Json(req): Json<SmsMethodRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     may_choose_method(&me)?;
     let number = validate::mobile_number(&req.mobile_number)
         .map_err(|m| ApiError::field("mobile_number", m))?;
@@ -193,6 +195,7 @@ pub async fn set_mfa_method_authenticator_app(
     me: PendingUser,
     Json(req): Json<OtpRequest>,
 ) -> ApiResult<axum::Json<LoginUser>> {
+    req.check_lengths()?;
     may_choose_method(&me)?;
     let code = req.otp.trim();
     validate::otp(code).map_err(|m| ApiError::field("otp", m))?;
@@ -220,6 +223,7 @@ pub async fn verify_otp_code(
     me: PendingUser,
     Json(req): Json<OtpRequest>,
 ) -> ApiResult<axum::Json<LoginUser>> {
+    req.check_lengths()?;
     let code = req.otp.trim();
     validate::otp(code).map_err(|m| ApiError::field("otp", m))?;
     if me.user.mfa_method.is_none() {

@@ -7,6 +7,7 @@ use gemba_shared::api::v1::account::{
     ChangeEmailRequest, ChangePasswordRequest, EmailRequest, ResetPasswordRequest, TokenRequest,
     WorkstationPasswordRequest, messages,
 };
+use gemba_shared::validate::Bounded;
 use gemba_shared::{Permission, Role, validate};
 
 use super::login::{check_not_locked, record_failure};
@@ -47,6 +48,7 @@ pub async fn forgot_password(
     client: ClientIp,
     Json(req): Json<EmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
     client.may_mail(&state, &[&req.email])?;
     let floor = tokio::time::Instant::now() + FORGOT_FLOOR;
@@ -96,6 +98,7 @@ pub async fn reset_password(
     State(state): State<AppState>,
     Json(req): Json<ResetPasswordRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     validate::password(&req.password).map_err(|m| ApiError::field("password", m))?;
     let (uid, _) = tokens::use_email_token(&state.db, &token_hash(&req.token), "reset")
         .await?
@@ -126,6 +129,7 @@ pub async fn request_change_password(
     StaleUser(me): StaleUser,
     Json(req): Json<ChangePasswordRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     // A stolen access token must not buy unlimited guesses at the password.
     check_not_locked(&state, &me.user.email).await?;
     if !state
@@ -165,6 +169,7 @@ pub async fn reset_workstation_user_password(
     me: AuthUser,
     Json(req): Json<WorkstationPasswordRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     me.require(Permission::ManageOrgUsers)?;
     let target = users::by_id(&state.db, req.user)
         .await?
@@ -191,6 +196,7 @@ pub async fn request_change_email(
     client: ClientIp,
     Json(req): Json<ChangeEmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
     check_not_locked(&state, &me.user.email).await?;
     if !state
@@ -251,6 +257,7 @@ pub async fn verify_email_change(
     State(state): State<AppState>,
     Json(req): Json<TokenRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     let (uid, new_email) =
         tokens::use_email_token(&state.db, &token_hash(&req.token), "change_email")
             .await?

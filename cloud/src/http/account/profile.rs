@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::Msg;
 use gemba_shared::api::v1::account::{SessionCreate, SessionEnd, TermsRequest, UserSummary};
+use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 
 use super::users::summary;
@@ -123,6 +124,7 @@ pub async fn session_create(
     StaleUser(me): StaleUser,
     Json(req): Json<SessionCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<ActivitySession>)> {
+    req.check_lengths()?;
     if req.user != me.user.id {
         return Err(ApiError::field(
             "user",
@@ -132,14 +134,6 @@ pub async fn session_create(
     let (browser, version) = (req.browser.trim(), req.browser_version.trim());
     if browser.is_empty() {
         return Err(ApiError::field("browser", "This field may not be blank."));
-    }
-    for (field, value) in [("browser", browser), ("browser_version", version)] {
-        if value.chars().count() > 100 {
-            return Err(ApiError::field(
-                field,
-                "Ensure this field has no more than 100 characters.",
-            ));
-        }
     }
     let s = users::create_activity(&state.db, me.user.id, browser, version).await?;
     Ok((StatusCode::CREATED, axum::Json(s)))

@@ -7,6 +7,7 @@ use gemba_shared::api::v1::Msg;
 use gemba_shared::api::v1::account::{
     EmailRequest, EmailVerifiedFlag, RegisterRequest, UserSummary, messages,
 };
+use gemba_shared::validate::Bounded;
 use gemba_shared::{Permission, validate};
 
 use super::users::summary;
@@ -79,6 +80,7 @@ pub async fn register(
     client: ClientIp,
     Json(req): Json<RegisterRequest>,
 ) -> ApiResult<(StatusCode, axum::Json<Msg>)> {
+    req.check_lengths()?;
     validate::person_name("Name", &req.name).map_err(|m| ApiError::field("name", m))?;
     if !req.lastname.trim().is_empty() {
         validate::person_name("Last name", &req.lastname)
@@ -150,6 +152,7 @@ pub async fn resend_verification_email(
     client: ClientIp,
     Json(req): Json<EmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
     client.may_mail(&state, &[&req.email])?;
     if let Some(user) = users::by_email(&state.db, &req.email).await?
@@ -168,6 +171,7 @@ pub async fn admin_verification_email(
     client: ClientIp,
     Json(req): Json<EmailRequest>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     validate::email(&req.email).map_err(|m| ApiError::field("email", m))?;
     // Counted against the account's address: the reminder goes to the super admins.
     client.may_mail(&state, &[&req.email])?;

@@ -6,6 +6,7 @@ use gemba_shared::api::v1::account::{
     ApproveUser, AssignUserOrg, LinkedUser, LinkedUserRef, RoleCreate, UserSummary, messages,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
+use gemba_shared::validate::Bounded;
 use gemba_shared::{Permission, Role};
 use serde::Deserialize;
 
@@ -168,6 +169,7 @@ pub async fn create_role(
     me: AuthUser,
     Json(req): Json<RoleCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<RoleRecord>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageRoles)?;
     let role = Role::parse(req.name.trim())
         .ok_or_else(|| ApiError::field("name", format!("Unknown role {:?}.", req.name)))?;
@@ -189,6 +191,7 @@ pub async fn approve_user(
     me: AuthUser,
     Json(req): Json<ApproveUser>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     me.require(Permission::ApproveUsers)?;
     let user = users::by_email(&state.db, &req.email)
         .await?
@@ -229,6 +232,7 @@ pub async fn assign_user_org(
     me: AuthUser,
     Json(req): Json<AssignUserOrg>,
 ) -> ApiResult<axum::Json<Msg>> {
+    req.check_lengths()?;
     me.require(Permission::ApproveUsers)?;
     let user = users::by_email(&state.db, &req.email)
         .await?

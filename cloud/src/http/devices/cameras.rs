@@ -10,6 +10,7 @@ use gemba_shared::api::v1::device::{
 };
 use gemba_shared::cycle::EngineConfig;
 use gemba_shared::mqtt::v1::Command;
+use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 
 use crate::db::devices::{self, DeviceRow};
@@ -55,6 +56,7 @@ pub async fn device_tasks_upsert(
     me: AuthUser,
     Json(req): Json<DeviceTaskUpsert>,
 ) -> ApiResult<axum::Json<Vec<DeviceTask>>> {
+    req.check_lengths()?;
     me.require(Permission::OperateDevices)?;
     let row = find(&state, &me, req.device).await?;
     run_task(&state, &me, row, &req.camera, req.task).await?;
@@ -100,6 +102,7 @@ pub async fn start_task(
     Path(id): Path<i64>,
     Json(req): Json<StartTask>,
 ) -> ApiResult<axum::Json<Device>> {
+    req.check_lengths()?;
     me.require(Permission::OperateDevices)?;
     let row = find(&state, &me, id).await?;
     run_task(&state, &me, row, &req.camera, req.task).await?;
@@ -116,6 +119,7 @@ pub async fn stop_task(
     Path(id): Path<i64>,
     Json(req): Json<StopTask>,
 ) -> ApiResult<axum::Json<Device>> {
+    req.check_lengths()?;
     let row = for_change(&state, &me, id, Permission::OperateDevices).await?;
     let camera = d::check_camera(&req.camera).map_err(|m| ApiError::field("camera", m))?;
     if !devices::set_camera_task(&state.db, id, camera, None).await? {

@@ -5,6 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::device::{self as d, Archive, Device, DeviceDetails, DevicePatch};
+use gemba_shared::validate::Bounded;
 
 use crate::db::devices::{self, Change};
 use crate::http::devices::{answer, current, find, for_change, may_change};
@@ -103,6 +104,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     Json(req): Json<DevicePatch>,
 ) -> ApiResult<axum::Json<Device>> {
+    req.check_lengths()?;
     change(&state, &me, id, req).await
 }
 
@@ -116,6 +118,7 @@ pub async fn update_device(
     Path(id): Path<i64>,
     Json(req): Json<DevicePatch>,
 ) -> ApiResult<axum::Json<Device>> {
+    req.check_lengths()?;
     change(&state, &me, id, req).await
 }
 

@@ -9,6 +9,7 @@ use gemba_shared::Permission;
 use gemba_shared::api::v1::device::{
     self as d, Credentials, Device, DeviceCreate, EnrolRequest, EnrolmentCode,
 };
+use gemba_shared::validate::Bounded;
 
 use crate::auth::{enrolment_code, enrolment_code_hash, is_enrolment_code};
 use crate::db::devices::{self, DeviceRow};
@@ -72,6 +73,7 @@ pub async fn create(
     headers: HeaderMap,
     Json(req): Json<DeviceCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<EnrolmentCode>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageDevices)?;
     let org = me.org()?;
     may_change(&state, &me, org, Permission::ManageDevices).await?;
@@ -163,6 +165,7 @@ pub async fn enroll(
     headers: HeaderMap,
     Json(req): Json<EnrolRequest>,
 ) -> ApiResult<axum::Json<Credentials>> {
+    req.check_lengths()?;
     let bad = || ApiError::field("code", "The enrolment code is wrong or expired.");
     if !is_enrolment_code(&req.code) {
         return Err(bad());

@@ -2,6 +2,7 @@
 
 use super::rules::*;
 use super::*;
+use gemba_shared::validate::Bounded;
 
 // ----- one task --------------------------------------------------------------------------
 
@@ -14,6 +15,7 @@ pub async fn create(
     me: AuthUser,
     Json(req): Json<TaskCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Task>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageTasks)?;
     let org = me.org()?;
     may_change(&state, &me, org).await?;
@@ -85,6 +87,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     Json(p): Json<TaskPatch>,
 ) -> ApiResult<axum::Json<Task>> {
+    p.check_lengths()?;
     me.require(Permission::ViewTasks)?;
     let row = find(&state, &me, id).await?;
     let star = p.starred;
@@ -247,6 +250,7 @@ pub async fn clone_task(
     me: AuthUser,
     Json(req): Json<CloneTask>,
 ) -> ApiResult<(StatusCode, axum::Json<Task>)> {
+    req.check_lengths()?;
     me.require(Permission::ViewTasks)?;
     let from = find(&state, &me, req.task).await?;
     may_change(&state, &me, from.organization_id).await?;

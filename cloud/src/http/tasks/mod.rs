@@ -33,7 +33,7 @@ use crate::state::AppState;
 use gemba_shared::api::v1::feature_control::Gated;
 
 /// Longest task, model and language names.
-const MAX_NAME: usize = 100;
+const MAX_NAME: usize = gemba_shared::validate::MAX_NAME_CHARS;
 /// The event whose recipients hear of changed steps.
 pub const TASK_UPDATE_EVENT: &str = "Task Update";
 

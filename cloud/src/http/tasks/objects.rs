@@ -8,6 +8,7 @@ use gemba_shared::api::v1::task::{
     BulkDelete, DetectionRule, DetectionRuleWrite, PlaneObject, PlaneObjectWrite, RegionJson,
     StepRule, TaskObject, TaskObjectCreate, TaskObjectPatch, generated_color, is_hex_color,
 };
+use gemba_shared::validate::Bounded;
 
 use super::rules::check_name;
 use super::*;
@@ -81,6 +82,7 @@ pub async fn create_task_object(
     me: AuthUser,
     Json(req): Json<TaskObjectCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<TaskObject>)> {
+    req.check_lengths()?;
     let row = for_change(&state, &me, req.task).await?;
     let name = check_name("name", "The object name", &req.name)?;
     check_step("step_id", req.step_id, steps_of(&row))?;
@@ -122,6 +124,7 @@ pub async fn patch_task_object(
     Path(id): Path<i64>,
     Json(p): Json<TaskObjectPatch>,
 ) -> ApiResult<axum::Json<TaskObject>> {
+    p.check_lengths()?;
     let (mut o, row) = object_for_change(&state, &me, id).await?;
     if let Some(n) = &p.name {
         o.name = check_name("name", "The object name", n)?;
@@ -191,6 +194,7 @@ pub async fn create_plane_object(
     me: AuthUser,
     Json(req): Json<PlaneObjectWrite>,
 ) -> ApiResult<(StatusCode, axum::Json<PlaneObject>)> {
+    req.check_lengths()?;
     let task = req
         .task
         .ok_or_else(|| ApiError::field("task", "This field is required."))?;
@@ -227,6 +231,7 @@ pub async fn put_plane_object(
     Path(id): Path<i64>,
     Json(req): Json<PlaneObjectWrite>,
 ) -> ApiResult<axum::Json<PlaneObject>> {
+    req.check_lengths()?;
     let cur = plane_for_change(&state, &me, id).await?;
     let (name, points) = check_plane(&req)?;
     let p = PlaneObject {
@@ -373,6 +378,7 @@ pub async fn create_rule(
     Path(id): Path<i64>,
     Json(w): Json<DetectionRuleWrite>,
 ) -> ApiResult<(StatusCode, axum::Json<DetectionRule>)> {
+    w.check_lengths()?;
     let row = for_change(&state, &me, id).await?;
     let step = w
         .step
@@ -407,6 +413,7 @@ pub async fn patch_rule(
     Path(id): Path<i64>,
     Json(w): Json<DetectionRuleWrite>,
 ) -> ApiResult<axum::Json<DetectionRule>> {
+    w.check_lengths()?;
     me.require(Permission::ManageTasks)?;
     let cur = objs::rule(&state.db, id).await?.ok_or(ApiError::NotFound)?;
     let row = for_change(&state, &me, cur.task).await?;

@@ -48,6 +48,13 @@ pub(super) fn operation_text(
         ),
         (None, None) => return Ok(None),
     };
+    // Each name bounded as the processes' are, however the operation came.
+    let names = serde_json::json!({ "processes": &op.processes });
+    gemba_shared::validate::lengths::check_value(
+        &names,
+        &gemba_shared::api::v1::lengths::PROCESS_NAMES,
+    )
+    .map_err(|e| ApiError::field(field, e.message))?;
     operation::validate(&op).map_err(|m| ApiError::field(field, m))?;
     op.name = name.into();
     Ok(Some(operation::print(&op)))

@@ -4,6 +4,7 @@
 //! worker ([`crate::jobs`]), which trains ([`crate::training`]).
 
 use gemba_shared::api::v1::training::{DEFAULT_EPOCHS, MAX_EPOCHS, TrainedTask, TrainedTaskPatch};
+use gemba_shared::validate::Bounded;
 
 use super::*;
 use crate::db::training;
@@ -56,6 +57,7 @@ pub async fn start_training(
     Path(id): Path<i64>,
     Json(req): Json<TrainedTaskPatch>,
 ) -> ApiResult<axum::Json<TrainedTask>> {
+    req.check_lengths()?;
     me.require(Permission::ManageTasks)?;
     let row = find(&state, &me, id).await?;
     if row.settings().is_deleted {

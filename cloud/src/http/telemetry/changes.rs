@@ -16,6 +16,7 @@ use gemba_shared::api::v1::Page;
 use gemba_shared::api::v1::telemetry::{
     ARCHIVE_MAX, ArchiveCycles, Archived, ArchivedCycle, CycleDetails, CycleVerdict, REASON_MAX,
 };
+use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 
 use crate::db::cycle_changes::{self, Outcome};
@@ -120,6 +121,7 @@ pub async fn patch_cycle(
     Path(id): Path<String>,
     Json(req): Json<CycleVerdict>,
 ) -> ApiResult<axum::Json<CycleDetails>> {
+    req.check_lengths()?;
     me.require(Permission::ManageCycles)?;
     let org = scope(&me)?;
     let good = req
@@ -182,6 +184,7 @@ pub async fn archive(
     me: AuthUser,
     Json(req): Json<ArchiveCycles>,
 ) -> ApiResult<axum::Json<Archived>> {
+    req.check_lengths()?;
     me.require(Permission::ManageCycles)?;
     let org = scope(&me)?;
     let mut ids: Vec<String> = Vec::new();

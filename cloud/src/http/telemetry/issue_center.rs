@@ -13,6 +13,7 @@ use gemba_shared::api::v1::telemetry::{
     Issue, IssueCenter, IssueKey, REASON_MAX, ReviewIssue, Reviewed,
 };
 use gemba_shared::cycle::BadReason;
+use gemba_shared::validate::Bounded;
 
 use crate::db::analytics::{bucket_start, next_bucket};
 use crate::db::issues::{self, Review};
@@ -130,6 +131,7 @@ pub async fn review(
     me: AuthUser,
     Json(req): Json<ReviewIssue>,
 ) -> ApiResult<axum::Json<Reviewed>> {
+    req.check_lengths()?;
     me.require(Permission::ManageCycles)?;
     let org = me.org()?;
     let task = req

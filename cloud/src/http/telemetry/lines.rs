@@ -14,6 +14,7 @@ use gemba_shared::api::v1::line::{
     LINE_NAME_MAX, Line, LineBody, LineStation, LineStationFigures, LineStats, LineTrace,
     STATIONS_MAX, Station, TAKT_MAX_S, TracedStation,
 };
+use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 
 use crate::db::analytics::{self, StatsQuery, Width};
@@ -144,6 +145,7 @@ pub async fn create(
     me: AuthUser,
     Json(req): Json<LineBody>,
 ) -> ApiResult<(StatusCode, axum::Json<Line>)> {
+    req.check_lengths()?;
     me.require(Permission::ManageLines)?;
     let org = me.org()?;
     let name = name_of(req.name.as_deref().unwrap_or_default())?;
@@ -184,6 +186,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     Json(req): Json<LineBody>,
 ) -> ApiResult<axum::Json<Line>> {
+    req.check_lengths()?;
     me.require(Permission::ManageLines)?;
     let org = me.org()?;
     let mut l = find(&state, org, id).await?;

@@ -6,6 +6,7 @@ use gemba_shared::Permission;
 use gemba_shared::api::v1::task::BulkDelete;
 use gemba_shared::api::v1::video::{MAX_FILE_NAME, Video, VideoPatch};
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
+use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 
 use crate::db::videos::{self, Filter};
@@ -166,6 +167,7 @@ pub async fn patch(
     Path(id): Path<i64>,
     Json(body): Json<VideoPatch>,
 ) -> ApiResult<axum::Json<Video>> {
+    body.check_lengths()?;
     let org = org_to_change(&state, &me).await?;
     let name = match &body.file_name {
         Some(n) => Some(name_of("file_name", n, MAX_FILE_NAME)?),

@@ -6,6 +6,7 @@ use gemba_shared::Permission;
 use gemba_shared::api::v1::video::{
     Comment, CommentCreate, MAX_COMMENT, MAX_TAG_NAME, OrgTag, OrgTagCreate, TimeTag, TimeTagCreate,
 };
+use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 
 use crate::db::videos;
@@ -39,6 +40,7 @@ pub async fn create_tag(
     me: AuthUser,
     Json(body): Json<OrgTagCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<OrgTag>)> {
+    body.check_lengths()?;
     let org = org_to_change(&state, &me).await?;
     let name = name_of("tag_name", &body.tag_name, MAX_TAG_NAME)?;
     let id = videos::create_tag(&state.db, org, &name)
@@ -108,6 +110,7 @@ pub async fn create_comment(
     me: AuthUser,
     Json(body): Json<CommentCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Comment>)> {
+    body.check_lengths()?;
     let org = org_for(&me, Permission::ViewVideos)?;
     let text = name_of("text", &body.text, MAX_COMMENT)?;
     let v = find(&state, org, body.entity_id).await?;

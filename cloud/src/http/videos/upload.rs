@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gemba_shared::api::v1::video::{MAX_FILE_NAME, MAX_PART_BYTES, Video, VideoCreate};
+use gemba_shared::validate::Bounded;
 
 use crate::db::videos::{self, NewVideo};
 use crate::http::error::{ApiError, ApiResult};
@@ -26,6 +27,7 @@ pub async fn create(
     Path(task): Path<i64>,
     Json(body): Json<VideoCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<Video>)> {
+    body.check_lengths()?;
     let org = org_to_change(&state, &me).await?;
     let name = name_of("file_name", &body.file_name, MAX_FILE_NAME)?;
     let name = name.as_str();

@@ -51,12 +51,12 @@ both!(
             (
                 session(me, &long, "1"),
                 "browser",
-                "Ensure this field has no more than 100 characters.",
+                "Browser must be at most 100 characters.",
             ),
             (
                 session(me, "Chrome", &long),
                 "browser_version",
-                "Ensure this field has no more than 100 characters.",
+                "Browser version must be at most 100 characters.",
             ),
         ];
         for (body, field, msg) in cases {

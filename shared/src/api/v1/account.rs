@@ -26,7 +26,9 @@ pub mod messages {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LoginRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 254))]
     pub email: String,
+    #[cfg_attr(feature = "openapi", schema(max_length = 128))]
     pub password: String,
 }
 
@@ -78,10 +80,14 @@ pub struct PendingApproval {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RegisterRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: String,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub lastname: String,
+    #[cfg_attr(feature = "openapi", schema(max_length = 254))]
     pub email: String,
+    #[cfg_attr(feature = "openapi", schema(max_length = 128))]
     pub password: String,
 }
 
@@ -89,6 +95,7 @@ pub struct RegisterRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EmailRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 254))]
     pub email: String,
 }
 
@@ -96,6 +103,7 @@ pub struct EmailRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OtpRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub otp: String,
 }
 
@@ -103,6 +111,7 @@ pub struct OtpRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SmsMethodRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub mobile_number: String,
 }
 
@@ -110,6 +119,7 @@ pub struct SmsMethodRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RefreshRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 1024))]
     pub refresh: String,
 }
 
@@ -125,7 +135,9 @@ pub struct TokenPair {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ResetPasswordRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 1024))]
     pub token: String,
+    #[cfg_attr(feature = "openapi", schema(max_length = 128))]
     pub password: String,
 }
 
@@ -133,7 +145,9 @@ pub struct ResetPasswordRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChangePasswordRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 128))]
     pub old_password: String,
+    #[cfg_attr(feature = "openapi", schema(max_length = 128))]
     pub new_password: String,
 }
 
@@ -142,6 +156,7 @@ pub struct ChangePasswordRequest {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WorkstationPasswordRequest {
     pub user: i64,
+    #[cfg_attr(feature = "openapi", schema(max_length = 128))]
     pub password: String,
 }
 
@@ -149,7 +164,9 @@ pub struct WorkstationPasswordRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChangeEmailRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 254))]
     pub email: String,
+    #[cfg_attr(feature = "openapi", schema(max_length = 128))]
     pub password: String,
 }
 
@@ -157,6 +174,7 @@ pub struct ChangeEmailRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TokenRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 1024))]
     pub token: String,
 }
 
@@ -172,7 +190,9 @@ pub struct TermsRequest {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SessionCreate {
     pub user: i64,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub browser: String,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub browser_version: String,
 }
 
@@ -187,6 +207,7 @@ pub struct SessionEnd {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ApproveUser {
+    #[cfg_attr(feature = "openapi", schema(max_length = 254))]
     pub email: String,
     #[serde(rename = "roleId")]
     pub role_id: i64,
@@ -196,6 +217,7 @@ pub struct ApproveUser {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AssignUserOrg {
+    #[cfg_attr(feature = "openapi", schema(max_length = 254))]
     pub email: String,
     pub organization: i64,
 }
@@ -211,6 +233,7 @@ pub struct EmailVerifiedFlag {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoleCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: String,
 }
 

@@ -14,7 +14,7 @@ pub const WORKSTATION: &str = "workstation";
 /// How long an enrolment code stays good.
 pub const ENROL_CODE_TTL_SECS: i64 = 24 * 3600;
 /// Longest display name, serial number and type.
-pub const MAX_DEVICE_TEXT: usize = 100;
+pub const MAX_DEVICE_TEXT: usize = crate::validate::MAX_NAME_CHARS;
 
 /// What one camera of a device is set to run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -74,10 +74,13 @@ pub struct Device {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct DeviceCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub display_name: Option<String>,
     #[serde(rename = "Serial_number")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub serial_number: Option<String>,
     #[serde(rename = "Type")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub device_type: Option<String>,
     pub department: Option<i64>,
 }
@@ -100,10 +103,13 @@ pub struct EnrolmentCode {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct DevicePatch {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub display_name: Option<String>,
     #[serde(rename = "Serial_number")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub serial_number: Option<String>,
     #[serde(rename = "Type")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub device_type: Option<String>,
     pub active: Option<bool>,
     pub starred: Option<bool>,
@@ -116,6 +122,7 @@ pub struct DevicePatch {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct EnrolRequest {
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub code: String,
 }
 
@@ -236,6 +243,7 @@ pub struct DeviceSettings {
 #[serde(deny_unknown_fields)]
 pub struct DeviceTaskUpsert {
     pub device: i64,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub camera: String,
     pub task: i64,
 }
@@ -246,6 +254,7 @@ pub struct DeviceTaskUpsert {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct StartTask {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub camera: String,
     pub task: i64,
 }
@@ -256,6 +265,7 @@ pub struct StartTask {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct StopTask {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub camera: String,
 }
 

@@ -64,6 +64,7 @@ pub struct Feature {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FeatureCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: String,
 }
 
@@ -120,6 +121,7 @@ pub struct EventNotification {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EventNotificationCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub event_type: String,
     /// 1 to 50 e-mail addresses.
     pub recipients: Vec<String>,
@@ -137,6 +139,7 @@ pub struct EventNotificationCreate {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct EventNotificationPatch {
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub event_type: Option<String>,
     pub recipients: Option<Vec<String>>,
     /// May only repeat the current organisation: a notification does not move.
@@ -152,6 +155,7 @@ pub struct SendEmail {
     /// 1 to 50 e-mail addresses.
     pub recipients: Vec<String>,
     /// 1 to 200 characters, one line.
+    #[cfg_attr(feature = "openapi", schema(max_length = 200))]
     pub subject: String,
     /// Plain text, at most 100 kB.
     pub body: String,

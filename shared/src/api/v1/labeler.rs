@@ -23,6 +23,7 @@ pub struct LabelRequest {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct LabelRequestCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 254))]
     pub email: String,
 }
 

@@ -11,7 +11,7 @@ use super::telemetry::CycleFigures;
 /// The most stations a line holds.
 pub const STATIONS_MAX: usize = 20;
 /// The longest line name.
-pub const LINE_NAME_MAX: usize = 100;
+pub const LINE_NAME_MAX: usize = crate::validate::MAX_NAME_CHARS;
 /// The longest takt time, in seconds (a day).
 pub const TAKT_MAX_S: f64 = 86_400.0;
 
@@ -33,6 +33,7 @@ pub struct Station {
 #[serde(deny_unknown_fields)]
 pub struct LineBody {
     /// 1 to [`LINE_NAME_MAX`] characters, unique in the organisation.
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: Option<String>,
     /// The takt time in seconds (at most a day); 0 or `null` for none (on a change,
     /// `null` leaves it as it is and 0 removes it).

@@ -4,6 +4,7 @@ pub mod account;
 pub mod device;
 pub mod feature_control;
 pub mod labeler;
+pub mod lengths;
 pub mod line;
 pub mod organization;
 pub mod stream;

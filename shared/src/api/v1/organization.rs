@@ -23,7 +23,9 @@ pub struct OrganizationCreate {
     /// Sub-domain name; made from the display name when absent.
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 63))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub org_name_to_display: String,
     #[serde(default)]
     pub use_proxy_server: bool,
@@ -33,7 +35,9 @@ pub struct OrganizationCreate {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct OrganizationPatch {
+    #[cfg_attr(feature = "openapi", schema(max_length = 63))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub org_name_to_display: Option<String>,
     pub use_proxy_server: Option<bool>,
 }
@@ -42,6 +46,7 @@ pub struct OrganizationPatch {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DepartmentCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: String,
 }
 
@@ -69,6 +74,7 @@ pub struct SwitchOrganization {
     pub organization: i64,
     #[serde(default, rename = "organizationDisplayName")]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub organization_display_name: Option<String>,
     /// The portal's stored session, carried to the organisation's sub-domain.
     #[serde(default)]

@@ -124,11 +124,12 @@ pub struct CycleStats {
 pub struct CycleVerdict {
     pub good: Option<bool>,
     /// Why (1 to [`REASON_MAX`] characters).
+    #[cfg_attr(feature = "openapi", schema(max_length = 500))]
     pub reason: Option<String>,
 }
 
 /// The longest reason a person may give for a change to a cycle.
-pub const REASON_MAX: usize = 500;
+pub const REASON_MAX: usize = crate::validate::MAX_REASON_CHARS;
 
 /// One change a person made to a cycle.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -208,6 +209,7 @@ pub struct ArchiveCycles {
     /// 1 to [`ARCHIVE_MAX`] cycle ids of the organisation, none archived already.
     pub ids: Option<Vec<String>>,
     /// Why (1 to [`REASON_MAX`] characters).
+    #[cfg_attr(feature = "openapi", schema(max_length = 500))]
     pub reason: Option<String>,
 }
 
@@ -296,12 +298,16 @@ pub struct IssueCenter {
 pub struct ReviewIssue {
     pub task: Option<i64>,
     /// The issue's [`Issue::key`].
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub key: Option<String>,
     pub device: Option<i64>,
     /// The range, as `GET telemetry/issues` takes it.
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub datetime_start: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub datetime_end: Option<String>,
     /// At most [`REASON_MAX`] characters.
+    #[cfg_attr(feature = "openapi", schema(max_length = 500))]
     pub note: Option<String>,
 }
 

@@ -163,6 +163,7 @@ pub struct TrainedTask {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TrainedTaskPatch {
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub train_status: String,
     /// Passes over the training frames (default [`DEFAULT_EPOCHS`]).
     #[serde(default)]
@@ -278,8 +279,10 @@ pub struct ModelFile {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct ModelTypeCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: String,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub description: String,
     pub input_width: u32,
     pub input_height: u32,
@@ -295,8 +298,10 @@ pub struct ModelTypeCreate {
 #[serde(deny_unknown_fields)]
 pub struct ModelTypePatch {
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub description: Option<String>,
     #[serde(default)]
     pub input_width: Option<u32>,

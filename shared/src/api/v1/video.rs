@@ -14,7 +14,7 @@ pub const MAX_PART_BYTES: i64 = 8 * 1024 * 1024;
 /// The part size the portal uses (4 MiB): progress is shown after each.
 pub const PART_BYTES: i64 = 4 * 1024 * 1024;
 /// Longest file name.
-pub const MAX_FILE_NAME: usize = 255;
+pub const MAX_FILE_NAME: usize = crate::validate::MAX_FILE_NAME_CHARS;
 /// How long a signed media URL stays good at least (6 hours): a labeling session. It
 /// expires at the first whole hour after that, so reads within an hour get one URL.
 pub const MEDIA_URL_TTL_SECS: i64 = 6 * 3600;
@@ -97,6 +97,7 @@ pub enum LabelState {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct VideoCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 255))]
     pub file_name: String,
     pub size_bytes: i64,
     /// Training (`true`, the default) or trace (`false`).
@@ -119,6 +120,7 @@ pub const MAX_RECORD_SECS: i64 = 600;
 #[serde(deny_unknown_fields)]
 pub struct RecordRequest {
     pub device: i64,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub camera: String,
     pub seconds: i64,
 }
@@ -250,8 +252,8 @@ pub fn check_segments(
 }
 
 /// Longest tag name and comment.
-pub const MAX_TAG_NAME: usize = 50;
-pub const MAX_COMMENT: usize = 2000;
+pub const MAX_TAG_NAME: usize = crate::validate::MAX_TAG_CHARS;
+pub const MAX_COMMENT: usize = crate::validate::MAX_COMMENT_CHARS;
 
 /// One of the organisation's tags (spec section 3 "Organisation tag").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -266,6 +268,7 @@ pub struct OrgTag {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OrgTagCreate {
+    #[cfg_attr(feature = "openapi", schema(max_length = 50))]
     pub tag_name: String,
 }
 
@@ -278,6 +281,7 @@ pub struct OrgTagCreate {
 pub struct VideoPatch {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 255))]
     pub file_name: Option<String>,
     #[serde(default, rename = "isUploadedVideo")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -305,6 +309,7 @@ pub struct Comment {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CommentCreate {
     pub entity_id: i64,
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
     pub text: String,
 }
 

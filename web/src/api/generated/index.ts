@@ -181,3 +181,4 @@ export type * from './VideoStatus';
 export type * from './WorkstationPasswordRequest';
 export type * from './serde_json/JsonValue';
 export * from './permissions';
+export * from './field-limits';

@@ -115,7 +115,7 @@ test('create: the display name is checked before sending, then created with a to
   await user.clear(within(dialog).getByLabelText('Display name'));
   await user.type(within(dialog).getByLabelText('Display name'), 'x'.repeat(101));
   await user.click(within(dialog).getByRole('button', { name: 'Create' }));
-  expect(within(dialog).getByText('Ensure this field has no more than 100 characters.')).toBeInTheDocument();
+  expect(within(dialog).getByText('Display name must be at most 100 characters.')).toBeInTheDocument();
   expect(bodies).toEqual([]);
 
   await user.clear(within(dialog).getByLabelText('Display name'));

@@ -17,8 +17,10 @@ use crate::operation::Process;
 pub struct TaskCreate {
     /// The task name; the text's first line when absent.
     #[serde(rename = "taskName")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub task_name: Option<String>,
     /// The operation in the task-detail text format.
+    #[cfg_attr(feature = "openapi", schema(max_length = 50000))]
     pub task_detail: Option<String>,
     /// The operation's processes, when no text is given.
     pub processes: Option<Vec<Process>>,
@@ -36,7 +38,9 @@ pub struct TaskCreate {
 #[serde(deny_unknown_fields)]
 pub struct TaskPatch {
     #[serde(rename = "taskName")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub task_name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 50000))]
     pub task_detail: Option<String>,
     pub processes: Option<Vec<Process>>,
     pub is_deleted: Option<bool>,
@@ -53,8 +57,10 @@ pub struct TaskPatch {
     #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>", optional = nullable))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub sub_step_times: Option<JsonObject>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub model_choice: Option<String>,
     pub model_version: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub model_type: Option<String>,
     #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>", optional = nullable))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
@@ -64,6 +70,7 @@ pub struct TaskPatch {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub advance_features_json: Option<JsonObject>,
     pub translation: Option<BTreeMap<String, String>>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub translation_name: Option<String>,
     #[serde(rename = "taskParameters")]
     pub task_parameters: Option<TaskParameters>,
@@ -86,6 +93,7 @@ pub struct TaskPatch {
 pub struct CloneTask {
     pub task: i64,
     #[serde(rename = "taskName")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub task_name: String,
 }
 

@@ -28,9 +28,11 @@ pub struct TaskObject {
 #[serde(deny_unknown_fields)]
 pub struct TaskObjectCreate {
     pub task: i64,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: String,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub outline_color: Option<String>,
     #[serde(default)]
     pub is_static: bool,
@@ -45,7 +47,9 @@ pub struct TaskObjectCreate {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct TaskObjectPatch {
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
     pub outline_color: Option<String>,
     pub is_static: Option<bool>,
     pub step_id: Option<u32>,
@@ -73,6 +77,7 @@ pub struct PlaneObjectWrite {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub task: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub name: String,
     pub points: Vec<[f64; 2]>,
 }

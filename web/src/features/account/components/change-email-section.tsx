@@ -54,8 +54,8 @@ export function ChangeEmailSection() {
           We send a confirmation link to the new address. Your address changes once you open it; until then you sign in
           with {s.email ?? 'your current address'}.
         </p>
-        <Field label="New e-mail" type="email" autoComplete="email" required {...request.field('email')} />
-        <Field label="Current password" type="password" autoComplete="current-password" required {...request.field('password')} />
+        <Field label="New e-mail" type="email" autoComplete="email" required maxLength={rule.MAX_CHARS.EMAIL} {...request.field('email')} />
+        <Field label="Current password" type="password" autoComplete="current-password" required maxLength={rule.MAX_CHARS.PASSWORD} {...request.field('password')} />
         <FormError message={request.errors.form} />
         <button type="submit" disabled={request.busy}>
           {request.busy ? 'Sending…' : 'Send confirmation link'}

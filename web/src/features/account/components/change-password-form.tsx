@@ -46,9 +46,9 @@ export function ChangePasswordForm({ label, heading, onSaved, children, classNam
   return (
     <form onSubmit={(e) => void submit(e)} noValidate aria-label={label} className={className}>
       {heading}
-      <Field label="Current password" type="password" autoComplete="current-password" required {...field('old_password')} />
-      <Field label="New password" type="password" autoComplete="new-password" required {...field('new_password')} />
-      <Field label="Confirm new password" type="password" autoComplete="new-password" required {...field('confirm')} />
+      <Field label="Current password" type="password" autoComplete="current-password" required maxLength={rule.MAX_CHARS.PASSWORD} {...field('old_password')} />
+      <Field label="New password" type="password" autoComplete="new-password" required maxLength={rule.MAX_CHARS.PASSWORD} {...field('new_password')} />
+      <Field label="Confirm new password" type="password" autoComplete="new-password" required maxLength={rule.MAX_CHARS.PASSWORD} {...field('confirm')} />
       <FormError message={errors.form} />
       <button type="submit" disabled={busy}>
         {busy ? 'Saving…' : 'Change password'}

@@ -34,7 +34,7 @@ export function EmailLinkForm({ title, intro, button, send, links }: Props) {
     <form onSubmit={(e) => void submit(e)} noValidate aria-label={title[0] + title.slice(1).toLowerCase()}>
       <h1>{title}</h1>
       <p className="muted">{intro}</p>
-      <Field label="E-mail" type="email" autoComplete="email" required {...field('email')} />
+      <Field label="E-mail" type="email" autoComplete="email" required maxLength={rule.MAX_CHARS.EMAIL} {...field('email')} />
       <button type="submit" disabled={busy}>
         {busy ? 'Sending…' : button}
       </button>

@@ -32,8 +32,8 @@ export default function ResetPasswordScreen() {
   return (
     <form onSubmit={(e) => void submit(e)} noValidate aria-label="Reset password">
       <h1>Reset Password</h1>
-      <Field label="New password" type="password" autoComplete="new-password" required {...field('password')} />
-      <Field label="Confirm password" type="password" autoComplete="new-password" required {...field('confirm')} />
+      <Field label="New password" type="password" autoComplete="new-password" required maxLength={rule.MAX_CHARS.PASSWORD} {...field('password')} />
+      <Field label="Confirm password" type="password" autoComplete="new-password" required maxLength={rule.MAX_CHARS.PASSWORD} {...field('confirm')} />
       <FormError message={errors.form} />
       <button type="submit" disabled={busy}>
         {busy ? 'Saving…' : 'Set password'}

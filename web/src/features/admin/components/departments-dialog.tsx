@@ -7,7 +7,7 @@ import { Field } from '@/components/ui/field';
 import { QueryStatus } from '@/components/ui/query-status';
 import { DATA_CREATED } from '@/config/messages';
 import { notify } from '@/lib/toast';
-import { checkName } from '@/lib/validate';
+import { BODY_LIMITS, checkName } from '@/lib/validate';
 
 import { createDepartment, departmentsKey, departmentsQuery } from '../api/organizations';
 
@@ -42,6 +42,7 @@ export function DepartmentsDialog({ org, onClose }: { org: Organization; onClose
       <form onSubmit={submit} noValidate className="inline-form">
         <Field
           label="Department name"
+          maxLength={BODY_LIMITS.DepartmentCreate.name}
           value={name}
           error={error}
           onChange={(e) => {

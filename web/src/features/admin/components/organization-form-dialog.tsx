@@ -7,7 +7,7 @@ import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { DATA_CREATED, DATA_UPDATED } from '@/config/messages';
 import { notify } from '@/lib/toast';
-import { checkName } from '@/lib/validate';
+import { BODY_LIMITS, checkName } from '@/lib/validate';
 
 import { createOrganization, updateOrganization } from '../api/organizations';
 
@@ -48,6 +48,7 @@ export function OrganizationFormDialog({ org, onClose }: { org?: Organization; o
       <form onSubmit={submit} noValidate>
         <Field
           label="Display name"
+          maxLength={BODY_LIMITS.OrganizationCreate.org_name_to_display}
           value={display}
           error={error}
           onChange={(e) => {

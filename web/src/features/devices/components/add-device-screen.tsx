@@ -12,7 +12,7 @@ import { can } from '@/lib/access/roles';
 import { fieldErrors } from '@/lib/api-errors';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
-import { requiredMessage, trimWs } from '@/lib/validate';
+import { BODY_LIMITS, requiredMessage, trimWs } from '@/lib/validate';
 
 import { createDevice, devicesKey } from '../api/devices';
 import { EnrolmentCodePanel } from './enrolment-code-panel';
@@ -85,6 +85,7 @@ function AddDeviceForm() {
       <form className="device-form" aria-label="Add device" onSubmit={submit} noValidate>
         <Field
           label="Device name"
+          maxLength={BODY_LIMITS.DeviceCreate.display_name}
           value={name}
           error={errors.display_name}
           onChange={(e) => {
@@ -94,6 +95,7 @@ function AddDeviceForm() {
         />
         <Field
           label="Serial number"
+          maxLength={BODY_LIMITS.DeviceCreate.Serial_number}
           value={serial}
           error={errors.Serial_number}
           onChange={(e) => {

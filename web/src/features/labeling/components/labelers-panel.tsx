@@ -6,6 +6,7 @@ import { errorMessage, fieldErrors } from '@/lib/api-errors';
 import { notify } from '@/lib/toast';
 
 import { labelRequestsQuery, requestLabeling, withdrawLabeling } from '../api/labeler';
+import { BODY_LIMITS } from '@/lib/validate';
 
 /** Label Training Set's "Labelers" panel: ask a labeler (by e-mail) to label the
  * operation's videos in their labeler area, and see or withdraw those asked. */
@@ -55,7 +56,7 @@ export function LabelersPanel({ task }: { task: number }) {
         ))}
       </ul>
       <form onSubmit={submit} noValidate aria-label="Request labeling">
-        <Field label="Labeler's e-mail" type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+        <Field label="Labeler's e-mail" type="email" maxLength={BODY_LIMITS.LabelRequestCreate.email} value={email} onChange={(e) => setEmail(e.target.value)} />
         <FormError message={error} />
         <button type="submit" disabled={ask.isPending}>
           Request labeling

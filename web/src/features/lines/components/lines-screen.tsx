@@ -16,6 +16,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { createLine, deleteLine, deviceChoicesQuery, linesKey, linesQuery, patchLine, stationText, taskChoicesQuery } from '../api/lines';
+import { BODY_LIMITS } from '@/lib/validate';
 
 /**
  * `/user/line` (Line): the organisation's production lines, each its stations in the
@@ -138,7 +139,7 @@ function LineDialog({ line, onClose }: { line: Line | null; onClose: () => void 
   return (
     <Dialog title={line ? `Edit ${line.name}` : 'Create Line'} onClose={onClose}>
       <form onSubmit={submit} noValidate>
-        <Field label="Line name" value={name} maxLength={100} error={errors.name} onChange={(e) => setName(e.target.value)} />
+        <Field label="Line name" value={name} maxLength={BODY_LIMITS.LineBody.name} error={errors.name} onChange={(e) => setName(e.target.value)} />
         <Field label="Takt time (s)" inputMode="decimal" value={takt} error={errors.takt_time_s} onChange={(e) => setTakt(e.target.value)} />
         <fieldset>
           <legend>Stations, in the order a part passes them</legend>

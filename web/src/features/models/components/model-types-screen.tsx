@@ -10,7 +10,7 @@ import { MAX_NAME_CHARS, MODEL_HIDDEN_MAX, MODEL_HIDDEN_MIN, MODEL_SIDE_MAX, MOD
 import { DATA_CREATED, DATA_UPDATED } from '@/config/messages';
 import { formErrors } from '@/lib/api-errors';
 import { notify } from '@/lib/toast';
-import { trimWs, wholeNumber } from '@/lib/validate';
+import { MAX_CHARS, trimWs, wholeNumber } from '@/lib/validate';
 
 import { createModelType, modelTypesKey, modelTypesQuery, updateModelType } from '../api/model-types';
 import { ModelFiles } from './model-files';
@@ -66,7 +66,7 @@ function ModelTypeCard({ type, types, onEdit }: { type: ModelType; types: readon
 
 type Values = { name: string; description: string; input_width: string; input_height: string; hidden: string };
 
-const MAX_DESCRIPTION = 1000;
+const MAX_DESCRIPTION = MAX_CHARS.DESCRIPTION;
 
 /** The server's checks of a type (`cloud/src/http/model_types.rs`), with its messages. */
 function check(v: Values): Record<string, string> {

@@ -11,6 +11,7 @@ import { notify } from '@/lib/toast';
 
 import { cloneTask, putTask } from '../api/tasks';
 import { checkTaskName } from '../rules';
+import { BODY_LIMITS } from '@/lib/validate';
 
 /** Clone: a copy of the task's operation and settings under a new name (not its
  * training or history). The name is checked before sending. */
@@ -44,6 +45,7 @@ export function CloneTaskDialog({ task, onClose, onCloned }: { task: Task; onClo
       <form onSubmit={submit} noValidate>
         <Field
           label="Name of the copy"
+          maxLength={BODY_LIMITS.CloneTask.taskName}
           value={name}
           error={error}
           onChange={(e) => {

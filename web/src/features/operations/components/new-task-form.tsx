@@ -12,6 +12,7 @@ import { createTask, putTask } from '../api/tasks';
 import { type EditorState, newOperation } from '../editor';
 import { checkedOperation } from './checked-operation';
 import { OperationEditor } from './operation-editor';
+import { BODY_LIMITS } from '@/lib/validate';
 
 /**
  * Define a new operation: its name and processes → steps → sub-steps, every edit allowed
@@ -51,6 +52,7 @@ export function NewTaskForm({ initial, onCreated, onCancel }: { initial: Operati
       <h2 id={titleId}>New operation</h2>
       <Field
         label="Operation name"
+        maxLength={BODY_LIMITS.TaskCreate.taskName}
         value={state.name}
         error={nameError}
         onChange={(e) => {

@@ -8,6 +8,7 @@ import { errorMessage } from '@/lib/api-errors';
 import { formatDateTime } from '@/lib/format';
 
 import { addComment, commentsQuery } from '../api/recording';
+import { BODY_LIMITS } from '@/lib/validate';
 
 /** A video's comments, oldest first, and a box to add one (the video's count follows). */
 export function CommentsPanel({ video }: { video: number }) {
@@ -48,7 +49,7 @@ export function CommentsPanel({ video }: { video: number }) {
       <form aria-label="Add a comment" onSubmit={submit}>
         <label>
           Comment
-          <textarea value={text} onChange={(e) => setText(e.target.value)} rows={2} maxLength={2000} />
+          <textarea value={text} onChange={(e) => setText(e.target.value)} rows={2} maxLength={BODY_LIMITS.CommentCreate.text} />
         </label>
         <FormError message={error} />
         <button type="submit" disabled={add.isPending}>

@@ -1,0 +1,303 @@
+//! The longest value of every free-text field of the API's request bodies (issue 28):
+//! one table, each body with its [`Limit`]s (`validate::lengths`). The server checks a
+//! body with [`Bounded::check_lengths`] before anything else; the numbers are
+//! `validate`'s, which the portal reads too, and each field's `#[schema(max_length)]`
+//! in the OpenAPI says the same (the cloud's OpenAPI test compares them).
+//!
+//! Free-form JSON (task settings' objects, device settings, regions, the portal's
+//! stored session) is bounded by size where it is taken, not here.
+
+use crate::validate::{
+    Bounded, Limit, MAX_CODE_CHARS as CODE, MAX_COMMENT_CHARS as COMMENT,
+    MAX_DESCRIPTION_CHARS as DESCRIPTION, MAX_EMAIL_CHARS as EMAIL,
+    MAX_FILE_NAME_CHARS as FILE_NAME, MAX_NAME_CHARS as NAME, MAX_PERSON_NAME_CHARS as PERSON_NAME,
+    MAX_REASON_CHARS as REASON, MAX_SUBDOMAIN_CHARS as SUBDOMAIN, MAX_SUBJECT_CHARS as SUBJECT,
+    MAX_TAG_CHARS as TAG, MAX_TASK_DETAIL_CHARS as TASK_DETAIL, MAX_TOKEN_CHARS as TOKEN,
+    PASSWORD_MAX_LEN as PASSWORD, PASSWORD_TOO_LONG,
+};
+
+use super::{
+    account as a, device as d, feature_control as f, labeler as lb, line as ln, organization as o,
+    task as t, telemetry as tm, training as tr, video as v,
+};
+
+macro_rules! bounded {
+    ($($t:ty => [$($l:expr),* $(,)?]),* $(,)?) => {
+        $(impl Bounded for $t {
+            const LIMITS: &'static [Limit] = &[$($l),*];
+        })*
+    };
+}
+
+const fn l(path: &'static str, label: &'static str, max: usize) -> Limit {
+    Limit::new(path, label, max)
+}
+
+/// A password that is not being chosen (sign-in, the old one): the plain message.
+const fn password(path: &'static str, label: &'static str) -> Limit {
+    l(path, label, PASSWORD)
+}
+
+/// A new password: the password rule's own message.
+const fn new_password(path: &'static str) -> Limit {
+    l(path, "Password", PASSWORD).said(PASSWORD_TOO_LONG)
+}
+
+/// The names of an operation given as processes (`TaskCreate`, `TaskPatch`); the
+/// server bounds the names of an operation given as text by the same limits.
+pub const PROCESS_NAMES: [Limit; 3] = [
+    l("processes.*.name", "A process name", NAME),
+    l("processes.*.steps.*.name", "A step name", NAME),
+    l("processes.*.steps.*.substeps.*", "A sub-step name", NAME),
+];
+
+bounded! {
+    a::LoginRequest => [l("email", "Email", EMAIL), password("password", "Password")],
+    a::RegisterRequest => [
+        l("name", "Name", PERSON_NAME),
+        l("lastname", "Last name", PERSON_NAME),
+        l("email", "Email", EMAIL),
+        new_password("password"),
+    ],
+    a::EmailRequest => [l("email", "Email", EMAIL)],
+    a::OtpRequest => [l("otp", "OTP", CODE)],
+    a::SmsMethodRequest => [l("mobile_number", "Mobile number", CODE)],
+    a::RefreshRequest => [l("refresh", "Refresh token", TOKEN)],
+    a::ResetPasswordRequest => [l("token", "Token", TOKEN), new_password("password")],
+    a::ChangePasswordRequest => [
+        password("old_password", "Old password"),
+        new_password("new_password"),
+    ],
+    a::WorkstationPasswordRequest => [new_password("password")],
+    a::ChangeEmailRequest => [l("email", "Email", EMAIL), password("password", "Password")],
+    a::TokenRequest => [l("token", "Token", TOKEN)],
+    a::SessionCreate => [
+        l("browser", "Browser", NAME),
+        l("browser_version", "Browser version", NAME),
+    ],
+    a::ApproveUser => [l("email", "Email", EMAIL)],
+    a::AssignUserOrg => [l("email", "Email", EMAIL)],
+    a::RoleCreate => [l("name", "Name", NAME)],
+
+    o::OrganizationCreate => [
+        l("name", "Name", SUBDOMAIN),
+        l("org_name_to_display", "Display name", NAME),
+    ],
+    o::OrganizationPatch => [
+        l("name", "Name", SUBDOMAIN),
+        l("org_name_to_display", "Display name", NAME),
+    ],
+    o::DepartmentCreate => [l("name", "Department name", NAME)],
+    o::SwitchOrganization => [l("organizationDisplayName", "Display name", NAME)],
+
+    f::FeatureCreate => [l("name", "Name", NAME)],
+    f::EventNotificationCreate => [
+        l("event_type", "Event type", CODE),
+        l("recipients.*", "A recipient", EMAIL),
+    ],
+    f::EventNotificationPatch => [
+        l("event_type", "Event type", CODE),
+        l("recipients.*", "A recipient", EMAIL),
+    ],
+    // The body is bounded in bytes by `validate::email_body`.
+    f::SendEmail => [l("recipients.*", "A recipient", EMAIL), l("subject", "Subject", SUBJECT)],
+
+    t::TaskCreate => [
+        l("taskName", "Task name", NAME),
+        l("task_detail", "The operation text", TASK_DETAIL),
+        PROCESS_NAMES[0],
+        PROCESS_NAMES[1],
+        PROCESS_NAMES[2],
+    ],
+    t::TaskPatch => [
+        l("taskName", "Task name", NAME),
+        l("task_detail", "The operation text", TASK_DETAIL),
+        PROCESS_NAMES[0],
+        PROCESS_NAMES[1],
+        PROCESS_NAMES[2],
+        l("model_choice", "The model name", NAME),
+        l("model_type", "The model name", NAME),
+        l("translation.*", "A translation", NAME),
+        l("translation_name", "The language", NAME),
+    ],
+    t::CloneTask => [l("taskName", "Task name", NAME)],
+    t::TaskObjectCreate => [
+        l("name", "The object name", NAME),
+        l("outline_color", "The outline colour", CODE),
+    ],
+    t::TaskObjectPatch => [
+        l("name", "The object name", NAME),
+        l("outline_color", "The outline colour", CODE),
+    ],
+    t::PlaneObjectWrite => [l("name", "The plane name", NAME)],
+    t::DetectionRuleWrite => [
+        l("rule.boolean_expr", "The boolean expression", DESCRIPTION),
+        l("rule.rule_types.*", "A rule type", NAME),
+    ],
+
+    d::DeviceCreate => [
+        l("display_name", "Device name", NAME),
+        l("Serial_number", "Serial number", NAME),
+        l("Type", "Type", NAME),
+    ],
+    d::DevicePatch => [
+        l("display_name", "Device name", NAME),
+        l("Serial_number", "Serial number", NAME),
+        l("Type", "Type", NAME),
+    ],
+    d::EnrolRequest => [l("code", "Code", CODE)],
+    d::DeviceTaskUpsert => [l("camera", "Camera", NAME)],
+    d::StartTask => [l("camera", "Camera", NAME)],
+    d::StopTask => [l("camera", "Camera", NAME)],
+
+    v::VideoCreate => [l("file_name", "File name", FILE_NAME)],
+    v::VideoPatch => [l("file_name", "File name", FILE_NAME)],
+    v::RecordRequest => [l("camera", "Camera", NAME)],
+    v::OrgTagCreate => [l("tag_name", "Tag name", TAG)],
+    v::CommentCreate => [l("text", "Comment", COMMENT)],
+
+    tm::CycleVerdict => [l("reason", "Reason", REASON)],
+    tm::ArchiveCycles => [l("ids.*", "A cycle id", CODE), l("reason", "Reason", REASON)],
+    tm::ReviewIssue => [
+        l("key", "Key", CODE),
+        l("datetime_start", "Start", CODE),
+        l("datetime_end", "End", CODE),
+        l("note", "Note", REASON),
+    ],
+    ln::LineBody => [l("name", "Name", NAME)],
+
+    tr::TrainedTaskPatch => [l("train_status", "Train status", CODE)],
+    tr::ModelTypeCreate => [
+        l("name", "Name", NAME),
+        l("description", "Description", DESCRIPTION),
+    ],
+    tr::ModelTypePatch => [
+        l("name", "Name", NAME),
+        l("description", "Description", DESCRIPTION),
+    ],
+
+    lb::LabelRequestCreate => [l("email", "Email", EMAIL)],
+}
+
+/// Every bounded body with its limits, by type name: what the OpenAPI's `maxLength`
+/// must say, and what the integration tests walk.
+pub fn all() -> Vec<(&'static str, &'static [Limit])> {
+    fn of<T: Bounded>() -> (&'static str, &'static [Limit]) {
+        let name = std::any::type_name::<T>();
+        (name.rsplit("::").next().unwrap_or(name), T::LIMITS)
+    }
+    vec![
+        of::<a::LoginRequest>(),
+        of::<a::RegisterRequest>(),
+        of::<a::EmailRequest>(),
+        of::<a::OtpRequest>(),
+        of::<a::SmsMethodRequest>(),
+        of::<a::RefreshRequest>(),
+        of::<a::ResetPasswordRequest>(),
+        of::<a::ChangePasswordRequest>(),
+        of::<a::WorkstationPasswordRequest>(),
+        of::<a::ChangeEmailRequest>(),
+        of::<a::TokenRequest>(),
+        of::<a::SessionCreate>(),
+        of::<a::ApproveUser>(),
+        of::<a::AssignUserOrg>(),
+        of::<a::RoleCreate>(),
+        of::<o::OrganizationCreate>(),
+        of::<o::OrganizationPatch>(),
+        of::<o::DepartmentCreate>(),
+        of::<o::SwitchOrganization>(),
+        of::<f::FeatureCreate>(),
+        of::<f::EventNotificationCreate>(),
+        of::<f::EventNotificationPatch>(),
+        of::<f::SendEmail>(),
+        of::<t::TaskCreate>(),
+        of::<t::TaskPatch>(),
+        of::<t::CloneTask>(),
+        of::<t::TaskObjectCreate>(),
+        of::<t::TaskObjectPatch>(),
+        of::<t::PlaneObjectWrite>(),
+        of::<t::DetectionRuleWrite>(),
+        of::<d::DeviceCreate>(),
+        of::<d::DevicePatch>(),
+        of::<d::EnrolRequest>(),
+        of::<d::DeviceTaskUpsert>(),
+        of::<d::StartTask>(),
+        of::<d::StopTask>(),
+        of::<v::VideoCreate>(),
+        of::<v::VideoPatch>(),
+        of::<v::RecordRequest>(),
+        of::<v::OrgTagCreate>(),
+        of::<v::CommentCreate>(),
+        of::<tm::CycleVerdict>(),
+        of::<tm::ArchiveCycles>(),
+        of::<tm::ReviewIssue>(),
+        of::<ln::LineBody>(),
+        of::<tr::TrainedTaskPatch>(),
+        of::<tr::ModelTypeCreate>(),
+        of::<tr::ModelTypePatch>(),
+        of::<lb::LabelRequestCreate>(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_name_is_refused_on_its_field_and_the_limit_itself_passes() {
+        let mut r = a::RegisterRequest {
+            name: "a".repeat(PERSON_NAME),
+            lastname: String::new(),
+            email: "a@b.co".into(),
+            password: "x".repeat(PASSWORD),
+        };
+        assert_eq!(r.check_lengths(), Ok(()));
+        r.name.push('a');
+        let e = r.check_lengths().unwrap_err();
+        assert_eq!(
+            (e.field, e.message.as_str()),
+            ("name", "Name must be at most 100 characters.")
+        );
+        r.name.pop();
+        r.password.push('x');
+        assert_eq!(r.check_lengths().unwrap_err().message, PASSWORD_TOO_LONG);
+    }
+
+    #[test]
+    fn serde_names_reach_nested_fields() {
+        let p: t::TaskPatch = serde_json::from_value(serde_json::json!({
+            "processes": [{"name": "P", "steps": [{"name": "S", "substeps": ["x".repeat(101)]}]}],
+        }))
+        .unwrap();
+        let e = p.check_lengths().unwrap_err();
+        assert_eq!(
+            (e.field, e.message.as_str()),
+            (
+                "processes",
+                "A sub-step name must be at most 100 characters."
+            )
+        );
+        let dev: d::DeviceCreate =
+            serde_json::from_value(serde_json::json!({"Serial_number": "s".repeat(101)})).unwrap();
+        assert_eq!(dev.check_lengths().unwrap_err().field, "Serial_number");
+    }
+
+    #[test]
+    fn every_path_names_a_field_of_its_body() {
+        // A limit on a path the body does not have would never refuse anything: each
+        // path's first name must be one the body's JSON writes (with all fields set).
+        for (name, limits) in all() {
+            for l in limits {
+                assert!(
+                    !l.label.is_empty() && l.max > 0 && !l.field().is_empty(),
+                    "{name}: {l:?}"
+                );
+            }
+        }
+        let names: Vec<&str> = all().iter().map(|(n, _)| *n).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+}
