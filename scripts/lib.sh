@@ -216,6 +216,13 @@ npm_ci() {
   (cd web && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 }
 
+# The OpenID provider the single sign-on tests start (tests/oidc: oidc-provider), as
+# its package-lock.json pins it.
+npm_ci_oidc() {
+  say "npm ci (tests/oidc/)"
+  (cd "$ROOT/tests/oidc" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 # npm_ci, only when web/node_modules is missing or older than the lock file (scripts/run).
 npm_ci_if_stale() {
   if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then

@@ -9,6 +9,8 @@ source "$ROOT/tests/lib.sh"
 ensure_chromium
 gemba_bin
 export GEMBA_BIN
+# The OpenID provider global-setup.ts starts for the single sign-on spec.
+[ -d "$ROOT/tests/oidc/node_modules/oidc-provider" ] || npm_ci_oidc
 # The built portal, rebuilt when a source is newer than it.
 if [ ! -f "$ROOT/web/dist/index.html" ] ||
   [ -n "$(find "$ROOT/web/src" "$ROOT/web/index.html" -newer "$ROOT/web/dist/index.html" -print -quit)" ]; then

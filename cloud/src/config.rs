@@ -83,6 +83,10 @@ pub struct Settings {
     /// Reverse proxies whose `X-Forwarded-For` names the client (their own address
     /// does not); empty: the peer's address is the client's.
     pub trusted_proxies: Vec<IpAddr>,
+    /// Single sign-on providers (OpenID Connect, `[sso.azure]`, `[sso.google]`); none
+    /// by default, and the single sign-on calls then answer 501.
+    #[serde(default)]
+    pub sso: crate::oidc::SsoSettings,
     pub kdf: Kdf,
     /// Largest accepted request body, in bytes.
     pub max_body_bytes: usize,
@@ -185,6 +189,7 @@ impl Default for Settings {
             },
             mail_limit: crate::limits::MailLimit::default(),
             trusted_proxies: Vec::new(),
+            sso: crate::oidc::SsoSettings::default(),
             // OWASP's first argon2id recommendation.
             kdf: Kdf {
                 memory_kib: 19 * 1024,

@@ -14,6 +14,7 @@ pub mod mail;
 pub mod media;
 pub mod mqtt;
 pub mod objects;
+pub mod oidc;
 pub mod onnx;
 pub mod private;
 pub mod reconcile;
@@ -48,6 +49,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let passwords = Passwords::new(&settings.kdf)?;
     let mailer = Mailer::new(db.clone(), &settings)?;
     let mail_limits = limits::MailLimits::new(&settings.mail_limit);
+    let sso = oidc::Providers::new(&settings.sso);
     let objects = objects::open(&settings)?;
     let jobs = jobs::Queue::open(&db).await?;
     let state = AppState::new(Inner {
@@ -57,6 +59,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         totp,
         passwords,
         mail_limits,
+        sso,
         mailer,
         mqtt: Default::default(),
         events,

@@ -21,6 +21,8 @@ pub struct Inner {
     pub mailer: Mailer,
     /// Bounds on the calls that mail an address the caller names.
     pub mail_limits: crate::limits::MailLimits,
+    /// The single sign-on providers (OpenID Connect) and their kept keys.
+    pub sso: crate::oidc::Providers,
     /// The cloud's MQTT link: connection, ingestion counts, device keys.
     pub mqtt: crate::mqtt::Link,
     /// Live events for the device stream (`/api/ws`).

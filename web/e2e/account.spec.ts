@@ -40,16 +40,16 @@ test('sign up, verify from the outbox, wait for approval, then sign in with an e
 
   // Bad input: each field shows its message and nothing reaches the server.
   await fill(page, { 'First name': 'Nora', 'E-mail': 'not-an-address', Password: 'short1', 'Confirm password': 'short1' });
-  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.getByRole('button', { name: 'Sign up', exact: true }).click();
   await expect(page.getByText(INVALID_EMAIL_MESSAGE)).toBeVisible();
   await expect(page.getByText(PASSWORD_TOO_SHORT).first()).toBeVisible();
   await fill(page, { 'E-mail': email, Password: 'nora-pass-1', 'Confirm password': 'nora-pass-2' });
-  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.getByRole('button', { name: 'Sign up', exact: true }).click();
   await expect(page.getByText('The two passwords do not match.')).toBeVisible();
   expect(mailsTo(email)).toHaveLength(0);
 
   await fill(page, { 'Confirm password': 'nora-pass-1' });
-  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.getByRole('button', { name: 'Sign up', exact: true }).click();
   await expect(page.getByText(VERIFICATION_SENT).first()).toBeVisible();
   // The login screen follows after the spec's 3 s.
   await expect(page).toHaveURL(`${origin()}/login`, { timeout: 6_000 });
@@ -63,7 +63,7 @@ test('sign up, verify from the outbox, wait for approval, then sign in with an e
 
   // Before approval, signing in says so and signs nobody in.
   await fill(page, { 'E-mail': email, Password: 'nora-pass-1' });
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText(ADMIN_NOTIFIED).first()).toBeVisible();
   await expect(page).toHaveURL(`${origin()}/login`);
 
@@ -127,11 +127,11 @@ test('a signed-in user changes their password, and only the new one works after'
   await page.getByRole('button', { name: 'Log out' }).click();
   await expect(page).toHaveURL(`${origin()}/login`);
   await fill(page, { 'E-mail': email, Password: 'first-pass-1' });
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText('Unable to log in with provided credentials.').first()).toBeVisible();
   const before = mailsTo(email).length;
   await fill(page, { Password: 'second-pass-2' });
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Verify Code' })).toBeVisible();
   await page.getByLabel('6-digit code').fill(codeIn(await nextMail(email, before)));
   await page.getByRole('button', { name: 'Verify' }).click();
@@ -147,7 +147,7 @@ test('one-time codes by SMS: a bad number is refused, a good one gets the code',
 
   await page.goto(`${origin()}/login`);
   await fill(page, { 'E-mail': email, Password: 'texter-pass-1' });
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Select Verification Method' })).toBeVisible();
   await page.getByRole('button', { name: 'SMS' }).click();
   await fill(page, { 'Mobile number': '12' });

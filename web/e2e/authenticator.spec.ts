@@ -16,7 +16,7 @@ test('an authenticator app scans the QR code and its codes sign the user in', as
   await page.goto(`${origin()}/login`);
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill('phone-pass-1');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Select Verification Method' })).toBeVisible();
   await page.getByRole('button', { name: 'Authenticator app' }).click();
 

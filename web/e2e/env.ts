@@ -303,7 +303,7 @@ export async function uiLogin(page: Page, email: string, password: string, host 
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   const before = mailsTo(email).length;
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   const selection = page.getByRole('heading', { name: 'Select Verification Method' });
   const verify = page.getByRole('heading', { name: 'Verify Code' });
   await expect(selection.or(verify)).toBeVisible();

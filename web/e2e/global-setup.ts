@@ -5,7 +5,9 @@
  * sub-domains and the admin host `admin.localhost` are real hosts). The tests find it
  * through `GEMBA_E2E_*` variables; the returned function stops it, and fails the run
  * when a page broke the content security policy (Chromium reports each violation to
- * the server, which logs it).
+ * the server, which logs it). A real OpenID provider (`tests/oidc/provider.mjs`, the
+ * `oidc-provider` package) runs beside it as the deployment's Microsoft and Google
+ * sign-in, so the single sign-on buttons lead to a real provider's sign-in page.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -33,6 +35,25 @@ async function freePortPair(): Promise<number> {
   throw new Error('no free port pair');
 }
 
+/** The test OpenID provider, sending browsers back to the portal at `http`; its issuer. */
+async function startProvider(root: string, http: number): Promise<{ proc: ChildProcess; issuer: string }> {
+  const proc = spawn(process.execPath, [join(root, 'tests/oidc/provider.mjs')], {
+    env: { ...process.env, OIDC_REDIRECT_URIS: `http://localhost:${http}/sso-callback` },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const issuer = await new Promise<string>((done, fail) => {
+    let buf = '';
+    proc.stdout?.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const line = buf.split('\n')[0];
+      if (buf.includes('\n') && line) done((JSON.parse(line) as { issuer: string }).issuer);
+    });
+    proc.once('exit', () => fail(new Error('the test OpenID provider stopped at start: run `npm ci` in tests/oidc')));
+    setTimeout(() => fail(new Error('the test OpenID provider did not start within 30 s')), 30_000);
+  });
+  return { proc, issuer };
+}
+
 async function waitHealthy(url: string, proc: ChildProcess, log: string): Promise<void> {
   const until = Date.now() + 60_000;
   while (Date.now() < until) {
@@ -55,6 +76,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   let mqtt = await freePortPair();
   while (Math.abs(mqtt - http) < 2) mqtt = await freePortPair();
   const log = `${data}.log`;
+  const oidc = await startProvider(root, http);
   const proc = spawn(
     bin,
     ['serve', '--data', join(data, 'data'), '--http', `127.0.0.1:${http}`, '--mqtt', `127.0.0.1:${mqtt}`, '--web-dir', join(root, 'web/dist')],
@@ -72,6 +94,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         GEMBA_MAIL_LIMIT__PER_ADDRESS_PER_HOUR: '1000',
         // The training code (the Python that runs it comes from scripts/lib.sh).
         GEMBA_TRAINER_SCRIPT: join(root, 'models/train.py'),
+        // Single sign-on through the test provider's client `gemba`.
+        GEMBA_SSO__AZURE__ISSUER: oidc.issuer,
+        GEMBA_SSO__AZURE__CLIENT_ID: 'gemba',
+        GEMBA_SSO__GOOGLE__ISSUER: oidc.issuer,
+        GEMBA_SSO__GOOGLE__CLIENT_ID: 'gemba',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -83,8 +110,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   process.env.GEMBA_E2E_PORT = String(http);
   process.env.GEMBA_E2E_DATA = join(data, 'data');
+  process.env.GEMBA_E2E_OIDC = oidc.issuer;
 
   return async () => {
+    oidc.proc.kill('SIGTERM');
     proc.kill('SIGTERM');
     await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
     // The log is written through once the server's output has ended.

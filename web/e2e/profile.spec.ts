@@ -70,7 +70,7 @@ test('a user changes their password in Profile Settings, and only the new one si
 
   await logOut(page);
   await fill(page, { 'E-mail': email, Password: 'first-pass-1' });
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText('Unable to log in with provided credentials.').first()).toBeVisible();
   await uiLogin(page, email, 'second-pass-2');
   await expect(page).toHaveURL(`${site}/user/home`);
@@ -170,7 +170,7 @@ test('a user switches their sign-in codes to an authenticator app, whose codes t
   await logOut(page);
   const mails = mailsTo(email).length;
   await fill(page, { 'E-mail': email, Password: 'app-pass-1' });
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText('Enter the 6-digit code your authenticator app shows.')).toBeVisible();
   // The step the set-up used is spent: the app's next code.
   await page.getByLabel('6-digit code').fill(totp(uri, Date.now() + 30_000));

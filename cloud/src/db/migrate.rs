@@ -132,6 +132,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "upload_tokens_tombstones",
         include_str!("../../migrations/20261216000001_upload_tokens_tombstones.sql"),
     ),
+    (
+        20261215000001,
+        "sso_identities",
+        include_str!("../../migrations/20261215000001_sso_identities.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

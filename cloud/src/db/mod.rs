@@ -30,6 +30,7 @@ pub mod model_types;
 pub mod orgs;
 pub mod outbox;
 pub mod rollups;
+pub mod sso;
 pub mod task_objects;
 pub mod tasks;
 pub mod tokens;

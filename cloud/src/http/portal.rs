@@ -34,12 +34,16 @@ pub struct PortalConfig {
     pub base_domain: String,
     /// The host that shows the admin login.
     pub admin_host: String,
+    /// The single sign-on providers the portal offers (issuer, client id and
+    /// authorization endpoint of each configured one); none: no sign-in buttons.
+    pub sso: crate::oidc::PortalSso,
 }
 
 pub async fn config(State(state): State<AppState>) -> Json<PortalConfig> {
     Json(PortalConfig {
         base_domain: state.settings.base_domain.clone(),
         admin_host: state.settings.admin_host.clone(),
+        sso: state.sso.portal().await,
     })
 }
 

@@ -31,6 +31,7 @@ mod lines;
 mod model_types;
 mod portal;
 mod service;
+mod sso;
 mod stream;
 mod tasks;
 mod telemetry;

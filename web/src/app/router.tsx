@@ -48,6 +48,7 @@ export const routes: RouteObject[] = [
               screen(paths.adminLogin, () => import('@/features/auth/components/admin-login-screen')),
               screen(paths.otpSelection, () => import('@/features/auth/components/otp-selection-screen')),
               screen(paths.otpVerification, () => import('@/features/auth/components/otp-verification-screen')),
+              screen(paths.ssoCallback, () => import('@/features/auth/components/sso-callback-screen')),
               screen(paths.organizations, () => import('@/features/auth/components/organizations-screen')),
               screen(paths.signup, () => import('@/features/account/components/signup-screen')),
               screen(paths.resendVerification, () => import('@/features/account/components/resend-verification-screen')),

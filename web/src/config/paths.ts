@@ -15,6 +15,8 @@ export const paths = {
   otpSelection: '/otp-selection',
   /** Enter the 6-digit code. */
   otpVerification: '/otp-verification',
+  /** Where the single sign-on provider sends the browser back (issue 28). */
+  ssoCallback: '/sso-callback',
   // Top level.
   organizations: '/organizations',
   cycleTrace: '/cycle-trace/:traceId?',

@@ -1,5 +1,5 @@
-//! Sign-in, tokens and sign-out: `login_v2`, `admin-login`, `token/refresh`, `logout`,
-//! and the single sign-on calls (501 until SSO is added).
+//! Sign-in, tokens and sign-out: `login_v2`, `admin-login`, `token/refresh`, `logout`;
+//! single sign-on (`sso.rs`) signs in through [`sign_in`] too.
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -140,7 +140,11 @@ async fn check_credentials(state: &AppState, req: &LoginRequest) -> ApiResult<Us
 }
 
 /// The sign-in steps after the password: state checks, then a temporary or full session.
-async fn sign_in(state: &AppState, headers: &HeaderMap, user: UserRow) -> ApiResult<Response> {
+pub(crate) async fn sign_in(
+    state: &AppState,
+    headers: &HeaderMap,
+    user: UserRow,
+) -> ApiResult<Response> {
     if !user.is_email_verified {
         return Err(ApiError::non_field(messages::EMAIL_NOT_VERIFIED));
     }
@@ -259,23 +263,3 @@ pub async fn logout(
         "Logged out successfully.",
     )))
 }
-
-macro_rules! sso_not_configured {
-    ($name:ident, $path:literal) => {
-        /// Single sign-on: answers 501 until an identity provider is configured.
-        #[utoipa::path(post, path = $path, tag = "account",
-                    responses((status = 501, description = "single sign-on is not configured")))]
-        pub async fn $name() -> ApiError {
-            ApiError::NotImplemented(messages::SSO_NOT_CONFIGURED)
-        }
-    };
-}
-
-sso_not_configured!(azure_signin, "/account/azure-signin/");
-sso_not_configured!(azure_signup, "/account/azure-signup/");
-sso_not_configured!(google_sso, "/account/google-sso/");
-sso_not_configured!(refresh_azure_token, "/account/refresh-azure-token/");
-sso_not_configured!(
-    register_for_aws_subscription,
-    "/account/register_for_aws_subscription"
-);

@@ -5,6 +5,7 @@ pub mod mfa;
 pub mod password;
 pub mod profile;
 pub mod signup;
+pub mod sso;
 pub mod users;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -19,11 +20,12 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(login::admin_login))
         .routes(routes!(login::token_refresh))
         .routes(routes!(login::logout))
-        .routes(routes!(login::azure_signin))
-        .routes(routes!(login::azure_signup))
-        .routes(routes!(login::google_sso))
-        .routes(routes!(login::refresh_azure_token))
-        .routes(routes!(login::register_for_aws_subscription))
+        // single sign-on
+        .routes(routes!(sso::azure_signin))
+        .routes(routes!(sso::azure_signup))
+        .routes(routes!(sso::google_sso))
+        .routes(routes!(sso::refresh_azure_token))
+        .routes(routes!(sso::register_for_aws_subscription))
         // second factor
         .routes(routes!(mfa::send_otp_code))
         .routes(routes!(mfa::resend_otp))

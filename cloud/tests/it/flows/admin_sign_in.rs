@@ -67,7 +67,6 @@ both!(
             "account/azure-signup/",
             "account/google-sso/",
             "account/refresh-azure-token/",
-            "account/register_for_aws_subscription",
         ] {
             let (s, v) = app.post(p, json!({"access_token": "x"}), None).await;
             assert_eq!(s, StatusCode::NOT_IMPLEMENTED, "{p}");
@@ -80,5 +79,14 @@ both!(
                 "{p}"
             );
         }
+        // The AWS Marketplace sign-up says why in `error` (the spec: "error in response").
+        let (s, v) = app
+            .post("account/register_for_aws_subscription", json!({}), None)
+            .await;
+        assert_eq!(s, StatusCode::NOT_IMPLEMENTED);
+        assert_eq!(
+            v["error"],
+            "AWS Marketplace subscriptions are not configured on this server."
+        );
     }
 );

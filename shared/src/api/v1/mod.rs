@@ -7,6 +7,7 @@ pub mod labeler;
 pub mod lengths;
 pub mod line;
 pub mod organization;
+pub mod sso;
 pub mod stream;
 pub mod task;
 pub mod telemetry;

@@ -6,8 +6,12 @@
  * the sub-domain redirects of section 2 do not apply.
  */
 
-/** `/portal-config.json` of gemba-cloud. */
-export type HostConfig = { base_domain: string; admin_host: string };
+/** A single sign-on provider the deployment offers (issue 28). */
+export type SsoProvider = { issuer: string; client_id: string; authorization_endpoint: string };
+export type SsoConfig = { azure: SsoProvider | null; google: SsoProvider | null };
+
+/** `/portal-config.json` of gemba-cloud (`sso` left out: no single sign-on). */
+export type HostConfig = { base_domain: string; admin_host: string; sso?: SsoConfig };
 
 export type Site = { kind: 'admin' } | { kind: 'org'; org: string } | { kind: 'base' } | { kind: 'other' };
 

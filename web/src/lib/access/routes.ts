@@ -54,6 +54,7 @@ export const ROUTES: readonly RouteRule[] = [
   pub(paths.verifyEmail, 'Verify Email'),
   pub(paths.forgotPassword, 'Forgot Password'),
   pub(paths.resetPassword, 'Reset Password'),
+  pub(paths.ssoCallback, 'Single Sign-On'),
   always(paths.privacyPolicy, 'Privacy Policy'),
   always(paths.changePassword, 'Change Password'),
   always(paths.otpSelection, 'Select Verification Method'),

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { Field, FormError } from '@/components/ui/field';
 import { paths } from '@/config/paths';
 import * as rule from '@/lib/validate';
+import { SsoButtons } from '@/components/auth/sso-buttons';
 
 import { register } from '../api/account';
 import { PASSWORDS_DIFFER } from '../messages';
@@ -51,6 +52,7 @@ export default function SignupScreen() {
       <button type="submit" disabled={busy}>
         {busy ? 'Signing up…' : 'Sign up'}
       </button>
+      <SsoButtons mode="signup" />
       <p className="auth-links">
         <Link to={paths.login}>Already have an account? Log in</Link>
         <Link to={paths.resendVerification}>Resend verification e-mail</Link>

@@ -9,6 +9,7 @@ import { notify } from '@/lib/toast';
 
 import { signIn } from '../api/auth';
 import { LOGGED_IN, afterCredentials } from '../flow';
+import { SsoButtons } from '@/components/auth/sso-buttons';
 
 /** `/login`: the admin login on the admin host, the normal login elsewhere. */
 export default function LoginScreen() {
@@ -64,6 +65,7 @@ export function LoginForm({ admin }: { admin: boolean }) {
       <button type="submit" disabled={busy}>
         {busy ? 'Signing in…' : 'Sign in'}
       </button>
+      {admin ? null : <SsoButtons mode="signin" />}
       {admin ? null : (
         <p className="auth-links">
           <Link to={paths.forgotPassword}>Forgot password?</Link>
