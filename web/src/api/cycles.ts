@@ -8,9 +8,10 @@ import { queryOptions } from '@tanstack/react-query';
 import type { Archived, ArchivedCycle, CycleDetails, Page } from '@/api/generated';
 import { api } from '@/lib/api-client';
 import { cyclesKey } from '@/api/device-stream';
+import { MAX_CHARS } from '@/api/generated';
 
-/** The longest reason the server takes (`REASON_MAX`). */
-export const REASON_MAX = 500;
+/** The longest reason the server takes (`REASON_MAX`, `validate::MAX_REASON_CHARS`). */
+export const REASON_MAX = MAX_CHARS.REASON;
 
 export const cycleDetailsQuery = (id: string) =>
   queryOptions({

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 
 import { Field } from '@/components/ui/field';
-import { mobileNumber } from '@/lib/validate';
+import { BODY_LIMITS, mobileNumber } from '@/lib/validate';
 
 /**
  * The mobile number for codes by SMS. The server's rule and message (section 5) are
@@ -37,6 +37,7 @@ export function SmsForm({
     >
       <Field
         label="Mobile number"
+        maxLength={BODY_LIMITS.SmsMethodRequest.mobile_number}
         name="mobile_number"
         type="tel"
         autoComplete="tel"

@@ -7,7 +7,7 @@ import { DataTable } from '@/components/ui/data-table';
 import { DATA_CREATED } from '@/config/messages';
 import { ROLES, ROLE_LABELS, parseRole } from '@/lib/access/roles';
 import { notify } from '@/lib/toast';
-import { requiredMessage } from '@/lib/validate';
+import { BODY_LIMITS, requiredMessage } from '@/lib/validate';
 
 import { createRole } from '../api/accounts';
 
@@ -56,6 +56,7 @@ export default function RolesScreen() {
       <form onSubmit={submit} noValidate className="inline-form toolbar" aria-label="Create Role">
         <Field
           label="Role name"
+          maxLength={BODY_LIMITS.RoleCreate.name}
           value={name}
           error={error}
           list="role-names"

@@ -7,7 +7,7 @@ import { Dialog, DialogActions } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { CHANGES_SAVED } from '@/config/messages';
 import { notify } from '@/lib/toast';
-import { requiredMessage } from '@/lib/validate';
+import { BODY_LIMITS, requiredMessage } from '@/lib/validate';
 
 import { resetWorkstationPassword } from '../api/org-users';
 
@@ -47,6 +47,7 @@ export function WorkstationPasswordDialog({ user, onClose }: { user: UserSummary
         <p className="muted">The user's sessions end, and they must choose a new password at their next sign-in.</p>
         <Field
           label="New password"
+          maxLength={BODY_LIMITS.WorkstationPasswordRequest.password}
           type="password"
           autoComplete="new-password"
           value={password}
@@ -58,6 +59,7 @@ export function WorkstationPasswordDialog({ user, onClose }: { user: UserSummary
         />
         <Field
           label="Repeat the password"
+          maxLength={BODY_LIMITS.WorkstationPasswordRequest.password}
           type="password"
           autoComplete="new-password"
           value={again}
