@@ -109,6 +109,10 @@ pub struct MediaClaims {
     pub org: i64,
     pub exp: i64,
     pub aud: String,
+    /// A media URL of the portal: the auth session it was made for, which must still be
+    /// open when it is used (sign-out ends it). None in the tokens devices get.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
 }
 
 const MEDIA_AUDIENCE: &str = "media";
@@ -148,6 +152,25 @@ impl Keys {
         self.sign_for(MEDIA_AUDIENCE, org, key, exp)
     }
 
+    /// [`Keys::sign_media`] for auth session `sid`: good only while it stays open.
+    pub fn sign_session_media(
+        &self,
+        sid: &str,
+        org: i64,
+        key: &str,
+        exp: i64,
+    ) -> anyhow::Result<String> {
+        let claims = MediaClaims {
+            sid: Some(sid.into()),
+            ..media_claims(MEDIA_AUDIENCE, org, key, exp)
+        };
+        Ok(jsonwebtoken::encode(
+            &Header::default(),
+            &claims,
+            &self.enc,
+        )?)
+    }
+
     pub fn verify_media(&self, token: &str) -> Option<MediaClaims> {
         self.verify_for(MEDIA_AUDIENCE, token)
     }
@@ -177,12 +200,7 @@ impl Keys {
     }
 
     fn sign_for(&self, aud: &str, org: i64, key: &str, exp: i64) -> anyhow::Result<String> {
-        let claims = MediaClaims {
-            key: key.to_string(),
-            org,
-            exp,
-            aud: aud.into(),
-        };
+        let claims = media_claims(aud, org, key, exp);
         Ok(jsonwebtoken::encode(
             &Header::default(),
             &claims,
@@ -199,6 +217,16 @@ impl Keys {
         jsonwebtoken::decode::<MediaClaims>(token, &self.dec, &v)
             .ok()
             .map(|d| d.claims)
+    }
+}
+
+fn media_claims(aud: &str, org: i64, key: &str, exp: i64) -> MediaClaims {
+    MediaClaims {
+        key: key.to_string(),
+        org,
+        exp,
+        aud: aud.into(),
+        sid: None,
     }
 }
 

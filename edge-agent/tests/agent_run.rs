@@ -101,7 +101,9 @@ async fn runs_the_demo(mqtt: Option<String>) {
         .fetch_one(&c.state.db.pool)
         .await
         .unwrap();
-    let clip = gemba_cloud::http::clips::of_cycle(&c.state, Some(org), id)
+    // Played as the portal would, with no sign-in (a URL of no session).
+    let viewer = gemba_cloud::media::urls::Viewer::Device;
+    let clip = gemba_cloud::http::clips::of_cycle(&c.state, viewer, Some(org), id)
         .await
         .unwrap()
         .unwrap();

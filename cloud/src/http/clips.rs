@@ -33,7 +33,7 @@ use crate::http::extract::{Path, Query};
 use crate::http::recording::save_body;
 use crate::media::clips as media_clips;
 use crate::media::upload::copy_to_store;
-use crate::media::urls::media_url;
+use crate::media::urls::{Viewer, media_url};
 use crate::media::{self, NotVideo, ReadError};
 use crate::objects;
 use crate::state::AppState;
@@ -150,7 +150,7 @@ async fn keep(
         media_clips::delete_object(state, org, &row.object_key).await;
         return Err(ApiError::NotFound);
     }
-    to_api(state, &row)
+    to_api(state, Viewer::Device, &row)
 }
 
 /// The answer to an upload link refused for `r`: the link names another `subject` (a
@@ -213,9 +213,9 @@ async fn container(path: &std::path::Path) -> ApiResult<Option<&'static str>> {
 }
 
 /// The API's clip of a stored one.
-pub fn to_api(state: &AppState, c: &ClipRow) -> ApiResult<CycleClip> {
+pub fn to_api(state: &AppState, viewer: Viewer<'_>, c: &ClipRow) -> ApiResult<CycleClip> {
     Ok(CycleClip {
-        url: media_url(state, c.organization_id, &c.object_key)?,
+        url: media_url(state, viewer, c.organization_id, &c.object_key)?,
         start_ms: c.start_ms,
         duration_ms: c.duration_ms,
     })
@@ -224,11 +224,12 @@ pub fn to_api(state: &AppState, c: &ClipRow) -> ApiResult<CycleClip> {
 /// The clip of cycle `id` (of `org` when given), for its details.
 pub async fn of_cycle(
     state: &AppState,
+    viewer: Viewer<'_>,
     org: Option<i64>,
     id: &str,
 ) -> ApiResult<Option<CycleClip>> {
     match clips::get(&state.db, org, id).await? {
-        Some(c) => Ok(Some(to_api(state, &c)?)),
+        Some(c) => Ok(Some(to_api(state, viewer, &c)?)),
         None => Ok(None),
     }
 }

@@ -22,6 +22,7 @@ use crate::db::videos::{self, Filter, VideoRow};
 use crate::db::{labelers, users};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
+use crate::media::urls::Viewer;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -180,7 +181,15 @@ pub async fn task_videos(
         ..Filter::default()
     };
     Ok(axum::Json(
-        crate::http::videos::list::page_of(&state, org, task, &ready, q.page).await?,
+        crate::http::videos::list::page_of(
+            &state,
+            Viewer::Session(&me.session),
+            org,
+            task,
+            &ready,
+            q.page,
+        )
+        .await?,
     ))
 }
 

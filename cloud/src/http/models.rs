@@ -259,7 +259,12 @@ pub async fn deploy(
     let url = format!(
         "{}{}",
         state.settings.public_url(),
-        crate::media::urls::media_url(&state, org, &model.object_key)?
+        crate::media::urls::media_url(
+            &state,
+            crate::media::urls::Viewer::Device,
+            org,
+            &model.object_key
+        )?
     );
     for d in &chosen {
         let command = state

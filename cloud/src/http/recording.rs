@@ -33,6 +33,7 @@ use crate::http::extract::{AuthUser, Json, Path};
 use crate::http::videos::{one_with_tags, org_to_change, task_of};
 use crate::media;
 use crate::media::upload::{finish, lock_part, staging};
+use crate::media::urls::Viewer;
 use crate::mqtt::new_command_id;
 use crate::state::AppState;
 
@@ -113,7 +114,7 @@ pub async fn record(
         .await?;
     Ok((
         StatusCode::CREATED,
-        axum::Json(one_with_tags(&state, row).await?),
+        axum::Json(one_with_tags(&state, Viewer::Session(&me.session), row).await?),
     ))
 }
 
@@ -225,7 +226,9 @@ pub async fn upload(
     let row = videos::get(&state.db, org, id)
         .await?
         .ok_or(ApiError::NotFound)?;
-    Ok(axum::Json(one_with_tags(&state, row).await?))
+    Ok(axum::Json(
+        one_with_tags(&state, Viewer::Device, row).await?,
+    ))
 }
 
 /// Streams a device's `body` (its `what`: a recording, a clip) into the staging file

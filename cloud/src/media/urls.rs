@@ -2,20 +2,40 @@
 //! and when it expires (signed by [`crate::auth::Keys`]). Expiries fall on whole hours so
 //! that an object read again within the hour gets the same URL and the browser's cache
 //! serves it again.
+//!
+//! A URL made for the portal also names the auth session it was made in
+//! ([`Viewer::Session`]): it works only while that session is open, so signing out (or
+//! the session's revocation or end) ends it (docs/decisions.md "Media URLs end with the
+//! session"). A device's URL (a model to deploy) names none.
 
 use gemba_shared::api::v1::video::MEDIA_URL_TTL_SECS;
 
 use crate::db::now_ms;
 use crate::state::AppState;
 
-/// A signed URL of object `key` of `org`, good for [`MEDIA_URL_TTL_SECS`] at least.
-pub fn media_url(state: &AppState, org: i64, key: &str) -> anyhow::Result<String> {
-    Ok(format!(
-        "/api/media/{}",
-        state
-            .keys
-            .sign_media(org, key, media_exp(now_ms() / 1000))?
-    ))
+/// Who a media URL is made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Viewer<'a> {
+    /// A signed-in user of the portal, in this auth session (the access token's `sid`).
+    Session(&'a str),
+    /// A device (no session): a model to deploy, the answer to its own upload.
+    Device,
+}
+
+/// A signed URL of object `key` of `org` for `viewer`, good for [`MEDIA_URL_TTL_SECS`]
+/// at least (and a session's only while the session is open).
+pub fn media_url(
+    state: &AppState,
+    viewer: Viewer<'_>,
+    org: i64,
+    key: &str,
+) -> anyhow::Result<String> {
+    let exp = media_exp(now_ms() / 1000);
+    let token = match viewer {
+        Viewer::Session(sid) => state.keys.sign_session_media(sid, org, key, exp)?,
+        Viewer::Device => state.keys.sign_media(org, key, exp)?,
+    };
+    Ok(format!("/api/media/{token}"))
 }
 
 /// Media URLs expire at whole steps of this many seconds (an hour), and the browser

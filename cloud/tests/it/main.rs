@@ -28,6 +28,7 @@ mod labeler;
 mod learning_loop;
 mod lengths;
 mod lines;
+mod media_session;
 mod model_types;
 mod portal;
 mod service;

@@ -24,6 +24,7 @@ use crate::db::{devices, tasks};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::http::telemetry::paging;
+use crate::media::urls::Viewer;
 use crate::state::AppState;
 
 /// The organisation whose cycles `me` reaches: theirs, or every one for the super admin.
@@ -106,7 +107,7 @@ async fn details_of(state: &AppState, me: &AuthUser, id: &str) -> ApiResult<Cycl
             .await?
             .map(|r| r.display_name);
     }
-    d.clip = crate::http::clips::of_cycle(state, org, id).await?;
+    d.clip = crate::http::clips::of_cycle(state, Viewer::Session(&me.session), org, id).await?;
     Ok(d)
 }
 

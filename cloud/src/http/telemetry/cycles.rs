@@ -20,6 +20,7 @@ use crate::http::extract::{AuthUser, Json, Query};
 use crate::http::telemetry::math::slowest_floor;
 use crate::http::telemetry::{cycle_filter, issue_key, known_ids, paging};
 use crate::http::videos::list::date_range;
+use crate::media::urls::Viewer;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams, utoipa::ToSchema)]
@@ -79,6 +80,7 @@ pub async fn traces(
 ) -> ApiResult<axum::Json<Page<Trace>>> {
     me.require(Permission::ViewCycles)?;
     let org = me.org()?;
+    let session = me.session.clone();
     let page = fetch_cycles(state.clone(), me, p).await?.0;
     let ids: Vec<String> = page.results.iter().map(|c| c.id.clone()).collect();
     let mut clips: HashMap<String, crate::db::clips::ClipRow> =
@@ -92,7 +94,11 @@ pub async fn traces(
         .into_iter()
         .map(|cycle| {
             let clip = match clips.remove(&cycle.id) {
-                Some(c) => Some(crate::http::clips::to_api(&state, &c)?),
+                Some(c) => Some(crate::http::clips::to_api(
+                    &state,
+                    Viewer::Session(&session),
+                    &c,
+                )?),
                 None => None,
             };
             Ok(Trace { cycle, clip })

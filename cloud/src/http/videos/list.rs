@@ -16,6 +16,7 @@ use crate::http::videos::{
     find, name_of, one_with_tags, org_for, org_to_change, task_of, with_tags,
 };
 use crate::media::upload::remove_files;
+use crate::media::urls::Viewer;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -122,13 +123,22 @@ pub async fn list(
     let filter = filter_of(&q)?;
     task_of(&state, &me, org, task).await?;
     Ok(axum::Json(
-        page_of(&state, org, task, &filter, q.page).await?,
+        page_of(
+            &state,
+            Viewer::Session(&me.session),
+            org,
+            task,
+            &filter,
+            q.page,
+        )
+        .await?,
     ))
 }
 
 /// Page `page` (1-based) of `task`'s videos that pass `filter`, with their tags.
 pub(crate) async fn page_of(
     state: &AppState,
+    viewer: Viewer<'_>,
     org: i64,
     task: i64,
     filter: &Filter,
@@ -137,7 +147,7 @@ pub(crate) async fn page_of(
     let offset = page_offset(page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
     let (rows, count) = videos::page(&state.db, org, task, filter, offset, PAGE_SIZE).await?;
     Ok(Page {
-        results: with_tags(state, rows).await?,
+        results: with_tags(state, viewer, rows).await?,
         count,
     })
 }
@@ -153,7 +163,12 @@ pub async fn get(
 ) -> ApiResult<axum::Json<Video>> {
     let org = org_for(&me, Permission::ViewVideos)?;
     Ok(axum::Json(
-        one_with_tags(&state, find(&state, org, id).await?).await?,
+        one_with_tags(
+            &state,
+            Viewer::Session(&me.session),
+            find(&state, org, id).await?,
+        )
+        .await?,
     ))
 }
 
@@ -194,7 +209,12 @@ pub async fn patch(
         )
     })?;
     Ok(axum::Json(
-        one_with_tags(&state, find(&state, org, id).await?).await?,
+        one_with_tags(
+            &state,
+            Viewer::Session(&me.session),
+            find(&state, org, id).await?,
+        )
+        .await?,
     ))
 }
 

@@ -7,6 +7,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use object_store::{GetOptions, GetRange, ObjectStoreExt};
 
+use crate::db::{now_ms, tokens};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::Path;
 use crate::media::urls::MEDIA_URL_STEP_SECS;
@@ -26,7 +27,8 @@ fn content_type(key: &str) -> &'static str {
 }
 
 /// A media object through its signed URL (from a video's `url` or `thumbnail_url`),
-/// with HTTP ranges for seeking. No sign-in: the URL is the permission, for its hours.
+/// with HTTP ranges for seeking. No sign-in: the URL is the permission, for its hours,
+/// and a portal's URL only while the session it was made in is open.
 #[utoipa::path(get, path = "/media/{token}", tag = "videos", security(()),
     params(("token" = String, Path), ("Range" = Option<String>, Header)),
     responses((status = 200), (status = 206), (status = 404), (status = 416)))]
@@ -36,6 +38,14 @@ pub async fn media(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let claims = state.keys.verify_media(&token).ok_or(ApiError::NotFound)?;
+    if let Some(sid) = &claims.sid {
+        let open = tokens::session(&state.db, sid)
+            .await?
+            .is_some_and(|s| !s.revoked && s.expires_at > now_ms());
+        if !open {
+            return Err(ApiError::NotFound);
+        }
+    }
     let key = objects::key(claims.org, &claims.key);
     let meta = state.objects.head(&key).await.map_err(|e| match e {
         object_store::Error::NotFound { .. } => ApiError::NotFound,

@@ -33,7 +33,7 @@ use crate::db::tasks;
 use crate::db::videos::{self, VideoRow};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::AuthUser;
-use crate::media::urls::media_url;
+use crate::media::urls::{Viewer, media_url};
 use crate::state::AppState;
 use gemba_shared::api::v1::feature_control::Gated;
 
@@ -89,13 +89,17 @@ pub(crate) async fn task_of(state: &AppState, me: &AuthUser, org: i64, id: i64) 
 }
 
 /// The API's videos of `rows`, with their tags and where their labels stand.
-pub(crate) async fn with_tags(state: &AppState, rows: Vec<VideoRow>) -> ApiResult<Vec<Video>> {
+pub(crate) async fn with_tags(
+    state: &AppState,
+    viewer: Viewer<'_>,
+    rows: Vec<VideoRow>,
+) -> ApiResult<Vec<Video>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let tags = videos::tags_of(&state.db, &ids).await?;
     let labels = videos::label_states(&state.db, &ids).await?;
     rows.into_iter()
         .map(|r| {
-            let mut v = to_api(state, r)?;
+            let mut v = to_api(state, viewer, r)?;
             v.tags = tags
                 .iter()
                 .filter(|(id, _)| *id == v.id)
@@ -112,19 +116,23 @@ pub(crate) async fn with_tags(state: &AppState, rows: Vec<VideoRow>) -> ApiResul
         .collect()
 }
 
-pub(crate) async fn one_with_tags(state: &AppState, r: VideoRow) -> ApiResult<Video> {
-    Ok(with_tags(state, vec![r]).await?.remove(0))
+pub(crate) async fn one_with_tags(
+    state: &AppState,
+    viewer: Viewer<'_>,
+    r: VideoRow,
+) -> ApiResult<Video> {
+    Ok(with_tags(state, viewer, vec![r]).await?.remove(0))
 }
 
-fn to_api(state: &AppState, r: VideoRow) -> ApiResult<Video> {
+fn to_api(state: &AppState, viewer: Viewer<'_>, r: VideoRow) -> ApiResult<Video> {
     let ready = r.status == videos::READY;
     let url = if ready {
-        Some(media_url(state, r.organization_id, &r.object_key)?)
+        Some(media_url(state, viewer, r.organization_id, &r.object_key)?)
     } else {
         None
     };
     let thumbnail_url = match (&r.thumbnail_key, ready) {
-        (Some(k), true) => Some(media_url(state, r.organization_id, k)?),
+        (Some(k), true) => Some(media_url(state, viewer, r.organization_id, k)?),
         _ => None,
     };
     Ok(Video {

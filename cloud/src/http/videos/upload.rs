@@ -15,6 +15,7 @@ use crate::http::extract::{AuthUser, Json, Path, read_body};
 use crate::http::videos::{find, name_of, one_with_tags, org_to_change, task_of, to_api};
 use crate::media;
 use crate::media::upload::{finish, lock_part, staging, write_part};
+use crate::media::urls::Viewer;
 use crate::state::AppState;
 
 /// Starts an upload: the video is made with its name and size, waiting for its bytes.
@@ -58,7 +59,10 @@ pub async fn create(
         },
     )
     .await?;
-    Ok((StatusCode::CREATED, axum::Json(to_api(&state, row)?)))
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(to_api(&state, Viewer::Session(&me.session), row)?),
+    ))
 }
 
 /// `bytes FIRST-LAST/SIZE` → (first, last).
@@ -160,13 +164,19 @@ pub async fn put_part(
     }
     if last + 1 < row.size_bytes {
         row.received_bytes = last + 1;
-        return Ok(axum::Json(one_with_tags(&state, row).await?).into_response());
+        return Ok(
+            axum::Json(one_with_tags(&state, Viewer::Session(&me.session), row).await?)
+                .into_response(),
+        );
     }
     match finish(&state, &row, &path).await {
         Ok(()) => {
             let _ = tokio::fs::remove_file(&path).await;
             let row = find(&state, org, id).await?;
-            Ok(axum::Json(one_with_tags(&state, row).await?).into_response())
+            Ok(
+                axum::Json(one_with_tags(&state, Viewer::Session(&me.session), row).await?)
+                    .into_response(),
+            )
         }
         Err(media::ReadError::NotVideo(why)) => {
             // Not a video: nothing of it stays.

@@ -16,7 +16,8 @@ pub const PART_BYTES: i64 = 4 * 1024 * 1024;
 /// Longest file name.
 pub const MAX_FILE_NAME: usize = crate::validate::MAX_FILE_NAME_CHARS;
 /// How long a signed media URL stays good at least (6 hours): a labeling session. It
-/// expires at the first whole hour after that, so reads within an hour get one URL.
+/// expires at the first whole hour after that, so reads within an hour get one URL. A
+/// URL made for the portal also ends with the auth session it was made in (sign-out).
 pub const MEDIA_URL_TTL_SECS: i64 = 6 * 3600;
 /// The slow-upload warning's default estimate (spec section 9), in milliseconds.
 pub const SLOW_UPLOAD_MS: i64 = 100_000;

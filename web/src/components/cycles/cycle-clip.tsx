@@ -4,6 +4,7 @@ import type { CycleClip } from '@/api/generated/CycleClip';
 import type { RecentCycle } from '@/api/generated/RecentCycle';
 import { stepColour } from '@/components/charts/palette';
 import { seconds } from '@/lib/format';
+import { useMediaRecovery } from '@/lib/media-recovery';
 
 /** The step being performed at `at` (ms on the cycle's clock): its index in the cycle's segments, or -1. */
 export function segmentAt(cycle: RecentCycle, at: number): number {
@@ -32,6 +33,7 @@ export function CycleClipPlayer({
   clip,
   onTime,
   seekTo,
+  onExpired,
 }: {
   cycle: RecentCycle;
   steps: readonly string[];
@@ -40,8 +42,11 @@ export function CycleClipPlayer({
   onTime?: (at: number) => void;
   /** A moment (cycle's clock) to jump to; a new object each time. */
   seekTo?: { at: number } | null;
+  /** The clip's URL stopped working (a page left open): ask for the cycle again. */
+  onExpired?: () => unknown;
 }) {
   const video = useRef<HTMLVideoElement>(null);
+  useMediaRecovery(video, clip.url, () => onExpired?.());
   const [at, setAt] = useState(clip.start_ms);
   const from = Math.min(clip.start_ms, cycle.start_ms);
   const to = Math.max(clip.start_ms + clip.duration_ms, cycle.end_ms);

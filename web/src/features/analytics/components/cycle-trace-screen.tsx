@@ -77,7 +77,7 @@ export default function CycleTraceScreen() {
             </dl>
           ) : null}
           {d.clip ? (
-            <CycleClipPlayer key={c.id} cycle={c} steps={d.steps} clip={d.clip} onTime={setAt} seekTo={seekTo} />
+            <CycleClipPlayer key={c.id} cycle={c} steps={d.steps} clip={d.clip} onTime={setAt} seekTo={seekTo} onExpired={() => q.refetch()} />
           ) : (
             <p className="muted">No video clip for this cycle yet: the station's device uploads it after the cycle (unless it keeps no clips).</p>
           )}

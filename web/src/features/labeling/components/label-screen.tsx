@@ -15,6 +15,7 @@ import { FRAME_STEP } from '@/config/constants';
 import { errorMessage } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
 import { exactSeconds } from '@/lib/format';
+import { useMediaRecovery } from '@/lib/media-recovery';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
@@ -87,6 +88,10 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
   const qc = useQueryClient();
   const q = useQuery(labelsQuery(video.id, via));
   const player = useRef<HTMLVideoElement>(null);
+  // A URL that stopped working (a page left open): the lists are asked again for a new one.
+  useMediaRecovery(player, video.url, () =>
+    Promise.all([qc.invalidateQueries({ queryKey: videosKey }), qc.invalidateQueries({ queryKey: labelerKey })]),
+  );
   const [segments, setSegments] = useState<Segment[] | null>(null);
   const [step, setStep] = useState(0);
   const [start, setStart] = useState<number | null>(null);

@@ -11,10 +11,11 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError, SelectField } from '@/components/ui/field';
 import { Pager } from '@/components/ui/pager';
 import { UploadProgressBar } from '@/components/ui/upload-progress';
-import { ApiError } from '@/lib/api-client';
+import { ApiError, api } from '@/lib/api-client';
 import { errorMessage } from '@/lib/api-errors';
 import { can } from '@/lib/access/roles';
 import { formatDateTime, megabytes } from '@/lib/format';
+import { useMediaRecovery } from '@/lib/media-recovery';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 import { useIdSet } from '@/lib/use-id-set';
@@ -145,6 +146,15 @@ function UploadPanel({ task }: { task: number }) {
   );
 }
 
+/** The chosen video playing; asked for again (a new URL) when its URL stops working. */
+function Player({ video, onRefreshed }: { video: Video; onRefreshed: (v: Video) => void }) {
+  const ref = useRef<HTMLVideoElement>(null);
+  useMediaRecovery(ref, video.url, async () => onRefreshed(await api.get<Video>(`organization/task_record/${video.id}/`)));
+  return (
+    <video ref={ref} controls src={video.url ?? undefined} poster={video.thumbnail_url ?? undefined} aria-label={`Playing ${video.file_name}`} width={640} />
+  );
+}
+
 function VideoList({ task, manage }: { task: number; manage: boolean }) {
   const qc = useQueryClient();
   const [page, setPage] = useState(1);
@@ -243,7 +253,7 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
       {q.data ? <Pager page={page} count={q.data.count} onPage={setPage} label="Videos" /> : null}
       {playing?.url ? (
         <figure className="player">
-          <video controls src={playing.url} poster={playing.thumbnail_url ?? undefined} aria-label={`Playing ${playing.file_name}`} width={640} />
+          <Player video={playing} onRefreshed={setPlaying} />
           <figcaption>{playing.file_name}</figcaption>
           <CommentsPanel video={playing.id} />
         </figure>
