@@ -61,8 +61,8 @@ export const ROUTES: readonly RouteRule[] = [
   always(paths.otpVerification, 'Verify Code'),
   { path: paths.organizations, title: 'Select Organization', kind: 'signedIn', authorize: [] },
   only(paths.cycleTrace, 'Cycle Trace', ANALYTICS_SCREENS),
-
   only(paths.auditLog, 'Audit Log', AUDIT_LOG),
+
   only(paths.labeler.tasks, 'Operations Requested', LABELER),
   only(paths.labeler.setting, 'Profile Setting', LABELER),
   only(paths.labeler.videos, 'Task Videos', LABELER),
