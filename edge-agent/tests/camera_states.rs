@@ -2,7 +2,7 @@
 //! 25): a source that fails after its start says why in the status and is started
 //! again by the agent with a back-off (not by the cloud); a camera the device lacks is
 //! refused once, not in a storm; a stop for another task, or older than the camera's
-//! start, leaves the camera running.
+//! start, leaves the camera running; a stop captured and published again is ignored.
 
 use std::time::Duration;
 
@@ -178,5 +178,77 @@ async fn a_stop_for_another_task_or_an_older_generation_leaves_the_camera_runnin
     tokio::time::sleep(Duration::from_secs(2)).await;
     let x = camera(&c, "cam0").await.unwrap();
     assert_eq!((x.task, x.state), (Some(c.task), CameraState::Running));
+    interrupt(agent);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replayed_stop_is_not_obeyed() {
+    use gemba_shared::mqtt::v1::{Channel, CommandMessage, VERSION};
+    let footage = demo().footage.display().to_string();
+    let (_d, c, _data, agent) = started("cam0", &footage).await;
+    let running = async || {
+        camera(&c, "cam0")
+            .await
+            .is_some_and(|x| x.state == CameraState::Running)
+    };
+    wait_for("cam0 running", 60, running).await;
+    let generation = camera(&c, "cam0").await.unwrap().generation;
+    // A stop, as the cloud sends it: the message an attacker captures.
+    let org: i64 = sqlx::query_scalar("SELECT organization_id FROM devices WHERE id = $1")
+        .bind(c.device)
+        .fetch_one(&c.state.db.pool)
+        .await
+        .unwrap();
+    let stop = CommandMessage {
+        v: VERSION,
+        id: gemba_cloud::mqtt::new_command_id(),
+        command: Command::StopTask {
+            camera: "cam0".into(),
+            task: Some(c.task),
+            generation,
+        },
+    };
+    let db = &c.state.db;
+    c.state
+        .mqtt
+        .command_with_id(db, org, c.device, &stop.id, stop.command.clone())
+        .await
+        .unwrap();
+    wait_for("cam0 stopped", 30, async || {
+        camera(&c, "cam0").await.is_some_and(|x| x.task.is_none())
+    })
+    .await;
+    // Started again (by hand: the reconcile would wait out its back-off).
+    let task = gemba_cloud::db::tasks::get(db, 0, None, c.task)
+        .await
+        .unwrap()
+        .unwrap();
+    let (ok, message) = command(
+        &c,
+        Command::StartTask {
+            camera: "cam0".into(),
+            task: c.task,
+            engine: gemba_shared::cycle::EngineConfig::from_task(&task.settings()),
+            generation,
+        },
+    )
+    .await;
+    assert!(ok, "{message}");
+    wait_for("cam0 running again", 60, running).await;
+    // The same signed stop, published again: the camera keeps running.
+    c.state
+        .mqtt
+        .send(db, org, c.device, Channel::Cmd, &stop)
+        .await
+        .unwrap();
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let x = camera(&c, "cam0").await.unwrap();
+        assert_eq!(
+            (x.task, x.state),
+            (Some(c.task), CameraState::Running),
+            "the replayed stop was obeyed"
+        );
+    }
     interrupt(agent);
 }

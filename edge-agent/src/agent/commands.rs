@@ -1,6 +1,6 @@
 //! The cloud's commands carried out: a task started or stopped on a camera, settings,
 //! a model deployed (`deploy.rs`), a recording made and uploaded; each answered on
-//! `cmd/ack` through the outbox.
+//! `cmd/ack` through the outbox, and each once (a replayed one is ignored).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -18,6 +18,24 @@ impl Agent {
     /// Carries out command `c`: its acknowledgement, or `None` when it comes later (a
     /// recording acknowledges once uploaded).
     pub(super) async fn command(&mut self, c: CommandMessage) -> Option<CommandAck> {
+        // A command carried out before (replayed, or delivered twice) is not again.
+        let first = self
+            .outbox
+            .lock()
+            .expect("outbox lock")
+            .first_time(&c.id, now_ms());
+        match first {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!(
+                    id = c.id,
+                    "a command carried out before came again (a replay?): ignored"
+                );
+                return None;
+            }
+            // Better to obey the cloud than to drop its command for a disk error.
+            Err(e) => tracing::error!(error = %e, "noting a command in the outbox"),
+        }
         let r = match c.command {
             Command::StartTask {
                 camera,

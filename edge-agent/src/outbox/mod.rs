@@ -19,9 +19,11 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension, params};
 
 mod clips;
+mod commands;
 mod schema;
 
 pub use clips::{CLIP_WAIT_MS, DueClip};
+pub use commands::REMEMBER_MS as COMMAND_MEMORY_MS;
 pub use schema::{OpenError, VERSION as SCHEMA_VERSION};
 
 /// What kind of record a message is, for the bound's policy.

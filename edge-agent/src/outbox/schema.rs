@@ -9,7 +9,7 @@ use rusqlite::Connection;
 
 /// The schema this agent writes. Raise it with a step in [`migrate`] whenever a table
 /// changes.
-pub const VERSION: i64 = 1;
+pub const VERSION: i64 = 2;
 
 /// Why an outbox could not be opened.
 #[derive(Debug)]
@@ -107,7 +107,14 @@ pub fn migrate(db: &mut Connection, path: &Path) -> Result<(), OpenError> {
              attempts INTEGER NOT NULL DEFAULT 0,
              next_ms INTEGER NOT NULL DEFAULT 0,
              created_ms INTEGER NOT NULL
-         );",
+         );
+         -- 1 → 2: the ids of the cloud's commands carried out, so a replayed one is
+         -- not carried out again (kept for `commands::REMEMBER_MS`).
+         CREATE TABLE IF NOT EXISTS commands_seen (
+             id TEXT PRIMARY KEY,
+             at_ms INTEGER NOT NULL
+         );
+         CREATE INDEX IF NOT EXISTS commands_seen_at ON commands_seen (at_ms);",
     )?;
     tx.pragma_update(None, "user_version", VERSION)?;
     tx.commit()?;

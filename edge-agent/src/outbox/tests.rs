@@ -181,14 +181,14 @@ fn an_outbox_a_newer_agent_wrote_is_refused_and_left_as_it_is() {
         e,
         OpenError::Newer {
             found: 3,
-            known: 1,
+            known: 2,
             ..
         }
     ));
     assert_eq!(
         e.to_string(),
         format!(
-            "the outbox at {} was written by a newer agent (schema 3; this agent knows 1): \
+            "the outbox at {} was written by a newer agent (schema 3; this agent knows 2): \
              run that agent, or move the file away to start afresh",
             path.display()
         )
