@@ -18,8 +18,16 @@ use crate::validate::{
 
 use super::{
     account as a, device as d, feature_control as f, labeler as lb, line as ln, organization as o,
-    task as t, telemetry as tm, training as tr, video as v,
+    sso as s, task as t, telemetry as tm, training as tr, video as v,
 };
+
+/// What an identity provider hands over (single sign-on): an ID token is a few
+/// kilobytes, an access token may be as long.
+pub const SSO_TOKEN: usize = 16 * 1024;
+/// An authorization code, a PKCE verifier (at most 128 by RFC 7636), a nonce.
+pub const SSO_CODE: usize = 1024;
+/// The address the provider sent the browser back to.
+pub const SSO_URI: usize = 2048;
 
 macro_rules! bounded {
     ($($t:ty => [$($l:expr),* $(,)?]),* $(,)?) => {
@@ -177,6 +185,15 @@ bounded! {
     ],
 
     lb::LabelRequestCreate => [l("email", "Email", EMAIL)],
+
+    s::SsoSignIn => [
+        l("id_token", "ID token", SSO_TOKEN),
+        l("nonce", "Nonce", SSO_CODE),
+        l("code", "Code", SSO_CODE),
+        l("code_verifier", "Code verifier", SSO_CODE),
+        l("redirect_uri", "Redirect URI", SSO_URI),
+    ],
+    s::SsoRefresh => [l("access_token", "Access token", SSO_TOKEN)],
 }
 
 /// Every bounded body with its limits, by type name: what the OpenAPI's `maxLength`
@@ -236,6 +253,8 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<tr::ModelTypeCreate>(),
         of::<tr::ModelTypePatch>(),
         of::<lb::LabelRequestCreate>(),
+        of::<s::SsoSignIn>(),
+        of::<s::SsoRefresh>(),
     ]
 }
 

@@ -13,17 +13,22 @@ use serde::{Deserialize, Serialize};
 pub struct SsoSignIn {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 16384))]
     pub id_token: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1024))]
     pub nonce: String,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1024))]
     pub code: Option<String>,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1024))]
     pub code_verifier: Option<String>,
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2048))]
     pub redirect_uri: Option<String>,
 }
 
@@ -33,5 +38,6 @@ pub struct SsoSignIn {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SsoRefresh {
+    #[cfg_attr(feature = "openapi", schema(max_length = 16384))]
     pub access_token: String,
 }
