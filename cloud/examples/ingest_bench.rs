@@ -19,23 +19,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-use gemba_cloud::config::{Kdf, Settings};
-use gemba_cloud::db::{devices, now_ms};
+use gemba_cloud::db::now_ms;
 use gemba_shared::broker;
 use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
-/// A device as the benchmark drives it.
-struct Dev {
-    org: i64,
-    id: i64,
-    kid: String,
-    key: Vec<u8>,
-}
+mod common;
+use common::{Dev, enrol, seeded};
 
 fn cycle(task: i64, i: i64) -> CycleMessage {
     // Time-ordered ids as the agent makes them, or random ones with BENCH_IDS=v4 (read
@@ -175,68 +166,6 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<(f64, f64)> {
     }
     let rate = total as f64 / t0.elapsed().as_secs_f64();
     Ok((rate, (cpu_ms().0 - cpu0) * 1000.0 / total as f64))
-}
-
-/// A cloud's state on a temporary database (PostgreSQL at `database_url`, else SQLite
-/// in `dir`) with one organisation and task; answers the state, the task and the
-/// embedded broker's address.
-async fn seeded(
-    dir: &tempfile::TempDir,
-    database_url: Option<String>,
-    workers: usize,
-) -> anyhow::Result<(gemba_cloud::state::AppState, i64, SocketAddr)> {
-    let mqtt: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
-    let http = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
-    let settings = Settings {
-        data: dir.path().join("data"),
-        http,
-        mqtt: mqtt.to_string(),
-        database_url,
-        ingest_workers: workers,
-        kdf: Kdf {
-            memory_kib: 4096,
-            iterations: 1,
-            parallelism: 1,
-        },
-        ..Settings::default()
-    };
-    let state = gemba_cloud::build_state(settings).await?;
-    let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
-    let (_, task) = gemba_cloud::seed::organization_with_task(
-        &state,
-        "bench",
-        "Pump\nA:\na;\nB:\nb;\nC:\nc;\n",
-        admin,
-    )
-    .await?;
-    Ok((state, task, mqtt))
-}
-
-/// `devices` devices of the state's one organisation, enrolled.
-async fn enrol(state: &gemba_cloud::state::AppState, devices: i64) -> anyhow::Result<Vec<Dev>> {
-    let org: i64 = sqlx::query_scalar("SELECT id FROM organizations")
-        .fetch_one(&state.db.pool)
-        .await?;
-    let mut devs = vec![];
-    for i in 0..devices {
-        let code = format!("BENCH{i:07}");
-        gemba_cloud::seed::device_with_code(state, org, &format!("Bench {i}"), &code).await?;
-        let key = [i as u8; 32];
-        let (org, id, _, kid) = devices::enrol(
-            &state.db,
-            &gemba_cloud::auth::enrolment_code_hash(&code),
-            &STANDARD.encode(key),
-        )
-        .await?
-        .context("enrolled")?;
-        devs.push(Dev {
-            org,
-            id,
-            kid: kid.to_string(),
-            key: key.to_vec(),
-        });
-    }
-    Ok(devs)
 }
 
 /// What a run into the cloud measured.

@@ -290,14 +290,15 @@ pub mod v1 {
     pub struct CyclesAck {
         pub v: u32,
         pub ids: Vec<String>,
-        /// Cycles the cloud will never store (their task is not the organisation's):
-        /// the agent lets them go too, and logs them.
+        /// Cycles the cloud will never store (their task is not the organisation's, or
+        /// a person deleted them): the agent lets them go too, and logs them.
         #[serde(default)]
         pub refused: Vec<String>,
-        /// Where the agent may upload the video clips of the cycles in `ids` (signed,
-        /// good for hours): one `PUT` of a clip's whole file to this URL followed by the
-        /// cycle's id and `?start_ms=` (the time of the clip's first frame, on the
-        /// cycle's clock). Absent: the cloud wants no clips.
+        /// Where the agent may upload the video clips of the cycles in `ids` (a link of
+        /// this acknowledgement's own, for those cycles only, each clip once, good for
+        /// an hour by default): one `PUT` of a clip's whole file to this URL followed
+        /// by the cycle's id and `?start_ms=` (the time of the clip's first frame, on
+        /// the cycle's clock). Absent: the cloud wants no clips.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub clip_url: Option<String>,
     }

@@ -128,14 +128,14 @@ const FILES: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/20261214000001_audit_log.sql"),
     ),
     (
-        20261216000001,
-        "upload_tokens_tombstones",
-        include_str!("../../migrations/20261216000001_upload_tokens_tombstones.sql"),
-    ),
-    (
         20261215000001,
         "sso_identities",
         include_str!("../../migrations/20261215000001_sso_identities.sql"),
+    ),
+    (
+        20261216000001,
+        "upload_tokens_tombstones",
+        include_str!("../../migrations/20261216000001_upload_tokens_tombstones.sql"),
     ),
 ];
 

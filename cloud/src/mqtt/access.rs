@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use gemba_shared::broker;
-use rumqttc::{AsyncClient, Event, MqttOptions, Packet};
+use rumqttc::MqttOptions;
 use subtle::ConstantTimeEq;
 
 use crate::mqtt::link::Link;
@@ -143,22 +143,7 @@ impl Link {
             if let Some(l) = &login {
                 l.apply(&mut opts);
             }
-            let (client, mut events) = AsyncClient::new(opts, 1);
-            let took = tokio::time::timeout(Duration::from_secs(5), async {
-                loop {
-                    match events.poll().await {
-                        Ok(Event::Incoming(Packet::ConnAck(_))) => return true,
-                        Ok(_) => {}
-                        Err(_) => return false,
-                    }
-                }
-            })
-            .await
-            .unwrap_or(false);
-            if took {
-                let _ = client.try_disconnect();
-                let _ = tokio::time::timeout(Duration::from_millis(200), events.poll()).await;
-            }
+            let took = super::broker::connects(opts, Duration::from_secs(5)).await;
             tracing::info!(
                 client_id,
                 ended = took,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use gemba_shared::mqtt::v1;
-use rumqttc::{AsyncClient, Event, Packet};
+use rumqttc::{AsyncClient, Event, MqttOptions, Packet};
 use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
 use tokio::runtime::Handle;
 
@@ -19,8 +19,10 @@ use crate::state::AppState;
 /// ([`v1::MAX_PAYLOAD_BYTES`]) with room for its topic and header.
 pub const MAX_PACKET_BYTES: usize = v1::MAX_PAYLOAD_BYTES + 1024;
 
-fn config(addr: SocketAddr, state: &AppState, cloud: &Login) -> Config {
-    let mut server = ServerSettings {
+/// The embedded broker's configuration on `addr` (and the next port), without the
+/// login check [`start_embedded`] adds (a benchmark compares the two).
+pub fn config(addr: SocketAddr) -> Config {
+    let server = ServerSettings {
         name: "v4".into(),
         listen: addr,
         tls: None,
@@ -36,15 +38,6 @@ fn config(addr: SocketAddr, state: &AppState, cloud: &Login) -> Config {
             dynamic_filters: true,
         },
     };
-    // The check runs on the cloud's runtime (its database pool lives there); the
-    // broker's own runtime only waits for the answer.
-    let (state, cloud, runtime) = (state.clone(), cloud.clone(), Handle::current());
-    server.set_auth_handler(move |client_id: String, user: String, pass: String| {
-        let (state, cloud) = (state.clone(), cloud.clone());
-        let check = runtime
-            .spawn(async move { access::allows(&state, &cloud, &client_id, &user, &pass).await });
-        async move { check.await.unwrap_or(false) }
-    });
     let mut v4 = HashMap::new();
     v4.insert("1".to_string(), server.clone());
     let mut v5 = HashMap::new();
@@ -79,7 +72,22 @@ pub async fn start_embedded(
     std::net::TcpListener::bind(addr).with_context(|| {
         format!("the MQTT address {addr} is in use; choose another with --mqtt")
     })?;
-    let mut broker = Broker::new(config(addr, state, cloud));
+    let mut config = config(addr);
+    // The check runs on the cloud's runtime (its database pool lives there); the
+    // broker's own runtime only waits for the answer.
+    let (state, cloud_login, runtime) = (state.clone(), cloud.clone(), Handle::current());
+    let check = move |client_id: String, user: String, pass: String| {
+        let (state, cloud) = (state.clone(), cloud_login.clone());
+        let check = runtime
+            .spawn(async move { access::allows(&state, &cloud, &client_id, &user, &pass).await });
+        async move { check.await.unwrap_or(false) }
+    };
+    for servers in [&mut config.v4, &mut config.v5].into_iter().flatten() {
+        for server in servers.values_mut() {
+            server.set_auth_handler(check.clone());
+        }
+    }
+    let mut broker = Broker::new(config);
     std::thread::Builder::new()
         .name("mqtt-broker".into())
         .spawn(move || {
@@ -99,16 +107,24 @@ pub async fn start_embedded(
     anyhow::bail!("the embedded MQTT broker did not start on {addr}")
 }
 
-/// Does a broker at `addr` acknowledge a connection (within a second)?
+/// Does a broker at `addr` take the cloud's connection (within a second)?
 async fn answers_connect(addr: SocketAddr, cloud: &Login) -> bool {
     let id = format!("gemba-cloud-probe-{}", &crate::auth::random_token()[..8]);
     let mut opts = rumqttc::MqttOptions::new(id, addr.ip().to_string(), addr.port());
     cloud.apply(&mut opts);
+    connects(opts, Duration::from_secs(1)).await
+}
+
+/// Whether a broker accepts a connection with `opts` (a successful CONNACK within
+/// `within`); the client leaves at once. A refused or unanswered one is `false`.
+pub async fn connects(opts: MqttOptions, within: Duration) -> bool {
     let (client, mut events) = AsyncClient::new(opts, 1);
-    let acked = tokio::time::timeout(Duration::from_secs(1), async {
+    let acked = tokio::time::timeout(within, async {
         loop {
             match events.poll().await {
-                Ok(Event::Incoming(Packet::ConnAck(_))) => return true,
+                Ok(Event::Incoming(Packet::ConnAck(a))) => {
+                    return a.code == rumqttc::ConnectReturnCode::Success;
+                }
                 Ok(_) => {}
                 Err(_) => return false,
             }

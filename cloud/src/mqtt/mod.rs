@@ -18,5 +18,5 @@ mod ingest;
 mod link;
 
 pub use access::Login;
-pub use broker::{broker_address, start_embedded};
+pub use broker::{broker_address, config as broker_config, connects, start_embedded};
 pub use link::{KEY_TTL, Link, Stats, new_command_id, spawn_link};

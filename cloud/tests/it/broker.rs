@@ -140,11 +140,9 @@ impl Drop for Mosquitto {
 }
 
 fn mosquitto() -> (Mosquitto, u16) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Below the range the OS hands out for outgoing connections (a port taken from
+    // port 0 can be some other test's client's by the time mosquitto binds it).
+    let port = gemba_cloud::seed::free_port_pair();
     let bin = ["/usr/sbin/mosquitto", "mosquitto"]
         .into_iter()
         .find(|b| !b.starts_with('/') || std::path::Path::new(b).exists())

@@ -123,25 +123,7 @@ pub(crate) async fn connects(creds: &Credentials) -> bool {
 
 /// Whether a broker acknowledges a connection with `opts` (within 5 s); it leaves at once.
 pub(crate) async fn answers(opts: MqttOptions) -> bool {
-    let (client, mut events) = AsyncClient::new(opts, 4);
-    let acked = tokio::time::timeout(Duration::from_secs(5), async {
-        loop {
-            match events.poll().await {
-                Ok(Event::Incoming(Packet::ConnAck(a))) => {
-                    return a.code == rumqttc::ConnectReturnCode::Success;
-                }
-                Ok(_) => {}
-                Err(_) => return false,
-            }
-        }
-    })
-    .await
-    .unwrap_or(false);
-    if acked {
-        let _ = client.try_disconnect();
-        let _ = tokio::time::timeout(Duration::from_millis(100), events.poll()).await;
-    }
-    acked
+    gemba_cloud::mqtt::connects(opts, Duration::from_secs(5)).await
 }
 
 /// A device as the broker sees it: its credentials and a connected client.

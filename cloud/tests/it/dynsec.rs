@@ -56,11 +56,9 @@ fn plugin() -> String {
 
 async fn mosquitto() -> Mosquitto {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Below the range the OS hands out for outgoing connections (a port taken from
+    // port 0 can be some other test's client's by the time mosquitto binds it).
+    let port = gemba_cloud::seed::free_port_pair();
     let state = dir.path().join("dynsec.json");
     let init = Command::new("mosquitto_ctrl")
         .args([
@@ -73,6 +71,11 @@ async fn mosquitto() -> Mosquitto {
         .output()
         .expect("mosquitto_ctrl (package mosquitto-clients)");
     assert!(init.status.success(), "{init:?}");
+    // Readable by mosquitto after it drops root for its own user, whatever the creation
+    // mask (the cloud's is 077 once a test cloud started in this process).
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o644)).unwrap();
     let conf = dir.path().join("mosquitto.conf");
     std::fs::write(
         &conf,
@@ -88,10 +91,11 @@ async fn mosquitto() -> Mosquitto {
         .into_iter()
         .find(|b| !b.starts_with('/') || std::path::Path::new(b).exists())
         .unwrap();
+    let log = std::fs::File::create(dir.path().join("mosquitto.log")).unwrap();
     let child = Command::new(bin)
         .args(["-c", conf.to_str().unwrap()])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .expect("mosquitto");
     let m = Mosquitto {
@@ -105,7 +109,8 @@ async fn mosquitto() -> Mosquitto {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("mosquitto did not start on {port}");
+    let log = std::fs::read_to_string(m._dir.path().join("mosquitto.log")).unwrap_or_default();
+    panic!("mosquitto did not start on {port}: {log}");
 }
 
 fn login(port: u16, client_id: &str, user: &str, pass: &str) -> MqttOptions {

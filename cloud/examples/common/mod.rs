@@ -1,0 +1,83 @@
+//! What the MQTT benchmarks share: a cloud's state on a temporary database with one
+//! organisation and task, and devices enrolled in it.
+
+use std::net::SocketAddr;
+
+use anyhow::Context;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use gemba_cloud::config::{Kdf, Settings};
+use gemba_cloud::db::devices;
+
+/// A device as the benchmark drives it.
+#[allow(dead_code, reason = "each benchmark reads the fields it needs")]
+pub struct Dev {
+    pub org: i64,
+    pub id: i64,
+    pub kid: String,
+    pub key: Vec<u8>,
+}
+
+/// A cloud's state on a temporary database (PostgreSQL at `database_url`, else SQLite
+/// in `dir`) with one organisation and task; answers the state, the task and the
+/// embedded broker's address.
+pub async fn seeded(
+    dir: &tempfile::TempDir,
+    database_url: Option<String>,
+    workers: usize,
+) -> anyhow::Result<(gemba_cloud::state::AppState, i64, SocketAddr)> {
+    let mqtt: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
+    let http = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+    let settings = Settings {
+        data: dir.path().join("data"),
+        http,
+        mqtt: mqtt.to_string(),
+        database_url,
+        ingest_workers: workers,
+        kdf: Kdf {
+            memory_kib: 4096,
+            iterations: 1,
+            parallelism: 1,
+        },
+        ..Settings::default()
+    };
+    let state = gemba_cloud::build_state(settings).await?;
+    let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
+    let (_, task) = gemba_cloud::seed::organization_with_task(
+        &state,
+        "bench",
+        "Pump\nA:\na;\nB:\nb;\nC:\nc;\n",
+        admin,
+    )
+    .await?;
+    Ok((state, task, mqtt))
+}
+
+/// `devices` devices of the state's one organisation, enrolled.
+pub async fn enrol(state: &gemba_cloud::state::AppState, devices: i64) -> anyhow::Result<Vec<Dev>> {
+    let org: i64 = sqlx::query_scalar("SELECT id FROM organizations")
+        .fetch_one(&state.db.pool)
+        .await?;
+    let mut devs = vec![];
+    for i in 0..devices {
+        let code = format!("BENCH{i:07}");
+        gemba_cloud::seed::device_with_code(state, org, &format!("Bench {i}"), &code).await?;
+        // Each its own key (and so its own broker password).
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&i.to_le_bytes());
+        let (org, id, _, kid) = devices::enrol(
+            &state.db,
+            &gemba_cloud::auth::enrolment_code_hash(&code),
+            &STANDARD.encode(key),
+        )
+        .await?
+        .context("enrolled")?;
+        devs.push(Dev {
+            org,
+            id,
+            kid: kid.to_string(),
+            key: key.to_vec(),
+        });
+    }
+    Ok(devs)
+}
