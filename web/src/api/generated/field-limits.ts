@@ -209,4 +209,14 @@ export const BODY_LIMITS = {
   LabelRequestCreate: {
     'email': 254,
   },
+  SsoSignIn: {
+    'id_token': 16384,
+    'nonce': 1024,
+    'code': 1024,
+    'code_verifier': 1024,
+    'redirect_uri': 2048,
+  },
+  SsoRefresh: {
+    'access_token': 16384,
+  },
 } as const;
