@@ -63,8 +63,8 @@ export const routes: RouteObject[] = [
             element: <AppLayout />,
             children: [
               screen(paths.cycleTrace, () => import('@/features/analytics/components/cycle-trace-screen')),
-              screen(paths.labeler.tasks, () => import('@/features/labeling/components/labeler-tasks-screen')),
               screen(paths.auditLog, () => import('@/features/admin/components/audit-log-screen')),
+              screen(paths.labeler.tasks, () => import('@/features/labeling/components/labeler-tasks-screen')),
               screen(paths.labeler.setting, () => import('@/features/account/components/profile-screen')),
               screen(paths.labeler.videos, () => import('@/features/labeling/components/labeler-videos-screen')),
               ...[

@@ -20,10 +20,10 @@ export const paths = {
   // Top level.
   organizations: '/organizations',
   cycleTrace: '/cycle-trace/:traceId?',
-  // Labeler area.
-  labeler: {
   /** The administrators' changes (super admin, organisation admin; issue 28). */
   auditLog: '/audit-log',
+  // Labeler area.
+  labeler: {
     tasks: '/labeler/tasks',
     setting: '/labeler/setting',
     videos: '/labeler/videos/:organization/:taskName/:taskId',
