@@ -171,9 +171,13 @@ both!(
                     .await;
                 let refusal = l.refusal();
                 assert_ne!(s, StatusCode::INTERNAL_SERVER_ERROR, "{method} {url}: {v}");
+                // The agent's enrolment answers every code it cannot use alike, so a
+                // code at the limit is refused as wrong, in the same words.
+                let one_answer = url.ends_with("device/enroll/");
                 assert!(
-                    !(s == StatusCode::BAD_REQUEST
-                        && v[refusal.field][0] == json!(refusal.message)),
+                    one_answer
+                        || !(s == StatusCode::BAD_REQUEST
+                            && v[refusal.field][0] == json!(refusal.message)),
                     "{method} {url} {}: the limit itself was refused: {v}",
                     l.path
                 );

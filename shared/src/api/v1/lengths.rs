@@ -153,7 +153,8 @@ bounded! {
         l("Serial_number", "Serial number", NAME),
         l("Type", "Type", NAME),
     ],
-    d::EnrolRequest => [l("code", "Code", CODE)],
+    // The agent's call has one answer for every code it cannot use (decisions.md).
+    d::EnrolRequest => [l("code", "Code", CODE).said("The enrolment code is wrong or expired.")],
     d::DeviceTaskUpsert => [l("camera", "Camera", NAME)],
     d::StartTask => [l("camera", "Camera", NAME)],
     d::StopTask => [l("camera", "Camera", NAME)],
