@@ -51,6 +51,11 @@ async fn token(app: &TestApp, org: i64, device: i64, ids: &[&str]) -> String {
         .await
         .unwrap()
         .expect("clips are kept");
+    token_of(&url)
+}
+
+/// The token of a clip URL (`…/api/device/clip/{token}/`).
+pub(crate) fn token_of(url: &str) -> String {
     assert!(url.ends_with('/'), "{url}");
     url.trim_end_matches('/')
         .rsplit('/')
@@ -59,16 +64,23 @@ async fn token(app: &TestApp, org: i64, device: i64, ids: &[&str]) -> String {
         .to_string()
 }
 
-async fn put(app: &TestApp, path: &str, body: Vec<u8>) -> (StatusCode, Value) {
+/// `PUT` of `body` to `path` under the API (no user: a device's upload); the status
+/// and the body.
+pub(crate) async fn put_as_device(app: &TestApp, path: &str, body: Vec<u8>) -> (StatusCode, Value) {
     let r = app
         .client
-        .put(format!("{}/device/clip/{path}", app.base))
+        .put(format!("{}/{path}", app.base))
         .body(body)
         .send()
         .await
         .unwrap();
     let s = r.status();
     (s, r.json().await.unwrap_or(Value::Null))
+}
+
+/// [`put_as_device`] of a clip: `path` under `device/clip/`.
+async fn put(app: &TestApp, path: &str, body: Vec<u8>) -> (StatusCode, Value) {
+    put_as_device(app, &format!("device/clip/{path}"), body).await
 }
 
 /// [`put`] of a clip that is kept (200): the clip.

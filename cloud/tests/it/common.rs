@@ -259,6 +259,12 @@ impl TestApp {
     /// Signs in through the whole flow (password, e-mail code) and answers the login body.
     pub async fn login(&self, email: &str, password: &str) -> Value {
         let v = self.pending_login(email, password).await;
+        self.complete_login(email, v).await
+    }
+
+    /// Completes a sign-in answer `v` of `email` that may ask for its one-time code (by
+    /// e-mail, as the portal does); the full login body.
+    pub async fn complete_login(&self, email: &str, v: Value) -> Value {
         if v["require_otp"] == json!(false) {
             return v;
         }

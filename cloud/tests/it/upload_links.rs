@@ -9,35 +9,12 @@ use std::time::Duration;
 
 use gemba_shared::mqtt::v1::{self, Channel};
 use reqwest::StatusCode;
-use serde_json::Value;
 
+use crate::clips::{put_as_device as put, token_of};
 use crate::common::*;
 use crate::devices::{TestDevice, cycle, enrolled, world};
 use crate::videos::clip;
 use crate::{both, both_with};
-
-/// The token of a clip URL (`…/api/device/clip/{token}/`).
-fn token_of(url: &str) -> String {
-    assert!(url.ends_with('/'), "{url}");
-    url.trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_string()
-}
-
-/// `PUT` of `body` to `path` under the API; the status and the body.
-async fn put(app: &TestApp, path: &str, body: Vec<u8>) -> (StatusCode, Value) {
-    let r = app
-        .client
-        .put(format!("{}/{path}", app.base))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
 
 /// Sends cycle message `c` and answers the acknowledgement of it.
 async fn sent(dev: &mut TestDevice, c: &v1::CycleMessage) -> v1::CyclesAck {

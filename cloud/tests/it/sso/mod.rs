@@ -73,21 +73,7 @@ async fn identities(app: &TestApp) -> i64 {
 /// Completes a sign-in that asks for its one-time code (e-mail), as the portal does.
 async fn with_code(app: &TestApp, email: &str, v: &Value) -> Value {
     assert_eq!(v["require_otp"], json!(true), "{v}");
-    let temp = v["token"].as_str().unwrap().to_string();
-    let (s, r) = app
-        .patch("account/set_mfa_method_email/", json!({}), Some(&temp))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{r}");
-    let code = app.last_code(email).await;
-    let (s, full) = app
-        .post(
-            "account/verify_otp_code/",
-            json!({"otp": code}),
-            Some(&temp),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{full}");
-    full
+    app.complete_login(email, v.clone()).await
 }
 
 sso_both!(
