@@ -5,7 +5,7 @@
  * portal's own screens.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -196,13 +196,27 @@ export async function enrolDevice(code: string): Promise<Credentials> {
 }
 
 /**
+ * The broker login of the enrolled device `c`, as its agent makes it
+ * (`gemba_shared::broker`): the broker takes nobody else.
+ */
+function brokerLogin(c: Credentials): { clientId: string; username: string; password: string } {
+  const key = Buffer.from(c.key, 'base64');
+  const tag = createHash('sha256').update(Buffer.concat([Buffer.from('gemba-agent client id\0'), key])).digest('hex').slice(0, 12);
+  return {
+    clientId: `gemba-agent-${c.device}-${tag}`,
+    username: `gemba-device-${c.device}`,
+    password: createHmac('sha256', key).update('gemba mqtt password v1').digest('hex'),
+  };
+}
+
+/**
  * Publishes `msgs` on channel `channel` of the enrolled device `c` as its agent would,
  * one connection for all: each signed with the device's key (compact JWS, HS256, `kid`
  * its credential id), QoS 1, through the broker the enrolment named.
  */
 async function publishSigned(c: Credentials, channel: 'status' | 'cycles', ...msgs: object[]): Promise<void> {
   const b64 = (s: string) => Buffer.from(s).toString('base64url');
-  const client = await connectAsync(c.mqtt);
+  const client = await connectAsync(c.mqtt, brokerLogin(c));
   try {
     for (const msg of msgs) {
       const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(msg))}`;
