@@ -103,7 +103,7 @@ export async function apiLogin(email: string, password: string): Promise<LoginUs
 
 let adminToken: string | null = null;
 async function admin(): Promise<string> {
-  adminToken ??= (await apiLogin(ADMIN.email, ADMIN.password)).token;
+  adminToken ??= process.env.GEMBA_E2E_ADMIN_TOKEN ?? (await apiLogin(ADMIN.email, ADMIN.password)).token;
   return adminToken;
 }
 

@@ -18,11 +18,13 @@ const PASSWORD = 'role-pass-1';
 const LEAN = ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line'];
 const WITH_USERS = ['Dashboard', ...LEAN, 'Cameras', 'Users', 'Add Device', 'Label Training Set', 'Train Model'];
 const WITHOUT_USERS = WITH_USERS.filter((e) => e !== 'Users');
+/** The organisation admin also reads the audit log (issue 28), after Add Device. */
+const ORG_ADMIN = WITH_USERS.flatMap((e) => (e === 'Add Device' ? [e, 'Audit Log'] : [e]));
 
 /** `onBase`: super admins and labelers skip the organisation step (docs/decisions.md,
  * "Portal sign-in"), so they stay on the host they signed in on. */
 const EXPECTED: { role: string; landing: string; heading: string; sidebar: string[]; onBase?: boolean }[] = [
-  { role: 'org_admin', landing: '/user/home', heading: 'Dashboard', sidebar: WITH_USERS },
+  { role: 'org_admin', landing: '/user/home', heading: 'Dashboard', sidebar: ORG_ADMIN },
   { role: 'org_user', landing: '/user/home', heading: 'Dashboard', sidebar: WITHOUT_USERS },
   { role: 'support_user', landing: '/user/home', heading: 'Dashboard', sidebar: WITH_USERS },
   { role: 'user', landing: '/user/home', heading: 'Dashboard', sidebar: WITH_USERS },
