@@ -116,8 +116,6 @@ pub struct MediaClaims {
 }
 
 const MEDIA_AUDIENCE: &str = "media";
-const UPLOAD_AUDIENCE: &str = "upload";
-const CLIP_AUDIENCE: &str = "clip";
 
 #[derive(Clone)]
 pub struct Keys {
@@ -173,30 +171,6 @@ impl Keys {
 
     pub fn verify_media(&self, token: &str) -> Option<MediaClaims> {
         self.verify_for(MEDIA_AUDIENCE, token)
-    }
-
-    /// A token letting a device upload its recording of video `video` of `org`, good
-    /// until `exp` (unix seconds); a media token is not one, nor the other way round.
-    pub fn sign_upload(&self, org: i64, video: i64, exp: i64) -> anyhow::Result<String> {
-        self.sign_for(UPLOAD_AUDIENCE, org, &video.to_string(), exp)
-    }
-
-    /// The organisation and video of an upload token.
-    pub fn verify_upload(&self, token: &str) -> Option<(i64, i64)> {
-        let c = self.verify_for(UPLOAD_AUDIENCE, token)?;
-        Some((c.org, c.key.parse().ok()?))
-    }
-
-    /// A token letting device `device` of `org` upload the clips of its stored cycles,
-    /// good until `exp` (unix seconds); neither a media nor a recording token.
-    pub fn sign_clip(&self, org: i64, device: i64, exp: i64) -> anyhow::Result<String> {
-        self.sign_for(CLIP_AUDIENCE, org, &device.to_string(), exp)
-    }
-
-    /// The organisation and device of a clip token.
-    pub fn verify_clip(&self, token: &str) -> Option<(i64, i64)> {
-        let c = self.verify_for(CLIP_AUDIENCE, token)?;
-        Some((c.org, c.key.parse().ok()?))
     }
 
     fn sign_for(&self, aud: &str, org: i64, key: &str, exp: i64) -> anyhow::Result<String> {
@@ -365,26 +339,6 @@ mod tests {
         assert!(k.verify_media(&old).is_none());
         let other = Keys::new(b"another secret, 32 bytes long!!!");
         assert!(other.verify_media(&m).is_none());
-        // An upload token is good for its video only, and is not a media token.
-        let u = k.sign_upload(3, 41, now + 60).unwrap();
-        assert_eq!(k.verify_upload(&u), Some((3, 41)));
-        assert!(k.verify_media(&u).is_none());
-        assert!(k.verify_upload(&m).is_none());
-        assert!(other.verify_upload(&u).is_none());
-        assert!(
-            k.verify_upload(&k.sign_upload(3, 41, now - 60).unwrap())
-                .is_none()
-        );
-        // A clip token names its device, and is neither an upload nor a media token.
-        let c = k.sign_clip(3, 9, now + 60).unwrap();
-        assert_eq!(k.verify_clip(&c), Some((3, 9)));
-        assert!(k.verify_upload(&c).is_none() && k.verify_media(&c).is_none());
-        assert!(k.verify_clip(&u).is_none() && k.verify_clip(&m).is_none());
-        assert!(other.verify_clip(&c).is_none());
-        assert!(
-            k.verify_clip(&k.sign_clip(3, 9, now - 60).unwrap())
-                .is_none()
-        );
     }
 
     #[test]

@@ -46,10 +46,14 @@ pub async fn user_for(db: &Db, provider: &str, subject: &str) -> sqlx::Result<Op
         .await
 }
 
-/// Links `id` to `user` (the provider verified the user's address).
-pub async fn link(db: &Db, id: &Identity<'_>, user: i64) -> sqlx::Result<Linked> {
-    let now = now_ms();
-    let r = sqlx::query(
+/// The row linking identity `id` to `user`, made at `now`.
+async fn insert_identity<'c>(
+    e: impl sqlx::Executor<'c, Database = sqlx::Any>,
+    id: &Identity<'_>,
+    user: i64,
+    now: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
         "INSERT INTO sso_identities (provider, subject, user_id, issuer, email, created_at, \
          last_used_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
     )
@@ -59,9 +63,14 @@ pub async fn link(db: &Db, id: &Identity<'_>, user: i64) -> sqlx::Result<Linked>
     .bind(id.issuer)
     .bind(id.email.trim().to_lowercase())
     .bind(now)
-    .execute(&db.pool)
-    .await;
-    match r {
+    .execute(e)
+    .await?;
+    Ok(())
+}
+
+/// Links `id` to `user` (the provider verified the user's address).
+pub async fn link(db: &Db, id: &Identity<'_>, user: i64) -> sqlx::Result<Linked> {
+    match insert_identity(&db.pool, id, user, now_ms()).await {
         Ok(_) => Ok(Linked::Yes),
         Err(e) if is_unique_violation(&e) => Ok(Linked::OtherIdentity),
         Err(e) => Err(e),
@@ -99,18 +108,7 @@ pub async fn create_pending(db: &Db, u: &PendingUser<'_>, id: &Identity<'_>) -> 
     .bind(now)
     .fetch_one(&mut *tx)
     .await?;
-    sqlx::query(
-        "INSERT INTO sso_identities (provider, subject, user_id, issuer, email, created_at, \
-         last_used_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
-    )
-    .bind(id.provider)
-    .bind(id.subject)
-    .bind(user)
-    .bind(id.issuer)
-    .bind(id.email.trim().to_lowercase())
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
+    insert_identity(&mut *tx, id, user, now).await?;
     tx.commit().await?;
     Ok(user)
 }
