@@ -125,7 +125,11 @@ async fn keep(
         Err(ReadError::NotVideo(why)) => return Err(not_video(why)),
         Err(ReadError::Failed(e)) => return Err(ApiError::Internal(e)),
     };
-    let key = format!("clips/{cycle}.{ext}");
+    // The file first, under a key of this upload's own, then the row: a clip is listed
+    // only once its file is there (a player never gets a 404), and of two uploads at
+    // once the one whose row lands keeps its file; the other deletes its own.
+    let tag = &uuid::Uuid::new_v4().simple().to_string()[..8];
+    let key = format!("clips/{cycle}-{tag}.{ext}");
     let row = ClipRow {
         cycle_id: cycle.into(),
         organization_id: org,
@@ -135,14 +139,19 @@ async fn keep(
         size_bytes: size,
         created_at: now_ms(),
     };
-    // The row first: of two uploads at once, the one that kept it writes the file (for
-    // the moment of the copy the clip is listed before its file is there).
-    if !clips::put_new(&state.db, &row).await? {
-        return Err(link_refused(Refusal::Used, "cycle", "clip"));
-    }
-    if let Err(e) = copy_to_store(state, path, &objects::key(org, &row.object_key)).await {
-        clips::remove(&state.db, Some(org), cycle).await?;
-        return Err(ApiError::Internal(e));
+    copy_to_store(state, path, &objects::key(org, &row.object_key))
+        .await
+        .map_err(ApiError::Internal)?;
+    match clips::put_new(&state.db, &row).await {
+        Ok(true) => {}
+        Ok(false) => {
+            media_clips::delete_object(state, org, &row.object_key).await;
+            return Err(link_refused(Refusal::Used, "cycle", "clip"));
+        }
+        Err(e) => {
+            media_clips::delete_object(state, org, &row.object_key).await;
+            return Err(e.into());
+        }
     }
     // The cycle may have been deleted meanwhile: then the clip goes too.
     if clips::cycle_device(&state.db, org, cycle).await?.is_none() {
