@@ -232,7 +232,10 @@ pub mod v1 {
     pub struct StatusMessage {
         pub v: u32,
         pub online: bool,
-        /// The device's clock when it was sent (0 in the last will).
+        /// The device's clock when it was sent; in the last will, when its connection
+        /// began. The cloud takes an online status only when later than any it took, an
+        /// offline one only when later than the last offline one (a replay changes
+        /// nothing).
         pub ts_ms: i64,
         #[serde(default)]
         pub agent_version: String,

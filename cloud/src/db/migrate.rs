@@ -137,6 +137,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "upload_tokens_tombstones",
         include_str!("../../migrations/20261216000001_upload_tokens_tombstones.sql"),
     ),
+    (
+        20261217000001,
+        "status_freshness",
+        include_str!("../../migrations/20261217000001_status_freshness.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -2,6 +2,12 @@
 //! content); statuses and command acknowledgements recorded at once, the cycles of a
 //! batch opened on worker threads, then stored in one transaction while the next
 //! batches are checked, then acknowledged to each device.
+//!
+//! A message published again is refused by what it is: a status not newer than the
+//! device's last (its `ts_ms`, `db::devices::status`), an acknowledgement of a command
+//! already acknowledged; a cycle is stored once by its id (acknowledged again), or
+//! refused by its tombstone. Cycles are not refused by age: an agent keeps them in its
+//! outbox for as long as it is away.
 
 use std::sync::atomic::Ordering;
 
@@ -239,7 +245,15 @@ async fn read(
             let s: v1::StatusMessage = key.open(payload).map_err(Refused::Bad)?;
             let json = serde_json::to_string(&s).expect("status serialises");
             let now = crate::db::now_ms();
-            let before = devices::set_status(&state.db, device, s.online, &json, now).await?;
+            // Not newer than what the cloud has (`db::devices::status`): a replay.
+            let Some(before) =
+                devices::set_status(&state.db, device, s.online, s.ts_ms, &json, now).await?
+            else {
+                return Err(Refused::Bad(format!(
+                    "a status (online {}, ts_ms {}) not newer than the device's last: a replay",
+                    s.online, s.ts_ms
+                )));
+            };
             crate::db::camera_events::note_status(
                 &state.db,
                 device,
@@ -286,6 +300,7 @@ async fn read(
             let Some(command) =
                 devices::ack_command(&state.db, device, &a.id, a.ok, &a.message).await?
             else {
+                // Never sent to this device, or acknowledged already (once only).
                 return Err(bad("no such command waiting"));
             };
             // Stored by `Link::command`: one written by another version may not read.

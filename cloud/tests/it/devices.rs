@@ -136,6 +136,10 @@ pub(crate) struct TestDevice {
     pub(crate) rx: tokio::sync::mpsc::UnboundedReceiver<(String, Vec<u8>)>,
     /// Turns true when the broker ends the connection (it does not reconnect).
     pub(crate) ended: tokio::sync::watch::Receiver<bool>,
+    /// The client's event loop: aborted, the connection drops without a goodbye.
+    events: tokio::task::AbortHandle,
+    /// The `ts_ms` of the last status sent ([`TestDevice::send_status`]).
+    last_ts: std::sync::atomic::AtomicI64,
 }
 
 impl TestDevice {
@@ -147,6 +151,14 @@ impl TestDevice {
 
     /// A device with `creds`, connected to the broker and subscribed to its channels.
     pub(crate) async fn of(creds: &Credentials) -> TestDevice {
+        TestDevice::with_will(creds, None).await
+    }
+
+    /// [`TestDevice::of`] with a last will (a status, signed, retained), as the agent's.
+    pub(crate) async fn with_will(
+        creds: &Credentials,
+        will: Option<&v1::StatusMessage>,
+    ) -> TestDevice {
         let (org, id) = (creds.organization, creds.device);
         // The broker the cloud told the device of: the embedded one or an external one.
         let (host, port) =
@@ -157,6 +169,14 @@ impl TestDevice {
         opts.set_credentials(broker::username(id), broker::password(&key));
         opts.set_keep_alive(Duration::from_secs(10));
         opts.set_max_packet_size(1024 * 1024, 1024 * 1024);
+        if let Some(w) = will {
+            opts.set_last_will(rumqttc::LastWill::new(
+                v1::topic(&org.to_string(), &id.to_string(), Channel::Status),
+                v1::sign(&key, &creds.credential_id.to_string(), w),
+                QoS::AtLeastOnce,
+                true,
+            ));
+        }
         let (client, mut events) = AsyncClient::new(opts, 100);
         for c in [Channel::Cmd, Channel::CyclesAck] {
             client
@@ -170,7 +190,7 @@ impl TestDevice {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
         let (end_tx, ended) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             let mut ready = Some(ready_tx);
             let mut acks = 0;
             while let Ok(ev) = events.poll().await {
@@ -203,7 +223,15 @@ impl TestDevice {
             client,
             rx,
             ended,
+            events: task.abort_handle(),
+            last_ts: 0.into(),
         }
+    }
+
+    /// Drops the connection without a goodbye (as a device losing power or its
+    /// network): the broker publishes its last will.
+    pub(crate) fn cut(&self) {
+        self.events.abort();
     }
 
     /// Waits (up to 10 s) until the broker ended the connection.
@@ -240,11 +268,20 @@ impl TestDevice {
             .unwrap();
     }
 
-    /// Publishes a status, signed with the device's key.
+    /// Publishes a status as the agent does: signed with the device's key, and later
+    /// than the one sent before (its `ts_ms` raised past that one's when it is not; the
+    /// cloud takes no status older than one it took).
     pub(crate) async fn send_status(&self, s: &v1::StatusMessage) {
+        use std::sync::atomic::Ordering;
+        let ts = s.ts_ms.max(self.last_ts.load(Ordering::Relaxed) + 1);
+        self.last_ts.store(ts, Ordering::Relaxed);
+        let s = v1::StatusMessage {
+            ts_ms: ts,
+            ..s.clone()
+        };
         self.publish(
             self.topic(Channel::Status),
-            v1::sign(&self.key, &self.kid, s),
+            v1::sign(&self.key, &self.kid, &s),
         )
         .await;
     }
@@ -392,11 +429,7 @@ both!(
             disk_free_mb: Some(100),
             temperature_c: None,
         };
-        dev.publish(
-            dev.topic(Channel::Status),
-            v1::sign(&dev.key, &dev.kid, &status),
-        )
-        .await;
+        dev.send_status(&status).await;
         let mut online = None;
         for _ in 0..200 {
             let d: DeviceDetails = app
@@ -1121,11 +1154,7 @@ both!(
             ..v1::CameraStatus::default()
         };
         // Online, running nothing: told to start cam0's task.
-        dev.publish(
-            dev.topic(Channel::Status),
-            v1::sign(&dev.key, &dev.kid, &status(vec![])),
-        )
-        .await;
+        dev.send_status(&status(vec![])).await;
         let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
         assert!(
             matches!(&cmd.command, v1::Command::StartTask { camera, task, .. } if camera == "cam0" && *task == w.task),
@@ -1133,14 +1162,10 @@ both!(
         );
         dev.ack(&cmd.id, true, "started").await;
         // Running it, and on cam1 something the portal never set: told to stop cam1 only.
-        dev.publish(
-            dev.topic(Channel::Status),
-            v1::sign(
-                &dev.key,
-                &dev.kid,
-                &status(vec![camera("cam0", w.task), camera("cam1", w.task)]),
-            ),
-        )
+        dev.send_status(&status(vec![
+            camera("cam0", w.task),
+            camera("cam1", w.task),
+        ]))
         .await;
         let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
         assert_eq!(
@@ -1153,11 +1178,7 @@ both!(
         );
         dev.ack(&cmd.id, true, "stopped").await;
         // In line: nothing more is sent.
-        dev.publish(
-            dev.topic(Channel::Status),
-            v1::sign(&dev.key, &dev.kid, &status(vec![camera("cam0", w.task)])),
-        )
-        .await;
+        dev.send_status(&status(vec![camera("cam0", w.task)])).await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         let cmds: Vec<DeviceCommand> = app.get_as(&format!("device/{id}/commands/"), &w.eng).await;
         assert_eq!(cmds.len(), 3, "{cmds:?}");
@@ -1201,11 +1222,7 @@ both_with!(
         };
         // Its first status (it comes online running nothing) is answered at once.
         let _: v1::CommandMessage = dev.next(Channel::Cmd).await;
-        dev.publish(
-            dev.topic(Channel::Status),
-            v1::sign(&dev.key, &dev.kid, &idle),
-        )
-        .await;
+        dev.send_status(&idle).await;
         // The device acknowledges each start, but its camera does not start (say, the
         // source fails): its heartbeats keep saying so.
         let mut cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
@@ -1220,20 +1237,12 @@ both_with!(
                 tokio::time::sleep(Duration::from_millis(25)).await;
             }
             // A heartbeat right after: not told again yet.
-            dev.publish(
-                dev.topic(Channel::Status),
-                v1::sign(&dev.key, &dev.kid, &idle),
-            )
-            .await;
+            dev.send_status(&idle).await;
             tokio::time::sleep(Duration::from_millis(400)).await;
             assert_eq!(sent(&app).await, acked, "round {round}: held back");
             // Once the wait passed (1.5 s, then 3 s), the next heartbeat is answered.
             tokio::time::sleep(Duration::from_millis(1_500 << round)).await;
-            dev.publish(
-                dev.topic(Channel::Status),
-                v1::sign(&dev.key, &dev.kid, &idle),
-            )
-            .await;
+            dev.send_status(&idle).await;
             cmd = dev.next(Channel::Cmd).await;
             assert!(
                 matches!(&cmd.command, v1::Command::StartTask { camera, .. } if camera == "cam0"),
@@ -1250,11 +1259,7 @@ both_with!(
                 online,
                 ..idle.clone()
             };
-            dev.publish(
-                dev.topic(Channel::Status),
-                v1::sign(&dev.key, &dev.kid, &st),
-            )
-            .await;
+            dev.send_status(&st).await;
         }
         cmd = dev.next(Channel::Cmd).await;
         assert!(

@@ -21,6 +21,7 @@ mod devices;
 mod dynsec;
 mod features;
 mod flows;
+mod freshness;
 mod fuzz_found;
 mod hardening;
 mod issues;

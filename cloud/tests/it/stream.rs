@@ -9,7 +9,7 @@ use gemba_shared::api::v1::device::{DeviceDetails, DeviceSettings};
 use gemba_shared::api::v1::stream::{
     ClientEvent, CyclesEvent, ServerEvent, StreamDevices, StreamError,
 };
-use gemba_shared::mqtt::v1::{self, Channel};
+use gemba_shared::mqtt::v1;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
@@ -106,11 +106,7 @@ async fn say_online(dev: &TestDevice, online: bool) {
         disk_free_mb: None,
         temperature_c: None,
     };
-    dev.publish(
-        dev.topic(Channel::Status),
-        v1::sign(&dev.key, &dev.kid, &status),
-    )
-    .await;
+    dev.send_status(&status).await;
 }
 
 /// Waits until device `id` is stored as `online` (as `tok` sees it).

@@ -34,13 +34,18 @@ pub(super) async fn session(
     // The broker takes only enrolled devices, each as itself (gemba_shared::broker).
     mo.set_credentials(link.username(), link.password());
     mo.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
-    let offline = StatusMessage {
+    // The cloud takes an offline status only when it is later than the last offline one
+    // it took, an online one only when later than any (a replay changes nothing): the
+    // will carries the time this connection begins (before its heartbeats, after any
+    // offline status sent before), and every status sent carries the time it is sent.
+    let will = StatusMessage {
         online: false,
+        ts_ms: fresh(&status.borrow()),
         ..status.borrow().clone()
     };
     mo.set_last_will(LastWill::new(
         link.topic(Channel::Status),
-        sign(&link.key, &link.kid, &offline),
+        sign(&link.key, &link.kid, &will),
         QoS::AtLeastOnce,
         true,
     ));
@@ -52,6 +57,11 @@ pub(super) async fn session(
         tokio::select! {
             _ = stop.changed() => {
                 if *stop.borrow() {
+                    let offline = StatusMessage {
+                        online: false,
+                        ts_ms: fresh(&status.borrow()),
+                        ..status.borrow().clone()
+                    };
                     let _ = client
                         .publish(link.topic(Channel::Status), QoS::AtLeastOnce, true,
                             sign(&link.key, &link.kid, &offline))
@@ -105,7 +115,8 @@ pub(super) async fn session(
                     *failures = 0;
                     client.subscribe(link.topic(Channel::CyclesAck), QoS::AtLeastOnce).await?;
                     client.subscribe(link.topic(Channel::Cmd), QoS::AtLeastOnce).await?;
-                    let s = StatusMessage { online: true, ..status.borrow_and_update().clone() };
+                    let s = status.borrow_and_update().clone();
+                    let s = StatusMessage { online: true, ts_ms: fresh(&s), ..s };
                     window.published_status();
                     client.publish(link.topic(Channel::Status), QoS::AtLeastOnce, true,
                         sign(&link.key, &link.kid, &s)).await?;
@@ -125,6 +136,12 @@ pub(super) async fn session(
             },
         }
     }
+}
+
+/// The time for a status sent now in place of `s`: the clock's, but later than `s`'s
+/// (the latest status, which this connection or the one before may have sent).
+fn fresh(s: &StatusMessage) -> i64 {
+    now_ms().max(s.ts_ms + 1)
 }
 
 /// A message from the cloud: checked, then acted on.

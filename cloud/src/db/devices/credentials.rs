@@ -30,7 +30,9 @@ pub async fn set_code(
 
 /// Uses an enrolment code: the device gets the new key under a new credential id, and
 /// the code is spent. `(organisation, device, display name, credential id)`, or `None`
-/// for an unknown, spent or expired code.
+/// for an unknown, spent or expired code. The times of the device's last statuses are
+/// forgotten (`status`): the new key signed nothing older, and a new computer's clock
+/// may be behind the old one's.
 pub async fn enrol(
     db: &Db,
     code_hash: &str,
@@ -39,7 +41,8 @@ pub async fn enrol(
     let now = now_ms();
     sqlx::query_as(
         "UPDATE devices SET credential_id = credential_id + 1, credential_key = $2, \
-         enrolled_at = $3, enrol_code_hash = NULL, enrol_expires_at = NULL \
+         enrolled_at = $3, enrol_code_hash = NULL, enrol_expires_at = NULL, \
+         status_ts = NULL, offline_ts = NULL \
          WHERE enrol_code_hash = $1 AND enrol_expires_at > $3 AND archived = 0 \
          RETURNING organization_id, id, display_name, credential_id",
     )

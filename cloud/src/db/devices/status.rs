@@ -1,4 +1,14 @@
 //! What a device says of itself: its status messages, and whether it is online.
+//!
+//! A status is taken only when it is newer than what the cloud has, on the device's own
+//! clock (`ts_ms`; never compared with the cloud's): an online one when later than the
+//! newest status taken (`devices.status_ts`), an offline one when later than the last
+//! offline one taken (`devices.offline_ts`). So a captured status published again
+//! changes nothing, while the agent's last will still counts: the broker publishes it
+//! after that connection's heartbeats, but it carries the time its connection began,
+//! which is after any offline status taken before. Enrolment forgets both
+//! (`credentials::enrol`). The check is part of the write, so replicas taking two
+//! statuses at once keep the order.
 
 use gemba_shared::mqtt::v1::StatusMessage;
 
@@ -13,31 +23,44 @@ pub struct Before {
     pub status: Option<StatusMessage>,
 }
 
-/// Records what device `id` said; answers what it had said before.
+/// Records what device `id` said (`online`, at `ts` on its clock, `status` whole) if it
+/// is newer than what the cloud has (see the module header); answers what it had said
+/// before, or `None` for a status not newer, which changed nothing.
 pub async fn set_status(
     db: &Db,
     id: i64,
     online: bool,
+    ts: i64,
     status: &str,
     now: i64,
-) -> sqlx::Result<Before> {
+) -> sqlx::Result<Option<Before>> {
     let before: Option<(i64, Option<String>)> =
         sqlx::query_as("SELECT online, status FROM devices WHERE id = $1")
             .bind(id)
             .fetch_optional(&db.pool)
             .await?;
-    sqlx::query(
+    let taken = sqlx::query(
         "UPDATE devices SET status = $3, last_seen = $4, online_since = CASE \
          WHEN $2 = 0 THEN NULL WHEN online = 0 OR online_since IS NULL THEN $4 \
-         ELSE online_since END, online = $2 WHERE id = $1",
+         ELSE online_since END, online = $2, \
+         status_ts = CASE WHEN status_ts IS NULL OR status_ts < $5 THEN $5 ELSE status_ts END, \
+         offline_ts = CASE WHEN $2 = 0 THEN $5 ELSE offline_ts END \
+         WHERE id = $1 AND (($2 = 1 AND (status_ts IS NULL OR status_ts < $5)) \
+         OR ($2 = 0 AND (offline_ts IS NULL OR offline_ts < $5)))",
     )
     .bind(id)
     .bind(i64::from(online))
     .bind(status)
     .bind(now)
+    .bind(ts)
     .execute(&db.pool)
-    .await?;
-    Ok(match before {
+    .await?
+    .rows_affected()
+        > 0;
+    if !taken {
+        return Ok(None);
+    }
+    Ok(Some(match before {
         Some((online, status)) => Before {
             online: online == 1,
             status: parse_status(status.as_deref()),
@@ -46,5 +69,5 @@ pub async fn set_status(
             online: false,
             status: None,
         },
-    })
+    }))
 }

@@ -7,7 +7,10 @@ import type { CameraStatus } from "./CameraStatus";
  */
 export type StatusMessage = { v: number, online: boolean, 
 /**
- * The device's clock when it was sent (0 in the last will).
+ * The device's clock when it was sent; in the last will, when its connection
+ * began. The cloud takes an online status only when later than any it took, an
+ * offline one only when later than the last offline one (a replay changes
+ * nothing).
  */
 ts_ms: number, agent_version: string, cameras: Array<CameraStatus>, 
 /**
