@@ -2,7 +2,8 @@
 # Ingestion benchmark (issue "Edge agent"): DEVICES simulated devices publish CYCLES
 # signed cycles each (QoS 1) through an embedded broker; measured for the broker alone
 # (one subscriber counting: the ceiling) and into gemba-cloud (until every cycle is a
-# row), on SQLite and on PostgreSQL, with publish-to-row latency p50/p99. Both in one
+# row: plain MQTT, then over TLS with each device its certificate), on SQLite and on
+# PostgreSQL, with publish-to-row latency p50/p99. All in one
 # process per run, side by side (cloud/examples/ingest_bench.rs). Prints one line per
 # backend and run (also target/bench/ingest.txt). Not part of scripts/test.
 # Then the same devices publishing at RATE cycles/s in all (default 5000, below

@@ -20,7 +20,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use gemba_cloud::db::now_ms;
-use gemba_shared::broker;
 use gemba_shared::cycle::{Cycle, Segment};
 use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
@@ -69,18 +68,16 @@ async fn publish_all(broker: SocketAddr, devs: &[Dev], task: i64, cycles: i64, r
     let mut handles = vec![];
     for d in devs {
         let (org, id, kid, key) = (d.org, d.id, d.kid.clone(), d.key.clone());
+        let options = d.options(broker);
         handles.push(tokio::spawn(async move {
-            // Each device as itself: the broker checks its login (gemba_shared::broker).
-            let mut opts = MqttOptions::new(
-                broker::client_id(id, &key),
-                broker.ip().to_string(),
-                broker.port(),
-            );
-            opts.set_credentials(broker::username(id), broker::password(&key));
+            // Each device as itself: the broker checks its login (gemba_shared::broker),
+            // over TLS with its certificate when the broker speaks it.
+            let (mut opts, prefix) = options;
             opts.set_keep_alive(Duration::from_secs(30));
             opts.set_inflight(100);
             let (client, mut events) = AsyncClient::new(opts, 200);
             let topic = v1::topic(&org.to_string(), &id.to_string(), Channel::Cycles);
+            let topic = format!("{prefix}{topic}");
             let sender = tokio::spawn(async move {
                 let mut tick = tokio::time::interval(Duration::from_millis(10));
                 let mut owed = 0.0;
@@ -122,10 +119,10 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<(f64, f64)> {
     // A cloud's state (SQLite) holds the devices' keys the broker checks logins with;
     // the cloud itself does not run.
     let dir = tempfile::tempdir()?;
-    let (state, _, addr) = seeded(&dir, None, 1).await?;
+    let (state, _, addr) = seeded(&dir, None, 1, false).await?;
     let devs = enrol(&state, devices).await?;
     let login = gemba_cloud::mqtt::Login::random();
-    gemba_cloud::mqtt::start_embedded(addr, &state, &login).await?;
+    gemba_cloud::mqtt::start_embedded(addr, &state, &login, None).await?;
     let total = (devices * cycles) as u64;
     let seen = Arc::new(AtomicU64::new(0));
     let mut opts = MqttOptions::new("bench-sub", addr.ip().to_string(), addr.port());
@@ -185,6 +182,7 @@ async fn cloud(
     cycles: i64,
     rate: Option<f64>,
     workers: usize,
+    tls: bool,
 ) -> anyhow::Result<Run> {
     let dir = tempfile::tempdir()?;
     let database_url = match backend {
@@ -195,7 +193,7 @@ async fn cloud(
         }
         _ => None,
     };
-    let (state, task, mqtt) = seeded(&dir, database_url, workers).await?;
+    let (state, task, mqtt) = seeded(&dir, database_url, workers, tls).await?;
     let devs = enrol(&state, devices).await?;
     let listener = tokio::net::TcpListener::bind(state.settings.http).await?;
     let s2 = state.clone();
@@ -298,7 +296,7 @@ async fn main() -> anyhow::Result<()> {
     let cycles: i64 = args.get(2).map_or(Ok(500), |s| s.parse())?;
     if let Some(offered) = args.get(3) {
         let offered: f64 = offered.parse()?;
-        let r = cloud(&backend, devices, cycles, Some(offered), 2).await?;
+        let r = cloud(&backend, devices, cycles, Some(offered), 2, true).await?;
         println!(
             "ingest {backend}: {devices} devices x {cycles} cycles offered at {offered:.0} cycles/s: \
              stored {:.0} cycles/s, publish-to-row p50 {} ms, p99 {} ms",
@@ -309,13 +307,16 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let (broker, broker_us) = broker_only(devices, cycles).await?;
-    // The same load with the signatures checked on one thread, then on two (the default).
-    for workers in [1, 2] {
-        let r = cloud(&backend, devices, cycles, None, workers).await?;
+    // The same load with the signatures checked on one thread, then on two (the default),
+    // plain; then the default over TLS (each device its certificate and tenant).
+    let mut plain = 0.0;
+    for (workers, tls) in [(1, false), (2, false), (2, true)] {
+        let r = cloud(&backend, devices, cycles, None, workers, tls).await?;
         let (me_us, pg_us) = r.cpu_us;
+        let over = if tls { "TLS" } else { "plain MQTT" };
         println!(
             "ingest {backend}: {devices} devices x {cycles} cycles: broker alone {broker:.0} msg/s, \
-             into {backend} with {workers} checking thread(s) {:.0} cycles/s ({:.0}% of the broker), \
+             into {backend} over {over} with {workers} checking thread(s) {:.0} cycles/s ({:.0}% of the broker), \
              publish-to-row p50 {} ms, p99 {} ms; CPU per cycle: broker alone {broker_us:.1} µs, \
              into {backend} {me_us:.1} µs in this process + {pg_us:.1} µs in PostgreSQL",
             r.rate,
@@ -323,6 +324,14 @@ async fn main() -> anyhow::Result<()> {
             pct(&r.lat, 0.5),
             pct(&r.lat, 0.99)
         );
+        if tls {
+            println!(
+                "ingest {backend}: TLS against plain MQTT (2 threads, side by side): {:.0}% of the throughput",
+                100.0 * r.rate / plain
+            );
+        } else {
+            plain = r.rate;
+        }
     }
     Ok(())
 }

@@ -55,6 +55,11 @@ pub struct Settings {
     /// enrolments through Mosquitto's dynamic security plugin (the cloud's user needs
     /// its admin role; docs/architecture.md "Broker access").
     pub mqtt_dynsec: bool,
+    /// The embedded broker speaks TLS (MQTT 3.1.1 and 5), with a certificate authority
+    /// the cloud makes for itself in `{data}/mqtt-tls` and agents pin at enrolment;
+    /// each device presents a client certificate of its own and reaches only its own
+    /// topics. The cloud connects to a plain listener on loopback.
+    pub mqtt_tls: bool,
     /// `postgres://…` to use PostgreSQL; unset for SQLite in the data folder.
     pub database_url: Option<String>,
     /// Base domain: organisations are served at `{org}.{base_domain}`.
@@ -170,6 +175,7 @@ impl Default for Settings {
             mqtt_username: None,
             mqtt_password: None,
             mqtt_dynsec: false,
+            mqtt_tls: true,
             database_url: None,
             base_domain: "localhost".into(),
             admin_host: "admin.localhost".into(),

@@ -125,10 +125,22 @@ pub async fn launch(
 ) -> anyhow::Result<()> {
     let embedded = state.settings.embedded_mqtt();
     // The cloud's login: its own on the embedded broker, the configured one elsewhere.
+    let tls = embedded.is_some() && state.settings.mqtt_tls;
+    let mut cloud_addr = None;
     let login = match embedded {
         Some(addr) => {
             let login = mqtt::Login::random();
-            mqtt::start_embedded(addr, &state, &login).await?;
+            let pki = if tls {
+                Some(mqtt::Pki::open(&state.settings.data.join("mqtt-tls"))?)
+            } else {
+                None
+            };
+            cloud_addr = Some(
+                mqtt::start_embedded(addr, &state, &login, pki.as_ref().map(|p| p.files())).await?,
+            );
+            if let Some(pki) = pki {
+                state.mqtt.use_pki(pki);
+            }
             Some(login)
         }
         None => state
@@ -145,13 +157,16 @@ pub async fn launch(
                     .unwrap_or_default(),
             }),
     };
-    let (host, port) = mqtt::broker_address(&state.settings.mqtt)?;
+    let (host, port) = match cloud_addr {
+        Some(a) => (a.ip().to_string(), a.port()),
+        None => mqtt::broker_address(&state.settings.mqtt)?,
+    };
     let group = &state.settings.mqtt_group;
     if group.is_empty() || group.contains(['/', '+', '#']) {
         anyhow::bail!("mqtt_group {group:?}: name a group without '/', '+' or '#'");
     }
     // Replicas share an external broker's messages; the embedded one serves one cloud.
-    mqtt::spawn_link(state.clone(), host, port, login, embedded.is_none());
+    mqtt::spawn_link(state.clone(), host, port, login, embedded.is_none(), tls);
     if state.settings.train_in_process {
         let s = state.clone();
         tokio::spawn(async move {

@@ -64,10 +64,30 @@ pub fn load(path: &Path) -> anyhow::Result<Credentials> {
 
 /// The MQTT link the credentials describe.
 pub fn link(c: &Credentials) -> anyhow::Result<Link> {
-    let rest = c
-        .mqtt
-        .strip_prefix("mqtt://")
-        .with_context(|| format!("unsupported broker address {:?}", c.mqtt))?;
+    let (rest, tls) = match (c.mqtt.split_once("://"), &c.tls) {
+        (Some(("mqtt", rest)), None) => (rest, None),
+        (Some(("mqtts", rest)), Some(tls)) => (rest, Some(tls)),
+        (Some(("mqtts", _)), None) => {
+            anyhow::bail!(
+                "the broker {:?} speaks TLS but the credentials carry none: enrol again",
+                c.mqtt
+            )
+        }
+        _ => anyhow::bail!("unsupported broker address {:?}", c.mqtt),
+    };
+    let (prefix, tls) = match tls {
+        None => (String::new(), None),
+        Some(t) => {
+            let config = gemba_shared::broker::tls::client_config(&t.ca, &t.cert, &t.key)
+                .context("the credentials' TLS")?;
+            (
+                gemba_shared::broker::tenant_prefix(&t.tenant),
+                Some(rumqttc::TlsConfiguration::Rustls(std::sync::Arc::new(
+                    config,
+                ))),
+            )
+        }
+    };
     let (host, port) = rest
         .trim_end_matches('/')
         .rsplit_once(':')
@@ -84,6 +104,8 @@ pub fn link(c: &Credentials) -> anyhow::Result<Link> {
         device: c.device,
         kid: c.credential_id.to_string(),
         key: STANDARD.decode(&c.key).context("the key is not base64")?,
+        tls,
+        prefix,
     })
 }
 
@@ -101,6 +123,7 @@ mod tests {
             credential_id: 2,
             key: STANDARD.encode([7u8; 32]),
             mqtt: "mqtt://broker.local:1884".into(),
+            tls: None,
         };
         let p = dir.path().join("agent/credentials.json");
         save(&p, &c).unwrap();
@@ -119,6 +142,14 @@ mod tests {
             ("broker.local", 1884, 3, 9, "2")
         );
         assert_eq!(l.key, vec![7u8; 32]);
+        assert!(l.tls.is_none() && l.prefix.is_empty());
+        // TLS named without its material is refused with what to do.
+        let e = link(&Credentials {
+            mqtt: "mqtts://h:1".into(),
+            ..c.clone()
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("enrol again"), "{e}");
         for bad in ["tcp://h:1", "mqtt://h", "mqtt://h:x"] {
             assert!(
                 link(&Credentials {

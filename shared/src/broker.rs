@@ -8,6 +8,36 @@
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
+#[cfg(feature = "broker-tls")]
+pub mod tls;
+
+/// The name the embedded broker's certificate is issued for, and the only one an agent
+/// holding the cloud's pinned certificate authority accepts from it, whatever address
+/// it reaches the broker at (the cloud cannot know every name of its host).
+pub const BROKER_NAME: &str = "gemba-broker";
+
+/// The embedded broker's tenant of device `device` (the organisation field of its
+/// client certificate; letters and digits only, as the broker requires).
+pub fn tenant(device: i64) -> String {
+    format!("d{device}")
+}
+
+/// The topic prefix the embedded broker confines tenant `tenant` to.
+pub fn tenant_prefix(tenant: &str) -> String {
+    format!("/tenants/{tenant}/")
+}
+
+/// A topic's tenant (when it has one) and the topic without its tenant's prefix.
+pub fn split_tenant(topic: &str) -> (Option<&str>, &str) {
+    let Some(rest) = topic.strip_prefix("/tenants/") else {
+        return (None, topic);
+    };
+    match rest.split_once('/') {
+        Some((t, rest)) if !t.is_empty() => (Some(t), rest),
+        _ => (None, topic),
+    }
+}
+
 /// The username of device `device`.
 pub fn username(device: i64) -> String {
     format!("gemba-device-{device}")
@@ -41,6 +71,21 @@ pub fn client_id(device: i64, key: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tenants_prefix_topics_and_come_off_again() {
+        let t = tenant(7);
+        assert_eq!(t, "d7");
+        let topic = format!("{}gemba/v1/3/7/cycles", tenant_prefix(&t));
+        assert_eq!(topic, "/tenants/d7/gemba/v1/3/7/cycles");
+        assert_eq!(split_tenant(&topic), (Some("d7"), "gemba/v1/3/7/cycles"));
+        assert_eq!(
+            split_tenant("gemba/v1/3/7/cycles"),
+            (None, "gemba/v1/3/7/cycles")
+        );
+        assert_eq!(split_tenant("/tenants//x"), (None, "/tenants//x"));
+        assert_eq!(split_tenant("/tenants/d7"), (None, "/tenants/d7"));
+    }
 
     #[test]
     fn usernames_name_one_device_each() {

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type PeerCertificate, checkServerIdentity } from 'node:tls';
 import { join, resolve } from 'node:path';
 
 import { type Page, expect } from '@playwright/test';
@@ -210,18 +211,39 @@ function brokerLogin(c: Credentials): { clientId: string; username: string; pass
 }
 
 /**
+ * The TLS of the enrolled device `c` when its broker speaks it, as its agent's
+ * (`gemba_shared::broker::tls`): its own certificate, and only the pinned authority's
+ * certificate for the broker's one name is accepted, whatever address it is reached at.
+ */
+function brokerTls(c: Credentials): object {
+  if (!c.tls) return {};
+  return {
+    ca: c.tls.ca,
+    cert: c.tls.cert,
+    key: c.tls.key,
+    servername: BROKER_NAME,
+    checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(BROKER_NAME, cert),
+  };
+}
+
+/** The name the embedded broker's certificate is made for (`gemba_shared::broker::BROKER_NAME`). */
+const BROKER_NAME = 'gemba-broker';
+
+/**
  * Publishes `msgs` on channel `channel` of the enrolled device `c` as its agent would,
  * one connection for all: each signed with the device's key (compact JWS, HS256, `kid`
  * its credential id), QoS 1, through the broker the enrolment named.
  */
 async function publishSigned(c: Credentials, channel: 'status' | 'cycles', ...msgs: object[]): Promise<void> {
   const b64 = (s: string) => Buffer.from(s).toString('base64url');
-  const client = await connectAsync(c.mqtt, brokerLogin(c));
+  const client = await connectAsync(c.mqtt, { ...brokerLogin(c), ...brokerTls(c) });
+  // Under TLS the broker keeps each device to its tenant's topics.
+  const prefix = c.tls ? `/tenants/${c.tls.tenant}/` : '';
   try {
     for (const msg of msgs) {
       const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(msg))}`;
       const signature = createHmac('sha256', Buffer.from(c.key, 'base64')).update(signed).digest('base64url');
-      await client.publishAsync(`gemba/v1/${c.organization}/${c.device}/${channel}`, `${signed}.${signature}`, { qos: 1 });
+      await client.publishAsync(`${prefix}gemba/v1/${c.organization}/${c.device}/${channel}`, `${signed}.${signature}`, { qos: 1 });
     }
   } finally {
     await client.endAsync();

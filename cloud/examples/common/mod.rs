@@ -16,15 +16,44 @@ pub struct Dev {
     pub id: i64,
     pub kid: String,
     pub key: Vec<u8>,
+    /// Its TLS to the embedded broker, when the cloud's broker speaks it.
+    pub tls: Option<gemba_shared::api::v1::device::BrokerTls>,
+}
+
+impl Dev {
+    /// Its connection options to the broker at `addr` as its agent's (its login; TLS
+    /// with its certificate when it has one), and the prefix of its topics.
+    #[allow(dead_code, reason = "each benchmark reads the fields it needs")]
+    pub fn options(&self, addr: SocketAddr) -> (rumqttc::MqttOptions, String) {
+        use gemba_shared::broker;
+        let mut o = rumqttc::MqttOptions::new(
+            broker::client_id(self.id, &self.key),
+            addr.ip().to_string(),
+            addr.port(),
+        );
+        o.set_credentials(broker::username(self.id), broker::password(&self.key));
+        let prefix = match &self.tls {
+            None => String::new(),
+            Some(t) => {
+                let c = broker::tls::client_config(&t.ca, &t.cert, &t.key).expect("TLS");
+                o.set_transport(rumqttc::Transport::tls_with_config(
+                    rumqttc::TlsConfiguration::Rustls(std::sync::Arc::new(c)),
+                ));
+                broker::tenant_prefix(&t.tenant)
+            }
+        };
+        (o, prefix)
+    }
 }
 
 /// A cloud's state on a temporary database (PostgreSQL at `database_url`, else SQLite
-/// in `dir`) with one organisation and task; answers the state, the task and the
-/// embedded broker's address.
+/// in `dir`) with one organisation and task, its embedded broker speaking TLS with
+/// `tls`; answers the state, the task and the embedded broker's address.
 pub async fn seeded(
     dir: &tempfile::TempDir,
     database_url: Option<String>,
     workers: usize,
+    tls: bool,
 ) -> anyhow::Result<(gemba_cloud::state::AppState, i64, SocketAddr)> {
     let mqtt: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
     let http = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
@@ -34,6 +63,7 @@ pub async fn seeded(
         mqtt: mqtt.to_string(),
         database_url,
         ingest_workers: workers,
+        mqtt_tls: tls,
         kdf: Kdf {
             memory_kib: 4096,
             iterations: 1,
@@ -58,6 +88,12 @@ pub async fn enrol(state: &gemba_cloud::state::AppState, devices: i64) -> anyhow
     let org: i64 = sqlx::query_scalar("SELECT id FROM organizations")
         .fetch_one(&state.db.pool)
         .await?;
+    // The authority the cloud's broker uses (the same folder `launch` opens).
+    let pki = state
+        .settings
+        .mqtt_tls
+        .then(|| gemba_cloud::mqtt::Pki::open(&state.settings.data.join("mqtt-tls")))
+        .transpose()?;
     let mut devs = vec![];
     for i in 0..devices {
         let code = format!("BENCH{i:07}");
@@ -77,6 +113,7 @@ pub async fn enrol(state: &gemba_cloud::state::AppState, devices: i64) -> anyhow
             id,
             kid: kid.to_string(),
             key: key.to_vec(),
+            tls: pki.as_ref().map(|p| p.device_tls(id)).transpose()?,
         });
     }
     Ok(devs)

@@ -93,16 +93,21 @@ fn same(a: &str, b: &str) -> bool {
 }
 
 /// The embedded broker's question: may this connection in? Refusals are logged with
-/// why (the client only sees its connection closed).
+/// why (the client only sees its connection closed). A listener that is not for
+/// `devices` (the cloud's own, beside TLS ones) takes the cloud only.
 pub(super) async fn allows(
     state: &AppState,
     cloud: &Login,
+    devices: bool,
     client_id: &str,
     username: &str,
     password: &str,
 ) -> bool {
     let verdict = match claim(cloud, username, password) {
         Ok(Claim::Cloud) => Ok(()),
+        Ok(Claim::Device(id)) if !devices => Err(format!(
+            "device {id} on the cloud's own listener (devices use TLS)"
+        )),
         Ok(Claim::Device(id)) => match state.mqtt.key(&state.db, id).await {
             Ok(k) => device_may(
                 id,
@@ -129,7 +134,13 @@ impl Link {
     pub async fn connection_of(&self, db: &crate::db::Db, device: i64) -> Option<String> {
         self.forget(device);
         let k = self.key(db, device).await.ok()??;
-        Some(broker::client_id(device, &k.key))
+        let id = broker::client_id(device, &k.key);
+        // Under TLS the broker knows a device's connection as `{tenant}.{client id}`.
+        Some(if self.tenants() {
+            format!("{}.{id}", broker::tenant(device))
+        } else {
+            id
+        })
     }
 
     /// Ends the connection of `client_id` (if any) by taking it over with the cloud's

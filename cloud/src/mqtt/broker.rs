@@ -1,6 +1,11 @@
 //! The embedded broker (rumqttd): its configuration (MQTT 3.1.1 on the port, MQTT 5 on
 //! the next, both asking `access::allows` about every connection), its start on a
 //! thread of its own, and the address of whichever broker the cloud uses.
+//!
+//! With `mqtt_tls` both listeners speak TLS and take only client certificates of the
+//! cloud's authority (`pki.rs`), each naming its device's tenant, to whose topics the
+//! broker confines it; the cloud itself connects to a third, plain listener on
+//! loopback that admits only the cloud's login.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -9,10 +14,11 @@ use std::time::Duration;
 use anyhow::Context;
 use gemba_shared::mqtt::v1;
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet};
-use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
+use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings, TlsConfig};
 use tokio::runtime::Handle;
 
 use crate::mqtt::access::{self, Login};
+use crate::mqtt::pki::BrokerFiles;
 use crate::state::AppState;
 
 /// The largest packet the embedded broker takes: the contract's largest payload
@@ -61,13 +67,26 @@ pub fn config(addr: SocketAddr) -> Config {
     }
 }
 
+/// The listeners' TLS with the cloud's authority's `files`: client certificates are
+/// required (rumqttd's `verify-client-cert`) and name the tenant.
+fn tls_config(files: &BrokerFiles) -> TlsConfig {
+    TlsConfig::Rustls {
+        capath: Some(files.ca.display().to_string()),
+        certpath: files.cert.display().to_string(),
+        keypath: files.key.display().to_string(),
+    }
+}
+
 /// Starts the broker on its own thread and waits until it accepts connections; it
-/// takes the cloud as `cloud` and devices as themselves (`access`).
+/// takes the cloud as `cloud` and devices as themselves (`access`). With `tls`, the
+/// devices' listeners speak TLS and the cloud's plain listener is on loopback. Answers
+/// the address the cloud connects to.
 pub async fn start_embedded(
     addr: SocketAddr,
     state: &AppState,
     cloud: &Login,
-) -> anyhow::Result<()> {
+    tls: Option<&BrokerFiles>,
+) -> anyhow::Result<SocketAddr> {
     // Fail clearly when the port is taken (rumqttd would only log it on its thread).
     std::net::TcpListener::bind(addr).with_context(|| {
         format!("the MQTT address {addr} is in use; choose another with --mqtt")
@@ -75,18 +94,38 @@ pub async fn start_embedded(
     let mut config = config(addr);
     // The check runs on the cloud's runtime (its database pool lives there); the
     // broker's own runtime only waits for the answer.
-    let (state, cloud_login, runtime) = (state.clone(), cloud.clone(), Handle::current());
-    let check = move |client_id: String, user: String, pass: String| {
-        let (state, cloud) = (state.clone(), cloud_login.clone());
-        let check = runtime
-            .spawn(async move { access::allows(&state, &cloud, &client_id, &user, &pass).await });
-        async move { check.await.unwrap_or(false) }
+    let check = |devices: bool| {
+        let (state, cloud_login, runtime) = (state.clone(), cloud.clone(), Handle::current());
+        move |client_id: String, user: String, pass: String| {
+            let (state, cloud) = (state.clone(), cloud_login.clone());
+            let check = runtime.spawn(async move {
+                access::allows(&state, &cloud, devices, &client_id, &user, &pass).await
+            });
+            async move { check.await.unwrap_or(false) }
+        }
     };
     for servers in [&mut config.v4, &mut config.v5].into_iter().flatten() {
         for server in servers.values_mut() {
-            server.set_auth_handler(check.clone());
+            server.set_auth_handler(check(true));
+            if let Some(files) = tls {
+                server.tls = Some(tls_config(files));
+            }
         }
     }
+    let cloud_addr = match tls {
+        None => addr,
+        Some(_) => {
+            // The cloud's own listener: plain, on loopback, for its login only.
+            let local = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+            let mut own = config.v4.as_ref().expect("v4")["1"].clone();
+            own.name = "cloud".into();
+            own.listen = local;
+            own.tls = None;
+            own.set_auth_handler(check(false));
+            config.v4.as_mut().expect("v4").insert("cloud".into(), own);
+            local
+        }
+    };
     let mut broker = Broker::new(config);
     std::thread::Builder::new()
         .name("mqtt-broker".into())
@@ -98,9 +137,9 @@ pub async fn start_embedded(
     // Ready when it answers an MQTT CONNECT (a bare TCP probe makes the broker log an
     // error for a connection that never spoke MQTT).
     for _ in 0..100 {
-        if answers_connect(addr, cloud).await {
-            tracing::info!(%addr, "embedded MQTT broker listening");
-            return Ok(());
+        if answers_connect(cloud_addr, cloud).await {
+            tracing::info!(%addr, tls = tls.is_some(), "embedded MQTT broker listening");
+            return Ok(cloud_addr);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

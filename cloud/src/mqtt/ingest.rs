@@ -218,7 +218,9 @@ async fn read(
     payload: &Bytes,
 ) -> Result<Option<Unchecked>, Refused> {
     let bad = |s: &str| Refused::Bad(s.to_string());
-    let (org, device, channel) = v1::parse_topic(topic).ok_or_else(|| bad("unknown topic"))?;
+    let (org, device, channel) = (state.mqtt)
+        .parse_topic(topic)
+        .ok_or_else(|| bad("unknown topic"))?;
     let (Ok(org), Ok(device)) = (org.parse::<i64>(), device.parse::<i64>()) else {
         return Err(bad("unknown topic"));
     };

@@ -50,6 +50,11 @@ pub struct Link {
     target: OnceLock<(String, u16, Option<Login>)>,
     /// Whether the broker's logins are kept through Mosquitto's dynamic security.
     dynsec: AtomicBool,
+    /// Whether devices live in tenants of their own (the embedded broker over TLS):
+    /// their topics are under `/tenants/d{id}/`.
+    tenants: AtomicBool,
+    /// The embedded broker's certificate authority (with `mqtt_tls`).
+    pki: OnceLock<super::pki::Pki>,
 }
 
 /// How long a device's key is used from memory before it is read again: a revocation
@@ -92,6 +97,8 @@ impl Default for Link {
             keys: Mutex::new(HashMap::new()),
             target: OnceLock::new(),
             dynsec: AtomicBool::new(false),
+            tenants: AtomicBool::new(false),
+            pki: OnceLock::new(),
         }
     }
 }
@@ -107,8 +114,55 @@ impl Link {
         self.client.get()
     }
 
+    /// The embedded broker's TLS: devices connect with certificates of `pki` and live
+    /// in tenants of their own.
+    pub(crate) fn use_pki(&self, pki: super::pki::Pki) {
+        let _ = self.pki.set(pki);
+    }
+
+    /// A new client certificate for device `device`, when the broker speaks TLS.
+    pub fn device_tls(
+        &self,
+        device: i64,
+    ) -> Option<anyhow::Result<gemba_shared::api::v1::device::BrokerTls>> {
+        self.pki.get().map(|p| p.device_tls(device))
+    }
+
+    /// Whether devices' topics are under their tenants (the embedded broker over TLS).
+    pub fn tenants(&self) -> bool {
+        self.tenants.load(Ordering::Relaxed)
+    }
+
+    /// The topic of `channel` of device `device` of `org` on this broker.
+    pub fn device_topic(&self, org: i64, device: i64, channel: Channel) -> String {
+        let t = v1::topic(&org.to_string(), &device.to_string(), channel);
+        if self.tenants() {
+            format!(
+                "{}{t}",
+                gemba_shared::broker::tenant_prefix(&gemba_shared::broker::tenant(device))
+            )
+        } else {
+            t
+        }
+    }
+
+    /// A device topic's organisation, device and channel, as [`v1::parse_topic`] reads
+    /// them; among tenants, only under the device's own tenant.
+    pub(super) fn parse_topic<'t>(&self, topic: &'t str) -> Option<(&'t str, &'t str, Channel)> {
+        let (tenant, rest) = gemba_shared::broker::split_tenant(topic);
+        let (org, device, channel) = v1::parse_topic(rest)?;
+        let own = match (self.tenants(), tenant) {
+            (false, None) => true,
+            (true, Some(t)) => device
+                .parse()
+                .is_ok_and(|d| gemba_shared::broker::tenant(d) == t),
+            _ => false,
+        };
+        own.then_some((org, device, channel))
+    }
+
     /// The broker's host and port and the cloud's login there, once started.
-    pub(super) fn target(&self) -> Option<(String, u16, Option<Login>)> {
+    pub fn target(&self) -> Option<(String, u16, Option<Login>)> {
         self.target.get().cloned()
     }
 
@@ -187,7 +241,7 @@ impl Link {
         let payload = v1::sign(&k.key, &k.kid, msg);
         client
             .publish(
-                v1::topic(&org.to_string(), &device.to_string(), channel),
+                self.device_topic(org, device, channel),
                 QoS::AtLeastOnce,
                 false,
                 payload,
@@ -246,9 +300,10 @@ pub fn new_command_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// The topics the cloud reads; with a `group`, as members of that shared subscription
-/// group, so that replicas split the messages between them.
-fn subscriptions(group: Option<&str>) -> Vec<String> {
+/// The topics the cloud reads (every tenant's, with `tenants`); with a `group`, as
+/// members of that shared subscription group, so that replicas split the messages
+/// between them.
+fn subscriptions(group: Option<&str>, tenants: bool) -> Vec<String> {
     [
         Channel::Cycles,
         Channel::Status,
@@ -258,6 +313,11 @@ fn subscriptions(group: Option<&str>) -> Vec<String> {
     .into_iter()
     .map(|c| {
         let t = format!("{}/+/+/{}", v1::PREFIX, c.as_str());
+        let t = if tenants {
+            format!("/tenants/+/{t}")
+        } else {
+            t
+        };
         match group {
             Some(g) => format!("$share/{g}/{t}"),
             None => t,
@@ -272,8 +332,16 @@ fn subscriptions(group: Option<&str>) -> Vec<String> {
 /// other sends commands, acknowledgements and stream events. Sending on the reading
 /// connection cut the broker's deliveries to it to about a quarter under load
 /// (`docs/benchmarks.md`).
-pub fn spawn_link(state: AppState, host: String, port: u16, login: Option<Login>, shared: bool) {
+pub fn spawn_link(
+    state: AppState,
+    host: String,
+    port: u16,
+    login: Option<Login>,
+    shared: bool,
+    tenants: bool,
+) {
     let _ = state.mqtt.target.set((host.clone(), port, login.clone()));
+    state.mqtt.tenants.store(tenants, Ordering::Relaxed);
     let dynsec_on = shared && state.settings.mqtt_dynsec;
     state.mqtt.dynsec.store(dynsec_on, Ordering::Relaxed);
     let id = format!("gemba-cloud-{}", &crate::auth::random_token()[..12]);
@@ -321,7 +389,7 @@ pub fn spawn_link(state: AppState, host: String, port: u16, login: Option<Login>
                     let events = state.events.topic().to_string();
                     let group = shared.then_some(state.settings.mqtt_group.as_str());
                     let answers = dynsec_on.then(|| dynsec::RESPONSE.to_string());
-                    for t in subscriptions(group)
+                    for t in subscriptions(group, link.tenants())
                         .into_iter()
                         .chain([events])
                         .chain(answers)

@@ -8,7 +8,8 @@
 //! connections up, subscribes and sends commands; `ingest` reads, verifies and stores
 //! what devices send; `ack` says, as plain logic, what a stored batch
 //! acknowledges to each device; `access` says who may connect to the embedded broker,
-//! `dynsec` keeps an external Mosquitto's logins and topic access in step.
+//! `dynsec` keeps an external Mosquitto's logins and topic access in step, `pki` makes
+//! the embedded broker's TLS certificates (`mqtt_tls`).
 
 mod access;
 mod ack;
@@ -16,7 +17,9 @@ mod broker;
 mod dynsec;
 mod ingest;
 mod link;
+mod pki;
 
 pub use access::Login;
 pub use broker::{broker_address, config as broker_config, connects, start_embedded};
 pub use link::{KEY_TTL, Link, Stats, new_command_id, spawn_link};
+pub use pki::Pki;

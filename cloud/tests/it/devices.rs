@@ -114,11 +114,29 @@ pub(crate) async fn added_and_enrolled(app: &TestApp, tok: &str, name: &str) -> 
 /// Whether the broker accepts a connection with `creds` as its device does (within
 /// 5 s; the embedded broker closes a refused one without an answer).
 pub(crate) async fn connects(creds: &Credentials) -> bool {
+    answers(device_options(creds).0).await
+}
+
+/// The options a device with `creds` connects with, as the agent's: its login and
+/// client id, and TLS with its certificate when the credentials carry one; answers
+/// them and the prefix the broker puts on its topics (its tenant's, under TLS).
+pub(crate) fn device_options(creds: &Credentials) -> (MqttOptions, String) {
     let key = STANDARD.decode(&creds.key).unwrap();
-    let (host, port) = gemba_cloud::mqtt::broker_address(&creds.mqtt).expect("a broker address");
+    let plain = creds.mqtt.replacen("mqtts://", "mqtt://", 1);
+    let (host, port) = gemba_cloud::mqtt::broker_address(&plain).expect("a broker address");
     let mut opts = MqttOptions::new(broker::client_id(creds.device, &key), host, port);
     opts.set_credentials(broker::username(creds.device), broker::password(&key));
-    answers(opts).await
+    let prefix = match &creds.tls {
+        None => String::new(),
+        Some(t) => {
+            let config = broker::tls::client_config(&t.ca, &t.cert, &t.key).expect("TLS");
+            opts.set_transport(rumqttc::Transport::tls_with_config(
+                rumqttc::TlsConfiguration::Rustls(std::sync::Arc::new(config)),
+            ));
+            broker::tenant_prefix(&t.tenant)
+        }
+    };
+    (opts, prefix)
 }
 
 /// Whether a broker acknowledges a connection with `opts` (within 5 s); it leaves at once.
@@ -140,6 +158,8 @@ pub(crate) struct TestDevice {
     events: tokio::task::AbortHandle,
     /// The `ts_ms` of the last status sent ([`TestDevice::send_status`]).
     last_ts: std::sync::atomic::AtomicI64,
+    /// The broker's prefix of its topics (its tenant's under TLS, else empty).
+    pub(crate) prefix: String,
 }
 
 impl TestDevice {
@@ -160,18 +180,21 @@ impl TestDevice {
         will: Option<&v1::StatusMessage>,
     ) -> TestDevice {
         let (org, id) = (creds.organization, creds.device);
-        // The broker the cloud told the device of: the embedded one or an external one.
-        let (host, port) =
-            gemba_cloud::mqtt::broker_address(&creds.mqtt).expect("a broker address");
+        // The broker the cloud told the device of: the embedded one or an external one;
+        // it takes the device as itself (gemba_shared::broker).
+        let (mut opts, prefix) = device_options(creds);
         let key = STANDARD.decode(&creds.key).unwrap();
-        let mut opts = MqttOptions::new(broker::client_id(id, &key), host, port);
-        // The broker takes the device as itself (gemba_shared::broker).
-        opts.set_credentials(broker::username(id), broker::password(&key));
+        let topic = |c: Channel| {
+            format!(
+                "{prefix}{}",
+                v1::topic(&org.to_string(), &id.to_string(), c)
+            )
+        };
         opts.set_keep_alive(Duration::from_secs(10));
         opts.set_max_packet_size(1024 * 1024, 1024 * 1024);
         if let Some(w) = will {
             opts.set_last_will(rumqttc::LastWill::new(
-                v1::topic(&org.to_string(), &id.to_string(), Channel::Status),
+                topic(Channel::Status),
                 v1::sign(&key, &creds.credential_id.to_string(), w),
                 QoS::AtLeastOnce,
                 true,
@@ -179,13 +202,7 @@ impl TestDevice {
         }
         let (client, mut events) = AsyncClient::new(opts, 100);
         for c in [Channel::Cmd, Channel::CyclesAck] {
-            client
-                .subscribe(
-                    v1::topic(&org.to_string(), &id.to_string(), c),
-                    QoS::AtLeastOnce,
-                )
-                .await
-                .unwrap();
+            client.subscribe(topic(c), QoS::AtLeastOnce).await.unwrap();
         }
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
@@ -225,6 +242,7 @@ impl TestDevice {
             ended,
             events: task.abort_handle(),
             last_ts: 0.into(),
+            prefix,
         }
     }
 
@@ -242,8 +260,10 @@ impl TestDevice {
             .unwrap();
     }
 
+    /// The topic of `c` on the broker (under the device's tenant with TLS).
     pub(crate) fn topic(&self, c: Channel) -> String {
-        v1::topic(&self.org.to_string(), &self.id.to_string(), c)
+        let t = v1::topic(&self.org.to_string(), &self.id.to_string(), c);
+        format!("{}{t}", self.prefix)
     }
 
     /// Acknowledges command `id` as the agent does.
@@ -368,7 +388,7 @@ both!(
         // The code works typed in lower case without dashes, once.
         let creds = enrol(&app, &code.replace('-', "").to_lowercase()).await;
         assert_eq!(creds.organization, w.a);
-        assert_eq!(creds.mqtt, format!("mqtt://{}", app.mqtt));
+        assert_eq!(creds.mqtt, format!("mqtts://{}", app.mqtt));
         let (s, v) = app.post("device/enroll/", enrolment(&code), None).await;
         assert_eq!(s, StatusCode::BAD_REQUEST);
         assert_eq!(v["code"][0], "The enrolment code is wrong or expired.");
@@ -493,6 +513,7 @@ both!(
         let c = cycle(w.task);
         let json = serde_json::to_vec(&c).unwrap();
         let cycles = dev.topic(Channel::Cycles);
+        let in_own = |t: &str| format!("{}{t}", dev.prefix);
         let mut bad: Vec<(String, Vec<u8>)> = vec![
             // Unsigned, garbage, an empty payload.
             (cycles.clone(), json.clone()),
@@ -503,13 +524,22 @@ both!(
             // Signed by device A2 but published as A1; by A1 under another key id.
             (cycles.clone(), v1::sign(&other.key, &other.kid, &c)),
             (cycles.clone(), v1::sign(&dev.key, "999", &c)),
-            // A1 publishing for A2, and for A1 under organisation B.
+            // A1 publishing for A2, and for A1 under organisation B (within its own
+            // tenant under TLS: outside it the broker would end its connection).
             (
-                other.topic(Channel::Cycles),
+                in_own(&v1::topic(
+                    &w.a.to_string(),
+                    &other.id.to_string(),
+                    Channel::Cycles,
+                )),
                 v1::sign(&dev.key, &dev.kid, &c),
             ),
             (
-                v1::topic(&w.b.to_string(), &dev.id.to_string(), Channel::Cycles),
+                in_own(&v1::topic(
+                    &w.b.to_string(),
+                    &dev.id.to_string(),
+                    Channel::Cycles,
+                )),
                 v1::sign(&dev.key, &dev.kid, &c),
             ),
             // Signed, but not a cycle, or an inconsistent one.
@@ -547,7 +577,7 @@ both!(
                 v1::sign(&dev.key, &dev.kid, &json!({"v": 1})),
             ),
             (
-                format!("gemba/v1/{}/x/cycles", w.a),
+                in_own(&format!("gemba/v1/{}/x/cycles", w.a)),
                 v1::sign(&dev.key, &dev.kid, &c),
             ),
             // An acknowledgement of a command never sent.

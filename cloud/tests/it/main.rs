@@ -11,6 +11,7 @@ mod account;
 mod analytics;
 mod audit;
 mod broker;
+mod broker_tls;
 mod camera_events;
 mod camera_states;
 mod clips;

@@ -34,6 +34,9 @@ pub(super) async fn session(
     // The broker takes only enrolled devices, each as itself (gemba_shared::broker).
     mo.set_credentials(link.username(), link.password());
     mo.set_max_packet_size(v1::MAX_PAYLOAD_BYTES + 1024, v1::MAX_PAYLOAD_BYTES + 1024);
+    if let Some(tls) = &link.tls {
+        mo.set_transport(rumqttc::Transport::tls_with_config(tls.clone()));
+    }
     // The cloud takes an offline status only when it is later than the last offline one
     // it took, an online one only when later than any (a replay changes nothing): the
     // will carries the time this connection begins (before its heartbeats, after any
@@ -105,7 +108,7 @@ pub(super) async fn session(
                             continue;
                         }
                     };
-                    client.publish(m.topic.clone(), QoS::AtLeastOnce, false, payload).await?;
+                    client.publish(link.on_broker(&m.topic), QoS::AtLeastOnce, false, payload).await?;
                     window.published(m.id);
                 }
             }

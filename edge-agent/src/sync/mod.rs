@@ -40,6 +40,13 @@ pub struct Link {
     /// The key's id and the key (the credentials from enrolment).
     pub kid: String,
     pub key: Vec<u8>,
+    /// TLS to the embedded broker (`mqtts://`): the pinned authority and the device's
+    /// certificate (`gemba_shared::broker::tls`).
+    pub tls: Option<rumqttc::TlsConfiguration>,
+    /// The broker's prefix of this device's topics (`/tenants/d7/` under TLS, else
+    /// empty). Topics kept in the outbox are without it, so a device enrolled again
+    /// onto TLS still sends what it kept.
+    pub prefix: String,
 }
 
 impl Link {
@@ -57,8 +64,14 @@ impl Link {
         gemba_shared::broker::password(&self.key)
     }
 
+    /// The topic of `c` on the broker.
     fn topic(&self, c: Channel) -> String {
-        topic(&self.org.to_string(), &self.device.to_string(), c)
+        self.on_broker(&topic(&self.org.to_string(), &self.device.to_string(), c))
+    }
+
+    /// A contract topic (as the outbox keeps it) where the broker has it.
+    fn on_broker(&self, topic: &str) -> String {
+        format!("{}{topic}", self.prefix)
     }
 }
 

@@ -178,14 +178,34 @@ pub async fn enroll(
             .await?
             .ok_or_else(bad)?;
     state.mqtt.enrolled(org, device, &raw);
-    tracing::info!(org, device, credential_id, "device enrolled");
+    // Under TLS, a client certificate of the device's own tenant (made after the code
+    // is spent: a failure here leaves the device to be enrolled again with a new code).
+    let tls = state
+        .mqtt
+        .device_tls(device)
+        .transpose()
+        .map_err(ApiError::Internal)?;
+    let mut mqtt = mqtt_url(&state, &headers);
+    if tls.is_some()
+        && let Some(rest) = mqtt.strip_prefix("mqtt://")
+    {
+        mqtt = format!("mqtts://{rest}");
+    }
+    tracing::info!(
+        org,
+        device,
+        credential_id,
+        tls = tls.is_some(),
+        "device enrolled"
+    );
     Ok(axum::Json(Credentials {
         organization: org,
         device,
         display_name,
         credential_id,
         key,
-        mqtt: mqtt_url(&state, &headers),
+        mqtt,
+        tls,
     }))
 }
 

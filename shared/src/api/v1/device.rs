@@ -138,8 +138,29 @@ pub struct Credentials {
     pub credential_id: i64,
     /// The key, base64 (standard alphabet).
     pub key: String,
-    /// Where the agent connects: `mqtt://host:port`.
+    /// Where the agent connects: `mqtt://host:port`, or `mqtts://host:port` for TLS.
     pub mqtt: String,
+    /// The embedded broker's TLS (with `mqtts://`): absent for a plain broker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub tls: Option<BrokerTls>,
+}
+
+/// What a device needs for TLS to the embedded broker, made by the cloud at enrolment
+/// (`gemba_shared::broker::tls`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct BrokerTls {
+    /// The cloud's certificate authority (PEM), the only one the broker's certificate
+    /// is accepted from.
+    pub ca: String,
+    /// The device's client certificate (PEM); its organisation is the tenant.
+    pub cert: String,
+    /// The certificate's private key (PEM, PKCS#8).
+    pub key: String,
+    /// The device's tenant: its topics are under `/tenants/{tenant}/`.
+    pub tenant: String,
 }
 
 /// `GET device/{id}/device_details/`: a device with its recent commands and its latest

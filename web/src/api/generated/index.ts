@@ -9,6 +9,7 @@ export type * from './ArchivedCycle';
 export type * from './AssignUserOrg';
 export type * from './AuditEntry';
 export type * from './BadReason';
+export type * from './BrokerTls';
 export type * from './BulkDelete';
 export type * from './CameraEvent';
 export type * from './CameraEventKind';
