@@ -91,6 +91,9 @@ async fn upload_file(
         ))
         .bearer_auth(tok)
         .header("content-type", "application/octet-stream")
+        // A refusal answered before the body is read ends the connection; kept in the
+        // pool it failed the next call once (IncompleteMessage) in a loaded full run.
+        .header("connection", "close")
         .body(bytes)
         .send()
         .await
@@ -902,6 +905,9 @@ async fn upload_declared(
         .query(declared)
         .bearer_auth(tok)
         .header("content-type", "application/octet-stream")
+        // A refusal answered before the body is read ends the connection; kept in the
+        // pool it failed the next call once (IncompleteMessage) in a loaded full run.
+        .header("connection", "close")
         .body(bytes)
         .send()
         .await
