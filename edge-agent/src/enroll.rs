@@ -78,10 +78,10 @@ pub fn link(c: &Credentials) -> anyhow::Result<Link> {
     let (prefix, tls) = match tls {
         None => (String::new(), None),
         Some(t) => {
-            let config = gemba_shared::broker::tls::client_config(&t.ca, &t.cert, &t.key)
-                .context("the credentials' TLS")?;
+            let (config, prefix) =
+                gemba_shared::broker::tls::of_device(t).context("the credentials' TLS")?;
             (
-                gemba_shared::broker::tenant_prefix(&t.tenant),
+                prefix,
                 Some(rumqttc::TlsConfiguration::Rustls(std::sync::Arc::new(
                     config,
                 ))),

@@ -35,11 +35,11 @@ impl Dev {
         let prefix = match &self.tls {
             None => String::new(),
             Some(t) => {
-                let c = broker::tls::client_config(&t.ca, &t.cert, &t.key).expect("TLS");
+                let (c, prefix) = broker::tls::of_device(t).expect("TLS");
                 o.set_transport(rumqttc::Transport::tls_with_config(
                     rumqttc::TlsConfiguration::Rustls(std::sync::Arc::new(c)),
                 ));
-                broker::tenant_prefix(&t.tenant)
+                prefix
             }
         };
         (o, prefix)

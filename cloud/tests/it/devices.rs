@@ -129,11 +129,11 @@ pub(crate) fn device_options(creds: &Credentials) -> (MqttOptions, String) {
     let prefix = match &creds.tls {
         None => String::new(),
         Some(t) => {
-            let config = broker::tls::client_config(&t.ca, &t.cert, &t.key).expect("TLS");
+            let (config, prefix) = broker::tls::of_device(t).expect("TLS");
             opts.set_transport(rumqttc::Transport::tls_with_config(
                 rumqttc::TlsConfiguration::Rustls(std::sync::Arc::new(config)),
             ));
-            broker::tenant_prefix(&t.tenant)
+            prefix
         }
     };
     (opts, prefix)

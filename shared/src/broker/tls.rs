@@ -13,7 +13,8 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 
-use super::BROKER_NAME;
+use super::{BROKER_NAME, tenant_prefix};
+use crate::api::v1::device::BrokerTls;
 
 /// Why a device's TLS material cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +60,15 @@ pub fn client_config(ca: &str, cert: &str, key: &str) -> Result<ClientConfig, Tl
     Ok(config)
 }
 
+/// The client configuration of the device whose enrolment gave `tls`, and the prefix
+/// the broker puts on its topics (its tenant's).
+pub fn of_device(tls: &BrokerTls) -> Result<(ClientConfig, String), TlsError> {
+    Ok((
+        client_config(&tls.ca, &tls.cert, &tls.key)?,
+        tenant_prefix(&tls.tenant),
+    ))
+}
+
 /// The standard checks against the pinned authority, for [`BROKER_NAME`] rather than
 /// the address dialled.
 #[derive(Debug)]
@@ -100,5 +110,18 @@ impl ServerCertVerifier for Pinned {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.inner.supported_verify_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn material_that_is_not_pem_says_which_part() {
+        let e = client_config("", "", "").unwrap_err();
+        assert!(matches!(e, TlsError::Ca(_)), "{e}");
+        let e = client_config("not a certificate", "x", "y").unwrap_err();
+        assert!(e.to_string().contains("certificate authority"), "{e}");
     }
 }
