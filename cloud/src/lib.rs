@@ -166,7 +166,7 @@ pub async fn launch(
         anyhow::bail!("mqtt_group {group:?}: name a group without '/', '+' or '#'");
     }
     // Replicas share an external broker's messages; the embedded one serves one cloud.
-    mqtt::spawn_link(state.clone(), host, port, login, embedded.is_none(), tls);
+    mqtt::spawn_link(state.clone(), host, port, login, embedded.is_none());
     if state.settings.train_in_process {
         let s = state.clone();
         tokio::spawn(async move {

@@ -22,6 +22,12 @@ pub fn tenant(device: i64) -> String {
     format!("d{device}")
 }
 
+/// Whether `tenant` is the tenant of the device a topic names as `device` (its level
+/// as written; per message, so without making the tenant's name).
+pub fn is_tenant_of(tenant: &str, device: &str) -> bool {
+    tenant.strip_prefix('d') == Some(device)
+}
+
 /// The topic prefix the embedded broker confines tenant `tenant` to.
 pub fn tenant_prefix(tenant: &str) -> String {
     format!("/tenants/{tenant}/")
@@ -79,6 +85,10 @@ mod tests {
         let topic = format!("{}gemba/v1/3/7/cycles", tenant_prefix(&t));
         assert_eq!(topic, "/tenants/d7/gemba/v1/3/7/cycles");
         assert_eq!(split_tenant(&topic), (Some("d7"), "gemba/v1/3/7/cycles"));
+        assert!(is_tenant_of(&t, "7"));
+        for other in ["8", "07", "", "d7"] {
+            assert!(!is_tenant_of(&t, other), "{other}");
+        }
         assert_eq!(
             split_tenant("gemba/v1/3/7/cycles"),
             (None, "gemba/v1/3/7/cycles")

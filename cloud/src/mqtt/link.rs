@@ -50,10 +50,8 @@ pub struct Link {
     target: OnceLock<(String, u16, Option<Login>)>,
     /// Whether the broker's logins are kept through Mosquitto's dynamic security.
     dynsec: AtomicBool,
-    /// Whether devices live in tenants of their own (the embedded broker over TLS):
-    /// their topics are under `/tenants/d{id}/`.
-    tenants: AtomicBool,
-    /// The embedded broker's certificate authority (with `mqtt_tls`).
+    /// The embedded broker's certificate authority (with `mqtt_tls`); with it, devices
+    /// live in tenants of their own, their topics under `/tenants/d{id}/`.
     pki: OnceLock<super::pki::Pki>,
 }
 
@@ -97,7 +95,6 @@ impl Default for Link {
             keys: Mutex::new(HashMap::new()),
             target: OnceLock::new(),
             dynsec: AtomicBool::new(false),
-            tenants: AtomicBool::new(false),
             pki: OnceLock::new(),
         }
     }
@@ -130,7 +127,7 @@ impl Link {
 
     /// Whether devices' topics are under their tenants (the embedded broker over TLS).
     pub fn tenants(&self) -> bool {
-        self.tenants.load(Ordering::Relaxed)
+        self.pki.get().is_some()
     }
 
     /// The topic of `channel` of device `device` of `org` on this broker.
@@ -153,9 +150,7 @@ impl Link {
         let (org, device, channel) = v1::parse_topic(rest)?;
         let own = match (self.tenants(), tenant) {
             (false, None) => true,
-            (true, Some(t)) => device
-                .parse()
-                .is_ok_and(|d| gemba_shared::broker::tenant(d) == t),
+            (true, Some(t)) => gemba_shared::broker::is_tenant_of(t, device),
             _ => false,
         };
         own.then_some((org, device, channel))
@@ -332,16 +327,8 @@ fn subscriptions(group: Option<&str>, tenants: bool) -> Vec<String> {
 /// other sends commands, acknowledgements and stream events. Sending on the reading
 /// connection cut the broker's deliveries to it to about a quarter under load
 /// (`docs/benchmarks.md`).
-pub fn spawn_link(
-    state: AppState,
-    host: String,
-    port: u16,
-    login: Option<Login>,
-    shared: bool,
-    tenants: bool,
-) {
+pub fn spawn_link(state: AppState, host: String, port: u16, login: Option<Login>, shared: bool) {
     let _ = state.mqtt.target.set((host.clone(), port, login.clone()));
-    state.mqtt.tenants.store(tenants, Ordering::Relaxed);
     let dynsec_on = shared && state.settings.mqtt_dynsec;
     state.mqtt.dynsec.store(dynsec_on, Ordering::Relaxed);
     let id = format!("gemba-cloud-{}", &crate::auth::random_token()[..12]);

@@ -44,8 +44,17 @@ fn cloud_url(state: &AppState, headers: &HeaderMap) -> String {
 }
 
 /// Where an agent reaches the broker: the external broker's URL, or the embedded one's
-/// port on the host the agent reached the cloud at.
+/// port on the host the agent reached the cloud at; `mqtts://` when the embedded broker
+/// speaks TLS.
 fn mqtt_url(state: &AppState, headers: &HeaderMap) -> String {
+    let url = broker_url(state, headers);
+    match url.strip_prefix("mqtt://") {
+        Some(rest) if state.mqtt.tenants() => format!("mqtts://{rest}"),
+        _ => url,
+    }
+}
+
+fn broker_url(state: &AppState, headers: &HeaderMap) -> String {
     if let Some(u) = &state.settings.mqtt_public_url {
         return u.clone();
     }
@@ -185,12 +194,6 @@ pub async fn enroll(
         .device_tls(device)
         .transpose()
         .map_err(ApiError::Internal)?;
-    let mut mqtt = mqtt_url(&state, &headers);
-    if tls.is_some()
-        && let Some(rest) = mqtt.strip_prefix("mqtt://")
-    {
-        mqtt = format!("mqtts://{rest}");
-    }
     tracing::info!(
         org,
         device,
@@ -204,7 +207,7 @@ pub async fn enroll(
         display_name,
         credential_id,
         key,
-        mqtt,
+        mqtt: mqtt_url(&state, &headers),
         tls,
     }))
 }
