@@ -6,15 +6,13 @@
 
 use std::time::{Duration, Instant};
 
-use gemba_shared::api::v1::device::{
-    Device, DeviceCommand, DeviceDetails, DeviceTask, StartTask, StopTask,
-};
+use gemba_shared::api::v1::device::{Device, DeviceCommand, DeviceDetails, DeviceTask, StopTask};
 use gemba_shared::api::v1::task::{Task, TaskCreate};
 use gemba_shared::mqtt::v1::{self, Channel};
 use reqwest::Method;
 
 use crate::common::*;
-use crate::devices::{TestDevice, enrolled, world};
+use crate::devices::{TestDevice, enrolled, start_task, world};
 use crate::{both, both_with};
 
 fn status(cameras: &[(&str, Option<i64>)]) -> v1::StatusMessage {
@@ -52,22 +50,6 @@ async fn command_within(dev: &mut TestDevice, wait: Duration) -> Option<v1::Comm
 async fn device(app: &TestApp, id: i64, tok: &str) -> DeviceDetails {
     app.get_as(&format!("device/{id}/device_details/"), tok)
         .await
-}
-
-/// Sets `camera` of device `id` to run `task`, as the portal does.
-async fn start_task(app: &TestApp, id: i64, tok: &str, camera: &str, task: i64) {
-    let body = StartTask {
-        camera: camera.into(),
-        task,
-    };
-    let _: Device = app
-        .send_as(
-            Method::POST,
-            &format!("device/{id}/start_task/"),
-            &body,
-            tok,
-        )
-        .await;
 }
 
 /// Waits until the cloud has the device `online` (its status read).

@@ -111,6 +111,22 @@ pub(crate) async fn added_and_enrolled(app: &TestApp, tok: &str, name: &str) -> 
     serde_json::to_value(enrolled(app, tok, name).await).unwrap()
 }
 
+/// Sets `camera` of device `id` to run `task`, as the portal does.
+pub(crate) async fn start_task(app: &TestApp, id: i64, tok: &str, camera: &str, task: i64) {
+    let body = StartTask {
+        camera: camera.into(),
+        task,
+    };
+    let _: Device = app
+        .send_as(
+            Method::POST,
+            &format!("device/{id}/start_task/"),
+            &body,
+            tok,
+        )
+        .await;
+}
+
 /// Whether the broker accepts a connection with `creds` as its device does (within
 /// 5 s; the embedded broker closes a refused one without an answer).
 pub(crate) async fn connects(creds: &Credentials) -> bool {

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use gemba_shared::api::v1::device::{Device, DeviceCommand, DeviceDetails, StartTask};
+use gemba_shared::api::v1::device::{DeviceCommand, DeviceDetails};
 use gemba_shared::api::v1::device::{EnrolmentCode, TaskInferenceStatus};
 use gemba_shared::mqtt::v1::{self, Channel};
 use reqwest::Method;
@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::both;
 use crate::common::*;
-use crate::devices::{TestDevice, counted, enrol, enrolled, world};
+use crate::devices::{TestDevice, counted, enrol, enrolled, start_task, world};
 
 fn status(online: bool, ts_ms: i64, agent_version: &str) -> v1::StatusMessage {
     v1::StatusMessage {
@@ -204,17 +204,7 @@ both!(
         let creds = enrolled(&app, &w.boss, "Bench").await;
         let id = creds.device;
         let mut dev = TestDevice::of(&creds).await;
-        let _: Device = app
-            .send_as(
-                Method::POST,
-                &format!("device/{id}/start_task/"),
-                &StartTask {
-                    camera: "cam0".into(),
-                    task: w.task,
-                },
-                &w.eng,
-            )
-            .await;
+        start_task(&app, id, &w.eng, "cam0", w.task).await;
         let cmd: v1::CommandMessage = dev.next(Channel::Cmd).await;
         // Refused: recorded on the command and on the camera's setting.
         let ack = |ok: bool, message: &str| {
