@@ -35,6 +35,12 @@ pub struct Settings {
     pub data: PathBuf,
     /// HTTP listen address.
     pub http: SocketAddr,
+    /// HTTPS: the certificate chain (PEM, the server's certificate first) and its
+    /// private key (PEM), both or neither; set, the listener at `http` serves HTTPS only
+    /// (`crate::https`). Unset: plain HTTP, e.g. behind a reverse proxy that terminates
+    /// TLS.
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
     /// Embedded broker listen address (`127.0.0.1:1884`), or an external broker URL
     /// (`mqtt://host:1883`), in which case no broker is embedded.
     pub mqtt: String,
@@ -67,7 +73,8 @@ pub struct Settings {
     /// The host that serves the admin login.
     pub admin_host: String,
     /// The portal's address as users reach it, used in e-mail links and organisation
-    /// addresses; unset: `http://{base_domain}:{port of http}` ([`Settings::public_url`]).
+    /// addresses; unset: `http://{base_domain}:{port of http}` (`https://` with
+    /// `tls_cert`; [`Settings::public_url`]).
     pub public_url: Option<String>,
     /// HMAC key for access tokens; generated into `{data}/jwt.key` when unset.
     pub jwt_secret: Option<Secret>,
@@ -169,6 +176,8 @@ impl Default for Settings {
         Settings {
             data: PathBuf::from("data"),
             http: "127.0.0.1:8080".parse().expect("valid address"),
+            tls_cert: None,
+            tls_key: None,
             mqtt: "127.0.0.1:1884".into(),
             mqtt_public_url: None,
             mqtt_group: "gemba-cloud".into(),
@@ -242,12 +251,26 @@ impl Settings {
         }
     }
 
-    /// The portal's address: `public_url`, else the base domain on the HTTP port.
+    /// The portal's address: `public_url`, else the base domain on the HTTP port (over
+    /// HTTPS when the cloud serves it).
     pub fn public_url(&self) -> String {
         match &self.public_url {
             Some(u) => u.trim_end_matches('/').to_string(),
-            None => format!("http://{}:{}", self.base_domain, self.http.port()),
+            None => {
+                let scheme = if self.tls_cert.is_some() {
+                    "https"
+                } else {
+                    "http"
+                };
+                format!("{scheme}://{}:{}", self.base_domain, self.http.port())
+            }
         }
+    }
+
+    /// Whether users reach the cloud over HTTPS: it serves TLS itself, or its public
+    /// address behind a reverse proxy says `https://`.
+    pub fn reached_over_https(&self) -> bool {
+        self.public_url().starts_with("https://")
     }
 
     pub fn is_postgres(&self) -> bool {
@@ -282,6 +305,25 @@ mod tests {
         };
         assert!(!format!("{s:?}").contains("hunter2"));
         assert!(!format!("{s:?}").contains("hunter3"));
+    }
+
+    #[test]
+    fn a_certificate_makes_the_public_url_https() {
+        let plain = Settings::default();
+        assert_eq!(plain.public_url(), "http://localhost:8080");
+        assert!(!plain.reached_over_https());
+        let tls = Settings {
+            tls_cert: Some("cert.pem".into()),
+            tls_key: Some("key.pem".into()),
+            ..Default::default()
+        };
+        assert_eq!(tls.public_url(), "https://localhost:8080");
+        assert!(tls.reached_over_https());
+        let proxied = Settings {
+            public_url: Some("https://gemba.example.com/".into()),
+            ..Default::default()
+        };
+        assert!(proxied.reached_over_https());
     }
 
     #[test]

@@ -75,7 +75,7 @@ pub async fn prepare(state: &AppState, o: &Options) -> anyhow::Result<Prepared> 
     Ok(Prepared(seed(state, &dir, &o.footage).await?))
 }
 
-/// Starts the demo agent (enrolling it first, over HTTP: the server must be answering);
+/// Starts the demo agent (enrolling it first, over HTTP(S): the server must be answering);
 /// answers its process, which dies with the cloud. When it cannot start (no ONNX
 /// Runtime, most often), the error says why and what to do, and the demo station's page
 /// shows the same ([`notice`]) while the cloud serves on.
@@ -150,7 +150,13 @@ async fn start_agent(
         bail!(why);
     }
     let dir = state.settings.data.join("demo");
-    let cloud = local_url(state.settings.http);
+    // Over HTTPS the certificate names the public address, not the listener's: the demo
+    // agent enrols there (so its certificate must be one the agent trusts by default).
+    let cloud = if state.settings.tls_cert.is_some() {
+        state.settings.public_url()
+    } else {
+        local_url(state.settings.http)
+    };
     if !dir.join("credentials.json").exists() {
         let code = crate::auth::enrolment_code();
         let expires = crate::db::now_ms() + 3600 * 1000;

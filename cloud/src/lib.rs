@@ -8,6 +8,7 @@ pub mod db;
 pub mod demo;
 pub mod events;
 pub mod http;
+pub mod https;
 pub mod jobs;
 pub mod limits;
 pub mod mail;
@@ -123,6 +124,8 @@ pub async fn launch(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    // Before anything starts: a certificate that cannot be used stops the start.
+    let server_tls = https::server_config(&state.settings)?;
     let embedded = state.settings.embedded_mqtt();
     // The cloud's login: its own on the embedded broker, the configured one elsewhere.
     let tls = embedded.is_some() && state.settings.mqtt_tls;
@@ -177,14 +180,20 @@ pub async fn launch(
         });
     }
     tokio::spawn(media::clips::sweep_every_hour(state.clone()));
-    let app = http::app(state);
-    tracing::info!(addr = %listener.local_addr()?, "gemba-cloud listening");
     // The peer's address reaches handlers (the mail limits count per client).
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await?;
+    let app = http::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let addr = listener.local_addr()?;
+    match server_tls {
+        Some(tls) => {
+            tracing::info!(%addr, "gemba-cloud listening (HTTPS)");
+            https::serve(listener, tls, app, shutdown).await?;
+        }
+        None => {
+            tracing::info!(%addr, "gemba-cloud listening");
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await?;
+        }
+    }
     Ok(())
 }

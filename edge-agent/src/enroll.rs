@@ -1,6 +1,9 @@
 //! Enrolment: `gemba-agent enroll --cloud URL --code CODE` exchanges the one-time code the
 //! portal showed for the device's credentials, and keeps them in the agent's data folder
-//! (readable by the agent's user only).
+//! (readable by the agent's user only), with the private certificate authority of the
+//! cloud's HTTPS when one was given (`--cloud-ca`), so later uploads and downloads trust
+//! it too. The answer carries the device's key: plain `http://` is refused to a host that
+//! is not loopback unless asked for (`crate::http::check_enrol_url`).
 
 use std::path::Path;
 
@@ -8,18 +11,55 @@ use anyhow::Context;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use gemba_shared::api::v1::device::{Credentials, EnrolRequest};
+use serde::{Deserialize, Serialize};
 
 use crate::sync::Link;
 
-/// Asks the cloud at `cloud` (`http://host:port`) for credentials.
-pub async fn enroll(cloud: &str, code: &str) -> anyhow::Result<Credentials> {
+/// What the data folder keeps: the credentials the cloud gave and the authority its
+/// HTTPS certificate comes from. A file written before HTTPS (the credentials alone)
+/// reads as one without an authority.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Enrolment {
+    #[serde(flatten)]
+    pub credentials: Credentials,
+    /// The private certificate authority of the cloud's HTTPS (PEM), from `--cloud-ca`;
+    /// absent: the public authorities only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cloud_ca: Option<String>,
+}
+
+/// How enrolment may reach the cloud.
+#[derive(Debug, Clone, Default)]
+pub struct Reach {
+    /// A private certificate authority (PEM) to trust besides the public ones.
+    pub cloud_ca: Option<String>,
+    /// Plain `http://` to another machine is allowed (the key crosses unencrypted).
+    pub insecure_http: bool,
+}
+
+/// Asks the cloud at `cloud` (`https://host:port`) for credentials.
+pub async fn enroll(cloud: &str, code: &str, reach: &Reach) -> anyhow::Result<Enrolment> {
+    crate::http::check_enrol_url(cloud, reach.insecure_http)?;
+    let client = crate::http::client(reach.cloud_ca.as_deref())?;
     let url = format!("{}/api/device/enroll/", cloud.trim_end_matches('/'));
-    let res = reqwest::Client::new()
+    let res = client
         .post(&url)
         .json(&EnrolRequest { code: code.into() })
+        .timeout(std::time::Duration::from_secs(60))
         .send()
         .await
-        .with_context(|| format!("reaching {url}"))?;
+        .map_err(|e| {
+            let why = if crate::http::untrusted_certificate(&e) {
+                format!(
+                    "the certificate of {cloud} is not trusted: if a private certificate \
+                     authority issued it, give the authority's certificate (PEM) with \
+                     --cloud-ca FILE"
+                )
+            } else {
+                format!("reaching {url}")
+            };
+            anyhow::Error::new(e).context(why)
+        })?;
     let status = res.status();
     let body: serde_json::Value = res.json().await.unwrap_or_default();
     if !status.is_success() {
@@ -33,11 +73,14 @@ pub async fn enroll(cloud: &str, code: &str) -> anyhow::Result<Credentials> {
             .to_string();
         anyhow::bail!("the cloud refused the code ({status}): {why}");
     }
-    serde_json::from_value(body).context("reading the credentials")
+    Ok(Enrolment {
+        credentials: serde_json::from_value(body).context("reading the credentials")?,
+        cloud_ca: reach.cloud_ca.clone(),
+    })
 }
 
-/// Writes the credentials to `path`, for the agent's user only.
-pub fn save(path: &Path, c: &Credentials) -> anyhow::Result<()> {
+/// Writes the enrolment to `path`, for the agent's user only.
+pub fn save(path: &Path, c: &Enrolment) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -52,7 +95,7 @@ pub fn save(path: &Path, c: &Credentials) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn load(path: &Path) -> anyhow::Result<Credentials> {
+pub fn load(path: &Path) -> anyhow::Result<Enrolment> {
     let text = std::fs::read(path).with_context(|| {
         format!(
             "reading {}: enrol the device first (gemba-agent enroll --cloud URL --code CODE)",
@@ -126,8 +169,25 @@ mod tests {
             tls: None,
         };
         let p = dir.path().join("agent/credentials.json");
-        save(&p, &c).unwrap();
-        assert_eq!(load(&p).unwrap(), c);
+        let e = Enrolment {
+            credentials: c.clone(),
+            cloud_ca: Some("-----BEGIN CERTIFICATE-----…".into()),
+        };
+        save(&p, &e).unwrap();
+        assert_eq!(load(&p).unwrap(), e);
+        // The file is the credentials as the cloud gave them, with the authority beside.
+        let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        assert_eq!(file["device"], 9);
+        assert_eq!(file["cloud_ca"], "-----BEGIN CERTIFICATE-----…");
+        // A file written before HTTPS: the credentials alone.
+        std::fs::write(&p, serde_json::to_vec(&c).unwrap()).unwrap();
+        assert_eq!(
+            load(&p).unwrap(),
+            Enrolment {
+                credentials: c.clone(),
+                cloud_ca: None
+            }
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

@@ -7,6 +7,7 @@ pub mod capture;
 pub mod clock;
 pub mod enroll;
 pub mod eval;
+pub mod http;
 pub mod infer;
 pub mod outbox;
 pub mod sync;

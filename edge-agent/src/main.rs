@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -26,12 +27,21 @@ struct Cli {
 enum Command {
     /// Exchanges the one-time code the portal showed for this device's credentials.
     Enroll {
-        /// The cloud's address, e.g. http://gemba.local:8080.
+        /// The cloud's address, e.g. https://gemba.example.com (plain http:// only to
+        /// this machine, or with --insecure-http).
         #[arg(long)]
         cloud: String,
         /// The code, e.g. ABCD-EFGH-JKMN.
         #[arg(long)]
         code: String,
+        /// The certificate authority (PEM) that issued the cloud's HTTPS certificate,
+        /// when it is a private one; kept with the credentials for every later request.
+        #[arg(long, value_name = "FILE")]
+        cloud_ca: Option<PathBuf>,
+        /// Enrol over plain http:// to another machine: the device's key crosses the
+        /// network unencrypted (a network you trust only).
+        #[arg(long)]
+        insecure_http: bool,
     },
     /// Shows which device this agent is enrolled as.
     Whoami,
@@ -153,9 +163,29 @@ async fn main() {
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let creds = gemba_agent::agent::credentials_path(&cli.data);
     match cli.command {
-        Command::Enroll { cloud, code } => {
-            let c = gemba_agent::enroll::enroll(&cloud, &code).await?;
-            gemba_agent::enroll::save(&creds, &c)?;
+        Command::Enroll {
+            cloud,
+            code,
+            cloud_ca,
+            insecure_http,
+        } => {
+            let cloud_ca = match cloud_ca {
+                Some(f) => {
+                    let pem = std::fs::read_to_string(&f)
+                        .with_context(|| format!("reading --cloud-ca {}", f.display()))?;
+                    gemba_agent::http::authorities(&pem)
+                        .with_context(|| format!("--cloud-ca {}", f.display()))?;
+                    Some(pem)
+                }
+                None => None,
+            };
+            let reach = gemba_agent::enroll::Reach {
+                cloud_ca,
+                insecure_http,
+            };
+            let e = gemba_agent::enroll::enroll(&cloud, &code, &reach).await?;
+            gemba_agent::enroll::save(&creds, &e)?;
+            let c = &e.credentials;
             println!(
                 "Enrolled as device {} ({}) of organisation {}; broker {}. Credentials in {}.",
                 c.device,
@@ -166,7 +196,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             );
         }
         Command::Whoami => {
-            let c = gemba_agent::enroll::load(&creds)?;
+            let c = gemba_agent::enroll::load(&creds)?.credentials;
             println!(
                 "device {} ({}) of organisation {}, key {}, broker {}",
                 c.device, c.display_name, c.organization, c.credential_id, c.mqtt

@@ -77,8 +77,14 @@ fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
 /// starts it again on the same outbox file: every cycle is stored exactly once and the
 /// outbox ends empty.
 async fn deliver_across_a_restart(c: &Cloud, n: i64) {
-    let creds = enroll::enroll(&c.url, "abcd-efgh-jkmn").await.unwrap();
-    let again = enroll::enroll(&c.url, AGENT_CODE).await.unwrap_err();
+    let reach = enroll::Reach::default();
+    let creds = enroll::enroll(&c.url, "abcd-efgh-jkmn", &reach)
+        .await
+        .unwrap()
+        .credentials;
+    let again = enroll::enroll(&c.url, AGENT_CODE, &reach)
+        .await
+        .unwrap_err();
     assert!(again.to_string().contains("wrong or expired"), "{again}");
     let link = enroll::link(&creds).unwrap();
     let dir = tempfile::tempdir().unwrap();

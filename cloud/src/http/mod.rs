@@ -178,11 +178,14 @@ pub fn app(state: AppState) -> Router {
         .fallback_service(portal::files(web_dir))
         .layer(axum::middleware::from_fn(portal::cache_headers))
         .layer(tower_http::compression::CompressionLayer::new());
-    Router::new()
+    let mut app = Router::new()
         .nest("/api", api)
         .merge(portal)
         .layer(DefaultBodyLimit::max(state.settings.max_body_bytes))
-        .layer(axum::middleware::from_fn(security::headers))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn(security::headers));
+    if state.settings.reached_over_https() {
+        app = app.layer(axum::middleware::from_fn(security::strict_transport));
+    }
+    app.layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -1,5 +1,6 @@
 //! Security headers on every answer, the portal's and the API's (issue 28), and where
-//! browsers report what the content security policy blocked.
+//! browsers report what the content security policy blocked. Served over HTTPS, answers
+//! also carry `Strict-Transport-Security`.
 //!
 //! The policy allows what the built portal uses and nothing else: its own scripts
 //! (no inline script, no `eval`), its own styles plus the inline `style` attributes
@@ -47,6 +48,21 @@ pub async fn headers(req: Request, next: Next) -> Response {
             h.insert(name, HeaderValue::from_static(value));
         }
     }
+    res
+}
+
+/// `Strict-Transport-Security` when users reach the cloud over HTTPS (its own
+/// certificate, or a reverse proxy's `https://` `public_url`): browsers that saw it once
+/// go to HTTPS for a year, even when given an `http://` link. Not `includeSubDomains`:
+/// other services of the operator's domain may still speak plain HTTP.
+pub const STRICT_TRANSPORT: &str = "max-age=31536000";
+
+/// Adds [`STRICT_TRANSPORT`] to the answer (browsers ignore it over plain HTTP).
+pub async fn strict_transport(req: Request, next: Next) -> Response {
+    let mut res = next.run(req).await;
+    res.headers_mut()
+        .entry(header::STRICT_TRANSPORT_SECURITY)
+        .or_insert(HeaderValue::from_static(STRICT_TRANSPORT));
     res
 }
 

@@ -87,6 +87,24 @@ impl TestApp {
     }
 
     pub async fn start_with(backend: Backend, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        Self::start_as(backend, tweak, None).await
+    }
+
+    /// [`TestApp::start_with`] serving HTTPS (`tweak` sets `tls_cert` and `tls_key`):
+    /// `base` is `https://127.0.0.1:…`, and the client trusts `ca` (PEM) alone.
+    pub async fn start_https(
+        backend: Backend,
+        ca: &str,
+        tweak: impl FnOnce(&mut Settings),
+    ) -> TestApp {
+        Self::start_as(backend, tweak, Some(ca)).await
+    }
+
+    async fn start_as(
+        backend: Backend,
+        tweak: impl FnOnce(&mut Settings),
+        ca: Option<&str>,
+    ) -> TestApp {
         let _ = tracing_subscriber::fmt()
             .with_test_writer()
             .with_env_filter(std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()))
@@ -146,10 +164,21 @@ impl TestApp {
                 .await
                 .unwrap();
         });
+        let (scheme, client) = match ca {
+            None => ("http", reqwest::Client::new()),
+            Some(ca) => (
+                "https",
+                reqwest::Client::builder()
+                    .tls_built_in_root_certs(false)
+                    .add_root_certificate(reqwest::Certificate::from_pem(ca.as_bytes()).unwrap())
+                    .build()
+                    .unwrap(),
+            ),
+        };
         let app = TestApp {
-            base: format!("http://{addr}/api"),
+            base: format!("{scheme}://{addr}/api"),
             state,
-            client: reqwest::Client::new(),
+            client,
             dir,
             mqtt,
             pg_db,

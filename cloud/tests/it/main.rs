@@ -25,6 +25,7 @@ mod flows;
 mod freshness;
 mod fuzz_found;
 mod hardening;
+mod https;
 mod issues;
 mod labeler;
 mod learning_loop;

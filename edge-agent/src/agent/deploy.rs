@@ -123,7 +123,7 @@ async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Res
         ".{}.part",
         dir.file_name().and_then(|n| n.to_str()).unwrap_or("model")
     ));
-    let res = reqwest::Client::new()
+    let res = crate::http::cloud()
         .get(url)
         .timeout(Duration::from_secs(600))
         .send()

@@ -107,7 +107,10 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     let model = Model::load(&cfg.model)?;
     tracing::info!(version = model.version, labels = ?model.labels, "model loaded");
     drop(model);
-    let link = crate::enroll::link(&crate::enroll::load(&credentials_path(&cfg.data))?)?;
+    let enrolment = crate::enroll::load(&credentials_path(&cfg.data))?;
+    let link = crate::enroll::link(&enrolment.credentials)?;
+    // Uploads and downloads trust the cloud's authority from now on.
+    crate::http::use_cloud_ca(enrolment.cloud_ca.as_deref())?;
     let outbox = Arc::new(Mutex::new(
         Outbox::open(&cfg.data.join("outbox.db"), cfg.outbox_capacity)
             .context("opening the outbox")?,

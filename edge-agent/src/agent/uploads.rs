@@ -68,7 +68,7 @@ async fn put_file(path: &Path, url: &str, what: &str) -> Result<u64, PutError> {
         buf.truncate(n);
         Ok::<_, std::io::Error>((n > 0).then_some((buf, f)))
     });
-    let res = reqwest::Client::new()
+    let res = crate::http::cloud()
         .put(url)
         .header(reqwest::header::CONTENT_LENGTH, size)
         .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")

@@ -38,7 +38,14 @@ async fn issue_code(
 /// The cloud's address as the caller reached it (for the command the portal shows).
 fn cloud_url(state: &AppState, headers: &HeaderMap) -> String {
     match request_host(headers) {
-        Some(host) if state.settings.public_url.is_none() => format!("http://{host}"),
+        Some(host) if state.settings.public_url.is_none() => {
+            let scheme = if state.settings.tls_cert.is_some() {
+                "https"
+            } else {
+                "http"
+            };
+            format!("{scheme}://{host}")
+        }
         _ => state.settings.public_url(),
     }
 }
