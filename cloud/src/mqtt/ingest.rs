@@ -4,8 +4,9 @@
 //! batches are checked, then acknowledged to each device.
 //!
 //! A message published again is refused by what it is: a status not newer than the
-//! device's last (its `ts_ms`, `db::devices::status`), an acknowledgement of a command
-//! already acknowledged; a cycle is stored once by its id (acknowledged again), or
+//! device's last (its `ts_ms`, `db::devices::status`; the last one itself, which the
+//! broker retains, is passed over quietly), an acknowledgement of a command already
+//! acknowledged; a cycle is stored once by its id (acknowledged again), or
 //! refused by its tombstone. Cycles are not refused by age: an agent keeps them in its
 //! outbox for as long as it is away.
 
@@ -247,14 +248,20 @@ async fn read(
             let s: v1::StatusMessage = key.open(payload).map_err(Refused::Bad)?;
             let json = serde_json::to_string(&s).expect("status serialises");
             let now = crate::db::now_ms();
-            // Not newer than what the cloud has (`db::devices::status`): a replay.
-            let Some(before) =
-                devices::set_status(&state.db, device, s.online, s.ts_ms, &json, now).await?
-            else {
-                return Err(Refused::Bad(format!(
-                    "a status (online {}, ts_ms {}) not newer than the device's last: a replay",
-                    s.online, s.ts_ms
-                )));
+            // Not newer than what the cloud has (`db::devices::status`): a replay, or
+            // the last one again (retained by the broker), which is no news.
+            let before = match devices::set_status(&state.db, device, s.online, s.ts_ms, &json, now)
+                .await?
+            {
+                devices::Taken::New(before) => before,
+                devices::Taken::Again => return Ok(None),
+                devices::Taken::Stale => {
+                    return Err(Refused::Bad(format!(
+                        "a status (online {}, ts_ms {}) not newer than the device's \
+                             last: a replay",
+                        s.online, s.ts_ms
+                    )));
+                }
             };
             crate::db::camera_events::note_status(
                 &state.db,

@@ -23,7 +23,7 @@ pub use commands::{ack_command, commands, insert_command, same_commands};
 pub use credentials::{DeviceAuth, auth, enrol, enrolled, revoke, set_code};
 pub use records::{Change, Filter, NewDevice, delete, get, insert, list, set_star, update};
 pub use stats::{recent_cycles, stats};
-pub use status::{Before, set_status};
+pub use status::{Before, Taken, set_status};
 
 use gemba_shared::api::v1::device::{Device, DeviceTask};
 use gemba_shared::mqtt::v1::StatusMessage;

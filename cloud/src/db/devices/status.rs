@@ -8,7 +8,9 @@
 //! after that connection's heartbeats, but it carries the time its connection began,
 //! which is after any offline status taken before. Enrolment forgets both
 //! (`credentials::enrol`). The check is part of the write, so replicas taking two
-//! statuses at once keep the order.
+//! statuses at once keep the order. The status last taken, read again (the broker
+//! retains it and gives it to the cloud's link each time it subscribes), is told apart
+//! from an older one: it is no news, not a replay to count.
 
 use gemba_shared::mqtt::v1::StatusMessage;
 
@@ -23,9 +25,18 @@ pub struct Before {
     pub status: Option<StatusMessage>,
 }
 
+/// What became of a status.
+pub enum Taken {
+    /// Newer than what the cloud had: recorded; what the device had said before.
+    New(Before),
+    /// The status last taken, again (online, or offline, as the device still is).
+    Again,
+    /// Older than what the cloud has: a replay, which changed nothing.
+    Stale,
+}
+
 /// Records what device `id` said (`online`, at `ts` on its clock, `status` whole) if it
-/// is newer than what the cloud has (see the module header); answers what it had said
-/// before, or `None` for a status not newer, which changed nothing.
+/// is newer than what the cloud has (see the module header).
 pub async fn set_status(
     db: &Db,
     id: i64,
@@ -33,7 +44,7 @@ pub async fn set_status(
     ts: i64,
     status: &str,
     now: i64,
-) -> sqlx::Result<Option<Before>> {
+) -> sqlx::Result<Taken> {
     let before: Option<(i64, Option<String>)> =
         sqlx::query_as("SELECT online, status FROM devices WHERE id = $1")
             .bind(id)
@@ -58,9 +69,23 @@ pub async fn set_status(
     .rows_affected()
         > 0;
     if !taken {
-        return Ok(None);
+        let again: Option<i64> = sqlx::query_scalar(
+            "SELECT CASE WHEN online = $2 AND \
+             (CASE WHEN $2 = 1 THEN status_ts ELSE offline_ts END) = $3 THEN 1 ELSE 0 END \
+             FROM devices WHERE id = $1",
+        )
+        .bind(id)
+        .bind(i64::from(online))
+        .bind(ts)
+        .fetch_optional(&db.pool)
+        .await?;
+        return Ok(if again == Some(1) {
+            Taken::Again
+        } else {
+            Taken::Stale
+        });
     }
-    Ok(Some(match before {
+    Ok(Taken::New(match before {
         Some((online, status)) => Before {
             online: online == 1,
             status: parse_status(status.as_deref()),
