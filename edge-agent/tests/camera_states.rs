@@ -10,7 +10,7 @@ use gemba_shared::mqtt::v1::{CameraState, CameraStatus, Command, StatusMessage};
 
 mod common;
 use common::{
-    Cloud, Demo, Running, cloud_on, command, demo, enroll, interrupt, run_cameras, wait_for,
+    Cloud, Demo, Running, answer, cloud_on, command, demo, enroll, interrupt, run_cameras, wait_for,
 };
 
 /// The footage looped at real time, a heartbeat a second.
@@ -183,7 +183,7 @@ async fn a_stop_for_another_task_or_an_older_generation_leaves_the_camera_runnin
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replayed_stop_is_not_obeyed() {
-    use gemba_shared::mqtt::v1::{Channel, CommandMessage, VERSION};
+    use gemba_shared::mqtt::v1::{COMMAND_VERSION, Channel, CommandMessage};
     let footage = demo().footage.display().to_string();
     let (_d, c, _data, agent) = started("cam0", &footage).await;
     let running = async || {
@@ -199,9 +199,12 @@ async fn a_replayed_stop_is_not_obeyed() {
         .fetch_one(&c.state.db.pool)
         .await
         .unwrap();
+    let sent_ms = gemba_cloud::db::now_ms();
     let stop = CommandMessage {
-        v: VERSION,
+        v: COMMAND_VERSION,
         id: gemba_cloud::mqtt::new_command_id(),
+        sent_ms,
+        expires_ms: sent_ms + gemba_cloud::mqtt::COMMAND_VALID_MS,
         command: Command::StopTask {
             camera: "cam0".into(),
             task: Some(c.task),
@@ -250,5 +253,27 @@ async fn a_replayed_stop_is_not_obeyed() {
             "the replayed stop was obeyed"
         );
     }
+    // A stop that expired before the start above was sent (captured long ago, its id
+    // forgotten since): refused as expired, and the camera keeps running.
+    let sent_ms = gemba_cloud::db::now_ms() - 2 * gemba_cloud::mqtt::COMMAND_VALID_MS;
+    let expired = CommandMessage {
+        id: gemba_cloud::mqtt::new_command_id(),
+        sent_ms,
+        expires_ms: sent_ms + gemba_cloud::mqtt::COMMAND_VALID_MS,
+        ..stop
+    };
+    let json = serde_json::to_string(&expired.command).unwrap();
+    gemba_cloud::db::devices::insert_command(db, &expired.id, c.device, &json)
+        .await
+        .unwrap();
+    c.state
+        .mqtt
+        .send(db, org, c.device, Channel::Cmd, &expired)
+        .await
+        .unwrap();
+    let (ok, message) = answer(&c, &expired.id).await;
+    assert!(!ok && message.contains("expired"), "{message}");
+    let x = camera(&c, "cam0").await.unwrap();
+    assert_eq!((x.task, x.state), (Some(c.task), CameraState::Running));
     interrupt(agent);
 }

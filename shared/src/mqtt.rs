@@ -1,7 +1,7 @@
 //! The MQTT contract between agent and cloud, version 1 (`../shared/design/architecture.md`
 //! "MQTT contract"): topics `gemba/v1/{org}/{device}/{channel}` and the JSON payloads,
 //! each with its schema version `v`. Long because it is one job: the whole v1 contract
-//! in one place (its messages under 470 lines, then their tests), so agent and cloud
+//! in one place (its messages in about 500 lines, then their tests), so agent and cloud
 //! read the same definitions.
 
 pub mod v1 {
@@ -12,8 +12,12 @@ pub mod v1 {
     use crate::api::v1::device::check_camera;
     use crate::cycle::{BadReason, Cycle, Segment};
 
-    /// The schema version of every payload below.
+    /// The schema version of every payload below but commands.
     pub const VERSION: u32 = 1;
+    /// The schema version of commands ([`CommandMessage`]): 2 since they say when they
+    /// were sent and until when they hold (issue 28). An agent refuses a command of
+    /// another version, saying so.
+    pub const COMMAND_VERSION: u32 = 2;
     /// The topic prefix of this version.
     pub const PREFIX: &str = "gemba/v1";
     /// Largest payload either side accepts.
@@ -276,7 +280,25 @@ pub mod v1 {
     }
 
     impl Message for CyclesAck {}
-    impl Message for CommandMessage {}
+
+    impl Message for CommandMessage {
+        fn check(&self) -> Result<(), String> {
+            if self.v != COMMAND_VERSION {
+                return Err(format!(
+                    "a command of schema version {} (this agent reads {COMMAND_VERSION}): \
+                     the cloud and the agent must be updated together",
+                    self.v
+                ));
+            }
+            if self.id.is_empty() || self.id.len() > 100 {
+                return Err("a command id of 1 to 100 bytes".into());
+            }
+            if self.expires_ms <= self.sent_ms {
+                return Err("a command that expires before it was sent".into());
+            }
+            Ok(())
+        }
+    }
 
     impl Message for CommandAck {
         fn check(&self) -> Result<(), String> {
@@ -355,13 +377,23 @@ pub mod v1 {
         },
     }
 
-    /// `cmd` (cloud → agent, QoS 1).
+    /// `cmd` (cloud → agent, QoS 1), version [`COMMAND_VERSION`]. Carried out once:
+    /// the agent remembers its id until it expires, and refuses it once expired, both
+    /// judged on the cloud's clock only (the newest `sent_ms` the agent has taken), so
+    /// the device's clock may be anywhere.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct CommandMessage {
         pub v: u32,
-        /// Made by the cloud; the acknowledgement names it.
+        /// Made by the cloud, unique; the acknowledgement names it.
         pub id: String,
+        /// When the cloud sent it, on the cloud's clock (0 in an older version's).
+        #[serde(default)]
+        pub sent_ms: i64,
+        /// Until when it holds, on the cloud's clock: once the agent has taken a
+        /// command sent later than this, this one is refused as expired.
+        #[serde(default)]
+        pub expires_ms: i64,
         pub command: Command,
     }
 
@@ -657,8 +689,10 @@ pub mod v1 {
         #[test]
         fn commands_round_trip_by_type() {
             let c = CommandMessage {
-                v: 1,
+                v: COMMAND_VERSION,
                 id: "c1".into(),
+                sent_ms: 1_000,
+                expires_ms: 601_000,
                 command: Command::StartTask {
                     camera: "cam0".into(),
                     task: 4,
@@ -671,6 +705,19 @@ pub mod v1 {
             let v = serde_json::to_value(&c).unwrap();
             assert_eq!(v["command"]["type"], "start_task");
             assert_eq!(serde_json::from_value::<CommandMessage>(v).unwrap(), c);
+            assert_eq!(c.check(), Ok(()));
+            // A version 1 command (no times) reads, and is refused by its version.
+            let old = serde_json::json!({"v": 1, "id": "c0",
+                "command": {"type": "stop_task", "camera": "cam0"}});
+            let old: CommandMessage = serde_json::from_value(old).unwrap();
+            assert!(old.check().unwrap_err().contains("schema version 1"));
+            let bad = |f: &dyn Fn(&mut CommandMessage)| {
+                let mut m = c.clone();
+                f(&mut m);
+                m.check().unwrap_err()
+            };
+            assert!(bad(&|m| m.expires_ms = m.sent_ms).contains("expires before"));
+            assert!(bad(&|m| m.id.clear()).contains("command id"));
             let s = StatusMessage {
                 v: 1,
                 online: true,

@@ -273,9 +273,12 @@ impl Link {
         let id = id.to_string();
         let json = serde_json::to_string(&command).expect("commands serialise");
         devices::insert_command(db, &id, device, &json).await?;
+        let sent_ms = crate::db::now_ms();
         let msg = v1::CommandMessage {
-            v: v1::VERSION,
+            v: v1::COMMAND_VERSION,
             id: id.clone(),
+            sent_ms,
+            expires_ms: sent_ms + COMMAND_VALID_MS,
             command,
         };
         if let Err(e) = self.send(db, org, device, Channel::Cmd, &msg).await {
@@ -289,6 +292,11 @@ impl Link {
         tracing::warn!(topic, why, "MQTT message rejected");
     }
 }
+
+/// How long a command holds once sent: a device takes it within seconds (commands go
+/// only to devices online, over a clean session); one that comes later than this is
+/// stale or replayed. The reconcile sends a new one when still needed.
+pub const COMMAND_VALID_MS: i64 = 10 * 60 * 1000;
 
 /// A new command's id.
 pub fn new_command_id() -> String {

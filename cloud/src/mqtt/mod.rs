@@ -21,5 +21,5 @@ mod pki;
 
 pub use access::Login;
 pub use broker::{broker_address, config as broker_config, connects, start_embedded};
-pub use link::{KEY_TTL, Link, Stats, new_command_id, spawn_link};
+pub use link::{COMMAND_VALID_MS, KEY_TTL, Link, Stats, new_command_id, spawn_link};
 pub use pki::Pki;

@@ -1,6 +1,7 @@
 //! The cloud's commands carried out: a task started or stopped on a camera, settings,
 //! a model deployed (`deploy.rs`), a recording made and uploaded; each answered on
-//! `cmd/ack` through the outbox, and each once (a replayed one is ignored).
+//! `cmd/ack` through the outbox, and each once (a replayed one is ignored, an expired
+//! one refused: `outbox/commands.rs`).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -12,26 +13,37 @@ use super::Agent;
 use super::uploads::finish_recording;
 use crate::capture;
 use crate::clock::now_ms;
-use crate::outbox::{Kind, Outbox};
+use crate::outbox::{CommandTaken, Kind, Outbox};
 
 impl Agent {
     /// Carries out command `c`: its acknowledgement, or `None` when it comes later (a
     /// recording acknowledges once uploaded).
     pub(super) async fn command(&mut self, c: CommandMessage) -> Option<CommandAck> {
-        // A command carried out before (replayed, or delivered twice) is not again.
-        let first = self
-            .outbox
-            .lock()
-            .expect("outbox lock")
-            .first_time(&c.id, now_ms());
-        match first {
-            Ok(true) => {}
-            Ok(false) => {
+        // A command carried out before (replayed, or delivered twice) is not again; one
+        // that expired is refused.
+        let taken =
+            self.outbox
+                .lock()
+                .expect("outbox lock")
+                .take_command(&c.id, c.sent_ms, c.expires_ms);
+        match taken {
+            Ok(CommandTaken::New) => {}
+            Ok(CommandTaken::Again) => {
                 tracing::warn!(
                     id = c.id,
                     "a command carried out before came again (a replay?): ignored"
                 );
                 return None;
+            }
+            Ok(CommandTaken::Expired { newest_ms }) => {
+                let why = format!(
+                    "the command expired (it held until {}; a command sent at {} was \
+                     taken already, both on the cloud's clock): stale or replayed, not \
+                     carried out",
+                    c.expires_ms, newest_ms
+                );
+                tracing::warn!(id = c.id, "{why}");
+                return Some(make_ack(c.id, Err(anyhow::anyhow!(why))));
             }
             // Better to obey the cloud than to drop its command for a disk error.
             Err(e) => tracing::error!(error = %e, "noting a command in the outbox"),

@@ -23,7 +23,7 @@ mod commands;
 mod schema;
 
 pub use clips::{CLIP_WAIT_MS, DueClip};
-pub use commands::REMEMBER_MS as COMMAND_MEMORY_MS;
+pub use commands::Taken as CommandTaken;
 pub use schema::{OpenError, VERSION as SCHEMA_VERSION};
 
 /// What kind of record a message is, for the bound's policy.

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 
 /// The schema this agent writes. Raise it with a step in [`migrate`] whenever a table
 /// changes.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 3;
 
 /// Why an outbox could not be opened.
 #[derive(Debug)]
@@ -67,6 +67,12 @@ pub fn migrate(db: &mut Connection, path: &Path) -> Result<(), OpenError> {
         return Ok(());
     }
     let tx = db.transaction()?;
+    // 2 → 3: commands carry their times (version 2 of commands); the ids of the older
+    // ones (kept by the time this device took them) are of no use to this agent,
+    // which refuses such commands anyway.
+    if found == 2 {
+        tx.execute_batch("DROP TABLE commands_seen")?;
+    }
     // 0 → 1: the tables as they are now. The first agents' outbox had neither the
     // cycle's id (`key`) nor when the broker took it (`sent_ms`); both are added.
     tx.execute_batch(
@@ -108,13 +114,16 @@ pub fn migrate(db: &mut Connection, path: &Path) -> Result<(), OpenError> {
              next_ms INTEGER NOT NULL DEFAULT 0,
              created_ms INTEGER NOT NULL
          );
-         -- 1 → 2: the ids of the cloud's commands carried out, so a replayed one is
-         -- not carried out again (kept for `commands::REMEMBER_MS`).
+         -- The ids of the cloud's commands taken, so a replayed one is not carried
+         -- out again, with when each was sent and until when it holds (the cloud's
+         -- clock; `commands.rs`).
          CREATE TABLE IF NOT EXISTS commands_seen (
              id TEXT PRIMARY KEY,
-             at_ms INTEGER NOT NULL
+             sent_ms INTEGER NOT NULL,
+             expires_ms INTEGER NOT NULL
          );
-         CREATE INDEX IF NOT EXISTS commands_seen_at ON commands_seen (at_ms);",
+         CREATE INDEX IF NOT EXISTS commands_seen_expires ON commands_seen (expires_ms);
+         CREATE INDEX IF NOT EXISTS commands_seen_sent ON commands_seen (sent_ms);",
     )?;
     tx.pragma_update(None, "user_version", VERSION)?;
     tx.commit()?;

@@ -172,29 +172,26 @@ fn an_outbox_a_newer_agent_wrote_is_refused_and_left_as_it_is() {
         o.push(Kind::Cycle, Some("a"), "c", b"1", 0).unwrap();
     }
     assert_eq!(version_of(&path), SCHEMA_VERSION, "a new outbox is stamped");
+    let newer = SCHEMA_VERSION + 1;
     rusqlite::Connection::open(&path)
         .unwrap()
-        .pragma_update(None, "user_version", 3)
+        .pragma_update(None, "user_version", newer)
         .unwrap();
     let e = Outbox::open(&path, 10).err().unwrap();
     assert!(matches!(
         e,
-        OpenError::Newer {
-            found: 3,
-            known: 2,
-            ..
-        }
+        OpenError::Newer { found, known, .. } if found == newer && known == SCHEMA_VERSION
     ));
     assert_eq!(
         e.to_string(),
         format!(
-            "the outbox at {} was written by a newer agent (schema 3; this agent knows 2): \
-             run that agent, or move the file away to start afresh",
+            "the outbox at {} was written by a newer agent (schema {newer}; this agent \
+             knows {SCHEMA_VERSION}): run that agent, or move the file away to start afresh",
             path.display()
         )
     );
     // Nothing changed: its version and its cycle are there for the newer agent.
-    assert_eq!(version_of(&path), 3);
+    assert_eq!(version_of(&path), newer);
     let db = rusqlite::Connection::open(&path).unwrap();
     let n: i64 = db
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))
@@ -252,5 +249,33 @@ fn an_outbox_from_before_versions_is_brought_up_to_date_with_its_messages() {
     assert_eq!(
         (o.len().unwrap(), o.clips_due(10, 9).unwrap().len()),
         (1, 1)
+    );
+}
+
+#[test]
+fn an_outbox_of_schema_2_keeps_its_messages_and_takes_timed_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("outbox.db");
+    {
+        let mut o = Outbox::open(&path, 10).unwrap();
+        o.push(Kind::Cycle, Some("a"), "t/cycles", b"1", 0).unwrap();
+    }
+    // As schema 2 had it: commands remembered by the device's time of taking them.
+    let db = rusqlite::Connection::open(&path).unwrap();
+    db.execute_batch(
+        "DROP TABLE commands_seen;
+         CREATE TABLE commands_seen (id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL);
+         INSERT INTO commands_seen VALUES ('old', 5);
+         PRAGMA user_version = 2;",
+    )
+    .unwrap();
+    drop(db);
+    let mut o = Outbox::open(&path, 10).unwrap();
+    assert_eq!(version_of(&path), SCHEMA_VERSION);
+    assert_eq!(o.len().unwrap(), 1, "its cycle kept");
+    assert_eq!(o.commands_remembered().unwrap(), 0);
+    assert_eq!(
+        o.take_command("c", 10, 20).unwrap(),
+        crate::outbox::CommandTaken::New
     );
 }

@@ -179,7 +179,9 @@ async fn incoming(
             Ok(c) => {
                 let _ = commands.send(c).await;
             }
-            Err(e) => tracing::warn!(error = %e, "a command not from the cloud; ignored"),
+            Err(e) => {
+                tracing::warn!(error = %e, "a command refused (unsigned by the cloud, or unreadable); ignored")
+            }
         }
     }
     Ok(())

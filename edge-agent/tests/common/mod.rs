@@ -377,12 +377,18 @@ pub async fn command(c: &Cloud, cmd: gemba_shared::mqtt::v1::Command) -> (bool, 
         .unwrap();
     let db = &c.state.db;
     let id = c.state.mqtt.command(db, org, c.device, cmd).await.unwrap();
+    answer(c, &id).await
+}
+
+/// The device's acknowledgement of command `id` (ok, message), once it came.
+pub async fn answer(c: &Cloud, id: &str) -> (bool, String) {
+    let db = &c.state.db;
     let mut answer = None;
     wait_for("the acknowledgement", 30, async || {
         answer = sqlx::query_as::<_, (Option<i64>, Option<String>)>(
             "SELECT ok, message FROM device_commands WHERE id = $1",
         )
-        .bind(&id)
+        .bind(id)
         .fetch_one(&db.pool)
         .await
         .ok()
