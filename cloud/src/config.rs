@@ -66,6 +66,14 @@ pub struct Settings {
     /// each device presents a client certificate of its own and reaches only its own
     /// topics. The cloud connects to a plain listener on loopback.
     pub mqtt_tls: bool,
+    /// With `mqtt_tls`: the operator's certificate chain and key (PEM files) for the
+    /// embedded broker instead of the one the cloud makes, and the authority (PEM)
+    /// agents are to accept it from; all three or none, with `mqtt_public_url` naming a
+    /// host the certificate is valid for (checked at start). Devices' client
+    /// certificates still come from the cloud's own authority.
+    pub mqtt_tls_cert: Option<PathBuf>,
+    pub mqtt_tls_key: Option<PathBuf>,
+    pub mqtt_tls_ca: Option<PathBuf>,
     /// `postgres://…` to use PostgreSQL; unset for SQLite in the data folder.
     pub database_url: Option<String>,
     /// Base domain: organisations are served at `{org}.{base_domain}`.
@@ -185,6 +193,9 @@ impl Default for Settings {
             mqtt_password: None,
             mqtt_dynsec: false,
             mqtt_tls: true,
+            mqtt_tls_cert: None,
+            mqtt_tls_key: None,
+            mqtt_tls_ca: None,
             database_url: None,
             base_domain: "localhost".into(),
             admin_host: "admin.localhost".into(),

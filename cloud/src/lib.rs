@@ -129,12 +129,21 @@ pub async fn launch(
     let embedded = state.settings.embedded_mqtt();
     // The cloud's login: its own on the embedded broker, the configured one elsewhere.
     let tls = embedded.is_some() && state.settings.mqtt_tls;
+    let s = &state.settings;
+    if !tls && (s.mqtt_tls_cert.is_some() || s.mqtt_tls_key.is_some() || s.mqtt_tls_ca.is_some()) {
+        anyhow::bail!(
+            "mqtt_tls_cert, mqtt_tls_key and mqtt_tls_ca are for the embedded broker speaking \
+             TLS (mqtt_tls = true)"
+        );
+    }
     let mut cloud_addr = None;
     let login = match embedded {
         Some(addr) => {
             let login = mqtt::Login::random();
             let pki = if tls {
-                Some(mqtt::Pki::open(&state.settings.data.join("mqtt-tls"))?)
+                let mut pki = mqtt::Pki::open(&state.settings.data.join("mqtt-tls"))?;
+                pki.serve_operator(&state.settings)?;
+                Some(pki)
             } else {
                 None
             };

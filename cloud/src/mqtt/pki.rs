@@ -5,6 +5,13 @@
 //! enrolment, whose organisation is the device's tenant. The agent pins the authority,
 //! so no public one is needed; the broker accepts only client certificates from it.
 //!
+//! An operator may give the broker a certificate of their own instead (`mqtt_tls_cert`,
+//! `mqtt_tls_key`, `mqtt_tls_ca`, [`Pki::serve_operator`]): it is checked at start as
+//! agents will check it (issued by the authority given, valid for the host of
+//! `mqtt_public_url`, its key its own), and enrolments name that authority, which
+//! agents then trust for the host they dial. Client certificates still come from the
+//! cloud's authority.
+//!
 //! Certificates are not revoked: a device's certificate only places it in its tenant,
 //! and the broker also asks for its login (`access.rs`), which revoking ends.
 
@@ -31,6 +38,8 @@ pub struct Pki {
     ca_pem: String,
     issuer: Issuer<'static, KeyPair>,
     files: BrokerFiles,
+    /// The authority of an operator's broker certificate (PEM), when one is served.
+    server_ca: Option<String>,
 }
 
 impl std::fmt::Debug for Pki {
@@ -92,6 +101,7 @@ impl Pki {
             ca_pem,
             issuer: Issuer::new(ca_params(), ca_key),
             files,
+            server_ca: None,
         };
         if !pki.files.cert.exists() || !pki.files.key.exists() {
             let key = KeyPair::generate()?;
@@ -102,6 +112,41 @@ impl Pki {
             std::fs::write(&pki.files.cert, cert.pem())?;
         }
         Ok(pki)
+    }
+
+    /// Serves the operator's certificate of `settings` (see the module header), when
+    /// given, after checking it.
+    pub fn serve_operator(&mut self, settings: &crate::config::Settings) -> anyhow::Result<()> {
+        let (cert, key, ca) = match (
+            &settings.mqtt_tls_cert,
+            &settings.mqtt_tls_key,
+            &settings.mqtt_tls_ca,
+        ) {
+            (None, None, None) => return Ok(()),
+            (Some(c), Some(k), Some(a)) => (c, k, a),
+            _ => anyhow::bail!(
+                "mqtt_tls_cert, mqtt_tls_key and mqtt_tls_ca go together: set all three or none"
+            ),
+        };
+        let host = settings
+            .mqtt_public_url
+            .as_deref()
+            .and_then(|u| reqwest::Url::parse(u).ok())
+            .and_then(|u| u.host_str().map(|h| h.trim_matches(['[', ']']).to_string()))
+            .context(
+                "mqtt_tls_cert: set mqtt_public_url to the broker's address as agents reach \
+                 it (mqtts://host:port), a host the certificate is valid for",
+            )?;
+        let read = |p: &PathBuf| {
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))
+        };
+        let ca_pem = read(ca)?;
+        gemba_shared::broker::tls::check_server(&read(cert)?, &read(key)?, &ca_pem, &host)
+            .with_context(|| format!("mqtt_tls_cert {}", cert.display()))?;
+        self.files.cert = cert.clone();
+        self.files.key = key.clone();
+        self.server_ca = Some(ca_pem);
+        Ok(())
     }
 
     pub fn files(&self) -> &BrokerFiles {
@@ -129,6 +174,7 @@ impl Pki {
             cert: cert.pem(),
             key: key.serialize_pem(),
             tenant,
+            server_ca: self.server_ca.clone(),
         })
     }
 }

@@ -170,3 +170,111 @@ both_with!(
         assert!(!*dev.ended.borrow(), "the other device was cut off too");
     }
 );
+
+/// The plant's own authority and a certificate from it for 127.0.0.1, written beside
+/// the cloud's data and set as the broker's (`mqtt_tls_cert`, `mqtt_tls_key`,
+/// `mqtt_tls_ca`), with the broker's address as agents reach it.
+fn operator_cert(s: &mut gemba_cloud::config::Settings) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+    let dir = s.data.with_file_name("plant-pki");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::default();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    std::fs::write(dir.join("ca.pem"), ca.self_signed(&ca_key).unwrap().pem()).unwrap();
+    let issuer = Issuer::new(ca, ca_key);
+    let key = KeyPair::generate().unwrap();
+    let mut p = CertificateParams::default();
+    p.subject_alt_names = vec![SanType::IpAddress([127, 0, 0, 1].into())];
+    let cert = p.signed_by(&key, &issuer).unwrap();
+    std::fs::write(dir.join("broker.pem"), cert.pem()).unwrap();
+    std::fs::write(dir.join("broker.key"), key.serialize_pem()).unwrap();
+    s.mqtt_tls = true;
+    s.mqtt_tls_cert = Some(dir.join("broker.pem"));
+    s.mqtt_tls_key = Some(dir.join("broker.key"));
+    s.mqtt_tls_ca = Some(dir.join("ca.pem"));
+    s.mqtt_public_url = Some(format!("mqtts://{}", s.mqtt));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_s_broker_certificate_is_served_and_trusted_from_enrolment() {
+    let app = TestApp::start_with(Backend::Sqlite, operator_cert).await;
+    let w = world(&app).await;
+    let a = enrolled(&app, &w.boss, "Press 1").await;
+    // The enrolment names the plant's authority for the broker; the device's own
+    // certificate still comes from the cloud's.
+    let plant_ca =
+        std::fs::read_to_string(app.state.settings.mqtt_tls_ca.as_ref().unwrap()).unwrap();
+    let t = a.tls.as_ref().expect("TLS in the credentials");
+    assert_eq!(t.server_ca.as_deref(), Some(plant_ca.as_str()));
+    assert_ne!(t.ca, plant_ca);
+    assert_eq!(a.mqtt, format!("mqtts://{}", app.mqtt));
+    // Its cycles reach the cloud over the plant's certificate, checked for 127.0.0.1.
+    let mut dev = TestDevice::of(&a).await;
+    let c = cycle(w.task);
+    dev.send_cycle(&c).await;
+    let ack: v1::CyclesAck = dev.next(Channel::CyclesAck).await;
+    assert_eq!(ack.ids, vec![c.id.clone()]);
+    drop(dev);
+    // A device that pins the cloud's own authority, or that is told to trust another
+    // authority, is refused at the handshake.
+    let mut pinned = a.clone();
+    pinned.tls.as_mut().unwrap().server_ca = None;
+    assert!(
+        !connects(&pinned).await,
+        "the cloud's authority took the plant's certificate"
+    );
+    let mut other = a.clone();
+    other.tls.as_mut().unwrap().server_ca = Some(t.ca.clone());
+    assert!(
+        !connects(&other).await,
+        "another authority took the plant's certificate"
+    );
+    assert!(connects(&a).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_s_broker_certificate_that_would_fail_agents_stops_the_start() {
+    // Each case: what is wrong, and what the start says.
+    type Tweak = fn(&mut gemba_cloud::config::Settings);
+    let cases: [(Tweak, &str); 4] = [
+        (
+            |s| s.mqtt_tls_key = None,
+            "mqtt_tls_cert, mqtt_tls_key and mqtt_tls_ca go together",
+        ),
+        (
+            |s| {
+                s.mqtt_public_url = Some(format!(
+                    "mqtts://localhost:{}",
+                    s.mqtt.rsplit(':').next().unwrap()
+                ))
+            },
+            "not valid for localhost",
+        ),
+        (|s| s.mqtt_public_url = None, "set mqtt_public_url"),
+        (
+            |s| s.mqtt_tls = false,
+            "are for the embedded broker speaking TLS",
+        ),
+    ];
+    for (tweak, said) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let mqtt: std::net::SocketAddr =
+            format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair())
+                .parse()
+                .unwrap();
+        let mut s = gemba_cloud::config::Settings {
+            data: dir.path().join("data"),
+            mqtt: mqtt.to_string(),
+            ..Default::default()
+        };
+        operator_cert(&mut s);
+        tweak(&mut s);
+        let state = gemba_cloud::build_state(s).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let e = gemba_cloud::launch(state, listener, std::future::pending())
+            .await
+            .expect_err("started");
+        assert!(format!("{e:#}").contains(said), "{e:#}");
+    }
+}

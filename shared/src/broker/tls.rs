@@ -3,6 +3,11 @@
 //! tenant) and accepts only a broker certificate that the cloud's own authority issued
 //! for [`BROKER_NAME`], the authority the enrolment pinned. No public authority is
 //! trusted, so a certificate bought for any name cannot stand in for the broker.
+//!
+//! Where the operator gave the broker a certificate of their own (`mqtt_tls_cert`), the
+//! enrolment names its authority instead (`BrokerTls::server_ca`), and the certificate
+//! is checked the usual way, for the host the agent dials; [`check_server`] is the
+//! cloud's check of such a certificate at start.
 
 use std::sync::Arc;
 
@@ -25,14 +30,14 @@ pub enum TlsError {
     Cert(String),
     #[error("the device's private key is not a PEM key: {0}")]
     Key(String),
+    #[error("the broker's certificate: {0}")]
+    Server(String),
     #[error("TLS set-up: {0}")]
     Rustls(#[from] rustls::Error),
 }
 
-/// The client configuration of a device: its certificate chain and key (PEM), and the
-/// pinned authority `ca` (PEM) its broker's certificate must come from.
-pub fn client_config(ca: &str, cert: &str, key: &str) -> Result<ClientConfig, TlsError> {
-    let provider = Arc::new(ring::default_provider());
+/// The authorities in `ca` (PEM), at least one.
+fn roots(ca: &str) -> Result<RootCertStore, TlsError> {
     let mut roots = RootCertStore::empty();
     for c in CertificateDer::pem_slice_iter(ca.as_bytes()) {
         let c = c.map_err(|e| TlsError::Ca(e.to_string()))?;
@@ -41,21 +46,52 @@ pub fn client_config(ca: &str, cert: &str, key: &str) -> Result<ClientConfig, Tl
     if roots.is_empty() {
         return Err(TlsError::Ca("no certificate".into()));
     }
-    let chain = CertificateDer::pem_slice_iter(cert.as_bytes())
+    Ok(roots)
+}
+
+/// A certificate chain (PEM), at least one certificate; `bad` says whose.
+fn chain(pem: &str, bad: fn(String) -> TlsError) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    let chain = CertificateDer::pem_slice_iter(pem.as_bytes())
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| TlsError::Cert(e.to_string()))?;
+        .map_err(|e| bad(e.to_string()))?;
     if chain.is_empty() {
-        return Err(TlsError::Cert("no certificate".into()));
+        return Err(bad("no certificate".into()));
     }
+    Ok(chain)
+}
+
+fn verifier(
+    ca: &str,
+    provider: &Arc<rustls::crypto::CryptoProvider>,
+) -> Result<Arc<WebPkiServerVerifier>, TlsError> {
+    WebPkiServerVerifier::builder_with_provider(Arc::new(roots(ca)?), provider.clone())
+        .build()
+        .map_err(|e| TlsError::Ca(e.to_string()))
+}
+
+/// The client configuration of a device: its certificate chain and key (PEM), and the
+/// pinned authority `ca` (PEM) its broker's certificate must come from, for
+/// [`BROKER_NAME`]; or, with `server_ca`, that authority, for the host dialled.
+pub fn client_config(
+    ca: &str,
+    server_ca: Option<&str>,
+    cert: &str,
+    key: &str,
+) -> Result<ClientConfig, TlsError> {
+    let provider = Arc::new(ring::default_provider());
+    let chain = chain(cert, TlsError::Cert)?;
     let key =
         PrivateKeyDer::from_pem_slice(key.as_bytes()).map_err(|e| TlsError::Key(e.to_string()))?;
-    let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-        .build()
-        .map_err(|e| TlsError::Ca(e.to_string()))?;
+    let check: Arc<dyn ServerCertVerifier> = match server_ca {
+        None => Arc::new(Pinned {
+            inner: verifier(ca, &provider)?,
+        }),
+        Some(server_ca) => verifier(server_ca, &provider)?,
+    };
     let config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(Pinned { inner }))
+        .with_custom_certificate_verifier(check)
         .with_client_auth_cert(chain, key)?;
     Ok(config)
 }
@@ -64,9 +100,36 @@ pub fn client_config(ca: &str, cert: &str, key: &str) -> Result<ClientConfig, Tl
 /// the broker puts on its topics (its tenant's).
 pub fn of_device(tls: &BrokerTls) -> Result<(ClientConfig, String), TlsError> {
     Ok((
-        client_config(&tls.ca, &tls.cert, &tls.key)?,
+        client_config(&tls.ca, tls.server_ca.as_deref(), &tls.cert, &tls.key)?,
         tenant_prefix(&tls.tenant),
     ))
+}
+
+/// Checks an operator's broker certificate as agents will: the chain `cert` (PEM) with
+/// its private key `key` (PEM), issued by `ca` (PEM) and valid now for `host` (the
+/// host agents dial: a DNS name or an IP address).
+pub fn check_server(cert: &str, key: &str, ca: &str, host: &str) -> Result<(), TlsError> {
+    let provider = Arc::new(ring::default_provider());
+    let chain = chain(cert, TlsError::Server)?;
+    let key = PrivateKeyDer::from_pem_slice(key.as_bytes())
+        .map_err(|e| TlsError::Server(format!("its key is not a PEM key: {e}")))?;
+    let signing = provider
+        .key_provider
+        .load_private_key(key)
+        .map_err(|e| TlsError::Server(format!("its key: {e}")))?;
+    rustls::sign::CertifiedKey::new(chain.clone(), signing)
+        .keys_match()
+        .map_err(|_| TlsError::Server("its key is not the certificate's".into()))?;
+    let name = ServerName::try_from(host.to_string())
+        .map_err(|_| TlsError::Server(format!("{host:?} is not a host name")))?;
+    verifier(ca, &provider)?
+        .verify_server_cert(&chain[0], &chain[1..], &name, &[], UnixTime::now())
+        .map_err(|e| {
+            TlsError::Server(format!(
+                "not valid for {host} from the authority given: {e}"
+            ))
+        })?;
+    Ok(())
 }
 
 /// The standard checks against the pinned authority, for [`BROKER_NAME`] rather than
@@ -115,13 +178,63 @@ impl ServerCertVerifier for Pinned {
 
 #[cfg(test)]
 mod tests {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+
     use super::*;
+
+    /// An authority (PEM) and its issuer.
+    fn authority() -> (String, Issuer<'static, KeyPair>) {
+        let key = KeyPair::generate().unwrap();
+        let mut p = CertificateParams::default();
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let pem = p.self_signed(&key).unwrap().pem();
+        (pem, Issuer::new(p, key))
+    }
+
+    /// A certificate for `names` from `issuer`: (certificate, key), PEM.
+    fn issued(issuer: &Issuer<'static, KeyPair>, names: &[&str]) -> (String, String) {
+        let key = KeyPair::generate().unwrap();
+        let mut p = CertificateParams::default();
+        p.subject_alt_names = names
+            .iter()
+            .map(|n| match n.parse() {
+                Ok(ip) => SanType::IpAddress(ip),
+                Err(_) => SanType::DnsName((*n).try_into().unwrap()),
+            })
+            .collect();
+        (
+            p.signed_by(&key, issuer).unwrap().pem(),
+            key.serialize_pem(),
+        )
+    }
 
     #[test]
     fn material_that_is_not_pem_says_which_part() {
-        let e = client_config("", "", "").unwrap_err();
-        assert!(matches!(e, TlsError::Ca(_)), "{e}");
-        let e = client_config("not a certificate", "x", "y").unwrap_err();
+        let (_, issuer) = authority();
+        let (cert, key) = issued(&issuer, &["d1"]);
+        let e = client_config("", None, "", "").unwrap_err();
+        assert!(matches!(e, TlsError::Cert(_)), "{e}");
+        let e = client_config("not a certificate", None, &cert, &key).unwrap_err();
         assert!(e.to_string().contains("certificate authority"), "{e}");
+        let e = client_config(&cert, None, &cert, "not a key").unwrap_err();
+        assert!(matches!(e, TlsError::Key(_)), "{e}");
+    }
+
+    #[test]
+    fn an_operator_s_certificate_is_checked_as_agents_will() {
+        let (ca, issuer) = authority();
+        let (cert, key) = issued(&issuer, &["broker.plant.example", "10.0.0.5"]);
+        check_server(&cert, &key, &ca, "broker.plant.example").unwrap();
+        check_server(&cert, &key, &ca, "10.0.0.5").unwrap();
+        let e = check_server(&cert, &key, &ca, "other.example").unwrap_err();
+        assert!(e.to_string().contains("not valid for other.example"), "{e}");
+        let (other_ca, other) = authority();
+        let e = check_server(&cert, &key, &other_ca, "broker.plant.example").unwrap_err();
+        assert!(e.to_string().contains("not valid for"), "{e}");
+        let (_, other_key) = issued(&other, &["broker.plant.example"]);
+        let e = check_server(&cert, &other_key, &ca, "broker.plant.example").unwrap_err();
+        assert!(e.to_string().contains("not the certificate's"), "{e}");
+        let e = check_server("", &key, &ca, "broker.plant.example").unwrap_err();
+        assert!(matches!(e, TlsError::Server(_)), "{e}");
     }
 }

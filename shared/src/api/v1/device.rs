@@ -161,6 +161,12 @@ pub struct BrokerTls {
     pub key: String,
     /// The device's tenant: its topics are under `/tenants/{tenant}/`.
     pub tenant: String,
+    /// When the broker serves an operator's certificate (`mqtt_tls_cert`): the
+    /// authority (PEM) it is accepted from, checked for the host the agent dials.
+    /// Absent: the broker's certificate comes from `ca`, for the name `gemba-broker`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub server_ca: Option<String>,
 }
 
 /// `GET device/{id}/device_details/`: a device with its recent commands and its latest

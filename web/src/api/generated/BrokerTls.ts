@@ -21,4 +21,10 @@ key: string,
 /**
  * The device's tenant: its topics are under `/tenants/{tenant}/`.
  */
-tenant: string, };
+tenant: string, 
+/**
+ * When the broker serves an operator's certificate (`mqtt_tls_cert`): the
+ * authority (PEM) it is accepted from, checked for the host the agent dials.
+ * Absent: the broker's certificate comes from `ca`, for the name `gemba-broker`.
+ */
+server_ca?: string, };
