@@ -2,15 +2,13 @@
 //! downloads. One client, made here ([`client`]): rustls (ring), trusting the public
 //! certificate authorities (webpki roots) and, when enrolment was given one
 //! (`--cloud-ca`), the cloud's private authority, kept with the credentials. `run` makes
-//! it once from the credentials ([`use_cloud_ca`]) and every later request takes it
-//! from [`cloud`]: one agent runs per process.
+//! it once from the credentials and hands it to what uploads and downloads.
 //!
 //! Enrolment sends the device's key back in its answer, so it is refused over plain
 //! `http://` to a host that is not this machine's loopback, unless the operator says
 //! `--insecure-http` ([`check_enrol_url`]).
 
 use std::net::IpAddr;
-use std::sync::Mutex;
 
 use anyhow::{Context, bail};
 
@@ -54,26 +52,6 @@ pub fn untrusted_certificate(e: &(dyn std::error::Error + 'static)) -> bool {
         return true;
     }
     e.source().is_some_and(untrusted_certificate)
-}
-
-static CLOUD: Mutex<Option<reqwest::Client>> = Mutex::new(None);
-
-/// Makes the client every later request to the cloud uses ([`cloud`]), trusting
-/// `cloud_ca` too.
-pub fn use_cloud_ca(cloud_ca: Option<&str>) -> anyhow::Result<()> {
-    let c = client(cloud_ca).context("the credentials' cloud certificate authority")?;
-    *CLOUD.lock().expect("client lock") = Some(c);
-    Ok(())
-}
-
-/// The client for the cloud (cheap: clones share one connection pool); before
-/// [`use_cloud_ca`], one trusting the public authorities only.
-pub fn cloud() -> reqwest::Client {
-    CLOUD
-        .lock()
-        .expect("client lock")
-        .get_or_insert_with(|| client(None).expect("a client without extra authorities"))
-        .clone()
 }
 
 /// Refuses an enrolment address that would send the device's key across the network

@@ -140,10 +140,14 @@ impl Agent {
             } => match self.record(&camera, seconds) {
                 Ok(done) => {
                     tracing::info!(id = c.id, camera, seconds, "recording");
-                    let (outbox, org, device) =
-                        (self.outbox.clone(), self.org.clone(), self.device.clone());
+                    let (outbox, org, device, http) = (
+                        self.outbox.clone(),
+                        self.org.clone(),
+                        self.device.clone(),
+                        self.http.clone(),
+                    );
                     tokio::spawn(async move {
-                        let r = finish_recording(done, &url).await;
+                        let r = finish_recording(done, &http, &url).await;
                         let ack = make_ack(c.id, r);
                         if let Err(e) = push_ack(&outbox, &org, &device, &ack) {
                             tracing::error!(error = %format!("{e:#}"), "acknowledging a recording");

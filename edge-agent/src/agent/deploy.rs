@@ -43,7 +43,7 @@ impl Agent {
         }
         let dir = models_dir(&self.cfg.data).join(version);
         if !dir.join("model.onnx").exists() {
-            download(url, &dir, sha256, size_bytes)
+            download(&self.http, url, &dir, sha256, size_bytes)
                 .await
                 .with_context(|| format!("downloading model {version}"))?;
         }
@@ -112,7 +112,13 @@ fn load_deployed(data: &Path) -> Deployed {
 
 /// Downloads a model bundle into `dir` (`model.onnx`), checking its size and SHA-256
 /// before it is put in place: a failed check leaves nothing.
-async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Result<()> {
+async fn download(
+    http: &reqwest::Client,
+    url: &str,
+    dir: &Path,
+    sha256: &str,
+    size: i64,
+) -> anyhow::Result<()> {
     use futures_util::StreamExt;
     use sha2::{Digest, Sha256};
     use tokio::io::AsyncWriteExt;
@@ -123,7 +129,7 @@ async fn download(url: &str, dir: &Path, sha256: &str, size: i64) -> anyhow::Res
         ".{}.part",
         dir.file_name().and_then(|n| n.to_str()).unwrap_or("model")
     ));
-    let res = crate::http::cloud()
+    let res = http
         .get(url)
         .timeout(Duration::from_secs(600))
         .send()

@@ -97,6 +97,8 @@ struct Agent {
     health: Health,
     org: String,
     device: String,
+    /// The HTTP client to the cloud (uploads, downloads), trusting its authority.
+    http: reqwest::Client,
 }
 
 /// Runs until `stop` turns true.
@@ -109,8 +111,9 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     drop(model);
     let enrolment = crate::enroll::load(&credentials_path(&cfg.data))?;
     let link = crate::enroll::link(&enrolment.credentials)?;
-    // Uploads and downloads trust the cloud's authority from now on.
-    crate::http::use_cloud_ca(enrolment.cloud_ca.as_deref())?;
+    // Uploads and downloads trust the cloud's authority.
+    let http = crate::http::client(enrolment.cloud_ca.as_deref())
+        .context("the credentials' cloud certificate authority")?;
     let outbox = Arc::new(Mutex::new(
         Outbox::open(&cfg.data.join("outbox.db"), cfg.outbox_capacity)
             .context("opening the outbox")?,
@@ -127,6 +130,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         workers: BTreeMap::new(),
         running: Running::default(),
         health: Health::default(),
+        http,
     };
     for (camera, (task, engine)) in running.cameras {
         let generation = running.generations.get(&camera).copied().unwrap_or(0);
@@ -154,7 +158,11 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         cmd_tx,
         link_stop,
     ));
-    let clips = tokio::spawn(upload_clips(agent.outbox.clone(), link_stop_tx.subscribe()));
+    let clips = tokio::spawn(upload_clips(
+        agent.outbox.clone(),
+        agent.http.clone(),
+        link_stop_tx.subscribe(),
+    ));
     let mut beat = tokio::time::interval(agent.cfg.heartbeat);
     // Cameras that ended or are due to start again are looked at every second; a
     // change in what they do is sent at once, not with the next heartbeat.

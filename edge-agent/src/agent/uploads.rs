@@ -16,6 +16,7 @@ use crate::outbox::Outbox;
 /// Waits for a recording to end, uploads it to `url` and removes it: what to say.
 pub(super) async fn finish_recording(
     done: capture::RecordingDone,
+    http: &reqwest::Client,
     url: &str,
 ) -> anyhow::Result<String> {
     let rec = tokio::task::spawn_blocking(move || {
@@ -23,7 +24,7 @@ pub(super) async fn finish_recording(
             .unwrap_or_else(|_| Err(anyhow::anyhow!("the recording stopped")))
     })
     .await??;
-    let r = put_file(&rec.path, url, "recording").await;
+    let r = put_file(http, &rec.path, url, "recording").await;
     let _ = tokio::fs::remove_file(&rec.path).await;
     let bytes = r?;
     Ok(format!(
@@ -55,7 +56,12 @@ impl From<PutError> for anyhow::Error {
 
 /// Sends file `path` (a `what`: recording, clip) whole in one `PUT` to `url`, streamed;
 /// answers its size.
-async fn put_file(path: &Path, url: &str, what: &str) -> Result<u64, PutError> {
+async fn put_file(
+    http: &reqwest::Client,
+    path: &Path,
+    url: &str,
+    what: &str,
+) -> Result<u64, PutError> {
     let failed = |e: anyhow::Error| PutError::Failed(e);
     let file = tokio::fs::File::open(path)
         .await
@@ -68,7 +74,7 @@ async fn put_file(path: &Path, url: &str, what: &str) -> Result<u64, PutError> {
         buf.truncate(n);
         Ok::<_, std::io::Error>((n > 0).then_some((buf, f)))
     });
-    let res = crate::http::cloud()
+    let res = http
         .put(url)
         .header(reqwest::header::CONTENT_LENGTH, size)
         .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
@@ -102,7 +108,11 @@ async fn put_file(path: &Path, url: &str, what: &str) -> Result<u64, PutError> {
 /// Uploads the clips whose cycles the cloud stored, oldest first, until `stop`: each
 /// to the URL its cycles' acknowledgement carried. A clip the cloud refuses goes; one
 /// that failed to reach it is tried again after a back-off.
-pub(super) async fn upload_clips(outbox: Arc<Mutex<Outbox>>, mut stop: watch::Receiver<bool>) {
+pub(super) async fn upload_clips(
+    outbox: Arc<Mutex<Outbox>>,
+    http: reqwest::Client,
+    mut stop: watch::Receiver<bool>,
+) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut swept = 0;
     loop {
@@ -131,7 +141,7 @@ pub(super) async fn upload_clips(outbox: Arc<Mutex<Outbox>>, mut stop: watch::Re
             let url = format!("{}{}?start_ms={}", c.url, c.cycle, c.start_ms);
             // A stop does not wait for an upload: the clip goes next time.
             let r = tokio::select! {
-                r = put_file(Path::new(&c.path), &url, "clip") => r,
+                r = put_file(&http, Path::new(&c.path), &url, "clip") => r,
                 _ = stop.changed() => return,
             };
             let r = {
