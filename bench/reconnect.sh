@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Reconnect storm (issue 28): DEVICES enrolled devices connect to the embedded broker all
 # at once, as after a broker restart, each logging in as itself (the cloud checks its
-# key), beside the same storm on a rumqttd without the login check, alternating, RUNS
-# times (cloud/examples/reconnect_bench.rs). Prints seconds until every device has its
-# CONNACK and CPU per connection for both (also target/bench/reconnect.txt). Not part
-# of scripts/test. Settings: DEVICES (default 1000), RUNS (default 3).
+# key): over plain MQTT, over TLS (each device its certificate and tenant), and on a
+# rumqttd without the login check, in turn, RUNS times (cloud/examples/reconnect_bench.rs).
+# Prints seconds until every device has its CONNACK and CPU per connection for each
+# (also target/bench/reconnect.txt). Not part of scripts/test. Settings: DEVICES
+# (default 1000), RUNS (default 3).
 source "$(dirname "$0")/../scripts/lib.sh"
 ensure_rust
 ensure_build_deps

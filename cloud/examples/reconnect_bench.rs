@@ -1,11 +1,13 @@
 //! Reconnect-storm benchmark (issue 28): DEVICES enrolled devices connect to the
 //! embedded broker all at once, as they do when it comes back after a restart, each
 //! logging in as itself (the broker asks the cloud, which checks its key: `mqtt::access`).
-//! Side by side in one process, alternating: the same storm on a rumqttd with the same
-//! settings and no login check (what the check costs).
+//! Side by side in one process, in turn: over plain MQTT; over TLS, each device with its
+//! client certificate and tenant (`mqtt_tls`, the default); and on a rumqttd with the
+//! same settings, plain and with no login check (what the check costs).
 //!
 //! Prints, per run and side: seconds until every device has its CONNACK, and this
-//! process's CPU per connection (µs). Run by `bench/reconnect.sh`:
+//! process's CPU per connection (µs; the clients' side of TLS included, as they run
+//! here too). Run by `bench/reconnect.sh`:
 //! `cargo run --release -p gemba-cloud --example reconnect_bench -- [DEVICES] [RUNS]`
 
 use std::net::SocketAddr;
@@ -18,11 +20,15 @@ use rumqttc::{AsyncClient, Event, MqttOptions, Packet};
 mod common;
 use common::{Dev, enrol, seeded};
 
-/// The cloud, on SQLite in `dir`, with `n` enrolled devices; started (embedded broker
-/// and link). Answers the broker's address and the devices.
-async fn cloud(dir: &tempfile::TempDir, n: i64) -> anyhow::Result<(SocketAddr, Vec<Dev>)> {
-    // Plain MQTT (measured before TLS came; see docs/benchmarks.md).
-    let (state, _, mqtt) = seeded(dir, None, 1, false).await?;
+/// The cloud, on SQLite in `dir`, with `n` enrolled devices and its broker speaking TLS
+/// when `tls`; started (embedded broker and link). Answers the broker's address and the
+/// devices.
+async fn cloud(
+    dir: &tempfile::TempDir,
+    n: i64,
+    tls: bool,
+) -> anyhow::Result<(SocketAddr, Vec<Dev>)> {
+    let (state, _, mqtt) = seeded(dir, None, 1, tls).await?;
     let devs = enrol(&state, n).await?;
     let listener = tokio::net::TcpListener::bind(state.settings.http).await?;
     let s2 = state.clone();
@@ -49,7 +55,8 @@ fn open_broker() -> anyhow::Result<SocketAddr> {
     Ok(addr)
 }
 
-/// Every device connects at once to `addr` (logging in when `login`); answers the
+/// Every device connects at once to `addr` (as its agent does, logging in and over TLS
+/// when it has a certificate, when `login`; else anonymously and plain); answers the
 /// seconds until the last CONNACK and how many connections failed and were made again,
 /// as the agent makes them (a client gives up on a CONNACK after 5 s). The devices
 /// leave afterwards.
@@ -58,12 +65,13 @@ async fn storm(addr: SocketAddr, devs: &[Dev], login: bool) -> anyhow::Result<(f
     let mut clients = vec![];
     let mut acks = vec![];
     for d in devs {
-        let id = broker::client_id(d.id, &d.key);
-        let mut o = MqttOptions::new(id, addr.ip().to_string(), addr.port());
+        let mut o = if login {
+            d.options(addr).0
+        } else {
+            let id = broker::client_id(d.id, &d.key);
+            MqttOptions::new(id, addr.ip().to_string(), addr.port())
+        };
         o.set_keep_alive(Duration::from_secs(60));
-        if login {
-            o.set_credentials(broker::username(d.id), broker::password(&d.key));
-        }
         let (client, mut events) = AsyncClient::new(o, 4);
         let (tx, rx) = tokio::sync::oneshot::channel();
         tokio::spawn(async move {
@@ -139,22 +147,35 @@ async fn main() -> anyhow::Result<()> {
     for run in 1..=runs {
         // A fresh broker each run: the storm meets it as after a restart.
         let run_dir = tempfile::tempdir_in(dir.path()).with_context(|| format!("run {run}"))?;
-        let (checked, devs) = cloud(&run_dir, n).await?;
-        let c0 = cpu_ms();
-        let (secs, again) = storm(checked, &devs, true).await?;
-        let cpu_checked = (cpu_ms() - c0) * 1000.0 / n as f64;
+        let (plain, devs) = cloud(&run_dir, n, false).await?;
+        let (plain_s, plain_again, plain_cpu) = measured(plain, &devs, true, n).await?;
+        let tls_dir = tempfile::tempdir_in(dir.path()).with_context(|| format!("run {run}"))?;
+        let (tls, tls_devs) = cloud(&tls_dir, n, true).await?;
+        let (tls_s, tls_again, tls_cpu) = measured(tls, &tls_devs, true, n).await?;
         let open = open_broker()?;
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let c0 = cpu_ms();
-        let (secs_open, again_open) = storm(open, &devs, false).await?;
-        let cpu_open = (cpu_ms() - c0) * 1000.0 / n as f64;
+        let (open_s, open_again, open_cpu) = measured(open, &devs, false, n).await?;
         println!(
-            "reconnect run {run}: {n} devices at once: with login check {secs:.2} s \
-             ({again} connections again), {cpu_checked:.0} µs CPU per connection; \
-             without {secs_open:.2} s ({again_open} again), {cpu_open:.0} µs; \
-             time ratio {:.2}",
-            secs / secs_open
+            "reconnect run {run}: {n} devices at once: plain with login check {plain_s:.2} s \
+             ({plain_again} connections again), {plain_cpu:.0} µs CPU per connection; \
+             TLS with login check {tls_s:.2} s ({tls_again} again), {tls_cpu:.0} µs; \
+             open broker {open_s:.2} s ({open_again} again), {open_cpu:.0} µs; \
+             time TLS / plain {:.2}, plain / open {:.2}",
+            tls_s / plain_s,
+            plain_s / open_s
         );
     }
     Ok(())
+}
+
+/// [`storm`], and this process's CPU per connection (µs) during it.
+async fn measured(
+    addr: SocketAddr,
+    devs: &[Dev],
+    login: bool,
+    n: i64,
+) -> anyhow::Result<(f64, u32, f64)> {
+    let c0 = cpu_ms();
+    let (secs, again) = storm(addr, devs, login).await?;
+    Ok((secs, again, (cpu_ms() - c0) * 1000.0 / n as f64))
 }
