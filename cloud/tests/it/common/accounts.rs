@@ -108,25 +108,4 @@ impl TestApp {
         }
         id
     }
-
-    /// A raw request (for bodies that are not JSON, or headers of the answer).
-    pub async fn raw(
-        &self,
-        method: Method,
-        path: &str,
-        token: Option<&str>,
-        headers: &[(&str, &str)],
-    ) -> reqwest::Response {
-        let mut rb = self.client.request(
-            method,
-            format!("{}/{}", self.base, path.trim_start_matches('/')),
-        );
-        if let Some(t) = token {
-            rb = rb.bearer_auth(t);
-        }
-        for (k, v) in headers {
-            rb = rb.header(*k, *v);
-        }
-        rb.send().await.unwrap()
-    }
 }

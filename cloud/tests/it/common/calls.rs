@@ -31,16 +31,7 @@ impl TestApp {
         token: Option<&str>,
         headers: &[(&str, &str)],
     ) -> (StatusCode, Value) {
-        let mut rb = self.client.request(
-            method,
-            format!("{}/{}", self.base, path.trim_start_matches('/')),
-        );
-        if let Some(t) = token {
-            rb = rb.bearer_auth(t);
-        }
-        for (k, v) in headers {
-            rb = rb.header(*k, *v);
-        }
+        let mut rb = self.request(method, path, token, headers);
         if let Some(b) = body {
             rb = rb.json(&b);
         }
@@ -53,6 +44,41 @@ impl TestApp {
             Value::String(text)
         });
         (status, v)
+    }
+
+    /// A request to the API's `path`, `token` as bearer, with `headers`.
+    fn request(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> reqwest::RequestBuilder {
+        let mut rb = self.client.request(
+            method,
+            format!("{}/{}", self.base, path.trim_start_matches('/')),
+        );
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        rb
+    }
+
+    /// A raw request (for bodies that are not JSON, or headers of the answer).
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> reqwest::Response {
+        self.request(method, path, token, headers)
+            .send()
+            .await
+            .unwrap()
     }
 
     pub async fn get(&self, path: &str, token: &str) -> (StatusCode, Value) {
