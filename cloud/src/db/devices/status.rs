@@ -45,8 +45,9 @@ pub async fn set_status(
     status: &str,
     now: i64,
 ) -> sqlx::Result<Taken> {
-    let before: Option<(i64, Option<String>)> =
-        sqlx::query_as("SELECT online, status FROM devices WHERE id = $1")
+    type Row = (i64, Option<String>, Option<i64>, Option<i64>);
+    let before: Option<Row> =
+        sqlx::query_as("SELECT online, status, status_ts, offline_ts FROM devices WHERE id = $1")
             .bind(id)
             .fetch_optional(&db.pool)
             .await?;
@@ -69,24 +70,17 @@ pub async fn set_status(
     .rows_affected()
         > 0;
     if !taken {
-        let again: Option<i64> = sqlx::query_scalar(
-            "SELECT CASE WHEN online = $2 AND \
-             (CASE WHEN $2 = 1 THEN status_ts ELSE offline_ts END) = $3 THEN 1 ELSE 0 END \
-             FROM devices WHERE id = $1",
-        )
-        .bind(id)
-        .bind(i64::from(online))
-        .bind(ts)
-        .fetch_optional(&db.pool)
-        .await?;
-        return Ok(if again == Some(1) {
-            Taken::Again
-        } else {
-            Taken::Stale
-        });
+        // The last status taken, again: online and its newest, or offline and its last
+        // offline, as the device still is.
+        let again = before
+            .as_ref()
+            .is_some_and(|(was, _, status_ts, offline_ts)| {
+                (*was == 1) == online && Some(ts) == if online { *status_ts } else { *offline_ts }
+            });
+        return Ok(if again { Taken::Again } else { Taken::Stale });
     }
     Ok(Taken::New(match before {
-        Some((online, status)) => Before {
+        Some((online, status, _, _)) => Before {
             online: online == 1,
             status: parse_status(status.as_deref()),
         },
