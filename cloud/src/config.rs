@@ -41,6 +41,13 @@ pub struct Settings {
     /// TLS.
     pub tls_cert: Option<PathBuf>,
     pub tls_key: Option<PathBuf>,
+    /// Live view's TURN relay: its UDP port on the HTTP listener's address (0: any free
+    /// port; unset: no relay, and live view works only where browser and device reach
+    /// each other).
+    pub turn_port: Option<u16>,
+    /// The host (or IP) browsers and devices reach the relay at; its address is also
+    /// where relayed traffic goes. Unset: `public_url`'s host, else the listener's.
+    pub turn_host: Option<String>,
     /// Embedded broker listen address (`127.0.0.1:1884`), or an external broker URL
     /// (`mqtt://host:1883`), in which case no broker is embedded.
     pub mqtt: String,
@@ -186,6 +193,8 @@ impl Default for Settings {
             http: "127.0.0.1:8080".parse().expect("valid address"),
             tls_cert: None,
             tls_key: None,
+            turn_port: Some(3478),
+            turn_host: None,
             mqtt: "127.0.0.1:1884".into(),
             mqtt_public_url: None,
             mqtt_group: "gemba-cloud".into(),

@@ -11,6 +11,7 @@ pub mod http;
 pub mod https;
 pub mod jobs;
 pub mod limits;
+pub mod live;
 pub mod mail;
 pub mod media;
 pub mod mqtt;
@@ -47,6 +48,12 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let keys = Keys::new(secret.as_bytes());
     let totp = totp_seal::open_for(&db, &settings).await?;
     let events = events::Events::new(secret.as_bytes());
+    let relay_secret = {
+        let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
+        ring::hmac::sign(&key, b"gemba turn relay")
+            .as_ref()
+            .to_vec()
+    };
     let passwords = Passwords::new(&settings.kdf)?;
     let mailer = Mailer::new(db.clone(), &settings)?;
     let mail_limits = limits::MailLimits::new(&settings.mail_limit);
@@ -67,6 +74,8 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         objects,
         uploads: Default::default(),
         jobs,
+        relay: Default::default(),
+        relay_secret,
     });
     if let (Some(email), Some(password)) =
         (&state.settings.admin_email, &state.settings.admin_password)
@@ -189,6 +198,18 @@ pub async fn launch(
         });
     }
     tokio::spawn(media::clips::sweep_every_hour(state.clone()));
+    // A relay that cannot start (its port taken) leaves live view to direct paths.
+    let _relay = match live::start_relay(&state, listener.local_addr()?).await {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!(
+                error = format!("{e:#}"),
+                "live view's TURN relay did not start: viewers that cannot reach a device \
+                 directly will not see it"
+            );
+            None
+        }
+    };
     // The peer's address reaches handlers (the mail limits count per client).
     let app = http::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     let addr = listener.local_addr()?;

@@ -33,6 +33,11 @@ pub struct Inner {
     pub uploads: std::sync::Mutex<std::collections::HashSet<i64>>,
     /// The job queue (training runs).
     pub jobs: crate::jobs::Queue,
+    /// Live view's TURN relay, once started (`turn_port`).
+    pub relay: std::sync::OnceLock<crate::live::turn::Relay>,
+    /// The secret of the relay's credentials (from the token secret, so replicas
+    /// share it).
+    pub relay_secret: Vec<u8>,
 }
 
 impl AppState {

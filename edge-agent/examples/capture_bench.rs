@@ -40,6 +40,7 @@ fn opts() -> capture::Options {
         looped: true,
         fast: true,
         clips: None,
+        live: None,
     }
 }
 

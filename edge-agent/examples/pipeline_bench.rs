@@ -55,6 +55,7 @@ fn fast(model: &Model) -> capture::Options {
         looped: true,
         fast: true,
         clips: None,
+        live: None,
     }
 }
 
@@ -93,6 +94,7 @@ impl Cameras<'_> {
                                 looped: true,
                                 fast: false,
                                 clips: clips.then(Default::default),
+                                live: None,
                             },
                             task: 1,
                             engine: self.engine.clone(),

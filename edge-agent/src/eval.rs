@@ -56,6 +56,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
             looped: false,
             fast: true,
             clips: None,
+            live: None,
         },
     )?;
     let mut labels = truth.steps.clone();

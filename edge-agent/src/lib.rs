@@ -9,5 +9,6 @@ pub mod enroll;
 pub mod eval;
 pub mod http;
 pub mod infer;
+pub mod live;
 pub mod outbox;
 pub mod sync;

@@ -60,6 +60,7 @@ fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
         temperature_c: None,
     });
     let (commands, _rx) = mpsc::channel(8);
+    let (rtc, _rtc_rx) = mpsc::channel(8);
     let handle = tokio::spawn(sync::run(
         link.clone(),
         sync::Options {
@@ -67,7 +68,7 @@ fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
         },
         outbox.clone(),
         status,
-        commands,
+        sync::Inbox { commands, rtc },
         stop_rx,
     ));
     Agent { stop, handle }

@@ -30,13 +30,17 @@ pub mod v1 {
         Events,
         Cmd,
         CmdAck,
+        /// Cloud → agent: a viewer's live view offer, or its end ([`RtcMessage`]).
         Rtc,
         /// Cloud → agent: the cycles the cloud has stored (the agent's outbox lets them go).
         CyclesAck,
+        /// Agent → cloud: the device's answer to a live view offer ([`RtcReply`]). Its
+        /// own topic beside `rtc`, so neither side hears its own messages back.
+        RtcAnswer,
     }
 
     impl Channel {
-        pub const ALL: [Channel; 7] = [
+        pub const ALL: [Channel; 8] = [
             Channel::Status,
             Channel::Cycles,
             Channel::Events,
@@ -44,6 +48,7 @@ pub mod v1 {
             Channel::CmdAck,
             Channel::Rtc,
             Channel::CyclesAck,
+            Channel::RtcAnswer,
         ];
 
         pub fn as_str(self) -> &'static str {
@@ -55,6 +60,7 @@ pub mod v1 {
                 Channel::CmdAck => "cmd/ack",
                 Channel::Rtc => "rtc",
                 Channel::CyclesAck => "cycles/ack",
+                Channel::RtcAnswer => "rtc/answer",
             }
         }
     }
@@ -63,6 +69,9 @@ pub mod v1 {
     pub fn topic(org: &str, device: &str, channel: Channel) -> String {
         format!("{PREFIX}/{org}/{device}/{}", channel.as_str())
     }
+
+    mod live;
+    pub use live::*;
 
     // ----- signing ------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { type PeerCertificate, checkServerIdentity } from 'node:tls';
 import { join, resolve } from 'node:path';
@@ -173,7 +173,11 @@ export function runAgent(code: string, cameras?: string[]): () => void {
   const agent = spawn(
     bin,
     ['--data', data, 'run', ...cams, '--model', join(models, 'default'), '--loop', '--heartbeat', '1'],
-    { stdio: 'ignore', env: { ...process.env, RUST_LOG: 'warn' } },
+    // GEMBA_E2E_AGENT_LOG names a file for the agent's log (RUST_LOG as set, else warn).
+    {
+      stdio: process.env.GEMBA_E2E_AGENT_LOG ? ['ignore', openSync(process.env.GEMBA_E2E_AGENT_LOG, 'a'), openSync(process.env.GEMBA_E2E_AGENT_LOG, 'a')] : 'ignore',
+      env: { ...process.env, RUST_LOG: process.env.GEMBA_E2E_AGENT_LOG ? (process.env.RUST_LOG ?? 'info') : 'warn' },
+    },
   );
   return () => {
     agent.kill('SIGKILL');

@@ -88,6 +88,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         GEMBA_ADMIN_PASSWORD: ADMIN.password,
         GEMBA_BASE_DOMAIN: 'localhost',
         GEMBA_ADMIN_HOST: 'admin.localhost',
+        // Live view's TURN relay on a free port (live-view.spec.ts goes through it).
+        GEMBA_TURN_PORT: '0',
         // Every spec signs its users up from this one client: the mail limits'
         // defaults are tested by the API suite (hardening.rs).
         GEMBA_MAIL_LIMIT__PER_CLIENT_PER_HOUR: '10000',

@@ -6,6 +6,11 @@
 //! A session only ever hears of its organisation's devices, and only of those it
 //! watches. It is closed (code [`SIGNED_OUT`]) once the sign-in ends: the session is
 //! checked again every `stream_recheck_ms` (30 s by default).
+//!
+//! Live view rides the same stream (`webrtc_stream_offer`, [`crate::live`]): a
+//! session is made only for a device of the stream's organisation, its offer goes to
+//! that device signed with its key, and only that device's answer comes back, to this
+//! stream alone. Closing the stream ends its sessions on their devices.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -16,14 +21,16 @@ use axum::response::Response;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::device::Device;
 use gemba_shared::api::v1::stream::{
-    ClientEvent, MAX_STREAM_DEVICES, MAX_STREAM_FRAME_BYTES, STREAM_PROTOCOL, ServerEvent,
-    StreamDevices, StreamError,
+    ClientEvent, LiveEvent, LiveRequest, MAX_STREAM_DEVICES, MAX_STREAM_FRAME_BYTES,
+    STREAM_PROTOCOL, ServerEvent, StreamDevices, StreamError,
 };
+use gemba_shared::mqtt::v1::{self, Channel, RtcMessage, RtcRequest};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::db::devices::{self, Filter};
 use crate::http::error::ApiResult;
 use crate::http::extract::{AuthUser, StreamUser};
+use crate::live::Viewing;
 use crate::state::AppState;
 
 /// The close code of a stream whose sign-in ended.
@@ -74,33 +81,63 @@ async fn session(
     org: i64,
     mut socket: WebSocket,
 ) -> anyhow::Result<()> {
-    let mut events = state.events.subscribe();
     let mut watch = Watch::Nothing;
+    let mut viewing = Viewing::default();
+    let r = stream(&state, &me, org, &mut socket, &mut watch, &mut viewing).await;
+    // The devices of sessions still open are told their viewer left.
+    for (session, s) in viewing.drain() {
+        close_on_device(&state, org, s.device, &session).await;
+    }
+    r
+}
+
+async fn stream(
+    state: &AppState,
+    me: &AuthUser,
+    org: i64,
+    socket: &mut WebSocket,
+    watch: &mut Watch,
+    viewing: &mut Viewing,
+) -> anyhow::Result<()> {
+    let mut events = state.events.subscribe();
     let recheck = Duration::from_millis(state.settings.stream_recheck_ms.max(100));
     let mut check = tokio::time::interval(recheck);
     check.tick().await;
+    let mut live_tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         let reply = tokio::select! {
             frame = socket.recv() => match frame {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Ok(()),
                 Some(Ok(Message::Text(text))) => {
-                    Some(take(&state, &me, org, &mut watch, text.as_str()).await?)
+                    take(state, me, org, watch, viewing, text.as_str()).await?
                 }
                 Some(Ok(Message::Binary(_))) => Some(error("Send JSON text frames.")),
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => None,
             },
             event = events.recv() => match event {
-                Ok(e) if e.org == org && watch.has(e.device) => Some(e.event.clone()),
-                Ok(_) => None,
+                Ok(e) if e.org != org => None,
+                Ok(e) => match &e.event {
+                    ServerEvent::WebrtcStreamOffer(l) => {
+                        viewing.heard(e.device, l).then(|| e.event.clone())
+                    }
+                    _ if watch.has(e.device) => Some(e.event.clone()),
+                    _ => None,
+                },
                 // Missed some: the devices as they are now stand in for what was missed.
                 Err(RecvError::Lagged(_)) => match watch {
                     Watch::Nothing => None,
-                    _ => Some(ServerEvent::Devices(watched(&state, &me, org, &watch).await?)),
+                    _ => Some(ServerEvent::Devices(watched(state, me, org, watch).await?)),
                 },
                 Err(RecvError::Closed) => return Ok(()),
             },
+            _ = live_tick.tick() => {
+                for late in viewing.overdue(std::time::Instant::now()) {
+                    send(socket, &ServerEvent::WebrtcStreamOffer(late)).await?;
+                }
+                None
+            }
             _ = check.tick() => {
-                if me.still_signed_in(&state, org).await? {
+                if me.still_signed_in(state, org).await? {
                     None
                 } else {
                     let close = CloseFrame {
@@ -113,10 +150,15 @@ async fn session(
             }
         };
         if let Some(r) = reply {
-            let text = serde_json::to_string(&r)?;
-            socket.send(Message::Text(text.into())).await?;
+            send(socket, &r).await?;
         }
     }
+}
+
+async fn send(socket: &mut WebSocket, e: &ServerEvent) -> anyhow::Result<()> {
+    let text = serde_json::to_string(e)?;
+    socket.send(Message::Text(text.into())).await?;
+    Ok(())
 }
 
 fn error(message: impl Into<String>) -> ServerEvent {
@@ -125,23 +167,156 @@ fn error(message: impl Into<String>) -> ServerEvent {
     })
 }
 
-/// Takes one frame from the client: changes what it watches and answers the devices now
-/// watched, or answers why not and changes nothing.
+/// Takes one frame from the client: a step of a live view, or a change to what it
+/// watches (answered with the devices now watched), or answers why not and changes
+/// nothing.
 async fn take(
     state: &AppState,
     me: &AuthUser,
     org: i64,
     watch: &mut Watch,
+    viewing: &mut Viewing,
     text: &str,
-) -> anyhow::Result<ServerEvent> {
+) -> anyhow::Result<Option<ServerEvent>> {
     let event = match serde_json::from_str::<ClientEvent>(text) {
         Ok(e) => e,
-        Err(e) => return Ok(error(why_not(text, &e))),
+        Err(e) => return Ok(Some(error(why_not(text, &e)))),
     };
-    let (subscribe, StreamDevices { devices: ids }) = match event {
+    let (subscribe, devices) = match event {
         ClientEvent::Subscribe(d) => (true, d),
         ClientEvent::Unsubscribe(d) => (false, d),
+        ClientEvent::WebrtcStreamOffer(step) => {
+            return live_step(state, me, org, viewing, step).await;
+        }
     };
+    watch_step(state, me, org, watch, subscribe, devices)
+        .await
+        .map(Some)
+}
+
+/// A step of a live view (see [`crate::live`]).
+async fn live_step(
+    state: &AppState,
+    me: &AuthUser,
+    org: i64,
+    viewing: &mut Viewing,
+    step: LiveRequest,
+) -> anyhow::Result<Option<ServerEvent>> {
+    let refused = |session: String, message: String| {
+        Some(ServerEvent::WebrtcStreamOffer(LiveEvent::Refused {
+            session,
+            message,
+        }))
+    };
+    match step {
+        LiveRequest::Request { device, camera } => {
+            if let Err(e) = gemba_shared::api::v1::device::check_camera(&camera) {
+                return Ok(Some(error(format!("Camera {camera:?}: {e}"))));
+            }
+            if !org_devices(state, me, org)
+                .await?
+                .iter()
+                .any(|d| d.id == device)
+            {
+                return Ok(Some(error(format!("Device {device} not found."))));
+            }
+            let session = uuid::Uuid::new_v4().to_string();
+            if let Err(e) = viewing.open(session.clone(), device, camera.clone()) {
+                return Ok(Some(error(e)));
+            }
+            let ice_servers = state
+                .relay
+                .get()
+                .map(|r| vec![r.ice_server(&session)])
+                .unwrap_or_default();
+            Ok(Some(ServerEvent::WebrtcStreamOffer(LiveEvent::Ready {
+                session,
+                device,
+                camera,
+                ice_servers,
+            })))
+        }
+        LiveRequest::Offer { session, sdp } => {
+            let s = match viewing.offer(&session, std::time::Instant::now()) {
+                Ok(s) => s,
+                Err(e) => return Ok(Some(error(e))),
+            };
+            let sent_ms = crate::db::now_ms();
+            let msg = RtcMessage {
+                v: v1::VERSION,
+                session: session.clone(),
+                sent_ms,
+                expires_ms: sent_ms + v1::OFFER_VALID_MS,
+                request: RtcRequest::Offer {
+                    camera: s.camera,
+                    sdp,
+                    ice_servers: state
+                        .relay
+                        .get()
+                        .map(|r| vec![r.ice_server(&session)])
+                        .unwrap_or_default(),
+                },
+            };
+            if let Err(e) = v1::Message::check(&msg) {
+                viewing.close(&session);
+                return Ok(refused(session, format!("The offer cannot be sent: {e}.")));
+            }
+            let row = devices::get(&state.db, me.user.id, Some(org), s.device).await?;
+            if !row.is_some_and(|r| r.enrolled && r.online && !r.archived) {
+                viewing.close(&session);
+                return Ok(refused(session, "The device is offline.".into()));
+            }
+            if let Err(e) = state
+                .mqtt
+                .send(&state.db, org, s.device, Channel::Rtc, &msg)
+                .await
+            {
+                tracing::warn!(device = s.device, error = %e, "a live view offer not sent");
+                viewing.close(&session);
+                return Ok(refused(
+                    session,
+                    "The offer could not reach the device.".into(),
+                ));
+            }
+            Ok(None)
+        }
+        LiveRequest::Close { session } => {
+            if let Some(s) = viewing.close(&session) {
+                close_on_device(state, org, s.device, &session).await;
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Tells `device` that the viewer of `session` left.
+async fn close_on_device(state: &AppState, org: i64, device: i64, session: &str) {
+    let sent_ms = crate::db::now_ms();
+    let msg = RtcMessage {
+        v: v1::VERSION,
+        session: session.into(),
+        sent_ms,
+        expires_ms: sent_ms + v1::OFFER_VALID_MS,
+        request: RtcRequest::Close,
+    };
+    if let Err(e) = state
+        .mqtt
+        .send(&state.db, org, device, Channel::Rtc, &msg)
+        .await
+    {
+        tracing::debug!(device, error = %e, "a live view's end not sent");
+    }
+}
+
+/// Changes what the stream watches and answers the devices now watched.
+async fn watch_step(
+    state: &AppState,
+    me: &AuthUser,
+    org: i64,
+    watch: &mut Watch,
+    subscribe: bool,
+    StreamDevices { devices: ids }: StreamDevices,
+) -> anyhow::Result<ServerEvent> {
     if ids.as_ref().is_some_and(|i| i.len() > MAX_STREAM_DEVICES) {
         return Ok(error(format!(
             "Name at most {MAX_STREAM_DEVICES} devices at a time."
@@ -190,8 +365,14 @@ fn why_not(text: &str, e: &serde_json::Error) -> String {
         Some("subscribe" | "unsubscribe") => {
             format!("Send {{\"devices\": [device ids]}} or {{}} as data: {e}")
         }
+        Some("webrtc_stream_offer") => format!(
+            "Send {{\"type\": \"request\", \"device\": id, \"camera\": name}}, \
+             {{\"type\": \"offer\", \"session\": id, \"sdp\": text}} or \
+             {{\"type\": \"close\", \"session\": id}} as data: {e}"
+        ),
         Some(other) => format!(
-            "Unknown event {other:?}: send \"subscribe\" or \"unsubscribe\"."
+            "Unknown event {other:?}: send \"subscribe\", \"unsubscribe\" or \
+             \"webrtc_stream_offer\"."
         ),
         None => "Send a JSON object {\"event\": \"subscribe\" or \"unsubscribe\", \"data\": {\"devices\": [device ids]}}.".into(),
     }

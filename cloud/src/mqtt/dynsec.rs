@@ -30,11 +30,12 @@ pub const RESPONSE: &str = "$CONTROL/dynamic-security/v1/response";
 const CLOUD_ROLE: &str = "gemba-cloud";
 
 /// The channels a device publishes on, and those it subscribes to.
-const SENDS: [Channel; 4] = [
+const SENDS: [Channel; 5] = [
     Channel::Status,
     Channel::Cycles,
     Channel::Events,
     Channel::CmdAck,
+    Channel::RtcAnswer,
 ];
 const READS: [Channel; 3] = [Channel::Cmd, Channel::CyclesAck, Channel::Rtc];
 

@@ -13,7 +13,7 @@
 use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
-use gemba_shared::api::v1::stream::{DeviceStatusEvent, ServerEvent};
+use gemba_shared::api::v1::stream::{DeviceStatusEvent, LiveEvent, ServerEvent};
 use gemba_shared::mqtt::v1::{self, Channel};
 use tokio::sync::mpsc;
 
@@ -336,6 +336,25 @@ async fn read(
         }
         Channel::Events => {
             let _: serde_json::Value = key.open(payload).map_err(Refused::Bad)?;
+            Ok(None)
+        }
+        Channel::RtcAnswer => {
+            // To the stream whose session it is, on whichever replica holds it.
+            let r: v1::RtcReply = key.open(payload).map_err(Refused::Bad)?;
+            let session = r.session;
+            let event = match r.answer {
+                v1::RtcAnswer::Answer { sdp } => LiveEvent::Answer { session, sdp },
+                v1::RtcAnswer::Refused { message } => LiveEvent::Refused { session, message },
+                v1::RtcAnswer::Ended { message } => LiveEvent::Ended { session, message },
+            };
+            state.events.raise(
+                &state.mqtt,
+                OrgEvent {
+                    org,
+                    device,
+                    event: ServerEvent::WebrtcStreamOffer(event),
+                },
+            );
             Ok(None)
         }
         Channel::Cmd | Channel::CyclesAck | Channel::Rtc => Err(bad("not a device's channel")),

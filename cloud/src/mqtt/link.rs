@@ -312,6 +312,7 @@ fn subscriptions(group: Option<&str>, tenants: bool) -> Vec<String> {
         Channel::Status,
         Channel::CmdAck,
         Channel::Events,
+        Channel::RtcAnswer,
     ]
     .into_iter()
     .map(|c| {

@@ -217,7 +217,7 @@ impl TestDevice {
             ));
         }
         let (client, mut events) = AsyncClient::new(opts, 100);
-        for c in [Channel::Cmd, Channel::CyclesAck] {
+        for c in [Channel::Cmd, Channel::CyclesAck, Channel::Rtc] {
             client.subscribe(topic(c), QoS::AtLeastOnce).await.unwrap();
         }
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -230,7 +230,7 @@ impl TestDevice {
                 match ev {
                     Event::Incoming(Packet::SubAck(_)) => {
                         acks += 1;
-                        if acks == 2
+                        if acks == 3
                             && let Some(r) = ready.take()
                         {
                             let _ = r.send(());

@@ -31,6 +31,7 @@ mod labeler;
 mod learning_loop;
 mod lengths;
 mod lines;
+mod live;
 mod media_session;
 mod model_types;
 mod portal;

@@ -20,12 +20,16 @@ use crate::common::*;
 use crate::devices::{TestDevice, World, cycle, enrolled, world};
 use crate::{both, both_with};
 
-type Socket =
+pub(crate) type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// Opens the stream as a browser does: the token as the sub-protocol `bearer.{token}`,
 /// the organisation in the query.
-async fn open(app: &TestApp, token: &str, org: Option<i64>) -> Result<Socket, StatusCode> {
+pub(crate) async fn open(
+    app: &TestApp,
+    token: &str,
+    org: Option<i64>,
+) -> Result<Socket, StatusCode> {
     let q = org
         .map(|o| format!("?organization={o}"))
         .unwrap_or_default();
@@ -50,7 +54,7 @@ fn frame(e: &ClientEvent) -> Message {
     Message::Text(serde_json::to_string(e).unwrap().into())
 }
 
-async fn send(ws: &mut Socket, e: ClientEvent) {
+pub(crate) async fn send(ws: &mut Socket, e: ClientEvent) {
     ws.send(frame(&e)).await.unwrap();
 }
 
@@ -65,7 +69,7 @@ fn unsubscribe(devices: Option<Vec<i64>>) -> ClientEvent {
 }
 
 /// The next event from the server.
-async fn next(ws: &mut Socket) -> ServerEvent {
+pub(crate) async fn next(ws: &mut Socket) -> ServerEvent {
     loop {
         let m = tokio::time::timeout(Duration::from_secs(10), ws.next())
             .await
@@ -277,7 +281,15 @@ both!(
                         .to_string()
                         .into(),
                 ),
-                "Unknown event \"webrtc_stream_offer\"",
+                "Send {\"type\": \"request\"",
+            ),
+            (
+                Message::Text(
+                    json!({"event": "opc_discovery", "data": {}})
+                        .to_string()
+                        .into(),
+                ),
+                "Unknown event \"opc_discovery\"",
             ),
             (
                 Message::Text(

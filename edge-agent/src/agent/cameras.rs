@@ -15,8 +15,12 @@ use crate::infer::Model;
 impl Agent {
     /// Starts the camera's worker on `job`; the camera is set to the job's task even
     /// when its source fails (then it waits in `health` to be started again).
-    pub(super) fn launch(&mut self, job: Job, model: Model) -> anyhow::Result<()> {
+    pub(super) fn launch(&mut self, mut job: Job, model: Model) -> anyhow::Result<()> {
         let (camera, task, engine) = (job.camera.clone(), job.task, job.engine.clone());
+        // The task's pipeline feeds live view from now on; one opened only for
+        // viewers lets the camera go first (a V4L2 camera opens once).
+        self.live.release(&camera);
+        job.capture.live = Some(self.live.feed(&camera));
         self.running.cameras.insert(camera.clone(), (task, engine));
         match Worker::start(job, model, self.outbox.clone()) {
             Ok(w) => {
@@ -130,6 +134,7 @@ impl Agent {
                 looped: self.cfg.looped,
                 fast: self.cfg.fast,
                 clips: self.cfg.clips,
+                live: None,
             },
             task,
             engine,

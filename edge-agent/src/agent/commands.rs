@@ -188,6 +188,7 @@ impl Agent {
                 looped: self.cfg.looped,
                 fast: false,
                 clips: None,
+                live: None,
             },
         )?;
         let done = cap.record(&path, seconds)?;

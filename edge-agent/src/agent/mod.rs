@@ -22,12 +22,14 @@ use crate::cameras::Worker;
 use crate::cameras::health::Health;
 use crate::capture::Source;
 use crate::infer::Model;
+use crate::live::Live;
 use crate::outbox::Outbox;
 use crate::sync;
 
 mod cameras;
 mod commands;
 mod deploy;
+mod live;
 mod uploads;
 
 use cameras::cameras_differ;
@@ -99,6 +101,8 @@ struct Agent {
     device: String,
     /// The HTTP client to the cloud (uploads, downloads), trusting its authority.
     http: reqwest::Client,
+    /// Live view: each camera's feed, the viewers' sessions.
+    live: Live,
 }
 
 /// Runs until `stop` turns true.
@@ -122,7 +126,9 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         Ok(b) => serde_json::from_slice(&b).unwrap_or_default(),
         Err(_) => Running::default(),
     };
+    let (replies_tx, mut replies) = mpsc::unbounded_channel();
     let mut agent = Agent {
+        live: Live::new(replies_tx),
         org: link.org.to_string(),
         device: link.device.to_string(),
         cfg,
@@ -149,13 +155,17 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     agent.save();
     let (status_tx, status_rx) = watch::channel(agent.status());
     let (cmd_tx, mut cmd_rx) = mpsc::channel(64);
+    let (rtc_tx, mut rtc_rx) = mpsc::channel(64);
     let (link_stop_tx, link_stop) = watch::channel(false);
     let link = tokio::spawn(sync::run(
         link,
         agent.cfg.sync.clone(),
         agent.outbox.clone(),
         status_rx,
-        cmd_tx,
+        sync::Inbox {
+            commands: cmd_tx,
+            rtc: rtc_tx,
+        },
         link_stop,
     ));
     let clips = tokio::spawn(upload_clips(
@@ -176,6 +186,8 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
                 }
                 let _ = status_tx.send(agent.status());
             }
+            Some(m) = rtc_rx.recv() => agent.live_request(m),
+            Some((session, answer)) = replies.recv() => agent.live_reply(session, answer)?,
             _ = beat.tick() => {
                 agent.reap(true);
                 let _ = status_tx.send(agent.status());
@@ -183,6 +195,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
             _ = watch_cameras.tick() => {
                 agent.reap(false);
                 agent.retry();
+                agent.tend_live();
                 let s = agent.status();
                 if cameras_differ(&status_tx.borrow().cameras, &s.cameras) {
                     let _ = status_tx.send(s);
@@ -192,6 +205,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     }
     // Cameras stop first, so their last cycles reach the outbox (and are sent next
     // time if not now).
+    agent.live.stop();
     let workers = std::mem::take(&mut agent.workers);
     tokio::task::spawn_blocking(move || workers.into_values().for_each(Worker::stop)).await?;
     let _ = link_stop_tx.send(true);

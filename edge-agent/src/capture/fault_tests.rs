@@ -19,6 +19,7 @@ fn opts(fast: bool, clips: bool) -> Options {
             max_bytes: 16 * 1024 * 1024,
             webm: !clip::has_x264(),
         }),
+        live: None,
     }
 }
 

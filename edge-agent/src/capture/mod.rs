@@ -24,6 +24,7 @@
 
 pub mod clip;
 mod fault;
+pub mod live;
 mod rate;
 mod recording;
 mod source;
@@ -60,6 +61,8 @@ pub struct Options {
     pub fast: bool,
     /// Keep the last minutes encoded for cycle clips ([`crate::capture::clip`]).
     pub clips: Option<clip::ClipOptions>,
+    /// Encode for live view into this feed while anyone watches ([`live`]).
+    pub live: Option<Arc<live::Feed>>,
 }
 
 /// One frame: RGB, `width × height × 3` bytes, and its time in milliseconds (the wall
@@ -79,6 +82,8 @@ pub struct Capture {
     /// The clip branch's last minutes and its sink, and the offset from running times
     /// to frame times.
     clips: Option<(clip::Shared, gst_app::AppSink)>,
+    /// The live view branch, when asked for and x264 is here.
+    live: Option<live::Branch>,
     clock: Arc<clip::Clock>,
     /// The source's frames' running times, onward across loops (as the clips' are).
     running: clip::Onward,
@@ -137,7 +142,11 @@ impl Capture {
             }
             Source::Uri(u) => ("uridecodebin name=src", Some(("uri", u.clone()))),
             Source::V4l2(d) => ("v4l2src name=src ! decodebin", Some(("device", d.clone()))),
-            Source::Test => ("videotestsrc name=src is-live=true pattern=ball", None),
+            // A camera of its own size (320 × 240), whatever its branches ask for.
+            Source::Test => (
+                "videotestsrc name=src is-live=true pattern=ball ! video/x-raw,width=320,height=240",
+                None,
+            ),
         };
         // The clip branch's flow errors (an encoder refusing the video) stop here: the
         // tee, and so the task's frames, never see them.
@@ -145,8 +154,14 @@ impl Capture {
             Some(b) => format!(" t. ! errorignore name=clip-guard convert-to=ok ! {b}"),
             None => String::new(),
         };
+        let live_branch = match &opts.live {
+            Some(_) if clip::has_x264() => {
+                format!(" t. ! {}", live::branch(opts.fps.max(1) * 2))
+            }
+            _ => String::new(),
+        };
         let desc = format!(
-            "{head} ! tee name=t{clip_branch} \
+            "{head} ! tee name=t{clip_branch}{live_branch} \
              t. ! queue ! videoconvert ! videoscale \
              ! video/x-raw,format=RGB,width={w},height={h},pixel-aspect-ratio=1/1 \
              ! appsink name=sink \
@@ -189,10 +204,24 @@ impl Capture {
             }
             None => None,
         };
-        let live = !opts.fast;
-        sink.set_sync(live);
-        sink.set_max_buffers(if live { 2 } else { 8 });
-        sink.set_drop(live);
+        let live = match &opts.live {
+            Some(feed) if !live_branch.is_empty() => {
+                Some(live::Branch::new(&pipeline, feed.clone())?)
+            }
+            Some(feed) => {
+                feed.set_failed(Some(
+                    "live view needs GStreamer's x264 encoder (gstreamer1.0-plugins-ugly), \
+                     which this device lacks"
+                        .into(),
+                ));
+                None
+            }
+            None => None,
+        };
+        let real_time = !opts.fast;
+        sink.set_sync(real_time);
+        sink.set_max_buffers(if real_time { 2 } else { 8 });
+        sink.set_drop(real_time);
         pipeline
             .set_state(gst::State::Playing)
             .map_err(|_| anyhow!("the camera source could not start"))?;
@@ -203,6 +232,7 @@ impl Capture {
             rec_sink,
             recording: Arc::new(Mutex::new(None)),
             clips,
+            live,
             clock,
             running: Default::default(),
             rate: rate::Rate::new(opts.fps),
@@ -234,6 +264,9 @@ impl Capture {
                 return Ok(None);
             }
             self.check_bus()?;
+            if let Some(l) = &mut self.live {
+                l.tend();
+            }
             if let Some(sample) = self
                 .sink
                 .try_pull_sample(gst::ClockTime::from_mseconds(200))
@@ -300,6 +333,13 @@ impl Capture {
                     let said = e.error().to_string();
                     if msg.src().is_some_and(|s| clip::in_branch(&s.name())) {
                         self.fail_clips(&said);
+                        continue;
+                    }
+                    if msg.src().is_some_and(|s| live::in_branch(&s.name())) {
+                        if let Some(l) = &mut self.live {
+                            l.fail(&said);
+                        }
+                        let _ = self.pipeline.set_state(gst::State::Playing);
                         continue;
                     }
                     let detail = e.debug().map(|d| d.to_string());

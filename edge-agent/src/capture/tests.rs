@@ -10,6 +10,7 @@ fn opts(fast: bool) -> Options {
         looped: false,
         fast,
         clips: None,
+        live: None,
     }
 }
 
@@ -158,4 +159,45 @@ fn a_camera_that_gives_nothing_records_nothing() {
         r.unwrap_err().to_string(),
         "the camera gave no frame to record"
     );
+}
+
+/// Live view's branch: nothing encoded while nobody watches; a viewer gets H.264 (Annex
+/// B, a key frame first when it asks), the camera's frames going on meanwhile.
+#[test]
+fn a_watched_camera_encodes_for_its_viewers_only() {
+    if !clip::has_x264() {
+        eprintln!("skipped: no x264 here");
+        return;
+    }
+    let feed = Arc::new(live::Feed::default());
+    let mut cap = Capture::open(
+        &Source::Test,
+        Options {
+            live: Some(feed.clone()),
+            ..opts(false)
+        },
+    )
+    .unwrap();
+    // Nobody watches: frames come, nothing is encoded.
+    let mut peek = feed.peek();
+    for _ in 0..10 {
+        assert!(cap.next_frame().unwrap().is_some());
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(peek.try_recv().is_err(), "encoded with nobody watching");
+    let mut v = feed.watch();
+    let mut got = vec![];
+    for _ in 0..60 {
+        assert!(cap.next_frame().unwrap().is_some());
+        while let Ok(e) = v.frames.try_recv() {
+            got.push(e);
+        }
+        if got.len() >= 5 {
+            break;
+        }
+    }
+    assert!(got.len() >= 5, "{} frames encoded", got.len());
+    assert!(got[0].key, "the first frame a viewer gets is a key frame");
+    assert!(got[0].data.starts_with(&[0, 0, 0, 1]) || got[0].data.starts_with(&[0, 0, 1]));
+    assert!(got.iter().all(|e| !e.duration.is_zero()));
 }

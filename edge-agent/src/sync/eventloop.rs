@@ -7,13 +7,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gemba_shared::mqtt::v1::{
-    self, Channel, CommandMessage, CyclesAck, StatusMessage, sign, sign_json, verify,
+    self, Channel, CommandMessage, CyclesAck, RtcMessage, StatusMessage, sign, sign_json, verify,
 };
 use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Outgoing, Packet, QoS};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 use super::state::Window;
-use super::{Link, Options, WINDOW};
+use super::{Inbox, Link, Options, WINDOW};
 use crate::clock::now_ms;
 use crate::outbox::Outbox;
 
@@ -24,7 +24,7 @@ pub(super) async fn session(
     opts: &Options,
     outbox: &Arc<Mutex<Outbox>>,
     status: &mut watch::Receiver<StatusMessage>,
-    commands: &mpsc::Sender<CommandMessage>,
+    inbox: &Inbox,
     stop: &mut watch::Receiver<bool>,
     failures: &mut u32,
 ) -> anyhow::Result<()> {
@@ -118,6 +118,7 @@ pub(super) async fn session(
                     *failures = 0;
                     client.subscribe(link.topic(Channel::CyclesAck), QoS::AtLeastOnce).await?;
                     client.subscribe(link.topic(Channel::Cmd), QoS::AtLeastOnce).await?;
+                    client.subscribe(link.topic(Channel::Rtc), QoS::AtLeastOnce).await?;
                     let s = status.borrow_and_update().clone();
                     let s = StatusMessage { online: true, ts_ms: fresh(&s), ..s };
                     window.published_status();
@@ -133,7 +134,7 @@ pub(super) async fn session(
                     }
                 }
                 Event::Incoming(Packet::Publish(p)) => {
-                    incoming(link, outbox, commands, &p.topic, &p.payload).await?;
+                    incoming(link, outbox, inbox, &p.topic, &p.payload).await?;
                 }
                 _ => {}
             },
@@ -151,7 +152,7 @@ fn fresh(s: &StatusMessage) -> i64 {
 async fn incoming(
     link: &Link,
     outbox: &Arc<Mutex<Outbox>>,
-    commands: &mpsc::Sender<CommandMessage>,
+    inbox: &Inbox,
     t: &str,
     payload: &[u8],
 ) -> anyhow::Result<()> {
@@ -177,10 +178,19 @@ async fn incoming(
     } else if t == link.topic(Channel::Cmd) {
         match verify::<CommandMessage>(&link.key, payload) {
             Ok(c) => {
-                let _ = commands.send(c).await;
+                let _ = inbox.commands.send(c).await;
             }
             Err(e) => {
                 tracing::warn!(error = %e, "a command refused (unsigned by the cloud, or unreadable); ignored")
+            }
+        }
+    } else if t == link.topic(Channel::Rtc) {
+        match verify::<RtcMessage>(&link.key, payload) {
+            Ok(m) => {
+                let _ = inbox.rtc.send(m).await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "a live view message refused (unsigned by the cloud, or unreadable); ignored")
             }
         }
     }

@@ -17,7 +17,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gemba_shared::mqtt::v1::{Channel, CommandMessage, StatusMessage, topic};
+use gemba_shared::mqtt::v1::{Channel, CommandMessage, RtcMessage, StatusMessage, topic};
 use tokio::sync::{mpsc, watch};
 
 use crate::outbox::{Outbox, backoff_ms};
@@ -90,13 +90,21 @@ impl Default for Options {
     }
 }
 
-/// Runs the link until `stop` turns true; commands from the cloud go to `commands`.
+/// Where what the cloud asks goes.
+#[derive(Debug, Clone)]
+pub struct Inbox {
+    pub commands: mpsc::Sender<CommandMessage>,
+    /// Live view's offers and ends (`rtc`).
+    pub rtc: mpsc::Sender<RtcMessage>,
+}
+
+/// Runs the link until `stop` turns true; what the cloud asks goes to `inbox`.
 pub async fn run(
     link: Link,
     opts: Options,
     outbox: Arc<Mutex<Outbox>>,
     status: watch::Receiver<StatusMessage>,
-    commands: mpsc::Sender<CommandMessage>,
+    inbox: Inbox,
     mut stop: watch::Receiver<bool>,
 ) {
     let mut failures: u32 = 0;
@@ -107,7 +115,7 @@ pub async fn run(
             &opts,
             &outbox,
             &mut status,
-            &commands,
+            &inbox,
             &mut stop,
             &mut failures,
         )

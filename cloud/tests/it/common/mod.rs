@@ -130,6 +130,8 @@ impl TestApp {
             mqtt: mqtt.to_string(),
             // Tests run side by side on one external broker: each cloud its own group.
             mqtt_group: format!("test-{}", uuid::Uuid::new_v4().simple()),
+            // Live view's relay on a port of its own.
+            turn_port: Some(0),
             database_url,
             admin_email: Some(ADMIN_EMAIL.into()),
             admin_password: Some(gemba_cloud::config::Secret(ADMIN_PASSWORD.into())),

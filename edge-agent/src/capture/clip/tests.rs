@@ -73,6 +73,7 @@ fn read_back(path: &Path) -> u64 {
             looped: false,
             fast: true,
             clips: None,
+            live: None,
         },
     )
     .unwrap();
@@ -112,6 +113,7 @@ fn camera_clips(webm: bool) {
                 max_bytes: 16 * 1024 * 1024,
                 webm,
             }),
+            live: None,
         },
     )
     .unwrap();
@@ -209,6 +211,7 @@ fn a_cycle_across_a_loop_of_its_file_gets_its_whole_clip() {
                 max_bytes: 16 * 1024 * 1024,
                 webm: !has_x264(),
             }),
+            live: None,
         },
     )
     .unwrap();

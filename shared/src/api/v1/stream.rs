@@ -7,11 +7,18 @@
 //! device's status changes, `device_settings` when its settings are changed, and
 //! `cycles` when its new cycles were stored. A frame the server cannot take is answered
 //! with `error` and changes nothing.
+//!
+//! Live view (`webrtc_stream_offer`, both ways, its `type` saying which step): the
+//! client sends `request` (a device and camera) and gets `ready` (a session and the
+//! ICE servers to use, the relay's credentials only for it); it sends its `offer`
+//! (all candidates gathered) and gets the device's `answer`, or `refused` with why;
+//! `ended` says the device ended it; `close` ends it from the client (as does
+//! closing the stream).
 
 use serde::{Deserialize, Serialize};
 
 use super::device::{Device, DeviceSettings};
-use crate::mqtt::v1::StatusMessage;
+use crate::mqtt::v1::{IceServer, StatusMessage};
 
 /// Ids a `subscribe` or `unsubscribe` may name, at most.
 pub const MAX_STREAM_DEVICES: usize = 1_000;
@@ -31,6 +38,53 @@ pub enum ClientEvent {
     Subscribe(StreamDevices),
     /// Stop watching these devices; an absent `devices` stops watching any.
     Unsubscribe(StreamDevices),
+    /// A step of a live view (see the module's text).
+    WebrtcStreamOffer(LiveRequest),
+}
+
+/// The client's steps of a live view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LiveRequest {
+    /// To watch `camera` of `device`: answered `ready`.
+    Request { device: i64, camera: String },
+    /// The offer of a session given by `ready`, with all its candidates.
+    Offer { session: String, sdp: String },
+    /// Leaves the session.
+    Close { session: String },
+}
+
+/// The server's steps of a live view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LiveEvent {
+    /// The session made for a `request`, and the ICE servers its peer connection uses.
+    Ready {
+        session: String,
+        device: i64,
+        camera: String,
+        ice_servers: Vec<IceServer>,
+    },
+    /// The device's answer to the offer.
+    Answer { session: String, sdp: String },
+    /// No stream, and why (the device said so, is offline or did not answer).
+    Refused { session: String, message: String },
+    /// The device ended the stream, and why.
+    Ended { session: String, message: String },
+}
+
+impl LiveEvent {
+    /// The session it is about.
+    pub fn session(&self) -> &str {
+        match self {
+            LiveEvent::Ready { session, .. }
+            | LiveEvent::Answer { session, .. }
+            | LiveEvent::Refused { session, .. }
+            | LiveEvent::Ended { session, .. } => session,
+        }
+    }
 }
 
 /// The devices a subscription names.
@@ -58,6 +112,8 @@ pub enum ServerEvent {
     /// New cycles of a watched device were stored (ours, beside the spec's names: the
     /// screens showing cycles ask for them again). At most one a second a device.
     Cycles(CyclesEvent),
+    /// A step of a live view (see the module's text); only to the session's stream.
+    WebrtcStreamOffer(LiveEvent),
     /// A frame the server could not take, and why; nothing changed.
     Error(StreamError),
 }
@@ -101,10 +157,23 @@ mod tests {
         );
         let c: ClientEvent = serde_json::from_str(r#"{"event":"unsubscribe","data":{}}"#).unwrap();
         assert_eq!(c, ClientEvent::Unsubscribe(StreamDevices::default()));
+        let c: ClientEvent = serde_json::from_str(
+            r#"{"event":"webrtc_stream_offer","data":{"type":"request","device":3,"camera":"cam0"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            ClientEvent::WebrtcStreamOffer(LiveRequest::Request {
+                device: 3,
+                camera: "cam0".into()
+            })
+        );
         for bad in [
             r#"{"event":"subscribe","data":{"devices":"all"}}"#,
             r#"{"event":"subscribe","data":{"device":[1]}}"#,
             r#"{"event":"webrtc_stream_offer","data":{}}"#,
+            r#"{"event":"webrtc_stream_offer","data":{"type":"request","device":"1","camera":"c"}}"#,
+            r#"{"event":"webrtc_stream_offer","data":{"type":"answer","session":"s","sdp":"v=0"}}"#,
             r#"{"data":{}}"#,
             "[]",
         ] {
