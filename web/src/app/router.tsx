@@ -68,8 +68,7 @@ export const routes: RouteObject[] = [
               screen(paths.labeler.setting, () => import('@/features/account/components/profile-screen')),
               screen(paths.labeler.videos, () => import('@/features/labeling/components/labeler-videos-screen')),
               ...[
-                u.temp, u.opc,
-                u.cameras, u.remoteDevices, u.userManual,
+                u.temp, u.opc, u.userManual,
                 u.fundamentals,
               ].map(todo),
               screen(u.home, () => import('@/features/analytics/components/home-screen')),
@@ -86,6 +85,9 @@ export const routes: RouteObject[] = [
               screen(u.devices, () => import('@/features/devices/components/devices-screen')),
               screen(u.device, () => import('@/features/devices/components/device-screen')),
               screen(u.addDevice, () => import('@/features/devices/components/add-device-screen')),
+              // Both paths are the Cameras screen (docs/decisions.md "Cameras at both paths").
+              screen(u.cameras, () => import('@/features/cameras/components/cameras-screen')),
+              screen(u.remoteDevices, () => import('@/features/cameras/components/cameras-screen')),
               screen(u.record, () => import('@/features/recording/components/record-screen')),
               screen(u.labelData, () => import('@/features/labeling/components/label-screen')),
               screen(u.train, () => import('@/features/training/components/train-screen')),

@@ -6,7 +6,18 @@ const FOCUSABLE = 'input:not([disabled]), select:not([disabled]), textarea:not([
  * A modal dialog: labelled by its title, the first field (else the first button) takes
  * the focus, Tab stays inside, Escape closes, and the focus returns where it was.
  */
-export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+export function Dialog({
+  title,
+  onClose,
+  className,
+  children,
+}: {
+  title: string;
+  onClose: () => void;
+  /** Beside `dialog` (a wider one: `camera-player`). */
+  className?: string;
+  children: ReactNode;
+}) {
   const id = useId();
   const box = useRef<HTMLDivElement>(null);
   const close = useRef(onClose);
@@ -45,7 +56,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
 
   return (
     <div className="dialog-backdrop">
-      <div ref={box} className="dialog" role="dialog" aria-modal="true" aria-labelledby={id} onKeyDown={onKeyDown}>
+      <div ref={box} className={className ? `dialog ${className}` : 'dialog'} role="dialog" aria-modal="true" aria-labelledby={id} onKeyDown={onKeyDown}>
         <h2 id={id} className="dialog-title">
           {title}
         </h2>

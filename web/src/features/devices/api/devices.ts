@@ -24,18 +24,10 @@ import { deviceKey, devicesKey } from '@/api/device-stream';
 import { api } from '@/lib/api-client';
 
 export { deviceKey, devicesKey } from '@/api/device-stream';
-export const deviceListKey = (org: number) => [...devicesKey, 'list', org] as const;
+export { deviceListKey, deviceListQuery } from '@/api/devices';
 
 /** How often a device's page asks for its live status (ms). */
 export const DEVICE_REFRESH_MS = 5_000;
-
-/** The devices of organisation `org`, starred first (the server's order). */
-export const deviceListQuery = (org: number) =>
-  queryOptions({
-    queryKey: deviceListKey(org),
-    queryFn: () => api.get<Device[]>(`device/device_org/${org}/`),
-    staleTime: 0,
-  });
 
 /** One device with its recent commands; asked again every 5 s while shown (live status). */
 export const deviceQuery = (id: number) =>

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
 
-import type { CameraStatus, DeviceCommand, DeviceDetails, DeviceTask, EnrolmentCode } from '@/api/generated';
+import type { DeviceCommand, DeviceDetails, DeviceTask, EnrolmentCode } from '@/api/generated';
 import { useDeviceStream } from '@/api/device-stream';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
@@ -13,6 +13,7 @@ import { DATA_CREATED, DATA_UPDATED } from '@/config/messages';
 import { paths } from '@/config/paths';
 import { ApiError } from '@/lib/api-client';
 import { can } from '@/lib/access/roles';
+import { cameraState } from '@/lib/camera-state';
 import { formatDateTime } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
@@ -199,27 +200,6 @@ function CameraTaskTable({ device, operate }: { device: DeviceDetails; operate: 
       </tbody>
     </table>
   );
-}
-
-/** What a camera does, from the device's last status; its times (the device's clock)
- * shown on the cloud's, by the status's own send time against when it arrived. */
-function cameraState(c: CameraStatus, device: DeviceDetails): string {
-  const warning = c.warning ? ` — ${c.warning}` : '';
-  switch (c.state) {
-    case 'running':
-      return `Running${warning}`;
-    case 'starting':
-      return `Starting${warning}`;
-    case 'idle':
-      return 'Idle';
-    case 'failed': {
-      const s = device.status;
-      const offset = s !== null && device.last_seen !== null ? device.last_seen - s.ts_ms : 0;
-      const since = c.since_ms != null ? ` since ${formatDateTime(c.since_ms + offset)}` : '';
-      const retry = c.retry_at_ms != null ? ` (next try ${formatDateTime(c.retry_at_ms + offset)})` : '';
-      return `Failed${since}: ${c.error ?? 'no reason given'}${retry}`;
-    }
-  }
 }
 
 /** What a camera is set to do, or why the device refused it. */
