@@ -163,6 +163,11 @@ export async function addDevice(org: number, name: string): Promise<EnrolmentCod
  * cameras given, each `NAME=SOURCE`); answers what stops it.
  */
 export function runAgent(code: string, cameras?: string[]): () => void {
+  return startAgent(code, cameras).stop;
+}
+
+/** [`runAgent`], also answering the agent's process id (the benchmarks read its CPU time). */
+export function startAgent(code: string, cameras?: string[]): { stop: () => void; pid: number } {
   const root = resolve(import.meta.dirname, '../..');
   const bin = process.env.GEMBA_AGENT ?? join(root, 'target/debug/gemba-agent');
   const models = process.env.GEMBA_MODELS ?? join(root, 'target/models');
@@ -179,10 +184,11 @@ export function runAgent(code: string, cameras?: string[]): () => void {
       env: { ...process.env, RUST_LOG: process.env.GEMBA_E2E_AGENT_LOG ? (process.env.RUST_LOG ?? 'info') : 'warn' },
     },
   );
-  return () => {
+  const stop = () => {
     agent.kill('SIGKILL');
     rmSync(data, { recursive: true, force: true });
   };
+  return { stop, pid: agent.pid ?? 0 };
 }
 
 /** Sets camera `camera` of device `device` (of `org`) to run `task`, as the device page does. */

@@ -28,6 +28,7 @@ pub mod live;
 mod rate;
 mod recording;
 mod source;
+pub mod stamp;
 
 pub use recording::{Recorded, RecordingDone, recording_format};
 pub(crate) use recording::{to_file, wait_encoded};
@@ -133,6 +134,7 @@ impl Capture {
         clip_branch: Option<String>,
     ) -> anyhow::Result<Capture> {
         init()?;
+        let stamp_head = stamp::head();
         let (head, prop): (&str, Option<(&str, String)>) = match source {
             Source::File(p) => {
                 if !p.is_file() {
@@ -147,6 +149,7 @@ impl Capture {
                 "videotestsrc name=src is-live=true pattern=ball ! video/x-raw,width=320,height=240",
                 None,
             ),
+            Source::Stamp => (stamp_head.as_str(), None),
         };
         // The clip branch's flow errors (an encoder refusing the video) stop here: the
         // tee, and so the task's frames, never see them.
@@ -178,6 +181,9 @@ impl Capture {
         if let Some((name, value)) = prop {
             let src = pipeline.by_name("src").expect("the source is named");
             src.set_property_from_str(name, &value);
+        }
+        if matches!(source, Source::Stamp) {
+            stamp::install(&pipeline)?;
         }
         let sink = pipeline
             .by_name("sink")

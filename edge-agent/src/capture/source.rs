@@ -14,6 +14,9 @@ pub enum Source {
     V4l2(String),
     /// GStreamer's moving test pattern.
     Test,
+    /// A test pattern with the time each frame was made drawn into it
+    /// ([`super::stamp`]), to measure how late live view shows it.
+    Stamp,
 }
 
 impl std::fmt::Display for Source {
@@ -25,6 +28,7 @@ impl std::fmt::Display for Source {
             Source::Uri(u) => f.write_str(&without_password(u)),
             Source::V4l2(d) => write!(f, "device {d}"),
             Source::Test => f.write_str("test pattern"),
+            Source::Stamp => f.write_str("time-stamped test pattern"),
         }
     }
 }
@@ -46,7 +50,7 @@ fn without_password(u: &str) -> String {
 
 impl std::str::FromStr for Source {
     type Err = anyhow::Error;
-    /// `test`, `v4l2:/dev/video0`, `rtsp://…`, `http(s)://…`, `file:PATH` or a path.
+    /// `test`, `stamp`, `v4l2:/dev/video0`, `rtsp://…`, `http(s)://…`, `file:PATH` or a path.
     fn from_str(s: &str) -> anyhow::Result<Source> {
         let s = s.trim();
         if s.is_empty() {
@@ -54,6 +58,8 @@ impl std::str::FromStr for Source {
         }
         Ok(if s == "test" {
             Source::Test
+        } else if s == "stamp" {
+            Source::Stamp
         } else if let Some(d) = s.strip_prefix("v4l2:") {
             Source::V4l2(d.into())
         } else if ["rtsp://", "rtsps://", "http://", "https://"]
