@@ -241,22 +241,20 @@ async fn live_step(
                 Ok(s) => s,
                 Err(e) => return Ok(Some(error(e))),
             };
-            let sent_ms = crate::db::now_ms();
-            let msg = RtcMessage {
-                v: v1::VERSION,
-                session: session.clone(),
-                sent_ms,
-                expires_ms: sent_ms + v1::OFFER_VALID_MS,
-                request: RtcRequest::Offer {
+            let ice_servers = state
+                .relay
+                .get()
+                .map(|r| vec![r.ice_server(&session)])
+                .unwrap_or_default();
+            let msg = RtcMessage::new(
+                &session,
+                crate::db::now_ms(),
+                RtcRequest::Offer {
                     camera: s.camera,
                     sdp,
-                    ice_servers: state
-                        .relay
-                        .get()
-                        .map(|r| vec![r.ice_server(&session)])
-                        .unwrap_or_default(),
+                    ice_servers,
                 },
-            };
+            );
             if let Err(e) = v1::Message::check(&msg) {
                 viewing.close(&session);
                 return Ok(refused(session, format!("The offer cannot be sent: {e}.")));
@@ -291,14 +289,7 @@ async fn live_step(
 
 /// Tells `device` that the viewer of `session` left.
 async fn close_on_device(state: &AppState, org: i64, device: i64, session: &str) {
-    let sent_ms = crate::db::now_ms();
-    let msg = RtcMessage {
-        v: v1::VERSION,
-        session: session.into(),
-        sent_ms,
-        expires_ms: sent_ms + v1::OFFER_VALID_MS,
-        request: RtcRequest::Close,
-    };
+    let msg = RtcMessage::new(session, crate::db::now_ms(), RtcRequest::Close);
     if let Err(e) = state
         .mqtt
         .send(&state.db, org, device, Channel::Rtc, &msg)

@@ -104,15 +104,31 @@ fn check_sdp(sdp: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A message's version and session.
+fn check_head(v: u32, session: &str) -> Result<(), String> {
+    if v != VERSION {
+        return Err(format!("live view messages are version {VERSION}, not {v}"));
+    }
+    check_session(session)
+}
+
+impl RtcMessage {
+    /// `request` for `session`, sent now (`now_ms`, the cloud's clock) and holding
+    /// [`OFFER_VALID_MS`].
+    pub fn new(session: &str, now_ms: i64, request: RtcRequest) -> RtcMessage {
+        RtcMessage {
+            v: VERSION,
+            session: session.into(),
+            sent_ms: now_ms,
+            expires_ms: now_ms + OFFER_VALID_MS,
+            request,
+        }
+    }
+}
+
 impl Message for RtcMessage {
     fn check(&self) -> Result<(), String> {
-        if self.v != VERSION {
-            return Err(format!(
-                "live view messages are version {VERSION}, not {}",
-                self.v
-            ));
-        }
-        check_session(&self.session)?;
+        check_head(self.v, &self.session)?;
         if self.expires_ms <= self.sent_ms {
             return Err("an offer expires after it was sent".into());
         }
@@ -136,13 +152,7 @@ impl Message for RtcMessage {
 
 impl Message for RtcReply {
     fn check(&self) -> Result<(), String> {
-        if self.v != VERSION {
-            return Err(format!(
-                "live view messages are version {VERSION}, not {}",
-                self.v
-            ));
-        }
-        check_session(&self.session)?;
+        check_head(self.v, &self.session)?;
         match &self.answer {
             RtcAnswer::Answer { sdp } => check_sdp(sdp),
             RtcAnswer::Refused { message } | RtcAnswer::Ended { message } => {
