@@ -220,6 +220,7 @@ mod tests {
             outbox: 0,
             disk_free_mb: None,
             temperature_c: None,
+            config_version: 0,
         }
     }
 

@@ -58,6 +58,7 @@ fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
         outbox: 0,
         disk_free_mb: None,
         temperature_c: None,
+        config_version: 0,
     });
     let (commands, _rx) = mpsc::channel(8);
     let (rtc, _rtc_rx) = mpsc::channel(8);

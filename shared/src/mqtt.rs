@@ -12,6 +12,9 @@ pub mod v1 {
     use crate::api::v1::device::check_camera;
     use crate::cycle::{BadReason, Cycle, Segment};
 
+    mod config;
+    pub use config::*;
+
     /// The schema version of every payload below but commands.
     pub const VERSION: u32 = 1;
     /// The schema version of commands ([`CommandMessage`]): 2 since they say when they
@@ -261,6 +264,11 @@ pub mod v1 {
         pub disk_free_mb: Option<u64>,
         #[serde(default)]
         pub temperature_c: Option<f32>,
+        /// The version of the [`DeviceConfig`] the agent applies (0: none). Optional in
+        /// TypeScript: an older agent's status has none.
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<i64>", optional))]
+        pub config_version: i64,
     }
 
     impl Message for StatusMessage {
@@ -305,7 +313,11 @@ pub mod v1 {
             if self.expires_ms <= self.sent_ms {
                 return Err("a command that expires before it was sent".into());
             }
-            Ok(())
+            match &self.command {
+                Command::Config { config } => config.check(),
+                Command::Screenshot { camera, .. } => check_camera(camera).map(|_| ()),
+                _ => Ok(()),
+            }
         }
     }
 
@@ -384,6 +396,12 @@ pub mod v1 {
             seconds: u32,
             url: String,
         },
+        /// The device's whole configuration (remote cameras, blur regions, schedules),
+        /// replacing the last: keep it and act on it, also while offline.
+        Config { config: DeviceConfig },
+        /// Take a JPEG of `camera` now, blur applied, and upload it with one `PUT` to
+        /// `url` (an upload link of this screenshot only). Acknowledged once uploaded.
+        Screenshot { camera: String, url: String },
     }
 
     /// `cmd` (cloud → agent, QoS 1), version [`COMMAND_VERSION`]. Carried out once:
@@ -742,8 +760,31 @@ pub mod v1 {
                 outbox: 0,
                 disk_free_mb: None,
                 temperature_c: None,
+                config_version: 0,
             };
             assert_eq!(s.check().unwrap_err(), "bad camera list");
+            // A configuration command is checked as a configuration.
+            let mut config = DeviceConfig::default();
+            config.blur.push(BlurRegion {
+                camera: "cam0".into(),
+                x: 0.0,
+                y: 0.0,
+                width: 0.0,
+                height: 1.0,
+            });
+            assert!(
+                bad(&|m| m.command = Command::Config {
+                    config: config.clone()
+                })
+                .contains("above 0")
+            );
+            assert!(
+                bad(&|m| m.command = Command::Screenshot {
+                    camera: "a b".into(),
+                    url: "u".into()
+                })
+                .contains("camera name")
+            );
         }
     }
 }

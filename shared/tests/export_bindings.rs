@@ -11,8 +11,9 @@
 use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
-    Msg, Page, account as a, device as d, feature_control as f, labeler as lb, line as ln,
-    organization as o, stream as s, task as t, telemetry as tm, training as tr, video as v,
+    Msg, Page, account as a, cameras as c, device as d, feature_control as f, labeler as lb,
+    line as ln, organization as o, stream as s, task as t, telemetry as tm, training as tr,
+    video as v,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -159,6 +160,18 @@ fn export_bindings() {
         d::TaskInferenceStatus,
         d::DeviceTaskAssociation,
         Page<d::Device>,
+        c::CameraDevice,
+        c::RemoteCam,
+        c::RemoteCamCreate,
+        c::RemoteCamPatch,
+        c::Rect,
+        c::DeviceBlurRegion,
+        c::BlurRegionsWrite,
+        c::DeviceSchedule,
+        c::ScheduleCreate,
+        c::SchedulePatch,
+        c::ScreenshotKind,
+        c::Screenshot,
     );
     export!(
         &cfg,

@@ -36,6 +36,7 @@ fn status(ts_ms: i64, since: Option<i64>) -> v1::StatusMessage {
         outbox: 0,
         disk_free_mb: None,
         temperature_c: None,
+        config_version: 0,
     }
 }
 

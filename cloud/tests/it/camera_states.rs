@@ -37,6 +37,7 @@ fn status(cameras: &[(&str, Option<i64>)]) -> v1::StatusMessage {
         outbox: 0,
         disk_free_mb: None,
         temperature_c: None,
+        config_version: 0,
     }
 }
 

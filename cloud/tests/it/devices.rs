@@ -464,6 +464,7 @@ both!(
             outbox: 0,
             disk_free_mb: Some(100),
             temperature_c: None,
+            config_version: 0,
         };
         dev.send_status(&status).await;
         let mut online = None;
@@ -1191,6 +1192,7 @@ both!(
             outbox: 0,
             disk_free_mb: None,
             temperature_c: None,
+            config_version: 0,
         };
         let camera = |name: &str, task: i64| v1::CameraStatus {
             camera: name.into(),
@@ -1259,6 +1261,7 @@ both_with!(
             outbox: 0,
             disk_free_mb: None,
             temperature_c: None,
+            config_version: 0,
         };
         let commands = format!("device/{id}/commands/");
         let sent = async |app: &TestApp| {

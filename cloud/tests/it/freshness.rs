@@ -26,6 +26,7 @@ fn status(online: bool, ts_ms: i64, agent_version: &str) -> v1::StatusMessage {
         outbox: 0,
         disk_free_mb: None,
         temperature_c: None,
+        config_version: 0,
     }
 }
 

@@ -108,6 +108,7 @@ async fn online(app: &TestApp, tok: &str, name: &str) -> TestDevice {
         outbox: 0,
         disk_free_mb: None,
         temperature_c: None,
+        config_version: 0,
     })
     .await;
     for _ in 0..100 {

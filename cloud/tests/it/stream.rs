@@ -109,6 +109,7 @@ async fn say_online(dev: &TestDevice, online: bool) {
         outbox: 3,
         disk_free_mb: None,
         temperature_c: None,
+        config_version: 0,
     };
     dev.send_status(&status).await;
 }

@@ -212,6 +212,7 @@ impl Agent {
                 .max(0) as u64,
             disk_free_mb: None,
             temperature_c: None,
+            config_version: 0,
         }
     }
 }

@@ -157,6 +157,13 @@ impl Agent {
                 }
                 Err(e) => Err(e),
             },
+            // The agent's side of issue 29 comes later: refused with why until then.
+            Command::Config { .. } => Err(anyhow::anyhow!(
+                "this agent does not apply device configurations yet"
+            )),
+            Command::Screenshot { .. } => {
+                Err(anyhow::anyhow!("this agent does not take screenshots yet"))
+            }
         };
         Some(make_ack(c.id, r))
     }

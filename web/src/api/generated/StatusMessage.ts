@@ -16,4 +16,9 @@ ts_ms: number, agent_version: string, cameras: Array<CameraStatus>,
 /**
  * Cycle records waiting in the outbox.
  */
-outbox: number, disk_free_mb: number | null, temperature_c: number | null, };
+outbox: number, disk_free_mb: number | null, temperature_c: number | null, 
+/**
+ * The version of the [`DeviceConfig`] the agent applies (0: none). Optional in
+ * TypeScript: an older agent's status has none.
+ */
+config_version?: number, };
