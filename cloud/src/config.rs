@@ -135,6 +135,12 @@ pub struct Settings {
     /// How often an open device stream (`/api/ws`) checks that its sign-in still
     /// holds, in milliseconds; it is closed once the sign-in ended.
     pub stream_recheck_ms: u64,
+    /// How long `organization/get_screenshot` waits for the device's screenshot, in
+    /// milliseconds.
+    pub screenshot_wait_ms: u64,
+    /// How often the cloud looks for devices due a screenshot at their interval (the
+    /// device setting `screenshot_interval_secs`), in milliseconds.
+    pub screenshot_tick_ms: u64,
     /// The built portal (`web/dist` of `npm run build`), served at `/`; relative to
     /// the working folder.
     pub web_dir: PathBuf,
@@ -238,6 +244,8 @@ impl Default for Settings {
             ingest_workers: 2,
             reconcile_retry_ms: 30_000,
             stream_recheck_ms: 30_000,
+            screenshot_wait_ms: 10_000,
+            screenshot_tick_ms: 10_000,
             web_dir: PathBuf::from("web/dist"),
             models_python: "python3".into(),
             trainer_script: PathBuf::from("models/train.py"),

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod config;
 pub mod db;
 pub mod demo;
+pub mod device_config;
 pub mod events;
 pub mod http;
 pub mod https;
@@ -20,6 +21,7 @@ pub mod oidc;
 pub mod onnx;
 pub mod private;
 pub mod reconcile;
+pub mod screenshots;
 pub mod seed;
 pub mod state;
 pub mod totp_seal;
@@ -210,6 +212,7 @@ pub async fn launch(
             None
         }
     };
+    tokio::spawn(screenshots::tick_forever(state.clone()));
     // The peer's address reaches handlers (the mail limits count per client).
     let app = http::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     let addr = listener.local_addr()?;

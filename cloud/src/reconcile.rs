@@ -176,7 +176,7 @@ async fn due(state: &AppState, device: i64, command: &Command) -> sqlx::Result<b
 /// acknowledged) it may go again: `None` at once (never sent, or the last send was not
 /// acknowledged), else `first` doubled with each acknowledged repeat, up to
 /// [`RETRY_MAX`].
-fn retry_wait(last: &[(i64, bool)], first: Duration) -> Option<(i64, Duration)> {
+pub(crate) fn retry_wait(last: &[(i64, bool)], first: Duration) -> Option<(i64, Duration)> {
     let &(at, true) = last.first()? else {
         return None;
     };

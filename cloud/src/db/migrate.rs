@@ -142,6 +142,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "status_freshness",
         include_str!("../../migrations/20261217000001_status_freshness.sql"),
     ),
+    (
+        20261218000001,
+        "device_config",
+        include_str!("../../migrations/20261218000001_device_config.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -15,6 +15,7 @@ struct OrgRow {
     #[sqlx(try_from = "super::Flag")]
     use_proxy_server: bool,
     created_at: i64,
+    time_zone: String,
 }
 
 impl From<OrgRow> for Organization {
@@ -25,11 +26,12 @@ impl From<OrgRow> for Organization {
             org_name_to_display: r.org_name_to_display,
             use_proxy_server: r.use_proxy_server,
             created_at: r.created_at,
+            time_zone: r.time_zone,
         }
     }
 }
 
-const COLS: &str = "id, name, org_name_to_display, use_proxy_server, created_at";
+const COLS: &str = "id, name, org_name_to_display, use_proxy_server, created_at, time_zone";
 
 pub async fn by_id(db: &Db, id: i64) -> sqlx::Result<Option<Organization>> {
     sqlx::query_as::<_, OrgRow>(sqlx::AssertSqlSafe(format!(
@@ -71,15 +73,17 @@ pub async fn update(
     name: &str,
     display: &str,
     proxy: bool,
+    time_zone: &str,
 ) -> sqlx::Result<Option<Organization>> {
     sqlx::query_as::<_, OrgRow>(sqlx::AssertSqlSafe(format!(
-        "UPDATE organizations SET name = $1, org_name_to_display = $2, use_proxy_server = $3 \
-         WHERE id = $4 RETURNING {COLS}"
+        "UPDATE organizations SET name = $1, org_name_to_display = $2, use_proxy_server = $3, \
+         time_zone = $5 WHERE id = $4 RETURNING {COLS}"
     )))
     .bind(name)
     .bind(display)
     .bind(proxy as i64)
     .bind(id)
+    .bind(time_zone)
     .fetch_optional(&db.pool)
     .await
     .map(|r| r.map(Into::into))
@@ -147,7 +151,8 @@ pub async fn page(
 /// Organisations a user is linked to.
 pub async fn of_user(db: &Db, user: i64) -> sqlx::Result<Vec<Organization>> {
     sqlx::query_as::<_, OrgRow>(
-        "SELECT o.id, o.name, o.org_name_to_display, o.use_proxy_server, o.created_at \
+        "SELECT o.id, o.name, o.org_name_to_display, o.use_proxy_server, o.created_at, \
+         o.time_zone \
          FROM organizations o JOIN user_organizations uo ON uo.organization_id = o.id \
          WHERE uo.user_id = $1 ORDER BY o.id",
     )

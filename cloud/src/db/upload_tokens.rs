@@ -16,6 +16,8 @@ use super::{Db, now_ms};
 pub const CLIP: &str = "clip";
 /// A link for a device's training-video recording.
 pub const RECORDING: &str = "recording";
+/// A link for a screenshot (issue 29): its one screenshot, once.
+pub const SCREENSHOT: &str = "screenshot";
 
 /// A link to keep.
 #[derive(Debug, Clone)]

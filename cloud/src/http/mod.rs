@@ -17,6 +17,7 @@ pub mod models;
 pub mod organization;
 pub mod portal;
 pub mod recording;
+pub mod screenshots;
 pub mod security;
 pub mod stream;
 pub mod tasks;
@@ -133,6 +134,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(videos::router())
         .merge(recording::router())
         .merge(clips::router())
+        .merge(screenshots::router())
         .merge(models::router())
         .merge(model_types::router())
         .merge(labeler::router())

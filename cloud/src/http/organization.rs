@@ -56,6 +56,18 @@ fn check_name(state: &AppState, name: &str) -> ApiResult<()> {
     Ok(())
 }
 
+/// An IANA time zone name of the tz database (`Europe/Berlin`, `UTC`), as written there.
+pub fn check_time_zone(tz: &str) -> ApiResult<String> {
+    let tz = tz.trim();
+    match tz.parse::<chrono_tz::Tz>() {
+        Ok(z) if z.name() == tz => Ok(tz.to_string()),
+        _ => Err(ApiError::field(
+            "time_zone",
+            format!("{tz:?} is not a time zone of the tz database (e.g. Europe/Berlin, UTC)."),
+        )),
+    }
+}
+
 fn unique_name(e: sqlx::Error) -> ApiError {
     ApiError::unique_as(e, "name", "organization with this name already exists.")
 }
@@ -131,7 +143,8 @@ pub async fn create(
     Ok((StatusCode::CREATED, axum::Json(org)))
 }
 
-/// Super admin: change an organisation (name, display name, `use_proxy_server`).
+/// Super admin: change an organisation (name, display name, `use_proxy_server`, its
+/// time zone, which its devices' schedules are read in).
 #[utoipa::path(patch, path = "/organization/{id}/", tag = "organization", params(("id" = i64, Path)),
     request_body = OrganizationPatch, responses((status = 200, body = Organization), (status = 400), (status = 403), (status = 404)))]
 pub async fn patch(
@@ -153,10 +166,19 @@ pub async fn patch(
     let display = req.org_name_to_display.unwrap_or(cur.org_name_to_display);
     check_display(&display)?;
     let proxy = req.use_proxy_server.unwrap_or(cur.use_proxy_server);
-    let org = orgs::update(&state.db, id, &name, display.trim(), proxy)
+    let time_zone = match &req.time_zone {
+        Some(tz) => check_time_zone(tz)?,
+        None => cur.time_zone.clone(),
+    };
+    let org = orgs::update(&state.db, id, &name, display.trim(), proxy, &time_zone)
         .await
         .map_err(unique_name)?
         .ok_or(ApiError::NotFound)?;
+    if time_zone != cur.time_zone {
+        // Schedules are read in it: every device is told.
+        let devices = crate::db::device_config::bump_org(&state.db, id).await?;
+        crate::device_config::send_all(&state, id, &devices).await?;
+    }
     Ok(axum::Json(org))
 }
 

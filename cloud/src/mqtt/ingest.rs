@@ -292,6 +292,7 @@ async fn read(
                     Why::Heartbeat
                 };
                 reconcile(state, org, device, &s, why).await?;
+                crate::device_config::on_status(state, org, device, &s, why).await?;
             }
             let event = ServerEvent::DeviceStatus(DeviceStatusEvent {
                 id: device,
@@ -329,6 +330,14 @@ async fn read(
                     // A recording the device could not make or upload says why.
                     crate::db::videos::fail_recording(&state.db, None, Some(&a.id), &a.message)
                         .await?;
+                }
+                Ok(v1::Command::Config { config }) if !a.ok => {
+                    tracing::warn!(
+                        device,
+                        version = config.version,
+                        why = %a.message,
+                        "a device refused its configuration"
+                    );
                 }
                 _ => {}
             }

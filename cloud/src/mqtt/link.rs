@@ -271,7 +271,9 @@ impl Link {
         command: v1::Command,
     ) -> sqlx::Result<()> {
         let id = id.to_string();
-        let json = serde_json::to_string(&command).expect("commands serialise");
+        // Kept without secrets (a configuration's camera passwords).
+        let kept = crate::device_config::stored_form(&command);
+        let json = serde_json::to_string(&kept).expect("commands serialise");
         devices::insert_command(db, &id, device, &json).await?;
         let sent_ms = crate::db::now_ms();
         let msg = v1::CommandMessage {

@@ -6,6 +6,8 @@
 //! (an organisation's, a department's, the super admin's), [`device`] (one device: its
 //! details, changes, archive, delete), [`settings`], [`status`] (online, stats) and
 //! [`cameras`] (what a device's cameras run: set, start, stop, commands, associations);
+//! what the device keeps as its configuration (issue 29): [`remote_cams`], [`blur`]
+//! regions and [`schedules`];
 //! the helpers they share are here.
 //!
 //! Tenancy: a device belongs to one organisation; another organisation's device ids
@@ -18,10 +20,13 @@
 //! agent exchanges it at `POST device/enroll/` (no user) for its credentials, a signing
 //! key shown only then.
 
+pub mod blur;
 pub mod cameras;
 pub mod device;
 pub mod enrol;
 pub mod lists;
+pub mod remote_cams;
+pub mod schedules;
 pub mod settings;
 pub mod status;
 
@@ -73,6 +78,18 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(cameras::commands))
         .routes(routes!(cameras::task_association))
         .routes(routes!(cameras::task_inference_status))
+        // remote cameras, blur regions, schedules (the device's configuration)
+        .routes(routes!(
+            remote_cams::list,
+            remote_cams::create,
+            remote_cams::patch,
+            remote_cams::delete
+        ))
+        .routes(routes!(blur::list, blur::create, blur::replace))
+        .routes(routes!(blur::delete))
+        .routes(routes!(schedules::list))
+        .routes(routes!(schedules::create))
+        .routes(routes!(schedules::patch, schedules::delete))
 }
 
 // ----- helpers shared by the handlers ----------------------------------------------------

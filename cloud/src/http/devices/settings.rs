@@ -3,6 +3,9 @@
 
 use axum::extract::State;
 use gemba_shared::Permission;
+use gemba_shared::api::v1::cameras::{
+    MAX_SCREENSHOT_INTERVAL_SECS, MIN_SCREENSHOT_INTERVAL_SECS, SCREENSHOT_INTERVAL_SETTING,
+};
 use gemba_shared::api::v1::device::DeviceSettings;
 use gemba_shared::api::v1::stream::ServerEvent;
 use gemba_shared::mqtt::v1::Command;
@@ -28,6 +31,21 @@ fn check_settings(m: &serde_json::Map<String, Value>) -> ApiResult<String> {
                 "Settings must be at most {MAX_SETTINGS_BYTES} bytes, with keys of 1 to 100 characters."
             ),
         ));
+    }
+    // Screenshots at intervals (issue 29): seconds between two, 0 off.
+    if let Some(v) = m.get(SCREENSHOT_INTERVAL_SETTING) {
+        let ok = v.as_i64().is_some_and(|s| {
+            s == 0 || (MIN_SCREENSHOT_INTERVAL_SECS..=MAX_SCREENSHOT_INTERVAL_SECS).contains(&s)
+        });
+        if !ok {
+            return Err(ApiError::field(
+                "settings",
+                format!(
+                    "{SCREENSHOT_INTERVAL_SETTING} is 0 (off) or {MIN_SCREENSHOT_INTERVAL_SECS} \
+                     to {MAX_SCREENSHOT_INTERVAL_SECS} seconds."
+                ),
+            ));
+        }
     }
     Ok(json)
 }

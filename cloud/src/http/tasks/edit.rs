@@ -171,6 +171,12 @@ pub(super) async fn change(
             if fields.iter().any(|f| f == "task_detail") {
                 notify_steps_changed(state, row.organization_id, &cur, &new).await;
             }
+            // Devices that run it on a schedule keep its cycle rules (issue 29).
+            let engine = gemba_shared::cycle::EngineConfig::from_task;
+            if engine(&cur) != engine(&new) || cur.is_deleted != new.is_deleted {
+                let devices = crate::db::device_config::bump_task(&state.db, row.id).await?;
+                crate::device_config::send_all(state, row.organization_id, &devices).await?;
+            }
             return Ok((find(state, me, row.id).await?, fields));
         }
         row = find(state, me, row.id).await?;

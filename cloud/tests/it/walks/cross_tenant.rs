@@ -197,6 +197,90 @@ pub(super) fn cross_tenant(
             format!("device/{bd}/device_details/"),
             None,
         ),
+        // What B's device keeps (issue 29), by B's ids, and A's device with B's task.
+        cross(
+            "GET /device/remote_cam/{id}/",
+            format!("device/remote_cam/{bd}/"),
+            None,
+        ),
+        cross(
+            "POST /device/remote_cam/{id}/",
+            format!("device/remote_cam/{bd}/"),
+            Some(json!({"name": "intruder", "url": "rtsp://10.0.0.66/s"})),
+        ),
+        cross(
+            "PATCH /device/remote_cam/{id}/",
+            format!("device/remote_cam/{}/", b.devices.remote_cam),
+            Some(json!({"url": "rtsp://10.0.0.66/s", "password": "taken"})),
+        ),
+        cross(
+            "DELETE /device/remote_cam/{id}/",
+            format!("device/remote_cam/{}/", b.devices.remote_cam),
+            None,
+        ),
+        cross(
+            "GET /device/blur_regions",
+            format!("device/blur_regions?device={bd}"),
+            None,
+        ),
+        cross(
+            "POST /device/blur_regions",
+            "device/blur_regions",
+            Some(json!({"device": bd, "camera": "door",
+                "regions": [{"x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0}]})),
+        ),
+        cross(
+            "PUT /device/blur_regions",
+            "device/blur_regions",
+            Some(json!({"device": bd, "camera": "door", "regions": []})),
+        ),
+        cross(
+            "DELETE /device/delete_blur_regions",
+            format!("device/delete_blur_regions?ids={}", b.devices.blur),
+            None,
+        ),
+        cross(
+            "GET /device/get_schedules",
+            format!("device/get_schedules?device={bd}"),
+            None,
+        ),
+        cross(
+            "POST /device/add_schedules",
+            "device/add_schedules",
+            Some(
+                json!({"device": bd, "camera": "door", "task": bt, "days": [1],
+                "start": "08:00", "end": "09:00"}),
+            ),
+        ),
+        cross(
+            "POST /device/add_schedules",
+            "device/add_schedules",
+            Some(
+                json!({"device": a_device, "camera": "door", "task": bt, "days": [1],
+                "start": "08:00", "end": "09:00"}),
+            ),
+        )
+        .or_unknown("task"),
+        cross(
+            "PATCH /device/schedules/{id}",
+            format!("device/schedules/{}", b.devices.schedule),
+            Some(json!({"start": "00:00"})),
+        ),
+        cross(
+            "DELETE /device/schedules/{id}",
+            format!("device/schedules/{}", b.devices.schedule),
+            None,
+        ),
+        cross(
+            "GET /organization/get_screenshot",
+            format!("organization/get_screenshot?device={bd}&camera=door"),
+            None,
+        ),
+        cross(
+            "GET /organization/get_screenshot_intervals",
+            format!("organization/get_screenshot_intervals?device={bd}"),
+            None,
+        ),
         cross(
             "GET /organization/task/videos/{task_id}",
             format!("organization/task/videos/{bt}"),

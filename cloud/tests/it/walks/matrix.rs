@@ -998,6 +998,83 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(OperateDevices),
         )
         .at(format!("device/{}/stop_task/", w.devices.device)),
+        // What the device keeps (issue 29): remote cameras, blur regions, schedules.
+        call("GET /device/remote_cam/{id}/", None, Perm(ViewDevices))
+            .at(format!("device/remote_cam/{}/", w.devices.device)),
+        call(
+            "POST /device/remote_cam/{id}/",
+            Some(json!({"name": format!("walk-{r}"), "url": "rtsp://10.0.0.8/s"})),
+            Perm(OperateDevices),
+        )
+        .at(format!("device/remote_cam/{}/", w.devices.device)),
+        call(
+            "PATCH /device/remote_cam/{id}/",
+            Some(json!({"url": "rtsp://10.0.0.7/s"})),
+            Perm(OperateDevices),
+        )
+        .at(format!("device/remote_cam/{}/", w.devices.remote_cam)),
+        call(
+            "DELETE /device/remote_cam/{id}/",
+            None,
+            Perm(OperateDevices),
+        )
+        .at(format!("device/remote_cam/{}/", w.devices.doomed_cam)),
+        call("GET /device/blur_regions", None, Perm(ViewDevices))
+            .at(format!("device/blur_regions?device={}", w.devices.device)),
+        call(
+            "POST /device/blur_regions",
+            Some(json!({"device": w.devices.device, "camera": "door",
+                "regions": [{"x": 0.5, "y": 0.5, "width": 0.1, "height": 0.1}]})),
+            Perm(OperateDevices),
+        ),
+        call(
+            "PUT /device/blur_regions",
+            Some(json!({"device": w.devices.device, "camera": "door",
+                "regions": [{"x": 0.5, "y": 0.5, "width": 0.2, "height": 0.2}]})),
+            Perm(OperateDevices),
+        ),
+        call(
+            "DELETE /device/delete_blur_regions",
+            None,
+            Perm(OperateDevices),
+        )
+        .at(format!("device/delete_blur_regions?ids={}", w.devices.blur)),
+        call("GET /device/get_schedules", None, Perm(ViewDevices))
+            .at(format!("device/get_schedules?device={}", w.devices.device)),
+        // Each role's on a weekday of its own would clash at the same hour: a 400 is
+        // an answer, not a refusal.
+        call(
+            "POST /device/add_schedules",
+            Some(
+                json!({"device": w.devices.device, "camera": "door", "task": w.task,
+                "days": [0], "start": "10:00", "end": "11:00"}),
+            ),
+            Perm(OperateDevices),
+        ),
+        call(
+            "PATCH /device/schedules/{id}",
+            Some(json!({"end": "01:30"})),
+            Perm(OperateDevices),
+        )
+        .at(format!("device/schedules/{}", w.devices.schedule)),
+        call("DELETE /device/schedules/{id}", None, Perm(OperateDevices))
+            .at(format!("device/schedules/{}", w.devices.doomed_schedule)),
+        // No device online in the walk (400): the permission is what is walked.
+        call("GET /organization/get_screenshot", None, Perm(ViewDevices)).at(format!(
+            "organization/get_screenshot?device={}&camera=door",
+            w.devices.device
+        )),
+        call(
+            "GET /organization/get_screenshot_intervals",
+            None,
+            Perm(ViewDevices),
+        )
+        .at(format!(
+            "organization/get_screenshot_intervals?device={}",
+            w.devices.device
+        )),
+        call("PUT /device/screenshot/{token}", Some(json!({})), Public)
+            .at("device/screenshot/not-a-token"),
         call(
             "PATCH /device/{id}/assign_device_to_department/{dept}/",
             None,

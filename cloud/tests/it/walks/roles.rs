@@ -75,7 +75,7 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
         task,
         task_history,
         detector: new_detector(app, &admin, task).await,
-        devices: new_devices(app, &admin, org_a).await,
+        devices: new_devices(app, &admin, org_a, task).await,
         video: new_video(app, &admin, org_a, task).await,
         model_type: default_model_type(app, &admin).await,
     };

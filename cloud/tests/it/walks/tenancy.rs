@@ -122,6 +122,44 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
         assert_eq!(s, StatusCode::OK, "{d}");
         st.insert(format!("devices archived={archived}"), d.to_string());
     }
+    // What B's devices keep (issue 29), whole rows.
+    let pool = &app.state.db.pool;
+    let cams: Vec<(i64, String, String, String, String)> = sqlx::query_as(
+        "SELECT r.id, r.name, r.url, r.username, r.password FROM remote_cameras r \
+         JOIN devices d ON d.id = r.device_id WHERE d.organization_id = $1 ORDER BY r.id",
+    )
+    .bind(b)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let blur: Vec<(i64, String, f64, f64, f64, f64)> = sqlx::query_as(
+        "SELECT r.id, r.camera, r.x, r.y, r.width, r.height FROM blur_regions r \
+         JOIN devices d ON d.id = r.device_id WHERE d.organization_id = $1 ORDER BY r.id",
+    )
+    .bind(b)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let schedules: Vec<(i64, String, i64, String, String, String)> = sqlx::query_as(
+        "SELECT s.id, s.camera, s.task_id, s.days, s.start_time, s.end_time FROM schedules s \
+         JOIN devices d ON d.id = s.device_id WHERE d.organization_id = $1 ORDER BY s.id",
+    )
+    .bind(b)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert!(!cams.is_empty() && !blur.is_empty() && !schedules.is_empty());
+    st.insert("remote cameras".into(), format!("{cams:?}"));
+    st.insert("blur regions".into(), format!("{blur:?}"));
+    st.insert("schedules".into(), format!("{schedules:?}"));
+    let versions: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT id, config_version FROM devices WHERE organization_id = $1 ORDER BY id",
+    )
+    .bind(b)
+    .fetch_all(&app.state.db.pool)
+    .await
+    .unwrap();
+    st.insert("configuration versions".into(), format!("{versions:?}"));
     let (_, orgs) = app.get("organization/", admin).await;
     let org = orgs
         .as_array()
@@ -226,7 +264,7 @@ both!(
         let a_notification = new_notification(&app, &admin, a, "lead@a.test").await;
         let (a_task, a_task_history) = new_task(&app, &admin, a, "Tenant A task").await;
         let (b_task, b_task_history) = new_task(&app, &admin, b, "Tenant B task").await;
-        let b_devices = new_devices(&app, &admin, b).await;
+        let b_devices = new_devices(&app, &admin, b, b_task).await;
         let tenant_b = TenantB {
             task: b_task,
             task_history: b_task_history,
@@ -272,7 +310,7 @@ both!(
             task: a_task,
             task_history: a_task_history,
             detector: new_detector(&app, &admin, a_task).await,
-            devices: new_devices(&app, &admin, a).await,
+            devices: new_devices(&app, &admin, a, a_task).await,
             video: new_video(&app, &admin, a, a_task).await,
             model_type: default_model_type(&app, &admin).await,
         };

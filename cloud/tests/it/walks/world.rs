@@ -3,6 +3,10 @@
 
 use gemba_shared::Role;
 use gemba_shared::api::v1::account::{ActivitySession, LoginUser, RoleRecord, SessionCreate};
+use gemba_shared::api::v1::cameras::{
+    BlurRegionsWrite, DeviceBlurRegion, DeviceSchedule, Rect, RemoteCam, RemoteCamCreate,
+    ScheduleCreate,
+};
 use gemba_shared::api::v1::device::{DeviceCreate, EnrolmentCode};
 use gemba_shared::api::v1::feature_control::{
     EventNotification, EventNotificationCreate, Feature, FeatureCreate, SubscribedFeature,
@@ -148,6 +152,15 @@ pub(super) struct Devices {
     pub(super) device: i64,
     pub(super) doomed: i64,
     pub(super) dept: i64,
+    /// Remote cameras of `device`: `door` (which the blur region and the schedule are
+    /// on) and one the walk deletes.
+    pub(super) remote_cam: i64,
+    pub(super) doomed_cam: i64,
+    /// A blur region of `door`, which the walk deletes.
+    pub(super) blur: i64,
+    /// Schedules of `door` (the task given, Sundays): one kept, one the walk deletes.
+    pub(super) schedule: i64,
+    pub(super) doomed_schedule: i64,
 }
 
 #[derive(Clone, Copy)]
@@ -360,8 +373,9 @@ pub(super) async fn default_model_type(app: &TestApp, admin: &str) -> i64 {
 }
 
 /// Subscribes `org` to Devices and adds two devices and a department there as the super
-/// admin.
-pub(super) async fn new_devices(app: &TestApp, admin: &str, org: i64) -> Devices {
+/// admin; on the first device, two remote cameras, a blur region and two schedules of
+/// `task`.
+pub(super) async fn new_devices(app: &TestApp, admin: &str, org: i64, task: i64) -> Devices {
     app.subscribe(admin, org, "Devices").await;
     let mut ids = vec![];
     for name in ["Walk bench", "Doomed bench"] {
@@ -382,10 +396,60 @@ pub(super) async fn new_devices(app: &TestApp, admin: &str, org: i64) -> Devices
         &dept,
     )
     .await;
+    let cam = |name: &str| RemoteCamCreate {
+        name: name.into(),
+        url: "rtsp://walker:secret@10.0.0.9/stream".into(),
+        username: None,
+        password: None,
+    };
+    let cams_path = format!("device/remote_cam/{}/", ids[0]);
+    let door: RemoteCam = created_in(app, admin, org, &cams_path, &cam("door")).await;
+    let gone: RemoteCam = created_in(app, admin, org, &cams_path, &cam("gone")).await;
+    let blur = BlurRegionsWrite {
+        device: ids[0],
+        camera: "door".into(),
+        regions: vec![Rect {
+            x: 0.1,
+            y: 0.1,
+            width: 0.2,
+            height: 0.2,
+        }],
+    };
+    let blur: Vec<DeviceBlurRegion> =
+        created_in(app, admin, org, "device/blur_regions", &blur).await;
+    let schedule = |start: &str, end: &str| ScheduleCreate {
+        device: ids[0],
+        camera: "door".into(),
+        task,
+        days: vec![6],
+        start: Some(start.into()),
+        end: Some(end.into()),
+    };
+    let kept: DeviceSchedule = created_in(
+        app,
+        admin,
+        org,
+        "device/add_schedules",
+        &schedule("01:00", "02:00"),
+    )
+    .await;
+    let doomed: DeviceSchedule = created_in(
+        app,
+        admin,
+        org,
+        "device/add_schedules",
+        &schedule("02:00", "03:00"),
+    )
+    .await;
     Devices {
         device: ids[0],
         doomed: ids[1],
         dept: dept.id,
+        remote_cam: door.id,
+        doomed_cam: gone.id,
+        blur: blur[0].id,
+        schedule: kept.id,
+        doomed_schedule: doomed.id,
     }
 }
 

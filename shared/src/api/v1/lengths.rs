@@ -17,8 +17,8 @@ use crate::validate::{
 };
 
 use super::{
-    account as a, device as d, feature_control as f, labeler as lb, line as ln, organization as o,
-    sso as s, task as t, telemetry as tm, training as tr, video as v,
+    account as a, cameras as c, device as d, feature_control as f, labeler as lb, line as ln,
+    organization as o, sso as s, task as t, telemetry as tm, training as tr, video as v,
 };
 
 /// What an identity provider hands over (single sign-on): an ID token is a few
@@ -26,6 +26,8 @@ use super::{
 pub const SSO_TOKEN: usize = 16 * 1024;
 /// An authorization code, a PKCE verifier (at most 128 by RFC 7636), a nonce.
 pub const SSO_CODE: usize = 1024;
+/// A remote camera's URL (`mqtt::v1::MAX_URL_BYTES`).
+pub const URL: usize = crate::mqtt::v1::MAX_URL_BYTES;
 /// The address the provider sent the browser back to.
 pub const SSO_URI: usize = 2048;
 
@@ -94,6 +96,7 @@ bounded! {
     o::OrganizationPatch => [
         l("name", "Name", SUBDOMAIN),
         l("org_name_to_display", "Display name", NAME),
+        l("time_zone", "Time zone", CODE),
     ],
     o::DepartmentCreate => [l("name", "Department name", NAME)],
     o::SwitchOrganization => [l("organizationDisplayName", "Display name", NAME)],
@@ -158,6 +161,29 @@ bounded! {
     d::DeviceTaskUpsert => [l("camera", "Camera", NAME)],
     d::StartTask => [l("camera", "Camera", NAME)],
     d::StopTask => [l("camera", "Camera", NAME)],
+    c::RemoteCamCreate => [
+        l("name", "Name", NAME),
+        l("url", "URL", URL),
+        l("username", "Username", NAME),
+        password("password", "Password"),
+    ],
+    c::RemoteCamPatch => [
+        l("name", "Name", NAME),
+        l("url", "URL", URL),
+        l("username", "Username", NAME),
+        password("password", "Password"),
+    ],
+    c::BlurRegionsWrite => [l("camera", "Camera", NAME)],
+    c::ScheduleCreate => [
+        l("camera", "Camera", NAME),
+        l("start", "Start", CODE),
+        l("end", "End", CODE),
+    ],
+    c::SchedulePatch => [
+        l("camera", "Camera", NAME),
+        l("start", "Start", CODE),
+        l("end", "End", CODE),
+    ],
 
     v::VideoCreate => [l("file_name", "File name", FILE_NAME)],
     v::VideoPatch => [l("file_name", "File name", FILE_NAME)],
@@ -241,6 +267,11 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<d::DeviceTaskUpsert>(),
         of::<d::StartTask>(),
         of::<d::StopTask>(),
+        of::<c::RemoteCamCreate>(),
+        of::<c::RemoteCamPatch>(),
+        of::<c::BlurRegionsWrite>(),
+        of::<c::ScheduleCreate>(),
+        of::<c::SchedulePatch>(),
         of::<v::VideoCreate>(),
         of::<v::VideoPatch>(),
         of::<v::RecordRequest>(),

@@ -14,6 +14,15 @@ pub struct Organization {
     pub use_proxy_server: bool,
     /// Unix milliseconds.
     pub created_at: i64,
+    /// The organisation's time zone (IANA name, `UTC` by default): devices' schedules
+    /// are read in it. (Optional in TypeScript until the portal's screens use it.)
+    #[serde(default = "utc")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
+    pub time_zone: String,
+}
+
+fn utc() -> String {
+    "UTC".into()
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,6 +49,9 @@ pub struct OrganizationPatch {
     #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub org_name_to_display: Option<String>,
     pub use_proxy_server: Option<bool>,
+    /// An IANA time zone name (`Europe/Berlin`, `UTC`).
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
+    pub time_zone: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

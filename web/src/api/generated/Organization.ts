@@ -11,4 +11,9 @@ name: string, org_name_to_display: string, use_proxy_server: boolean,
 /**
  * Unix milliseconds.
  */
-created_at: number, };
+created_at: number, 
+/**
+ * The organisation's time zone (IANA name, `UTC` by default): devices' schedules
+ * are read in it. (Optional in TypeScript until the portal's screens use it.)
+ */
+time_zone?: string, };

@@ -84,6 +84,7 @@ export const BODY_LIMITS = {
   OrganizationPatch: {
     'name': 63,
     'org_name_to_display': 100,
+    'time_zone': 64,
   },
   DepartmentCreate: {
     'name': 100,
@@ -163,6 +164,31 @@ export const BODY_LIMITS = {
   },
   StopTask: {
     'camera': 100,
+  },
+  RemoteCamCreate: {
+    'name': 100,
+    'url': 1000,
+    'username': 100,
+    'password': 128,
+  },
+  RemoteCamPatch: {
+    'name': 100,
+    'url': 1000,
+    'username': 100,
+    'password': 128,
+  },
+  BlurRegionsWrite: {
+    'camera': 100,
+  },
+  ScheduleCreate: {
+    'camera': 100,
+    'start': 64,
+    'end': 64,
+  },
+  SchedulePatch: {
+    'camera': 100,
+    'start': 64,
+    'end': 64,
   },
   VideoCreate: {
     'file_name': 255,

@@ -1,0 +1,103 @@
+//! What a device keeps and acts on while offline (issue 29): its remote cameras
+//! (`remote_cams.rs`), the blur regions of its cameras (`blur.rs`), its schedules in the
+//! organisation's time zone (`schedules.rs`), each checked with nothing half-written on
+//! a refusal, and the whole configuration sent to the device after every change and
+//! again while its status says it is behind (`sending.rs`). The device is a test
+//! device on the real broker, answering as the agent does.
+
+mod blur;
+mod remote_cams;
+mod schedules;
+mod sending;
+
+use std::time::Duration;
+
+use gemba_shared::api::v1::device::DeviceDetails;
+use gemba_shared::mqtt::v1::{self, Channel, Command, DeviceConfig};
+
+use crate::common::*;
+use crate::devices::{TestDevice, World, enrolled, world};
+
+/// A status of an online device with `cameras`, applying configuration `version`.
+pub(crate) fn status(cameras: &[&str], version: i64) -> v1::StatusMessage {
+    v1::StatusMessage {
+        v: 1,
+        online: true,
+        ts_ms: 1,
+        agent_version: "test".into(),
+        cameras: cameras
+            .iter()
+            .map(|c| v1::CameraStatus {
+                camera: (*c).into(),
+                ..v1::CameraStatus::default()
+            })
+            .collect(),
+        outbox: 0,
+        disk_free_mb: None,
+        temperature_c: None,
+        config_version: version,
+    }
+}
+
+/// A world (organisations A and B, their people, a task of A) and an enrolled device
+/// "Bench" of A, online with cameras cam0 and cam1.
+pub(crate) struct Bench {
+    pub(crate) w: World,
+    pub(crate) id: i64,
+    pub(crate) dev: TestDevice,
+}
+
+pub(crate) async fn bench(app: &TestApp) -> Bench {
+    let w = world(app).await;
+    let creds = enrolled(app, &w.boss, "Bench").await;
+    let dev = TestDevice::of(&creds).await;
+    dev.send_status(&status(&["cam0", "cam1"], 0)).await;
+    online(app, creds.device, &w.eng, true).await;
+    Bench {
+        w,
+        id: creds.device,
+        dev,
+    }
+}
+
+/// Waits until the cloud has device `id` `online`.
+pub(crate) async fn online(app: &TestApp, id: i64, tok: &str, online: bool) {
+    for _ in 0..400 {
+        let d: DeviceDetails = app
+            .get_as(&format!("device/{id}/device_details/"), tok)
+            .await;
+        if d.device.online == online {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("device {id} never became online = {online}");
+}
+
+/// The next command to `dev` within `wait`, if any.
+pub(crate) async fn command_within(
+    dev: &mut TestDevice,
+    wait: Duration,
+) -> Option<v1::CommandMessage> {
+    tokio::time::timeout(wait, dev.next(Channel::Cmd))
+        .await
+        .ok()
+}
+
+/// The next command to `dev`, which must be a configuration: its id and the
+/// configuration.
+pub(crate) async fn next_config(dev: &mut TestDevice) -> (String, DeviceConfig) {
+    let c: v1::CommandMessage = dev.next(Channel::Cmd).await;
+    match c.command {
+        Command::Config { config } => (c.id, config),
+        other => panic!("a configuration, not {other:?}"),
+    }
+}
+
+/// The device's configuration version as the cloud keeps it.
+pub(crate) async fn version(app: &TestApp, id: i64) -> i64 {
+    gemba_cloud::db::device_config::version(&app.state.db, id)
+        .await
+        .unwrap()
+        .unwrap()
+}
