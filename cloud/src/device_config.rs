@@ -102,6 +102,17 @@ pub fn without_passwords(c: &DeviceConfig) -> DeviceConfig {
     c
 }
 
+/// Room left in a command for what is not the configuration (its id, times, the
+/// signature's header and tag), in bytes.
+const COMMAND_OVERHEAD: usize = 1024;
+
+/// Whether `config` fits in one signed command (the contract's largest payload): its
+/// JSON in base64 (a compact JWS) and the command's other parts.
+pub fn fits(config: &DeviceConfig) -> bool {
+    let json = serde_json::to_vec(config).expect("configurations serialise");
+    json.len().div_ceil(3) * 4 + COMMAND_OVERHEAD <= v1::MAX_PAYLOAD_BYTES
+}
+
 /// Device `device`'s configuration as it is now; `None` when the device is gone.
 pub async fn build(state: &AppState, org: i64, device: i64) -> sqlx::Result<Option<DeviceConfig>> {
     let Some(version) = db::version(&state.db, device).await? else {
@@ -170,6 +181,17 @@ pub async fn send(state: &AppState, org: i64, device: i64) -> sqlx::Result<()> {
     let Some(config) = build(state, org, device).await? else {
         return Ok(());
     };
+    if !fits(&config) {
+        // The calls refuse what would not fit (a schedule's task's rules are the one
+        // part that can grow): a task changed since has made it too large.
+        tracing::error!(
+            device,
+            version = config.version,
+            "a device's configuration is over the largest message: not sent; \
+             remove schedules of the device or shorten their tasks"
+        );
+        return Ok(());
+    }
     state
         .mqtt
         .command(&state.db, org, device, Command::Config { config })
@@ -282,6 +304,52 @@ mod tests {
             !kept.contains("p%40ss") && kept.contains("ad%20min@cam"),
             "{kept}"
         );
+    }
+
+    #[test]
+    fn the_largest_configuration_of_ordinary_tasks_fits_and_a_huge_one_does_not() {
+        let task = gemba_shared::api::v1::task::TaskSettings::new(
+            "T".into(),
+            "T\nA:\na;\nB:\nb;\nC:\nc;\nD:\nd;\nE:\ne;\nF:\nf;\nG:\ng;\nH:\nh;\n".into(),
+        );
+        let schedule = |id: i64, engine: &gemba_shared::cycle::EngineConfig| Schedule {
+            id,
+            camera: "c".repeat(100),
+            task: id,
+            engine: engine.clone(),
+            days: vec![0, 1, 2, 3, 4, 5, 6],
+            start: "00:00".into(),
+            end: "24:00".into(),
+        };
+        let engine = gemba_shared::cycle::EngineConfig::from_task(&task);
+        let mut c = DeviceConfig {
+            version: i64::MAX,
+            time_zone: "America/Argentina/ComodRivadavia".into(),
+            remote_cameras: (0..v1::MAX_REMOTE_CAMERAS)
+                .map(|i| RemoteCamera {
+                    name: format!("{i:0>100}"),
+                    url: format!("rtsp://{}", "u".repeat(990)),
+                })
+                .collect(),
+            blur: (0..v1::MAX_BLUR_REGIONS)
+                .map(|_| BlurRegion {
+                    camera: "c".repeat(100),
+                    x: 0.123_456_79,
+                    y: 0.123_456_79,
+                    width: 0.123_456_79,
+                    height: 0.123_456_79,
+                })
+                .collect(),
+            schedules: (1..=v1::MAX_SCHEDULES as i64)
+                .map(|i| schedule(i, &engine))
+                .collect(),
+        };
+        assert!(fits(&c));
+        // A task of thousands of steps, scheduled 64 times, does not.
+        let mut big = engine.clone();
+        big.start_steps = (0..5_000).collect();
+        c.schedules = (1..=64).map(|i| schedule(i, &big)).collect();
+        assert!(!fits(&c));
     }
 
     #[test]

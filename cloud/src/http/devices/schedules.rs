@@ -16,14 +16,14 @@ use gemba_shared::api::v1::Msg;
 use gemba_shared::api::v1::cameras::{
     DeviceSchedule, SCHEDULE_TIME_MESSAGE, ScheduleCreate, SchedulePatch,
 };
-use gemba_shared::mqtt::v1::{MAX_SCHEDULES, check_days, schedules_meet, time_range};
+use gemba_shared::mqtt::v1::{self, MAX_SCHEDULES, check_days, schedules_meet, time_range};
 use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 
 use crate::db::device_config::{self as cfg, ScheduleRow, ScheduleWrite};
 use crate::db::devices::DeviceRow;
 use crate::db::{orgs, tasks};
-use crate::device_config::send;
+use crate::device_config::{build, fits, send};
 use crate::http::devices::blur::check_device_camera;
 use crate::http::devices::{find, for_change};
 use crate::http::error::{ApiError, ApiResult};
@@ -138,22 +138,30 @@ async fn check(
     task: i64,
     days: Vec<u8>,
     times: (Option<&str>, Option<&str>),
-    camera_known: bool,
+    id: Option<i64>,
 ) -> ApiResult<Checked> {
+    // The camera a schedule has keeps working while the device does not list it.
+    let camera_known = match id {
+        Some(id) => cfg::schedule(&state.db, id)
+            .await?
+            .is_some_and(|s| s.camera == camera),
+        None => false,
+    };
     if row.archived {
         return Err(ApiError::non_field(
             "An archived device cannot have schedules.",
         ));
     }
     let camera = check_device_camera(state, row, camera, camera_known).await?;
-    match tasks::get(&state.db, 0, Some(row.organization_id), task).await? {
-        Some(t) if !t.settings().is_deleted => {}
+    let settings = match tasks::get(&state.db, 0, Some(row.organization_id), task).await? {
+        Some(t) if !t.settings().is_deleted => t.settings(),
         _ => return Err(ApiError::field("task", "No such task.")),
-    }
+    };
     check_days(&days).map_err(|m| ApiError::field("days", m))?;
     let (start, end) = check_times(times.0, times.1)?;
     let mut days = days;
     days.sort_unstable();
+    fits_with(state, row, id, &camera, &settings, (&days, &start, &end)).await?;
     Ok(Checked {
         camera,
         task,
@@ -161,6 +169,40 @@ async fn check(
         start,
         end,
     })
+}
+
+/// The device's configuration with schedule `id` (or a new one) as given still fits in
+/// one command (a task's cycle rules are what can grow): a 400 on `task` otherwise.
+async fn fits_with(
+    state: &AppState,
+    row: &DeviceRow,
+    id: Option<i64>,
+    camera: &str,
+    task: &gemba_shared::api::v1::task::TaskSettings,
+    (days, start, end): (&[u8], &str, &str),
+) -> ApiResult<()> {
+    let Some(mut config) = build(state, row.organization_id, row.id).await? else {
+        return Err(ApiError::NotFound);
+    };
+    config.schedules.retain(|s| Some(s.id) != id);
+    config.schedules.push(v1::Schedule {
+        id: id.unwrap_or(i64::MAX),
+        camera: camera.to_string(),
+        task: i64::MAX,
+        engine: gemba_shared::cycle::EngineConfig::from_task(task),
+        days: days.to_vec(),
+        start: start.to_string(),
+        end: end.to_string(),
+    });
+    if fits(&config) {
+        Ok(())
+    } else {
+        Err(ApiError::field(
+            "task",
+            "The device's schedules would be too large to send with this task's rules: \
+             remove some of its schedules.",
+        ))
+    }
 }
 
 /// Writes `c` for device `row` (a new schedule, or `id`'s change) in one transaction
@@ -232,7 +274,7 @@ pub async fn create(
         req.task,
         req.days,
         (req.start.as_deref(), req.end.as_deref()),
-        false,
+        None,
     )
     .await?;
     let id = save(&state, &row, None, &c).await?;
@@ -270,8 +312,6 @@ pub async fn patch(
     req.check_lengths()?;
     let (s, row) = for_schedule(&state, &me, id).await?;
     let camera = req.camera.clone().unwrap_or_else(|| s.camera.clone());
-    // The camera it has keeps working while the device does not list it.
-    let known = camera == s.camera;
     let c = check(
         &state,
         &row,
@@ -282,7 +322,7 @@ pub async fn patch(
             Some(req.start.as_deref().unwrap_or(&s.start_time)),
             Some(req.end.as_deref().unwrap_or(&s.end_time)),
         ),
-        known,
+        Some(id),
     )
     .await?;
     save(&state, &row, Some(id), &c).await?;
