@@ -60,11 +60,13 @@ CREATE INDEX schedules_task ON schedules (task_id);
 -- A JPEG of a camera, asked for ('on_demand') or taken at the device's interval
 -- ('interval'): the row is made when the `screenshot` command is sent (`taken_at`
 -- NULL) and completed when the device's upload arrives (object `object_key` of the
--- organisation's objects).
+-- organisation's objects). No foreign keys, as for cycle clips: a row outlives its
+-- device or organisation until the hourly sweep deletes it with its file
+-- (`cloud/src/screenshots.rs`), as it does those older than `screenshot_days`.
 CREATE TABLE screenshots (
     id {{PK}},
-    organization_id BIGINT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-    device_id BIGINT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+    organization_id BIGINT NOT NULL,
+    device_id BIGINT NOT NULL,
     camera TEXT NOT NULL,
     kind TEXT NOT NULL,
     command_id TEXT NOT NULL,

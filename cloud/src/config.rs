@@ -141,6 +141,9 @@ pub struct Settings {
     /// How often the cloud looks for devices due a screenshot at their interval (the
     /// device setting `screenshot_interval_secs`), in milliseconds.
     pub screenshot_tick_ms: u64,
+    /// Days a screenshot is kept (0: until its device is deleted); the hourly sweep
+    /// deletes older ones, and those of deleted devices, with their files.
+    pub screenshot_days: i64,
     /// The built portal (`web/dist` of `npm run build`), served at `/`; relative to
     /// the working folder.
     pub web_dir: PathBuf,
@@ -246,6 +249,7 @@ impl Default for Settings {
             stream_recheck_ms: 30_000,
             screenshot_wait_ms: 10_000,
             screenshot_tick_ms: 10_000,
+            screenshot_days: 30,
             web_dir: PathBuf::from("web/dist"),
             models_python: "python3".into(),
             trainer_script: PathBuf::from("models/train.py"),

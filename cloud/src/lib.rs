@@ -213,6 +213,7 @@ pub async fn launch(
         }
     };
     tokio::spawn(screenshots::tick_forever(state.clone()));
+    tokio::spawn(screenshots::sweep_every_hour(state.clone()));
     // The peer's address reaches handlers (the mail limits count per client).
     let app = http::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     let addr = listener.local_addr()?;

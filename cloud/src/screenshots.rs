@@ -1,7 +1,8 @@
 //! Screenshots of devices' cameras (issue 29): asking a device for one ([`request`]: a
-//! row, a one-use upload link, the signed `screenshot` command), and the ticker that
-//! asks online devices for one of each camera at their interval ([`tick_forever`]; the
-//! device setting `screenshot_interval_secs`, 0 or absent off, 60 s to a day).
+//! row, a one-use upload link, the signed `screenshot` command), the ticker that asks
+//! online devices for one of each camera at their interval ([`tick_forever`]; the
+//! device setting `screenshot_interval_secs`, 0 or absent off, 60 s to a day), and the
+//! hourly [`sweep`] of old ones and those of deleted devices, files and all.
 //!
 //! Invariants: a screenshot's row exists before its command leaves, so the upload
 //! always finds it; its link uploads that screenshot only, once, for
@@ -11,6 +12,8 @@
 //! each tick: they read the same rows, so only asks in the same instant can double.
 
 use std::time::Duration;
+
+use object_store::ObjectStoreExt;
 
 use gemba_shared::api::v1::cameras::{
     MAX_SCREENSHOT_INTERVAL_SECS, MIN_SCREENSHOT_INTERVAL_SECS, SCREENSHOT_INTERVAL_SETTING,
@@ -104,6 +107,46 @@ pub async fn tick(state: &AppState) -> anyhow::Result<usize> {
         }
     }
     Ok(asked)
+}
+
+/// How long a screenshot asked for and never sent is kept (its row only), in ms.
+const UNANSWERED_MS: i64 = 86_400_000;
+
+/// Deletes the screenshots older than `screenshot_days` (none when 0), those asked for
+/// a day ago and never sent, and those of deleted devices or organisations, with their
+/// files; answers how many.
+pub async fn sweep(state: &AppState) -> anyhow::Result<usize> {
+    let days = state.settings.screenshot_days;
+    let before = (days > 0).then(|| now_ms() - days.saturating_mul(86_400_000));
+    let mut n = 0;
+    loop {
+        let gone =
+            screenshots::take_expired(&state.db, before, now_ms() - UNANSWERED_MS, 500).await?;
+        for s in &gone {
+            let Some(key) = &s.object_key else { continue };
+            let key = crate::objects::key(s.organization_id, key);
+            if let Err(e) = state.objects.delete(&key).await {
+                tracing::warn!(%key, error = %e, "deleting a screenshot's file");
+            }
+        }
+        n += gone.len();
+        if gone.len() < 500 {
+            return Ok(n);
+        }
+    }
+}
+
+/// [`sweep`] every hour, for as long as the cloud runs.
+pub async fn sweep_every_hour(state: AppState) {
+    let mut t = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        t.tick().await;
+        match sweep(&state).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(n, "old screenshots deleted"),
+            Err(e) => tracing::warn!(error = %format!("{e:#}"), "deleting old screenshots"),
+        }
+    }
 }
 
 /// [`tick`] every `screenshot_tick_ms`, for as long as the cloud runs.

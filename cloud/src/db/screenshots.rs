@@ -1,7 +1,8 @@
 //! Screenshots of devices' cameras (issue 29): a row is made when the `screenshot`
 //! command is sent, completed when the device's JPEG arrives (its object key, size and
 //! time), so a screenshot asked for and never sent stays without `taken_at` and is
-//! never listed.
+//! never listed. No foreign keys: rows of a deleted device or organisation stay until
+//! [`take_expired`] hands them to the sweep, which deletes their files.
 
 use sqlx::FromRow;
 
@@ -136,5 +137,26 @@ pub async fn last_interval_request(
     .bind(device)
     .bind(camera)
     .fetch_one(&db.pool)
+    .await
+}
+
+/// Deletes and answers at most `limit` screenshots to sweep: taken before `before`
+/// (unix ms; none when `None`), asked for before `unanswered_before` and never sent, or
+/// of a device that is gone.
+pub async fn take_expired(
+    db: &Db,
+    before: Option<i64>,
+    unanswered_before: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<ScreenshotRow>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "DELETE FROM screenshots WHERE id IN (SELECT s.id FROM screenshots s \
+         WHERE s.taken_at < $1 OR (s.taken_at IS NULL AND s.requested_at < $2) \
+         OR NOT EXISTS (SELECT 1 FROM devices d WHERE d.id = s.device_id) \
+         ORDER BY s.id LIMIT {limit}) RETURNING {COLS}"
+    )))
+    .bind(before)
+    .bind(unanswered_before)
+    .fetch_all(&db.pool)
     .await
 }

@@ -258,5 +258,50 @@ both_with!(
             let (s, v) = app.send_refused(Method::GET, &p, &(), tok).await;
             assert_eq!(s, status, "{p}: {v}");
         }
+
+        // The hourly sweep: a screenshot older than `screenshot_days` goes, file and
+        // all; those asked for and not answered stay a day.
+        let all: Page<Screenshot> = app.get_as(&list, &w.eng).await;
+        let old = &all.results[1];
+        sqlx::query("UPDATE screenshots SET taken_at = 1000 WHERE id = $1")
+            .bind(old.id)
+            .execute(&app.state.db.pool)
+            .await
+            .unwrap();
+        let swept = gemba_cloud::screenshots::sweep(&app.state).await.unwrap();
+        assert_eq!(swept, 1);
+        let page: Page<Screenshot> = app.get_as(&list, &w.eng).await;
+        assert_eq!(page.count, 1);
+        let r = app
+            .client
+            .get(format!("{host}{}", old.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::NOT_FOUND);
+        // A deleted device's screenshots go at the next sweep.
+        let (s, v) = app
+            .call(
+                Method::DELETE,
+                &format!("device/{id}/"),
+                None,
+                Some(&w.boss),
+            )
+            .await;
+        assert!(s.is_success(), "{s} {v}");
+        let swept = gemba_cloud::screenshots::sweep(&app.state).await.unwrap();
+        assert_eq!(swept, 5, "two on demand, one at intervals, two never sent");
+        let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM screenshots")
+            .fetch_one(&app.state.db.pool)
+            .await
+            .unwrap();
+        assert_eq!(left, 0);
+        let r = app
+            .client
+            .get(format!("{host}{}", shot.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::NOT_FOUND);
     }
 );
