@@ -42,7 +42,7 @@ both!(
             (added_[0].camera.as_str(), added_[0].width, added_[0].device),
             ("cam0", 0.5, id)
         );
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.blur.len(), 1);
         assert_eq!((config.blur[0].x, config.blur[0].height), (0.0, 0.25));
 
@@ -54,7 +54,7 @@ both!(
                 &w.eng,
             )
             .await;
-        let _ = next_config(&mut b.dev).await;
+        let _ = next_config(&mut b.dev, &mut b.seen).await;
         let two: Vec<DeviceBlurRegion> = app
             .send_as(
                 Method::PUT,
@@ -67,7 +67,7 @@ both!(
             )
             .await;
         assert_eq!(two.len(), 2);
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.blur.len(), 3);
         let cam0: Vec<DeviceBlurRegion> = app
             .get_as(
@@ -131,7 +131,7 @@ both!(
             let none = body.regions.is_empty();
             assert_eq!(s == StatusCode::OK, none, "{body:?}");
             if none {
-                let _ = next_config(&mut b.dev).await;
+                let _ = next_config(&mut b.dev, &mut b.seen).await;
                 // Put them back as they were.
                 let _: Vec<DeviceBlurRegion> = app
                     .send_as(
@@ -146,7 +146,7 @@ both!(
                         &w.eng,
                     )
                     .await;
-                let _ = next_config(&mut b.dev).await;
+                let _ = next_config(&mut b.dev, &mut b.seen).await;
             }
         }
         let (s, v) = app
@@ -247,7 +247,7 @@ both!(
             )
             .await;
         assert_eq!(m.msg, "Data deleted successfully!");
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.blur.len(), 1);
         assert_eq!(config.blur[0].camera, "cam1");
     }

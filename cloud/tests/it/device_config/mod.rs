@@ -45,6 +45,9 @@ pub(crate) struct Bench {
     pub(crate) w: World,
     pub(crate) id: i64,
     pub(crate) dev: TestDevice,
+    /// The ids of the commands the device took (the broker may deliver one twice, at
+    /// least once; the agent takes each once).
+    pub(crate) seen: std::collections::HashSet<String>,
 }
 
 pub(crate) async fn bench(app: &TestApp) -> Bench {
@@ -57,6 +60,7 @@ pub(crate) async fn bench(app: &TestApp) -> Bench {
         w,
         id: creds.device,
         dev,
+        seen: Default::default(),
     }
 }
 
@@ -84,13 +88,21 @@ pub(crate) async fn command_within(
         .ok()
 }
 
-/// The next command to `dev`, which must be a configuration: its id and the
-/// configuration.
-pub(crate) async fn next_config(dev: &mut TestDevice) -> (String, DeviceConfig) {
-    let c: v1::CommandMessage = dev.next(Channel::Cmd).await;
-    match c.command {
-        Command::Config { config } => (c.id, config),
-        other => panic!("a configuration, not {other:?}"),
+/// The next command to `dev` not `seen` before (noted), which must be a
+/// configuration: its id and the configuration.
+pub(crate) async fn next_config(
+    dev: &mut TestDevice,
+    seen: &mut std::collections::HashSet<String>,
+) -> (String, DeviceConfig) {
+    loop {
+        let c: v1::CommandMessage = dev.next(Channel::Cmd).await;
+        if !seen.insert(c.id.clone()) {
+            continue;
+        }
+        match c.command {
+            Command::Config { config } => return (c.id, config),
+            other => panic!("a configuration, not {other:?}"),
+        }
     }
 }
 

@@ -49,7 +49,7 @@ both!(
             (id, "Bench")
         );
         // The device is sent its configuration, the login in the URL it dials.
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.version, 1);
         assert_eq!(config.time_zone, "UTC");
         assert_eq!(config.remote_cameras.len(), 1);
@@ -64,7 +64,7 @@ both!(
         yard.password = Some("p@ss:w/rd".into());
         let yard: RemoteCam = app.create_as(&path, &yard, &w.eng).await;
         assert_eq!(yard.url, "http://op@cam.local:8080/video.mjpg");
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.version, 2);
         let sent = config
             .remote_cameras
@@ -185,7 +185,7 @@ both!(
         };
         let front: RemoteCam = app.send_as(Method::PATCH, &one, &patch, &w.eng).await;
         assert_eq!((front.name.as_str(), front.has_password), ("front", true));
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert!(
             config
                 .remote_cameras
@@ -202,7 +202,7 @@ both!(
             (front.url.as_str(), front.has_password),
             ("rtsps://admin@10.0.0.6/main", false)
         );
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert!(
             config
                 .remote_cameras
@@ -217,12 +217,12 @@ both!(
         let _: RemoteCam = app
             .send_as(Method::PATCH, &one, &json!({"name": "front"}), &w.eng)
             .await;
-        let _ = next_config(&mut b.dev).await;
+        let _ = next_config(&mut b.dev, &mut b.seen).await;
 
         // Detached: gone from the list and from what the device is sent.
         let m: Msg = app.send_as(Method::DELETE, &one, &(), &w.eng).await;
         assert_eq!(m.msg, "Data deleted successfully!");
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(
             config
                 .remote_cameras

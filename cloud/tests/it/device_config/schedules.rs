@@ -49,7 +49,7 @@ both!(
             ("06:00", "14:00", "UTC")
         );
         assert_eq!(early.task_name, "Pump");
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.schedules.len(), 1);
         let s = &config.schedules[0];
         assert_eq!(
@@ -65,7 +65,7 @@ both!(
                 &w.eng,
             )
             .await;
-        let _ = next_config(&mut b.dev).await;
+        let _ = next_config(&mut b.dev, &mut b.seen).await;
         let _: DeviceSchedule = app
             .create_as(
                 "device/add_schedules",
@@ -73,7 +73,7 @@ both!(
                 &w.eng,
             )
             .await;
-        let _ = next_config(&mut b.dev).await;
+        let _ = next_config(&mut b.dev, &mut b.seen).await;
         // Another camera at the same hours.
         let _: DeviceSchedule = app
             .create_as(
@@ -82,7 +82,7 @@ both!(
                 &w.eng,
             )
             .await;
-        let _ = next_config(&mut b.dev).await;
+        let _ = next_config(&mut b.dev, &mut b.seen).await;
 
         // Bad input: each refused, nothing written or sent.
         let before = version(&app, id).await;
@@ -172,7 +172,7 @@ both!(
             (moved.start.as_str(), moved.end.as_str()),
             ("05:00", "14:00")
         );
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert!(
             config
                 .schedules
@@ -239,7 +239,7 @@ both!(
             )
             .await;
         assert_eq!(o.time_zone, "Europe/Berlin");
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.time_zone, "Europe/Berlin");
         let list: Vec<DeviceSchedule> = app.get_as(&list_path, &w.eng).await;
         assert!(list.iter().all(|s| s.time_zone == "Europe/Berlin"));
@@ -253,7 +253,7 @@ both!(
                 &w.eng,
             )
             .await;
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert!(config.schedules.iter().all(|s| s.engine.steps == 3));
 
         // Deleted: the device stops following it.
@@ -266,7 +266,7 @@ both!(
             )
             .await;
         assert_eq!(m.msg, "Data deleted successfully!");
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert!(!config.schedules.iter().any(|s| s.id == late.id));
         assert_eq!(config.schedules.len(), 3);
     }

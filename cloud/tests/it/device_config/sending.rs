@@ -30,7 +30,7 @@ both_with!(
         let _: Vec<DeviceBlurRegion> = app
             .create_as("device/blur_regions", &blur(0.0), &w.eng)
             .await;
-        let (first, config) = next_config(&mut b.dev).await;
+        let (first, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.version, 1);
         // Heartbeats that predate it: it is waiting for its answer, not sent again.
         for _ in 0..3 {
@@ -58,7 +58,7 @@ both_with!(
         );
         tokio::time::sleep(Duration::from_millis(1_600)).await;
         b.dev.send_status(&status(&["cam0", "cam1"], 0)).await;
-        let (again, config) = next_config(&mut b.dev).await;
+        let (again, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.version, 1);
         b.dev.ack(&again, true, "").await;
         // Up to date: nothing.
@@ -85,7 +85,7 @@ both_with!(
         );
         // …and it goes as soon as the device is back and says it has version 1.
         b.dev.send_status(&status(&["cam0", "cam1"], 1)).await;
-        let (_, config) = next_config(&mut b.dev).await;
+        let (_, config) = next_config(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.version, 2);
         assert_eq!(config.blur.len(), 2);
     }
