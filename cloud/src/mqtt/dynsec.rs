@@ -137,6 +137,7 @@ mod tests {
                 ("publishClientSend", "gemba/v1/5/7/cycles"),
                 ("publishClientSend", "gemba/v1/5/7/events"),
                 ("publishClientSend", "gemba/v1/5/7/cmd/ack"),
+                ("publishClientSend", "gemba/v1/5/7/rtc/answer"),
                 ("subscribeLiteral", "gemba/v1/5/7/cmd"),
                 ("subscribeLiteral", "gemba/v1/5/7/cycles/ack"),
                 ("subscribeLiteral", "gemba/v1/5/7/rtc"),
