@@ -213,11 +213,9 @@ async fn live_step(
             if let Err(e) = gemba_shared::api::v1::device::check_camera(&camera) {
                 return Ok(Some(error(format!("Camera {camera:?}: {e}"))));
             }
-            if !org_devices(state, me, org)
-                .await?
-                .iter()
-                .any(|d| d.id == device)
-            {
+            // One row, not the organisation's whole list: this runs on every request.
+            let row = devices::get(&state.db, me.user.id, Some(org), device).await?;
+            if row.is_none_or(|r| r.archived) {
                 return Ok(Some(error(format!("Device {device} not found."))));
             }
             let session = uuid::Uuid::new_v4().to_string();

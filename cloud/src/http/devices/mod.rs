@@ -165,6 +165,21 @@ async fn for_change(
     Ok(row)
 }
 
+/// A device's record (`found`, a remote camera or a schedule: `device_of` says whose)
+/// and its device, for a change by `me`: 403 without `OperateDevices` whatever the
+/// record, 404 when there is none or it is another organisation's.
+async fn record_for_change<T>(
+    state: &AppState,
+    me: &AuthUser,
+    found: Option<T>,
+    device_of: impl Fn(&T) -> i64,
+) -> ApiResult<(T, DeviceRow)> {
+    me.require(Permission::OperateDevices)?;
+    let record = found.ok_or(ApiError::NotFound)?;
+    let row = for_change(state, me, device_of(&record), Permission::OperateDevices).await?;
+    Ok((record, row))
+}
+
 async fn answer(state: &AppState, row: DeviceRow) -> ApiResult<axum::Json<Device>> {
     let mut v = devices::with_tasks(&state.db, vec![row]).await?;
     Ok(axum::Json(v.remove(0)))

@@ -16,7 +16,7 @@ use gemba_shared::validate::Bounded;
 use crate::db::device_config::{self as cfg, CamWrite, RemoteCamRow};
 use crate::db::devices::DeviceRow;
 use crate::device_config::{send, split_login, with_login};
-use crate::http::devices::{find, for_change};
+use crate::http::devices::{find, for_change, record_for_change};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path};
 use crate::state::AppState;
@@ -183,12 +183,8 @@ async fn cam_for_change(
     me: &AuthUser,
     id: i64,
 ) -> ApiResult<(RemoteCamRow, DeviceRow)> {
-    me.require(Permission::OperateDevices)?;
-    let cam = cfg::remote_cam(&state.db, id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    let row = for_change(state, me, cam.device_id, Permission::OperateDevices).await?;
-    Ok((cam, row))
+    let found = cfg::remote_cam(&state.db, id).await?;
+    record_for_change(state, me, found, |c| c.device_id).await
 }
 
 /// Changes remote camera `id` (name, URL, login) and sends its device the

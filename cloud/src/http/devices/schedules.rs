@@ -25,7 +25,7 @@ use crate::db::devices::DeviceRow;
 use crate::db::{orgs, tasks};
 use crate::device_config::{build, fits, send};
 use crate::http::devices::blur::check_device_camera;
-use crate::http::devices::{find, for_change};
+use crate::http::devices::{find, for_change, record_for_change};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
 use crate::state::AppState;
@@ -291,12 +291,8 @@ async fn for_schedule(
     me: &AuthUser,
     id: i64,
 ) -> ApiResult<(ScheduleRow, DeviceRow)> {
-    me.require(Permission::OperateDevices)?;
-    let s = cfg::schedule(&state.db, id)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    let row = for_change(state, me, s.device_id, Permission::OperateDevices).await?;
-    Ok((s, row))
+    let found = cfg::schedule(&state.db, id).await?;
+    record_for_change(state, me, found, |s| s.device_id).await
 }
 
 /// Changes schedule `id` (camera, task, weekdays, times).
