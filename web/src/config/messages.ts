@@ -18,3 +18,13 @@ export const TASK_HISTORY_FAILED = 'Failed to fetch task history';
 export const TASK_REVERT_FAILED = 'Failed to revert task';
 export const CHANGES_SAVE_FAILED = 'Error occurred in saving your changes!';
 export const MODEL_UPDATE_FAILED = 'error occurred in updating the model on Task!';
+
+// Remote cameras (section 8): the heads of the failure toasts.
+export const REMOTE_CAMS_FETCH_FAILED = 'Error occurred while fetching Remote Cams Devices!';
+export const REMOTE_CAM_CREATE_FAILED = "there's some error while assigning new device to remote cam";
+export const REMOTE_CAM_UPDATE_FAILED = "there's some error while updating remote cam details";
+export const REMOTE_CAM_DELETE_FAILED = "there's some error while deleting remote cam device";
+
+/** A schedule without a proper time range (section 5; `SCHEDULE_TIME_MESSAGE` of
+ * `gemba_shared::api::v1::cameras`, which the server answers on `start`). */
+export const SCHEDULE_TIME_MESSAGE = 'Schedule time is not properly selected!';

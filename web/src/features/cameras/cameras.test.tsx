@@ -1,54 +1,13 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { HttpResponse, http } from 'msw';
 
-import type { CameraStatus, Device, StatusMessage } from '@/api/generated';
+import type { Device } from '@/api/generated';
 import { signInAs } from '@/testing/helpers';
 import { FakePeerConnection, TEST_ICE, fakeWebRtc, liveServer, paint } from '@/testing/live';
 import { renderApp } from '@/testing/render-app';
-import { apiUrl, server } from '@/testing/server';
+import { server } from '@/testing/server';
 
-const SEEN = new Date(2026, 1, 3, 4, 5, 6).getTime();
-
-const camera = (name: string, extra: Partial<CameraStatus> = {}): CameraStatus => ({
-  camera: name,
-  task: null,
-  fps: 0,
-  model_version: null,
-  state: 'idle',
-  generation: 0,
-  ...extra,
-});
-
-const status = (online: boolean, cameras: CameraStatus[]): StatusMessage => ({
-  v: 1,
-  online,
-  ts_ms: SEEN,
-  agent_version: '0.4.0',
-  cameras,
-  outbox: 0,
-  disk_free_mb: null,
-  temperature_c: null,
-});
-
-const device = (id: number, name: string, online: boolean, cameras: CameraStatus[] | null): Device => ({
-  id,
-  display_name: name,
-  Serial_number: `SN-${id}`,
-  Type: 'workstation',
-  starred: false,
-  active: true,
-  is_archived: false,
-  organization: 1,
-  department: null,
-  enrolled: true,
-  online,
-  last_seen: SEEN,
-  status: cameras === null ? null : status(online, cameras),
-  settings: {},
-  tasks: [],
-  created_at: SEEN,
-});
+import { SEEN, camera, device, devicesApi as devicesHandlers, status } from './fixtures';
 
 const DEVICES = [
   device(7, 'Bench', true, [
@@ -60,7 +19,7 @@ const DEVICES = [
 ];
 
 function devicesApi(rows: Device[] = DEVICES) {
-  server.use(http.get(apiUrl('device/device_org/1/'), () => HttpResponse.json(rows)));
+  server.use(...devicesHandlers(rows));
 }
 
 const tile = (name: string) => screen.getByRole('button', { name });

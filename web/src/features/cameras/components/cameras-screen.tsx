@@ -5,15 +5,18 @@ import { useSearchParams } from 'react-router';
 import type { Device } from '@/api/generated';
 import { deviceListQuery } from '@/api/devices';
 import type { LiveSignalling } from '@/api/live-view';
+import { useActiveFeatures } from '@/api/subscriptions';
 import { useLiveSignalling } from '@/api/use-live-view';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
+import { can } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
 
 import { CameraPlayer } from './camera-player';
 import { CameraTile } from './camera-tile';
+import { RemoteCams } from './remote-cams';
 
 /** The address's `watch` value: the camera open in the player, `{device}/{camera}`. */
 const WATCH = 'watch';
@@ -24,7 +27,9 @@ const WATCH = 'watch';
  * it last reported. Tiles of online devices play (one device stream for the whole
  * screen, a session per tile); an offline device's tiles say so and ask for nothing.
  * A tile opens the full-screen player (`?watch=7/cam0`, so Back closes it). The device
- * stream also keeps the devices' status live.
+ * stream also keeps the devices' status live. Under each device's tiles, its remote
+ * (RTSP, HTTP) cameras, added, changed and deleted here by the roles that operate
+ * devices in an organisation holding 'Devices' (what the server asks of a change).
  */
 export default function CamerasScreen() {
   const s = useSession();
@@ -32,6 +37,8 @@ export default function CamerasScreen() {
   const q = useQuery({ ...deviceListQuery(org ?? 0), enabled: org !== null });
   const { signal, state } = useLiveSignalling(org);
   const [params, setParams] = useSearchParams();
+  const features = useActiveFeatures(org);
+  const editable = s.role !== null && can(s.role, 'OperateDevices') && features.has('Devices');
 
   const watched = parseWatch(params.get(WATCH));
   const player = watched && q.data ? findCamera(q.data, watched) : null;
@@ -58,21 +65,23 @@ export default function CamerasScreen() {
           <p>A device's cameras show here once it is enrolled and reports them.</p>
         </EmptyState>
       ) : (
-        q.data.map((d) => <DeviceCameras key={d.id} device={d} signal={signal} onOpen={(c) => open(d, c)} />)
+        q.data.map((d) => <DeviceCameras key={d.id} device={d} signal={signal} editable={editable} onOpen={(c) => open(d, c)} />)
       )}
       {player ? <CameraPlayer signal={signal} device={player.device} camera={player.camera} onClose={close} /> : null}
     </section>
   );
 }
 
-/** One device's tiles under its name and whether it is online. */
+/** One device's tiles under its name and whether it is online, then its remote cameras. */
 function DeviceCameras({
   device,
   signal,
+  editable,
   onOpen,
 }: {
   device: Device;
   signal: LiveSignalling | null;
+  editable: boolean;
   onOpen: (camera: string) => void;
 }) {
   const id = useId();
@@ -92,6 +101,7 @@ function DeviceCameras({
           ))}
         </ul>
       )}
+      <RemoteCams device={device} editable={editable} />
     </section>
   );
 }

@@ -23,3 +23,13 @@ export const liveClass = (state: LiveState | null) => `live-state live-${state =
 
 /** What the camera itself does, from its device's last status. */
 export const cameraText = (c: CameraStatus, device: Device) => `Camera: ${cameraState(c, device)}`;
+
+/**
+ * What a remote camera does, from its device's last status (which lists it like any
+ * camera once the device applies its configuration).
+ */
+export function remoteCamState(name: string, device: Device): string {
+  if (!device.online) return 'Device offline';
+  const c = device.status?.cameras.find((x) => x.camera === name);
+  return c ? cameraState(c, device) : 'Not reported by the device yet';
+}
