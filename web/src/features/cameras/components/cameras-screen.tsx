@@ -67,7 +67,7 @@ export default function CamerasScreen() {
       ) : (
         q.data.map((d) => <DeviceCameras key={d.id} device={d} signal={signal} editable={editable} onOpen={(c) => open(d, c)} />)
       )}
-      {player ? <CameraPlayer signal={signal} device={player.device} camera={player.camera} onClose={close} /> : null}
+      {player ? <CameraPlayer signal={signal} device={player.device} camera={player.camera} editable={editable} onClose={close} /> : null}
     </section>
   );
 }
