@@ -7,15 +7,17 @@ import { Dialog } from '@/components/ui/dialog';
 
 import { BlurEditor } from './blur-editor';
 import { cameraText, cameraTitle, liveClass, liveText } from './live-bits';
+import { Screenshots } from './screenshots';
 
-const VIEWS = { live: 'Live', blur: 'Blur regions' } as const;
+const VIEWS = { live: 'Live', blur: 'Blur regions', shots: 'Screenshots' } as const;
 type View = keyof typeof VIEWS;
 
 /**
  * The full-screen player: one camera large, with its own session (the device encodes
  * once for the tile and this), the viewer's state and what the camera does; the
  * browser's full screen on request. Beside the live picture, the camera's blur regions
- * (`editable`: changed there too); the live session ends while they are shown.
+ * (`editable`: changed there too) and its screenshots; the live session ends while
+ * either is shown.
  */
 export function CameraPlayer({
   signal,
@@ -43,6 +45,7 @@ export function CameraPlayer({
       </div>
       {view === 'live' ? <LiveView signal={signal} device={device} camera={camera} title={title} /> : null}
       {view === 'blur' ? <BlurEditor device={device} camera={camera.camera} editable={editable} /> : null}
+      {view === 'shots' ? <Screenshots device={device} camera={camera.camera} /> : null}
       <div className="dialog-actions">
         <button type="button" onClick={onClose}>
           Close
