@@ -8,7 +8,7 @@ import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
 import { formatClock, lightChange, unsureSentence } from './components/camera-drift';
-import { SEEN, details, device, devicesFeature } from './fixtures';
+import { SEEN, details, device, deviceConfigApi, devicesFeature } from './fixtures';
 
 /** 02/03/26 04:05:06 local time plus `s` seconds. */
 const at = (s: number) => SEEN + s * 1000;
@@ -75,6 +75,7 @@ test('a camera whose model is unsure shows since when on the viewer’s clock, i
     devicesFeature(),
     http.get(apiUrl('device/7/device_details/'), () => HttpResponse.json(bench())),
     http.get(apiUrl('organization/task/'), () => HttpResponse.json([])),
+    ...deviceConfigApi(),
   );
   signInAs('org_user', 1);
   renderApp('/user/devices/7');
@@ -104,6 +105,7 @@ test('a device whose models are sure shows no warning and says it has no camera 
       HttpResponse.json({ ...d, status: { ...d.status!, cameras }, camera_events: [] }),
     ),
     http.get(apiUrl('organization/task/'), () => HttpResponse.json([])),
+    ...deviceConfigApi(),
   );
   signInAs('org_user', 1);
   renderApp('/user/devices/7');

@@ -8,7 +8,7 @@ import { advance, fakeClock } from '@/testing/clock';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
-import { SEEN, details, device, devicesFeature, engine, task } from './fixtures';
+import { SEEN, details, device, deviceConfigApi, devicesFeature, engine, task } from './fixtures';
 
 const SENT = new Date(2026, 1, 3, 4, 6, 0).getTime();
 const ACKED = new Date(2026, 1, 3, 4, 6, 1).getTime();
@@ -88,7 +88,7 @@ class FakeDevice {
 let fake: FakeDevice;
 beforeEach(() => {
   fake = new FakeDevice();
-  server.use(devicesFeature(), ...fake.handlers());
+  server.use(devicesFeature(), ...fake.handlers(), ...deviceConfigApi());
 });
 
 const region = (name: string) => screen.getByRole('region', { name });

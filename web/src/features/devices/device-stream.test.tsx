@@ -11,7 +11,7 @@ import { apiUrl, server } from '@/testing/server';
 import { fakeStream } from '@/testing/stream';
 
 import { deviceKey, deviceListKey } from './api/devices';
-import { SEEN, details, device, devicesFeature } from './fixtures';
+import { SEEN, details, device, deviceConfigApi, devicesFeature } from './fixtures';
 
 const LATER = SEEN + 60_000;
 
@@ -38,6 +38,7 @@ test("a device's page hears the device go online and its cameras' frame rates as
       return HttpResponse.json(details(device(7, 'Bench 7')));
     }),
     http.get(apiUrl('organization/task/'), () => HttpResponse.json([])),
+    ...deviceConfigApi(),
   );
   const conns = fakeStream(() => ({ event: 'devices', data: [device(7, 'Bench 7')] }));
   renderApp('/user/devices/7');

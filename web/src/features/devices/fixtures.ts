@@ -88,3 +88,15 @@ export const engine: EngineConfig = {
   strict_order: false,
   background_to_step: false,
 };
+
+/**
+ * What a device's page asks beside the device (its schedules, its remote cameras, the
+ * organisation's time zone), answered empty unless a test says.
+ */
+export const deviceConfigApi = () => [
+  http.get(apiUrl('device/get_schedules'), () => HttpResponse.json([])),
+  http.get(apiUrl('device/remote_cam/:id/'), () => HttpResponse.json([])),
+  http.get(apiUrl('organization/'), () =>
+    HttpResponse.json([{ id: 1, name: 'acme', org_name_to_display: 'ACME', use_proxy_server: false, created_at: SEEN, time_zone: 'Europe/Berlin' }]),
+  ),
+];

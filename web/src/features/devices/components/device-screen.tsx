@@ -22,6 +22,7 @@ import { deviceQuery, deviceTasksQuery, newEnrolmentCode, putDevice, revokeDevic
 import { CameraEvents, UnsureNotices, certainty } from './camera-drift';
 import { OnlineBadge } from './device-bits';
 import { EnrolmentCodePanel } from './enrolment-code-panel';
+import { ScheduleEditor } from './schedule-editor';
 import { StartTaskForm } from './start-task-form';
 
 /** The device id in the address, else null (not a positive integer). */
@@ -40,7 +41,8 @@ function idParam(v: string | undefined): number | null {
  * camera's model is unsure, a warning saying since when, with the figures now and when
  * it was sure, and the record of such events (`camera-drift.tsx`) (a start the device refused says why among the camera tasks); what keeps it from working that the cloud knows (`notice`: the demo station
  * whose agent could not start, with the fix); what its cameras are set to run, each with Stop, and a form starting a task
- * on a camera (a 400's messages next to the fields); its latest cycles (cycle time, steps
+ * on a camera (a 400's messages next to the fields); its weekly schedules (the grid and
+ * the list, added, changed and deleted there: `schedule-editor.tsx`); its latest cycles (cycle time, steps
  * as a coloured bar, good or bad and why); the commands last sent and how the
  * device acknowledged them. Roles holding `ManageDevices` also get a new enrolment code
  * (to enrol it again) and revoke its credentials (after a confirmation). An unknown
@@ -150,6 +152,10 @@ function DeviceView({ device }: { device: DeviceDetails }) {
       <Part title="Camera tasks">
         <CameraTaskTable device={device} operate={operate} />
         {operate ? <StartTaskForm device={device.id} tasks={tasks.data} tasksError={tasks.error} /> : null}
+      </Part>
+
+      <Part title="Schedules">
+        <ScheduleEditor device={device} operate={operate} tasks={tasks.data} />
       </Part>
 
       <Part title="Latest cycles">
