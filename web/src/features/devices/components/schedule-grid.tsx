@@ -53,11 +53,11 @@ export function ScheduleGrid({
               borderLeftColor: colour(b.schedule.camera),
             };
             const text = (
-              <>
+              <span>
                 <strong>{b.schedule.camera}</strong> {b.schedule.task_name || `Task ${b.schedule.task}`}
                 <br />
                 {b.schedule.start}–{b.schedule.end}
-              </>
+              </span>
             );
             return onOpen ? (
               <button key={b.schedule.id} type="button" className="week-block" style={style} title={name} aria-label={name} onClick={() => onOpen(b.schedule)}>
