@@ -260,14 +260,15 @@ async function publishSigned(c: Credentials, channel: 'status' | 'cycles', ...ms
   }
 }
 
-/** Says the enrolled device `c` is online (or offline), as its agent would. */
-export async function sayStatus(c: Credentials, online: boolean): Promise<void> {
+/** Says the enrolled device `c` is online (or offline), as its agent would, with its
+ * cameras (`cameras`: their names, each idle). */
+export async function sayStatus(c: Credentials, online: boolean, cameras: string[] = []): Promise<void> {
   const status: StatusMessage = {
     v: 1,
     online,
     ts_ms: Date.now(),
     agent_version: 'e2e',
-    cameras: [],
+    cameras: cameras.map((camera) => ({ camera, task: null, fps: 0, model_version: null, state: 'idle', generation: 0 })),
     outbox: 0,
     disk_free_mb: null,
     temperature_c: null,
