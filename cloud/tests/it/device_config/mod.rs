@@ -13,6 +13,7 @@ mod sending;
 use std::time::Duration;
 
 use gemba_shared::api::v1::device::DeviceDetails;
+use gemba_shared::api::v1::stream::ServerEvent;
 use gemba_shared::mqtt::v1::{self, Channel, Command, DeviceConfig};
 
 use crate::common::*;
@@ -45,16 +46,37 @@ pub(crate) struct Bench {
     pub(crate) w: World,
     pub(crate) id: i64,
     pub(crate) dev: TestDevice,
-    /// The ids of the commands the device took (the broker may deliver one twice, at
-    /// least once; the agent takes each once).
-    pub(crate) seen: std::collections::HashSet<String>,
+    pub(crate) seen: Seen,
+}
+
+/// What the device took: the ids of its commands (the broker may deliver one twice, at
+/// least once; the agent takes each once) and the newest configuration version.
+#[derive(Default)]
+pub(crate) struct Seen {
+    ids: std::collections::HashSet<String>,
+    version: i64,
 }
 
 pub(crate) async fn bench(app: &TestApp) -> Bench {
     let w = world(app).await;
     let creds = enrolled(app, &w.boss, "Bench").await;
     let dev = TestDevice::of(&creds).await;
+    // Until the cloud has done all its first status calls for (its event comes last), a
+    // change made now could be sent twice.
+    let mut events = app.state.events.subscribe();
     dev.send_status(&status(&["cam0", "cam1"], 0)).await;
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let e = events.recv().await.expect("the cloud's events");
+            if e.device == creds.device
+                && matches!(&e.event, ServerEvent::DeviceStatus(s) if s.online)
+            {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("the device's first status taken within 10 s");
     online(app, creds.device, &w.eng, true).await;
     Bench {
         w,
@@ -88,15 +110,26 @@ pub(crate) async fn command_within(
         .ok()
 }
 
-/// The next command to `dev` not `seen` before (noted), which must be a
-/// configuration: its id and the configuration.
-pub(crate) async fn next_config(
-    dev: &mut TestDevice,
-    seen: &mut std::collections::HashSet<String>,
-) -> (String, DeviceConfig) {
+/// The next configuration sent to `dev` newer than any `seen` (noted): its command's id
+/// and the configuration. One sent again is passed over: a status that predates a
+/// change may be read after the change's commit and before its own send, and then
+/// both send it (harmless: the agent applies a version once).
+pub(crate) async fn next_config(dev: &mut TestDevice, seen: &mut Seen) -> (String, DeviceConfig) {
+    loop {
+        let (id, config) = config_again(dev, seen).await;
+        if config.version > seen.version {
+            seen.version = config.version;
+            return (id, config);
+        }
+    }
+}
+
+/// The next command to `dev` not `seen` before (noted), which must be a configuration,
+/// whichever its version: its id and the configuration.
+pub(crate) async fn config_again(dev: &mut TestDevice, seen: &mut Seen) -> (String, DeviceConfig) {
     loop {
         let c: v1::CommandMessage = dev.next(Channel::Cmd).await;
-        if !seen.insert(c.id.clone()) {
+        if !seen.ids.insert(c.id.clone()) {
             continue;
         }
         match c.command {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use gemba_shared::api::v1::cameras::{BlurRegionsWrite, DeviceBlurRegion, Rect};
 
-use super::{bench, command_within, next_config, online, status, version};
+use super::{bench, command_within, config_again, next_config, online, status, version};
 use crate::both_with;
 use crate::common::*;
 
@@ -58,7 +58,7 @@ both_with!(
         );
         tokio::time::sleep(Duration::from_millis(1_600)).await;
         b.dev.send_status(&status(&["cam0", "cam1"], 0)).await;
-        let (again, config) = next_config(&mut b.dev, &mut b.seen).await;
+        let (again, config) = config_again(&mut b.dev, &mut b.seen).await;
         assert_eq!(config.version, 1);
         b.dev.ack(&again, true, "").await;
         // Up to date: nothing.
