@@ -52,23 +52,30 @@ pub enum Step {
 
 /// What device status `s` lacks of the settings `set`: a start for each camera set
 /// running whose status shows another task or none, a stop for each camera that runs a
-/// task it is not set to run (unless it is told to start).
+/// task it is not set to run (unless it is told to start); nothing for a camera whose
+/// status says a schedule runs it (`CameraStatus::schedule`).
 pub fn plan(set: &[CameraTask], s: &v1::StatusMessage) -> Vec<Step> {
     let runs = |camera: &str, task: i64| {
         s.cameras
             .iter()
             .any(|c| c.camera == camera && c.task == Some(task))
     };
+    // A camera a schedule runs is the device's until the schedule's window ends.
+    let scheduled = |camera: &str| {
+        s.cameras
+            .iter()
+            .any(|c| c.camera == camera && c.schedule.is_some())
+    };
     let mut steps: Vec<Step> = set
         .iter()
-        .filter(|t| t.running && !runs(&t.camera, t.task))
+        .filter(|t| t.running && !runs(&t.camera, t.task) && !scheduled(&t.camera))
         .map(|t| Step::Start {
             camera: t.camera.clone(),
             task: t.task,
             generation: t.generation,
         })
         .collect();
-    for c in &s.cameras {
+    for c in s.cameras.iter().filter(|c| c.schedule.is_none()) {
         let Some(task) = c.task else { continue };
         let setting = set.iter().find(|t| t.camera == c.camera);
         let wanted = setting.is_some_and(|t| t.running && t.task == task);
@@ -272,6 +279,20 @@ mod tests {
         s.cameras[0].state = v1::CameraState::Failed;
         s.cameras[0].error = Some("camera cam0 (rtsp://x): unreachable".into());
         assert!(plan(&[set("cam0", 2, true, 1)], &s).is_empty());
+    }
+
+    #[test]
+    fn a_camera_a_schedule_runs_is_left_to_the_device_until_its_window_ends() {
+        // Set to task 2 from the portal; a schedule runs task 7 on it, and another
+        // runs on a camera the portal never set.
+        let mut s = status(&[("cam0", Some(7)), ("cam1", Some(8))]);
+        s.cameras[0].schedule = Some(3);
+        s.cameras[1].schedule = Some(4);
+        assert!(plan(&[set("cam0", 2, true, 5)], &s).is_empty());
+        // The window over: the portal's setting again.
+        s.cameras[0].schedule = None;
+        s.cameras[0].task = None;
+        assert_eq!(plan(&[set("cam0", 2, true, 5)], &s).len(), 1);
     }
 
     #[test]

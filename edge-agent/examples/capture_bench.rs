@@ -41,6 +41,7 @@ fn opts() -> capture::Options {
         fast: true,
         clips: None,
         live: None,
+        blur: Default::default(),
     }
 }
 

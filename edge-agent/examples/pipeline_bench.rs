@@ -56,6 +56,7 @@ fn fast(model: &Model) -> capture::Options {
         fast: true,
         clips: None,
         live: None,
+        blur: Default::default(),
     }
 }
 
@@ -95,6 +96,7 @@ impl Cameras<'_> {
                                 fast: false,
                                 clips: clips.then(Default::default),
                                 live: None,
+                                blur: Default::default(),
                             },
                             task: 1,
                             engine: self.engine.clone(),

@@ -57,6 +57,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
             fast: true,
             clips: None,
             live: None,
+            blur: Default::default(),
         },
     )?;
     let mut labels = truth.steps.clone();

@@ -11,4 +11,5 @@ pub mod http;
 pub mod infer;
 pub mod live;
 pub mod outbox;
+pub mod schedules;
 pub mod sync;

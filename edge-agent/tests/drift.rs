@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 mod common;
-use common::{Cloud, cloud, demo, enroll, interrupt, run_cameras, wait_for};
+use common::{Portal, cloud, demo, enroll, interrupt, run_cameras, wait_for};
 
 /// Seconds of footage, and when its light falls.
 const SECONDS: u32 = 60;
@@ -42,54 +42,6 @@ fn darkening(dir: &Path) -> PathBuf {
         .expect("GEMBA_MODELS_PYTHON (scripts/lib.sh sets it up)");
     assert!(st.success(), "making the darkening footage");
     out.with_extension("mp4")
-}
-
-/// A session of the seeded super admin (its second factor turned off for the test), as
-/// the portal would call with it: GET `path` of the API.
-struct Portal {
-    http: reqwest::Client,
-    url: String,
-    token: String,
-}
-
-impl Portal {
-    async fn sign_in(c: &Cloud) -> Portal {
-        sqlx::query("UPDATE users SET require_otp = 0 WHERE email = 'admin@agent.test'")
-            .execute(&c.state.db.pool)
-            .await
-            .unwrap();
-        let http = reqwest::Client::new();
-        let login: Value = http
-            .post(format!("{}/api/account/login_v2", c.url))
-            .json(&json!({"email": "admin@agent.test", "password": "Admin-pass-1"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let token = login["token"]
-            .as_str()
-            .unwrap_or_else(|| panic!("signed in: {login}"))
-            .to_string();
-        Portal {
-            http,
-            url: c.url.clone(),
-            token,
-        }
-    }
-
-    async fn get(&self, path: &str) -> Value {
-        let r = self
-            .http
-            .get(format!("{}/api/{path}", self.url))
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .unwrap();
-        assert!(r.status().is_success(), "{path}: {}", r.status());
-        r.json().await.unwrap()
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -221,6 +221,10 @@ pub mod v1 {
         pub sure_share: Option<f32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sure_brightness: Option<f32>,
+        /// The schedule (`DeviceConfig::schedules`, by id) that started its task, while
+        /// its window lasts: the cloud leaves the camera to it until then.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub schedule: Option<i64>,
     }
 
     /// A frame whose most likely label has a probability under this is one the model

@@ -119,7 +119,7 @@ impl Agent {
         task: i64,
         engine: EngineConfig,
     ) -> anyhow::Result<(Job, Model)> {
-        let Some(cam) = self.cfg.cameras.iter().find(|c| c.name == camera) else {
+        let Some(cam) = self.camera(camera) else {
             bail!("this device has no camera {camera}");
         };
         let model = Model::load(&self.model_for(task))?;
@@ -135,6 +135,7 @@ impl Agent {
                 fast: self.cfg.fast,
                 clips: self.cfg.clips,
                 live: None,
+                blur: self.blur_of(camera),
             },
             task,
             engine,
@@ -149,11 +150,11 @@ impl Agent {
 
     pub(super) fn status(&self) -> StatusMessage {
         let cameras = self
-            .cfg
-            .cameras
+            .cameras()
             .iter()
             .map(|c| {
                 let generation = self.running.generations.get(&c.name).copied().unwrap_or(0);
+                let schedule = self.running.scheduled.run(&c.name).map(|r| r.schedule);
                 if let Some(w) = self.workers.get(&c.name) {
                     let st = w.stats.lock().expect("stats lock").clone();
                     return CameraStatus {
@@ -173,6 +174,7 @@ impl Agent {
                         unsure_since_ms: st.drift.unsure_since_ms,
                         sure_share: st.drift.sure.map(|f| f.unsure_share),
                         sure_brightness: st.drift.sure.map(|f| f.brightness),
+                        schedule,
                         ..CameraStatus::default()
                     };
                 }
@@ -188,6 +190,7 @@ impl Agent {
                         error: Some(at_most_1000(f.error.clone())),
                         since_ms: Some(f.since_ms),
                         retry_at_ms: Some(f.retry_at_ms),
+                        schedule,
                         ..CameraStatus::default()
                     },
                     _ => CameraStatus {
@@ -212,7 +215,7 @@ impl Agent {
                 .max(0) as u64,
             disk_free_mb: None,
             temperature_c: None,
-            config_version: 0,
+            config_version: self.config.version,
         }
     }
 }

@@ -7,10 +7,11 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::bail;
+use gemba_shared::cycle::EngineConfig;
 use gemba_shared::mqtt::v1::{self, Channel, Command, CommandAck, CommandMessage, topic};
 
 use super::Agent;
-use super::uploads::finish_recording;
+use super::uploads::{finish_recording, finish_screenshot};
 use crate::capture;
 use crate::clock::now_ms;
 use crate::outbox::{CommandTaken, Kind, Outbox};
@@ -55,75 +56,19 @@ impl Agent {
                 engine,
                 generation,
             } => {
-                let same = self
-                    .running
-                    .cameras
-                    .get(&camera)
-                    .is_some_and(|(t, e)| *t == task && *e == engine)
-                    && self.workers.get(&camera).is_some_and(|w| !w.ended());
-                // A start the device cannot carry out (no such camera, a model that
-                // does not fit) is refused and changes nothing: checked before the
-                // camera's current work stops. The same start again is a no-op
-                // (commands are idempotent: the cloud repeats what it is not sure of).
-                // A start whose source fails is not refused: the camera keeps the task,
-                // says why in its status and is started again with a back-off.
-                if same {
-                    self.running.generations.insert(camera.clone(), generation);
-                    self.save();
-                    Ok(format!("task {task} already runs on camera {camera}"))
-                } else {
-                    match self.prepare(&camera, task, engine) {
-                        Err(e) => Err(e),
-                        Ok((job, model)) => {
-                            if let Some(w) = self.workers.remove(&camera) {
-                                let _ = tokio::task::spawn_blocking(move || w.stop()).await;
-                            }
-                            self.health.forget(&camera);
-                            self.running.generations.insert(camera.clone(), generation);
-                            let r = self.launch(job, model);
-                            self.save();
-                            Ok(match r {
-                                Ok(()) => format!("task {task} runs on camera {camera}"),
-                                Err(e) => format!(
-                                    "task {task} is set on camera {camera}, which failed to \
-                                     start: {e:#}; it is tried again in {} s",
-                                    crate::cameras::health::delay(1) / 1000
-                                ),
-                            })
-                        }
-                    }
-                }
+                // A person's start takes the camera from its schedule.
+                self.running.scheduled.forget(&camera);
+                self.start_task(&camera, task, engine, generation).await
             }
             Command::StopTask {
                 camera,
                 task,
                 generation,
             } => {
-                let now = self.running.cameras.get(&camera).map(|(t, _)| *t);
-                let now_generation = self.running.generations.get(&camera).copied().unwrap_or(0);
-                match (now, task) {
-                    (Some(runs), Some(asked)) if runs != asked => Ok(format!(
-                        "camera {camera} runs task {runs}, not {asked}: left running"
-                    )),
-                    (Some(_), _) if generation > 0 && now_generation > generation => Ok(format!(
-                        "camera {camera} was started anew after this stop: left running"
-                    )),
-                    _ => {
-                        let w = self.workers.remove(&camera);
-                        self.running.cameras.remove(&camera);
-                        self.running.generations.remove(&camera);
-                        self.health.forget(&camera);
-                        self.save();
-                        match w {
-                            Some(w) => {
-                                let _ = tokio::task::spawn_blocking(move || w.stop()).await;
-                                Ok(format!("camera {camera} stopped"))
-                            }
-                            None if now.is_some() => Ok(format!("camera {camera} stopped")),
-                            None => Ok(format!("camera {camera} was not running")),
-                        }
-                    }
-                }
+                self.running.scheduled.forget(&camera);
+                let r = self.stop_task(&camera, task, generation).await;
+                self.save();
+                r
             }
             Command::Settings { .. } => Ok("settings noted".into()),
             Command::Deploy {
@@ -157,23 +102,115 @@ impl Agent {
                 }
                 Err(e) => Err(e),
             },
-            // The agent's side of issue 29 comes later: refused with why until then.
-            Command::Config { .. } => Err(anyhow::anyhow!(
-                "this agent does not apply device configurations yet"
-            )),
-            Command::Screenshot { .. } => {
-                Err(anyhow::anyhow!("this agent does not take screenshots yet"))
-            }
+            Command::Config { config } => self.apply_config(config).await,
+            Command::Screenshot { camera, url } => match self.snapshot(&camera) {
+                Ok(done) => {
+                    let (outbox, org, device, http) = (
+                        self.outbox.clone(),
+                        self.org.clone(),
+                        self.device.clone(),
+                        self.http.clone(),
+                    );
+                    tokio::spawn(async move {
+                        let r = finish_screenshot(done, &http, &url).await;
+                        let ack = make_ack(c.id, r);
+                        if let Err(e) = push_ack(&outbox, &org, &device, &ack) {
+                            tracing::error!(error = %format!("{e:#}"), "acknowledging a screenshot");
+                        }
+                    });
+                    return None;
+                }
+                Err(e) => Err(e),
+            },
         };
         Some(make_ack(c.id, r))
+    }
+
+    /// Starts `task` on `camera` (a command's or a schedule's start): the message of
+    /// its acknowledgement.
+    pub(super) async fn start_task(
+        &mut self,
+        camera: &str,
+        task: i64,
+        engine: EngineConfig,
+        generation: i64,
+    ) -> anyhow::Result<String> {
+        let same = self
+            .running
+            .cameras
+            .get(camera)
+            .is_some_and(|(t, e)| *t == task && *e == engine)
+            && self.workers.get(camera).is_some_and(|w| !w.ended());
+        // A start the device cannot carry out (no such camera, a model that does not
+        // fit) is refused and changes nothing: checked before the camera's current
+        // work stops. The same start again is a no-op (commands are idempotent: the
+        // cloud repeats what it is not sure of). A start whose source fails is not
+        // refused: the camera keeps the task, says why in its status and is started
+        // again with a back-off.
+        if same {
+            self.running.generations.insert(camera.into(), generation);
+            self.save();
+            return Ok(format!("task {task} already runs on camera {camera}"));
+        }
+        let (job, model) = self.prepare(camera, task, engine)?;
+        if let Some(w) = self.workers.remove(camera) {
+            let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+        }
+        self.health.forget(camera);
+        self.running.generations.insert(camera.into(), generation);
+        let r = self.launch(job, model);
+        self.save();
+        Ok(match r {
+            Ok(()) => format!("task {task} runs on camera {camera}"),
+            Err(e) => format!(
+                "task {task} is set on camera {camera}, which failed to start: {e:#}; it \
+                 is tried again in {} s",
+                crate::cameras::health::delay(1) / 1000
+            ),
+        })
+    }
+
+    /// Stops `camera` (a command's or a schedule's stop), unless it runs another task
+    /// than `task` or was started anew after `generation` (0: any): the message of its
+    /// acknowledgement. The caller saves.
+    pub(super) async fn stop_task(
+        &mut self,
+        camera: &str,
+        task: Option<i64>,
+        generation: i64,
+    ) -> anyhow::Result<String> {
+        let now = self.running.cameras.get(camera).map(|(t, _)| *t);
+        let now_generation = self.running.generations.get(camera).copied().unwrap_or(0);
+        match (now, task) {
+            (Some(runs), Some(asked)) if runs != asked => {
+                return Ok(format!(
+                    "camera {camera} runs task {runs}, not {asked}: left running"
+                ));
+            }
+            (Some(_), _) if generation > 0 && now_generation > generation => {
+                return Ok(format!(
+                    "camera {camera} was started anew after this stop: left running"
+                ));
+            }
+            _ => {}
+        }
+        let w = self.workers.remove(camera);
+        self.running.cameras.remove(camera);
+        self.running.generations.remove(camera);
+        self.health.forget(camera);
+        Ok(match w {
+            Some(w) => {
+                let _ = tokio::task::spawn_blocking(move || w.stop()).await;
+                format!("camera {camera} stopped")
+            }
+            None if now.is_some() => format!("camera {camera} stopped"),
+            None => format!("camera {camera} was not running"),
+        })
     }
 
     /// Starts recording `seconds` of `camera`: through the task it runs, or on its own
     /// while it runs none.
     fn record(&self, camera: &str, seconds: u32) -> anyhow::Result<capture::RecordingDone> {
-        let Some(cam) = self.cfg.cameras.iter().find(|c| c.name == camera) else {
-            bail!("this device has no camera {camera}");
-        };
         let dir = self.cfg.data.join("recordings");
         std::fs::create_dir_all(&dir)?;
         let path = dir.join(format!(
@@ -184,9 +221,29 @@ impl Agent {
         if let Some(w) = self.workers.get(camera).filter(|w| !w.ended()) {
             return w.record(&path, seconds);
         }
-        // Nothing runs on it: a capture of its own (its small frames go unused) lives
-        // as long as the recording.
-        let cap = capture::Capture::open(
+        let cap = self.own_capture(camera)?;
+        let done = cap.record(&path, seconds)?;
+        kept_going(cap, done, camera, "recording")
+    }
+
+    /// Takes a screenshot of `camera`'s next frame: through the task it runs, or on
+    /// its own while it runs none.
+    fn snapshot(&self, camera: &str) -> anyhow::Result<capture::SnapshotDone> {
+        if let Some(w) = self.workers.get(camera).filter(|w| !w.ended()) {
+            return w.snapshot();
+        }
+        let cap = self.own_capture(camera)?;
+        let done = cap.snapshot()?;
+        kept_going(cap, done, camera, "screenshot")
+    }
+
+    /// A capture of `camera` of its own (its small frames go unused; its other branches
+    /// are full size), its blur applied.
+    fn own_capture(&self, camera: &str) -> anyhow::Result<capture::Capture> {
+        let Some(cam) = self.camera(camera) else {
+            bail!("this device has no camera {camera}");
+        };
+        capture::Capture::open(
             &cam.source,
             capture::Options {
                 width: 64,
@@ -196,34 +253,44 @@ impl Agent {
                 fast: false,
                 clips: None,
                 live: None,
+                blur: self.blur_of(camera),
             },
-        )?;
-        let done = cap.record(&path, seconds)?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name(format!("recording {camera}"))
-            .spawn(move || {
-                let mut cap = cap;
-                // Frames are pulled (and let go) so that the source keeps going.
-                let r = loop {
-                    match done.try_recv() {
-                        Ok(r) => break r,
-                        Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                            break Err(anyhow::anyhow!("the recording stopped"));
-                        }
-                        Err(std::sync::mpsc::TryRecvError::Empty) => {}
-                    }
-                    match cap.next_frame() {
-                        Ok(Some(_)) => {}
-                        Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-                        Err(e) => break Err(e),
-                    }
-                };
-                drop(cap);
-                let _ = tx.send(r);
-            })?;
-        Ok(rx)
+        )
     }
+}
+
+/// Keeps `cap` going on a thread of its own (its frames pulled and let go, so that the
+/// source flows) until `done` answers, then closes it: where the answer arrives.
+fn kept_going<T: Send + 'static>(
+    cap: capture::Capture,
+    done: std::sync::mpsc::Receiver<anyhow::Result<T>>,
+    camera: &str,
+    what: &str,
+) -> anyhow::Result<std::sync::mpsc::Receiver<anyhow::Result<T>>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stopped = format!("the {what} stopped");
+    std::thread::Builder::new()
+        .name(format!("{what} {camera}"))
+        .spawn(move || {
+            let mut cap = cap;
+            let r = loop {
+                match done.try_recv() {
+                    Ok(r) => break r,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        break Err(anyhow::anyhow!(stopped));
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                }
+                match cap.next_frame() {
+                    Ok(Some(_)) => {}
+                    Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+                    Err(e) => break Err(e),
+                }
+            };
+            drop(cap);
+            let _ = tx.send(r);
+        })?;
+    Ok(rx)
 }
 
 /// The acknowledgement of command `id` from how it went.

@@ -9,7 +9,7 @@ use crate::outbox::Kind;
 
 impl Agent {
     pub(super) fn live_request(&mut self, m: RtcMessage) {
-        let cameras = &self.cfg.cameras;
+        let cameras = self.cameras();
         self.live.take(m, |c| cameras.iter().any(|k| k.name == c));
     }
 
@@ -33,14 +33,15 @@ impl Agent {
     }
 
     pub(super) fn tend_live(&mut self) {
-        let (workers, cameras) = (&self.workers, &self.cfg.cameras);
+        let cameras = self.cameras();
+        let (workers, blur) = (&self.workers, &self.blur);
         self.live.tend(
             |c| workers.get(c).is_some_and(|w| !w.ended()),
             |c| {
                 cameras
                     .iter()
                     .find(|k| k.name == c)
-                    .map(|k| k.source.clone())
+                    .map(|k| (k.source.clone(), blur.get(c).cloned().unwrap_or_default()))
             },
             self.cfg.fps,
             self.cfg.looped,

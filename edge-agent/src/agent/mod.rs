@@ -14,20 +14,23 @@ use std::time::Duration;
 
 use anyhow::Context;
 use gemba_shared::cycle::EngineConfig;
-use gemba_shared::mqtt::v1::CommandAck;
+use gemba_shared::mqtt::v1::{CommandAck, DeviceConfig};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, watch};
 
 use crate::cameras::Worker;
 use crate::cameras::health::Health;
 use crate::capture::Source;
+use crate::capture::blur::Regions;
 use crate::infer::Model;
 use crate::live::Live;
 use crate::outbox::Outbox;
+use crate::schedules::Scheduled;
 use crate::sync;
 
 mod cameras;
 mod commands;
+mod config;
 mod deploy;
 mod live;
 mod uploads;
@@ -88,6 +91,9 @@ struct Running {
     /// Each camera's generation (`Command::StartTask`); absent in older files.
     #[serde(default)]
     generations: BTreeMap<String, i64>,
+    /// What the schedules started (`crate::schedules`); absent in older files.
+    #[serde(default)]
+    scheduled: Scheduled,
 }
 
 struct Agent {
@@ -103,6 +109,10 @@ struct Agent {
     http: reqwest::Client,
     /// Live view: each camera's feed, the viewers' sessions.
     live: Live,
+    /// The cloud's configuration of the device (`config.rs`).
+    config: DeviceConfig,
+    /// Each camera's privacy blur, shared with its pipelines.
+    blur: BTreeMap<String, Regions>,
 }
 
 /// Runs until `stop` turns true.
@@ -137,10 +147,15 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         running: Running::default(),
         health: Health::default(),
         http,
+        config: DeviceConfig::default(),
+        blur: BTreeMap::new(),
     };
+    agent.config = config::load(&agent.cfg.data);
+    agent.set_blur();
+    agent.running.scheduled = running.scheduled;
     for (camera, (task, engine)) in running.cameras {
         let generation = running.generations.get(&camera).copied().unwrap_or(0);
-        if !agent.cfg.cameras.iter().any(|c| c.name == camera) {
+        if agent.camera(&camera).is_none() {
             tracing::warn!(
                 camera,
                 task,
@@ -195,6 +210,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
             _ = watch_cameras.tick() => {
                 agent.reap(false);
                 agent.retry();
+                agent.tend_schedules().await;
                 agent.tend_live();
                 let s = agent.status();
                 if cameras_differ(&status_tx.borrow().cameras, &s.cameras) {

@@ -74,11 +74,43 @@ async fn put_file(
         buf.truncate(n);
         Ok::<_, std::io::Error>((n > 0).then_some((buf, f)))
     });
+    let body = reqwest::Body::wrap_stream(stream);
+    put(http, body, size, "application/octet-stream", url, what).await
+}
+
+/// A screenshot taken (`done`), sent in one `PUT` to `url`: the acknowledgement's
+/// message.
+pub(super) async fn finish_screenshot(
+    done: capture::SnapshotDone,
+    http: &reqwest::Client,
+    url: &str,
+) -> anyhow::Result<String> {
+    let jpeg =
+        tokio::task::spawn_blocking(move || capture::wait_snapshot(done, Duration::from_secs(10)))
+            .await??;
+    let size = jpeg.len() as u64;
+    put(http, jpeg.into(), size, "image/jpeg", url, "screenshot").await?;
+    Ok(format!(
+        "screenshot taken ({:.0} kB) and uploaded",
+        size as f64 / 1e3
+    ))
+}
+
+/// Sends `body` (`size` bytes of a `what`) whole in one `PUT` to `url`.
+async fn put(
+    http: &reqwest::Client,
+    body: reqwest::Body,
+    size: u64,
+    content_type: &str,
+    url: &str,
+    what: &str,
+) -> Result<u64, PutError> {
+    let failed = |e: anyhow::Error| PutError::Failed(e);
     let res = http
         .put(url)
         .header(reqwest::header::CONTENT_LENGTH, size)
-        .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
-        .body(reqwest::Body::wrap_stream(stream))
+        .header(reqwest::header::CONTENT_TYPE, content_type)
+        .body(body)
         .timeout(Duration::from_secs(3600))
         .send()
         .await

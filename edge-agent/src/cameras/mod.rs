@@ -43,6 +43,10 @@ pub enum Control {
         seconds: u32,
         reply: Sender<anyhow::Result<capture::RecordingDone>>,
     },
+    /// Take a screenshot of the next frame; the answer says whether it will.
+    Snapshot {
+        reply: Sender<anyhow::Result<capture::SnapshotDone>>,
+    },
     Stop,
 }
 
@@ -185,6 +189,17 @@ impl Worker {
             .map_err(|_| anyhow::anyhow!("the camera did not answer"))?
     }
 
+    /// Takes a screenshot of this camera's next frame while its task runs.
+    pub fn snapshot(&self) -> anyhow::Result<capture::SnapshotDone> {
+        let (reply, answer) = mpsc::channel();
+        self.control
+            .send(Control::Snapshot { reply })
+            .map_err(|_| anyhow::anyhow!("the camera has stopped"))?;
+        answer
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .map_err(|_| anyhow::anyhow!("the camera did not answer"))?
+    }
+
     pub fn swap_model(&self, model: Model) {
         let _ = self.control.send(Control::Model(Box::new(model)));
     }
@@ -294,6 +309,9 @@ fn work(
                 reply,
             }) => {
                 let _ = reply.send(cap.record(&path, seconds));
+            }
+            Ok(Control::Snapshot { reply }) => {
+                let _ = reply.send(cap.snapshot());
             }
             Ok(Control::Stop) | Err(TryRecvError::Disconnected) => break,
             Err(TryRecvError::Empty) => {}

@@ -107,13 +107,14 @@ impl Recorder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
     use gemba_shared::mqtt::v1::Message;
 
-    fn cfg() -> EngineConfig {
+    /// A two-step engine: a cycle starts at step 0, of any length.
+    pub(crate) fn cfg() -> EngineConfig {
         EngineConfig {
             steps: 2,
             start_steps: [0].into(),

@@ -20,6 +20,7 @@ fn opts(fast: bool, clips: bool) -> Options {
             webm: !clip::has_x264(),
         }),
         live: None,
+        blur: Default::default(),
     }
 }
 

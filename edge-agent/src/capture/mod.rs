@@ -14,6 +14,10 @@
 //! WebM where x264 is missing), so a camera that runs a task records without being
 //! opened twice (a V4L2 camera cannot be) and without dropping a frame of its task.
 //!
+//! Privacy: the camera's blur regions are applied right after decoding, before the
+//! `tee` ([`blur`]), so no branch ever has their pixels; a screenshot is the recording
+//! branch's next frame as a JPEG (`snapshot.rs`).
+//!
 //! Faults: an error of the source's part of the pipeline ends the capture with one
 //! sentence a technician can act on ([`fault`]; the camera's name goes in front where
 //! the camera is known). The clip branch (a third branch, [`clip`]) never ends
@@ -22,16 +26,19 @@
 //! the clips only. A file whose frames stop well before the length its header gives
 //! warns once that it is damaged or cut short ([`Capture::warning`]).
 
+pub mod blur;
 pub mod clip;
 mod fault;
 pub mod live;
 mod rate;
 mod recording;
+mod snapshot;
 mod source;
 pub mod stamp;
 
 pub use recording::{Recorded, RecordingDone, recording_format};
 pub(crate) use recording::{to_file, wait_encoded};
+pub use snapshot::{SnapshotDone, jpeg, wait as wait_snapshot};
 pub use source::Source;
 
 #[cfg(test)]
@@ -64,6 +71,8 @@ pub struct Options {
     pub clips: Option<clip::ClipOptions>,
     /// Encode for live view into this feed while anyone watches ([`live`]).
     pub live: Option<Arc<live::Feed>>,
+    /// The camera's privacy blur, applied before any branch ([`blur`]).
+    pub blur: blur::Regions,
 }
 
 /// One frame: RGB, `width × height × 3` bytes, and its time in milliseconds (the wall
@@ -164,7 +173,7 @@ impl Capture {
             _ => String::new(),
         };
         let desc = format!(
-            "{head} ! tee name=t{clip_branch}{live_branch} \
+            "{head} ! {blur} ! tee name=t{clip_branch}{live_branch} \
              t. ! queue ! videoconvert ! videoscale \
              ! video/x-raw,format=RGB,width={w},height={h},pixel-aspect-ratio=1/1 \
              ! appsink name=sink \
@@ -173,6 +182,7 @@ impl Capture {
              ! appsink name=recsink sync=false async=false max-buffers=30",
             w = opts.width,
             h = opts.height,
+            blur = blur::HEAD,
         );
         let pipeline = gst::parse::launch(&desc)
             .context("building the capture pipeline")?
@@ -185,6 +195,7 @@ impl Capture {
         if matches!(source, Source::Stamp) {
             stamp::install(&pipeline)?;
         }
+        blur::install(&pipeline, opts.blur.clone())?;
         let sink = pipeline
             .by_name("sink")
             .expect("the sink is named")
@@ -450,40 +461,13 @@ fn file_uri(p: &Path) -> anyhow::Result<String> {
         .map_err(|e| anyhow!("{}: {e}", p.display()))
 }
 
-/// A video file of `seconds` of GStreamer's moving ball, 160x120 at 15 fps, for tests:
-/// `{dir}/{name}.mp4` (or `.webm` where x264 is missing).
 #[cfg(test)]
-pub(crate) fn test_video(dir: &Path, name: &str, seconds: u32) -> std::path::PathBuf {
-    let path = dir.join(format!("{name}.{}", recording_format()));
-    make_video(
-        &path,
-        seconds * 15,
-        "video/x-raw,width=160,height=120,framerate=15/1",
-        encoding(),
-    );
-    path
-}
-
-/// Writes `frames` of GStreamer's moving ball as raw video `caps` (size, rate, pixel
-/// aspect ratio), encoded and muxed by `encode`, into `path`: test footage.
+mod footage;
 #[cfg(test)]
-pub(crate) fn make_video(path: &Path, frames: u32, caps: &str, encode: &str) {
-    init().unwrap();
-    let p = gst::parse::launch(&format!(
-        "videotestsrc num-buffers={frames} pattern=ball ! {caps} ! {encode} \
-         ! filesink name=file"
-    ))
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
-    p.by_name("file")
-        .unwrap()
-        .set_property("location", path.to_string_lossy().as_ref());
-    p.set_state(gst::State::Playing).unwrap();
-    wait_encoded(&p, Duration::from_secs(60)).unwrap();
-    p.set_state(gst::State::Null).unwrap();
-}
+pub(crate) use footage::{make_pattern, make_video, test_video};
 
+#[cfg(test)]
+mod blur_tests;
 #[cfg(test)]
 mod fault_tests;
 

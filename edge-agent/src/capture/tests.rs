@@ -11,6 +11,7 @@ fn opts(fast: bool) -> Options {
         fast,
         clips: None,
         live: None,
+        blur: Default::default(),
     }
 }
 
@@ -174,6 +175,7 @@ fn a_watched_camera_encodes_for_its_viewers_only() {
         &Source::Test,
         Options {
             live: Some(feed.clone()),
+            blur: Default::default(),
             ..opts(false)
         },
     )

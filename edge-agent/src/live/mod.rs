@@ -19,6 +19,7 @@ use std::thread::JoinHandle;
 use gemba_shared::mqtt::v1::{RtcAnswer, RtcMessage, RtcRequest};
 use tokio::sync::{mpsc, watch};
 
+use crate::capture::blur::Regions;
 use crate::capture::live::Feed;
 use crate::capture::{self, Capture, Source};
 
@@ -64,7 +65,13 @@ struct Idle {
 }
 
 impl Idle {
-    fn start(camera: &str, source: Source, fps: u32, looped: bool, feed: Arc<Feed>) -> Idle {
+    fn start(
+        camera: &str,
+        (source, blur): (Source, Regions),
+        fps: u32,
+        looped: bool,
+        feed: Arc<Feed>,
+    ) -> Idle {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let name = camera.to_string();
@@ -82,6 +89,7 @@ impl Idle {
                     fast: false,
                     clips: None,
                     live: Some(feed.clone()),
+                    blur,
                 };
                 let mut cap = match Capture::open(&source, opts) {
                     Ok(c) => c,
@@ -203,12 +211,12 @@ impl Live {
     }
 
     /// Once a second: forgets ended sessions, opens the cameras that viewers wait for
-    /// and that run no task (`source` of those the device has; `busy`: a task's
+    /// and that run no task (`source` and blur of those the device has; `busy`: a task's
     /// pipeline feeds it), and closes those nobody watches any more.
     pub fn tend(
         &mut self,
         busy: impl Fn(&str) -> bool,
-        source: impl Fn(&str) -> Option<Source>,
+        source: impl Fn(&str) -> Option<(Source, Regions)>,
         fps: u32,
         looped: bool,
     ) {

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use gemba_cloud::config::Settings;
 use gemba_shared::footage::Truth;
+use serde_json::{Value, json};
 
 pub use gemba_cloud::seed::AGENT_CODE;
 
@@ -397,4 +398,68 @@ pub async fn answer(c: &Cloud, id: &str) -> (bool, String) {
     })
     .await;
     answer.unwrap()
+}
+
+// ----- the portal's calls -------------------------------------------------------------
+
+/// A session of the seeded super admin (its second factor turned off for the test), as
+/// the portal would call with it: GET `path` of the API.
+pub struct Portal {
+    http: reqwest::Client,
+    url: String,
+    token: String,
+}
+
+impl Portal {
+    pub async fn sign_in(c: &Cloud) -> Portal {
+        sqlx::query("UPDATE users SET require_otp = 0 WHERE email = 'admin@agent.test'")
+            .execute(&c.state.db.pool)
+            .await
+            .unwrap();
+        let http = reqwest::Client::new();
+        let login: Value = http
+            .post(format!("{}/api/account/login_v2", c.url))
+            .json(&json!({"email": "admin@agent.test", "password": "Admin-pass-1"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let token = login["token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("signed in: {login}"))
+            .to_string();
+        Portal {
+            http,
+            url: c.url.clone(),
+            token,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Value {
+        let r = self
+            .http
+            .get(format!("{}/api/{path}", self.url))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success(), "{path}: {}", r.status());
+        r.json().await.unwrap()
+    }
+
+    /// `method` `path` of the API with `body`: the status and the answer.
+    pub async fn send(&self, method: reqwest::Method, path: &str, body: &Value) -> (u16, Value) {
+        let r = self
+            .http
+            .request(method, format!("{}/api/{path}", self.url))
+            .bearer_auth(&self.token)
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
 }

@@ -74,6 +74,7 @@ fn read_back(path: &Path) -> u64 {
             fast: true,
             clips: None,
             live: None,
+            blur: Default::default(),
         },
     )
     .unwrap();
@@ -114,6 +115,7 @@ fn camera_clips(webm: bool) {
                 webm,
             }),
             live: None,
+            blur: Default::default(),
         },
     )
     .unwrap();
@@ -212,6 +214,7 @@ fn a_cycle_across_a_loop_of_its_file_gets_its_whole_clip() {
                 webm: !has_x264(),
             }),
             live: None,
+            blur: Default::default(),
         },
     )
     .unwrap();

@@ -51,4 +51,9 @@ unsure_since_ms?: number | null,
  * `unsure_share` and `brightness` when the model was last sure (before
  * `unsure_since_ms`, or before the share last rose), to compare with now.
  */
-sure_share?: number | null, sure_brightness?: number | null, };
+sure_share?: number | null, sure_brightness?: number | null, 
+/**
+ * The schedule (`DeviceConfig::schedules`, by id) that started its task, while
+ * its window lasts: the cloud leaves the camera to it until then.
+ */
+schedule?: number | null, };
