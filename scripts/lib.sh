@@ -55,9 +55,11 @@ ensure_nextest() {
 }
 
 # Native pieces: the C toolchain, and GStreamer (capture, decoding, H.264 encoding of
-# the demo footage) with its development files.
+# the demo footage) with its development files; its RTSP server for the agent's tests
+# of network cameras.
 GST_PACKAGES=(libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-bad
-  gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools)
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools
+  libgstrtspserver-1.0-dev gstreamer1.0-rtsp)
 ensure_build_deps() {
   apt_install pkg-config build-essential ca-certificates "${GST_PACKAGES[@]}"
 }

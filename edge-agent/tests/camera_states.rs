@@ -6,33 +6,16 @@
 
 use std::time::Duration;
 
-use gemba_shared::mqtt::v1::{CameraState, CameraStatus, Command, StatusMessage};
+use gemba_shared::mqtt::v1::{CameraState, Command};
 
 mod common;
 use common::{
-    Cloud, Demo, Running, answer, cloud_on, command, demo, enroll, interrupt, run_cameras, wait_for,
+    Cloud, Demo, Running, answer, camera, cloud_on, command, demo, enroll, interrupt, run_cameras,
+    wait_for,
 };
 
 /// The footage looped at real time, a heartbeat a second.
 const LIVE: &[&str] = &["--loop", "--heartbeat", "1"];
-
-/// The device's last status as the cloud stored it.
-async fn status(c: &Cloud) -> Option<StatusMessage> {
-    let s: Option<String> = sqlx::query_scalar("SELECT status FROM devices WHERE id = $1")
-        .bind(c.device)
-        .fetch_one(&c.state.db.pool)
-        .await
-        .unwrap();
-    gemba_cloud::db::devices::parse_status(s.as_deref())
-}
-
-async fn camera(c: &Cloud, name: &str) -> Option<CameraStatus> {
-    status(c)
-        .await?
-        .cameras
-        .into_iter()
-        .find(|x| x.camera == name)
-}
 
 async fn commands_sent(c: &Cloud) -> i64 {
     sqlx::query_scalar("SELECT COUNT(*) FROM device_commands WHERE device_id = $1")

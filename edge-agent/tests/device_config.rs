@@ -13,25 +13,21 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 mod common;
-use common::{Broker, Cloud, Portal, cloud_on, demo, enroll, interrupt, run_cameras, wait_for};
+use common::{
+    Broker, Cloud, Portal, camera, cloud_on, demo, device_status, enroll, interrupt, run_cameras,
+    wait_for,
+};
 
-/// The device's last status, as the cloud keeps it.
-async fn status(c: &Cloud) -> Value {
-    let s: Option<String> = sqlx::query_scalar("SELECT status FROM devices WHERE id = $1")
-        .bind(c.device)
-        .fetch_one(&c.state.db.pool)
-        .await
-        .unwrap();
-    s.and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or(Value::Null)
+/// The configuration version the device's last status says it applies.
+async fn applied(c: &Cloud) -> i64 {
+    device_status(c).await.map_or(0, |s| s.config_version)
 }
 
-/// The status's camera `name`.
-fn camera<'a>(s: &'a Value, name: &str) -> &'a Value {
-    s["cameras"]
-        .as_array()
-        .and_then(|a| a.iter().find(|c| c["camera"] == name))
-        .unwrap_or(&Value::Null)
+/// The task camera `name` runs by the device's last status, and the schedule that runs it.
+async fn runs(c: &Cloud, name: &str) -> (Option<i64>, Option<i64>) {
+    camera(c, name)
+        .await
+        .map_or((None, None), |x| (x.task, x.schedule))
 }
 
 /// What the agent in `data` keeps of what runs where.
@@ -74,7 +70,7 @@ async fn a_schedule_starts_and_stops_its_task_on_time_while_the_device_is_offlin
         &["--loop", "--heartbeat", "1"],
     );
     wait_for("cam0 running its task", 60, async || {
-        camera(&status(&c).await, "cam0")["task"] == c.task
+        runs(&c, "cam0").await.0 == Some(c.task)
     })
     .await;
 
@@ -108,10 +104,10 @@ async fn a_schedule_starts_and_stops_its_task_on_time_while_the_device_is_offlin
         .unwrap()
         .unwrap();
     wait_for("the agent applying the configuration", 30, async || {
-        status(&c).await["config_version"] == version
+        applied(&c).await == version
     })
     .await;
-    assert!(camera(&status(&c).await, "cam1")["task"].is_null());
+    assert_eq!(runs(&c, "cam1").await, (None, None));
 
     // Offline before the start: the broker goes.
     drop(broker);
@@ -128,12 +124,11 @@ async fn a_schedule_starts_and_stops_its_task_on_time_while_the_device_is_offlin
     // Back online: the status says the schedule runs it, and the cloud leaves it.
     let broker = Broker::start(dir.path(), port);
     wait_for("cam1 reported running by its schedule", 60, async || {
-        let s = status(&c).await;
-        camera(&s, "cam1")["task"] == c.task && camera(&s, "cam1")["schedule"] == schedule
+        runs(&c, "cam1").await == (Some(c.task), Some(schedule))
     })
     .await;
     tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(camera(&status(&c).await, "cam1")["task"], c.task);
+    assert_eq!(runs(&c, "cam1").await.0, Some(c.task));
 
     // Offline again before the end.
     drop(broker);
@@ -143,8 +138,7 @@ async fn a_schedule_starts_and_stops_its_task_on_time_while_the_device_is_offlin
     assert_eq!(kept["cameras"]["cam0"][0], c.task, "{kept}");
     let _broker = Broker::start(dir.path(), port);
     wait_for("cam1 reported stopped", 60, async || {
-        let s = status(&c).await;
-        camera(&s, "cam1")["task"].is_null() && camera(&s, "cam0")["task"] == c.task
+        runs(&c, "cam1").await == (None, None) && runs(&c, "cam0").await.0 == Some(c.task)
     })
     .await;
     // Its cycles of the window reached the cloud.
@@ -222,7 +216,7 @@ async fn a_screenshot_through_the_cloud_has_its_blur_region_pixelated() {
         &["--loop", "--heartbeat", "1"],
     );
     wait_for("cam0 running its task", 60, async || {
-        camera(&status(&c).await, "cam0")["task"] == c.task
+        runs(&c, "cam0").await.0 == Some(c.task)
     })
     .await;
     let shot = |name: &'static str| {
@@ -276,7 +270,7 @@ async fn a_screenshot_through_the_cloud_has_its_blur_region_pixelated() {
         .unwrap()
         .unwrap();
     wait_for("the agent applying the blur", 30, async || {
-        status(&c).await["config_version"] == version
+        applied(&c).await == version
     })
     .await;
     // Frames captured before it, still queued, pass first.

@@ -35,6 +35,10 @@ impl Regions {
         *self.0.write().expect("blur lock") = rects;
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.read().expect("blur lock").is_empty()
+    }
+
     pub fn get(&self) -> Vec<Rect> {
         self.0.read().expect("blur lock").clone()
     }

@@ -46,21 +46,7 @@ fn opened(file: &Path, blur: Regions) -> (Capture, Arc<live::Feed>) {
 
 /// The first frame of the image or video at `path`, RGB at `W × H`.
 fn first_frame(path: &Path) -> Vec<u8> {
-    let mut cap = Capture::open(
-        &Source::File(path.into()),
-        Options {
-            width: W as u32,
-            height: H as u32,
-            fps: 1000,
-            looped: false,
-            fast: true,
-            clips: None,
-            live: None,
-            blur: Default::default(),
-        },
-    )
-    .unwrap();
-    cap.next_frame().unwrap().expect("a frame").rgb.to_vec()
+    footage::first_frame(path, W as u32, H as u32)
 }
 
 /// Mean absolute difference of `a` and `b` over the pixels inside the region (shrunk

@@ -4,6 +4,9 @@
 //! peer connection reads the feed (`crate::live`). Nobody watching: the branch's valve
 //! drops the frames before the encoder, which costs nothing.
 //!
+//! A network camera's own H.264 is passed through instead while it may be
+//! (`passthrough.rs`): then nothing is encoded here either.
+//!
 //! Its elements' names start with `live`, so its errors end live view only, never the
 //! camera's task (as the clip branch's do).
 
@@ -16,6 +19,9 @@ use gstreamer as gst;
 use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
 use tokio::sync::broadcast;
+
+use super::blur::Regions;
+use super::passthrough::Passthrough;
 
 /// Encoded frames a slow viewer may fall behind by before it skips to the next key
 /// frame.
@@ -41,6 +47,8 @@ pub struct Feed {
     want_key: AtomicBool,
     /// The pipeline feeding it cannot encode, and why (said to new viewers).
     failed: std::sync::Mutex<Option<String>>,
+    /// Its frames are the camera's own H.264, passed through (`passthrough.rs`).
+    through: AtomicBool,
 }
 
 impl Default for Feed {
@@ -50,6 +58,7 @@ impl Default for Feed {
             viewers: AtomicUsize::new(0),
             want_key: AtomicBool::new(false),
             failed: Default::default(),
+            through: AtomicBool::new(false),
         }
     }
 }
@@ -102,6 +111,11 @@ impl Feed {
         *self.failed.lock().expect("feed lock") = why;
     }
 
+    /// Whether its frames are the camera's own H.264 now (else encoded on the device).
+    pub fn passed_through(&self) -> bool {
+        self.through.load(Ordering::SeqCst)
+    }
+
     fn take_want_key(&self) -> bool {
         self.want_key.swap(false, Ordering::SeqCst)
     }
@@ -146,11 +160,21 @@ pub struct Branch {
     valve: gst::Element,
     sink: gst_app::AppSink,
     open: bool,
+    /// The camera's own H.264, when it may be passed through instead.
+    pass: Option<Arc<Passthrough>>,
+    /// The camera's blur: a region to blur means encoding here.
+    blur: Regions,
 }
 
 impl Branch {
-    /// Hooks the pipeline's live branch to `feed`.
-    pub fn new(pipeline: &gst::Pipeline, feed: Arc<Feed>) -> anyhow::Result<Branch> {
+    /// Hooks the pipeline's live branch to `feed`; `pass`: the source's own H.264, sent
+    /// instead while it may be and `blur` has no region.
+    pub fn new(
+        pipeline: &gst::Pipeline,
+        feed: Arc<Feed>,
+        pass: Option<Arc<Passthrough>>,
+        blur: Regions,
+    ) -> anyhow::Result<Branch> {
         let valve = pipeline
             .by_name("live-valve")
             .ok_or_else(|| anyhow::anyhow!("the live valve is named"))?;
@@ -181,13 +205,32 @@ impl Branch {
             valve,
             sink,
             open: false,
+            pass,
+            blur,
         })
     }
 
-    /// Opens the valve while anyone watches, closes it when nobody does, and asks the
-    /// encoder for a key frame when a viewer wants one. Called for every frame.
+    /// While anyone watches: passes the camera's own H.264 through when it may (and no
+    /// blur region covers the camera), else opens the encoder's valve and asks it for
+    /// a key frame when a viewer wants one; nobody watching, neither. Called for every
+    /// frame.
     pub fn tend(&mut self) {
-        let open = self.feed.viewers() > 0;
+        let watched = self.feed.viewers() > 0;
+        let through =
+            watched && self.blur.is_empty() && self.pass.as_ref().is_some_and(|p| p.eligible());
+        if through != self.feed.passed_through() {
+            if let Some(p) = &self.pass {
+                p.set_active(through);
+            }
+            self.feed.through.store(through, Ordering::SeqCst);
+            // The switch back: the encoder starts its viewers on a key frame.
+            self.feed.want_key.store(true, Ordering::SeqCst);
+        }
+        if through {
+            // The camera's own key frames come at its own pace.
+            self.feed.take_want_key();
+        }
+        let open = watched && !through;
         if open != self.open {
             self.valve.set_property("drop", !open);
             self.open = open;
@@ -208,6 +251,10 @@ impl Branch {
         self.feed.set_failed(Some(why));
         self.valve.set_property("drop", true);
         self.open = false;
+        if let Some(p) = &self.pass {
+            p.set_active(false);
+        }
+        self.feed.through.store(false, Ordering::SeqCst);
     }
 }
 

@@ -30,6 +30,7 @@ pub mod blur;
 pub mod clip;
 mod fault;
 pub mod live;
+mod passthrough;
 mod rate;
 mod recording;
 mod snapshot;
@@ -223,7 +224,15 @@ impl Capture {
         };
         let live = match &opts.live {
             Some(feed) if !live_branch.is_empty() => {
-                Some(live::Branch::new(&pipeline, feed.clone())?)
+                // A network camera's own H.264 may go to its viewers as it came.
+                let pass = matches!(source, Source::Uri(_))
+                    .then(|| passthrough::install(&pipeline, feed.clone()));
+                Some(live::Branch::new(
+                    &pipeline,
+                    feed.clone(),
+                    pass,
+                    opts.blur.clone(),
+                )?)
             }
             Some(feed) => {
                 feed.set_failed(Some(
@@ -470,6 +479,12 @@ pub(crate) use footage::{make_pattern, make_video, test_video};
 mod blur_tests;
 #[cfg(test)]
 mod fault_tests;
+#[cfg(test)]
+mod passthrough_tests;
+/// A real RTSP camera for the tests (the agent's integration tests' own).
+#[cfg(test)]
+#[path = "../../tests/common/rtsp.rs"]
+mod rtsp_camera;
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,8 @@
 //! `gemba-cloud` binary as a process), the demo footage and model, the agent binary.
 #![allow(dead_code)]
 
+pub mod rtsp;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -398,6 +400,25 @@ pub async fn answer(c: &Cloud, id: &str) -> (bool, String) {
     })
     .await;
     answer.unwrap()
+}
+
+/// The device's last status as the cloud stored it.
+pub async fn device_status(c: &Cloud) -> Option<gemba_shared::mqtt::v1::StatusMessage> {
+    let s: Option<String> = sqlx::query_scalar("SELECT status FROM devices WHERE id = $1")
+        .bind(c.device)
+        .fetch_one(&c.state.db.pool)
+        .await
+        .unwrap();
+    gemba_cloud::db::devices::parse_status(s.as_deref())
+}
+
+/// Camera `name` of the device's last status.
+pub async fn camera(c: &Cloud, name: &str) -> Option<gemba_shared::mqtt::v1::CameraStatus> {
+    device_status(c)
+        .await?
+        .cameras
+        .into_iter()
+        .find(|x| x.camera == name)
 }
 
 // ----- the portal's calls -------------------------------------------------------------

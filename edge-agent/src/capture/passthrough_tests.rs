@@ -1,0 +1,109 @@
+//! A network camera's own H.264 to its viewers (`passthrough.rs`), with a real RTSP
+//! server (GStreamer's) sending constrained baseline: passed through while watched, its
+//! first frame a key frame that decodes to the camera's size; encoded on the device
+//! while a blur region covers the camera, and passed through again once it is gone.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::blur::{Rect, Regions};
+use super::clip::has_x264;
+use super::rtsp_camera::RtspCamera;
+use super::*;
+
+/// Pulls `cap`'s frames until `feed` says it passes through `through` and `viewer`
+/// got `n` frames since, the first a key frame: those frames.
+fn frames(
+    cap: &mut Capture,
+    feed: &live::Feed,
+    viewer: &mut live::Viewer,
+    through: bool,
+    n: usize,
+) -> Vec<live::Encoded> {
+    let until = Instant::now() + Duration::from_secs(20);
+    let mut got = vec![];
+    while got.len() < n {
+        assert!(
+            Instant::now() < until,
+            "{} frames, through {through}",
+            got.len()
+        );
+        cap.next_frame().unwrap();
+        while let Ok(e) = viewer.frames.try_recv() {
+            let settled = feed.passed_through() == through;
+            if settled && (e.key || !got.is_empty()) {
+                got.push(e);
+            } else if !settled {
+                got.clear();
+            }
+        }
+    }
+    got
+}
+
+#[test]
+fn an_rtsp_cameras_own_h264_goes_to_viewers_unless_a_blur_region_needs_encoding() {
+    if !has_x264() {
+        eprintln!("skipped: no x264 here");
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = RtspCamera::start(port, "cam");
+    let feed = Arc::new(live::Feed::default());
+    let regions = Regions::default();
+    let mut cap = Capture::open(
+        &Source::Uri(server.url.clone()),
+        Options {
+            width: 64,
+            height: 48,
+            fps: 15,
+            looped: false,
+            fast: false,
+            clips: None,
+            live: Some(feed.clone()),
+            blur: regions.clone(),
+        },
+    )
+    .unwrap();
+    for _ in 0..5 {
+        cap.next_frame().unwrap().unwrap();
+    }
+    assert!(!feed.passed_through(), "nobody watches: nothing goes");
+    let mut viewer = feed.watch();
+    let own = frames(&mut cap, &feed, &mut viewer, true, 20);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("own.h264");
+    std::fs::write(
+        &path,
+        own.iter()
+            .flat_map(|e| e.data.to_vec())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    // The camera's 320 × 240, from the first frame a viewer gets.
+    assert_eq!(footage::first_frame(&path, 320, 240).len(), 320 * 240 * 3);
+
+    // A region to blur: the device encodes, from a key frame.
+    regions.set(vec![Rect {
+        x: 0.0,
+        y: 0.0,
+        width: 0.5,
+        height: 0.5,
+    }]);
+    let encoded = frames(&mut cap, &feed, &mut viewer, false, 10);
+    assert!(encoded[0].key);
+    // Gone: the camera's own again.
+    regions.set(vec![]);
+    frames(&mut cap, &feed, &mut viewer, true, 10);
+    drop(viewer);
+    for _ in 0..5 {
+        cap.next_frame().unwrap().unwrap();
+    }
+    assert!(!feed.passed_through(), "the last viewer gone: nothing goes");
+    drop(cap);
+    drop(server);
+}
