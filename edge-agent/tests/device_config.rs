@@ -8,15 +8,12 @@ use std::time::Duration;
 
 use chrono::{Datelike, Timelike, Utc};
 use gemba_agent::capture::blur::{Rect, block_size, pixels};
-use gemba_agent::capture::{Capture, Options, Source};
+use gemba_agent::capture::first_frame;
 use reqwest::Method;
 use serde_json::{Value, json};
 
 mod common;
-use common::{
-    Broker, Cloud, Portal, camera, cloud_on, demo, device_status, enroll, interrupt, run_cameras,
-    wait_for,
-};
+use common::{Broker, Cloud, camera, demo, device_status, interrupt, live_station, wait_for};
 
 /// The configuration version the device's last status says it applies.
 async fn applied(c: &Cloud) -> i64 {
@@ -53,22 +50,16 @@ async fn a_schedule_starts_and_stops_its_task_on_time_while_the_device_is_offlin
     let port = gemba_cloud::seed::free_port_pair();
     let broker = Broker::start(dir.path(), port);
     // The portal runs the task on cam0; cam1 is left to the schedule.
-    let c = cloud_on(
+    let footage = d.footage.display();
+    let (c, portal, agent) = live_station(
+        dir.path(),
+        &d,
         Some(format!("mqtt://127.0.0.1:{port}")),
-        &d.truth.operation,
-        &["cam0"],
+        &[format!("cam0={footage}"), format!("cam1={footage}")],
+        &[],
     )
     .await;
-    let portal = Portal::sign_in(&c).await;
     let data = dir.path().join("agent");
-    enroll(&data, &c.url);
-    let footage = d.footage.display();
-    let agent = run_cameras(
-        &data,
-        &d,
-        &[format!("cam0={footage}"), format!("cam1={footage}")],
-        &["--loop", "--heartbeat", "1"],
-    );
     wait_for("cam0 running its task", 60, async || {
         runs(&c, "cam0").await.0 == Some(c.task)
     })
@@ -159,25 +150,6 @@ async fn a_schedule_starts_and_stops_its_task_on_time_while_the_device_is_offlin
     interrupt(agent);
 }
 
-/// The first frame of the image at `path`, RGB, with its size.
-fn decoded(path: &std::path::Path, w: u32, h: u32) -> Vec<u8> {
-    let mut cap = Capture::open(
-        &Source::File(path.into()),
-        Options {
-            width: w,
-            height: h,
-            fps: 1000,
-            looped: false,
-            fast: true,
-            clips: None,
-            live: None,
-            blur: Default::default(),
-        },
-    )
-    .unwrap();
-    cap.next_frame().unwrap().expect("a frame").rgb.to_vec()
-}
-
 /// The largest standard deviation of a colour over the inner half of a block of
 /// `region` (the blur's grid) in an RGB frame `w` wide.
 fn roughest_block(rgb: &[u8], w: usize, h: usize, region: &Rect) -> f64 {
@@ -205,16 +177,14 @@ fn roughest_block(rgb: &[u8], w: usize, h: usize, region: &Rect) -> f64 {
 async fn a_screenshot_through_the_cloud_has_its_blur_region_pixelated() {
     let d = demo();
     let dir = tempfile::tempdir().unwrap();
-    let c = cloud_on(None, &d.truth.operation, &["cam0"]).await;
-    let portal = Portal::sign_in(&c).await;
-    let data = dir.path().join("agent");
-    enroll(&data, &c.url);
-    let agent = run_cameras(
-        &data,
+    let (c, portal, agent) = live_station(
+        dir.path(),
         &d,
+        None,
         &[format!("cam0={}", d.footage.display())],
-        &["--loop", "--heartbeat", "1"],
-    );
+        &[],
+    )
+    .await;
     wait_for("cam0 running its task", 60, async || {
         runs(&c, "cam0").await.0 == Some(c.task)
     })
@@ -251,7 +221,7 @@ async fn a_screenshot_through_the_cloud_has_its_blur_region_pixelated() {
         width: 0.2,
         height: 0.25,
     };
-    let plain = decoded(&shot("plain.jpg").await, w, h);
+    let plain = first_frame(&shot("plain.jpg").await, w, h).unwrap();
     let rough = roughest_block(&plain, w as usize, h as usize, &region);
     assert!(rough > 15.0, "the region has detail to hide: {rough:.1}");
 
@@ -275,7 +245,7 @@ async fn a_screenshot_through_the_cloud_has_its_blur_region_pixelated() {
     .await;
     // Frames captured before it, still queued, pass first.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let blurred = decoded(&shot("blurred.jpg").await, w, h);
+    let blurred = first_frame(&shot("blurred.jpg").await, w, h).unwrap();
     let rough = roughest_block(&blurred, w as usize, h as usize, &region);
     assert!(
         rough < 3.0,

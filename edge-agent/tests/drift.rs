@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 mod common;
-use common::{Portal, cloud, demo, enroll, interrupt, run_cameras, wait_for};
+use common::{demo, interrupt, live_station, wait_for};
 
 /// Seconds of footage, and when its light falls.
 const SECONDS: u32 = 60;
@@ -49,25 +49,15 @@ async fn the_model_unsure_on_footage_that_darkens_is_an_event_on_the_device_page
     let d = demo();
     let dir = tempfile::tempdir().unwrap();
     let footage = darkening(dir.path());
-    let c = cloud(None, &d.truth.operation).await;
-    let portal = Portal::sign_in(&c).await;
-    let data = dir.path().join("agent");
-    enroll(&data, &c.url);
     // Real time, looped; a heartbeat a second; drift over 5 s, sustained 5 s.
-    let agent = run_cameras(
-        &data,
+    let (c, portal, agent) = live_station(
+        dir.path(),
         &d,
+        None,
         &[format!("cam0={}", footage.display())],
-        &[
-            "--loop",
-            "--heartbeat",
-            "1",
-            "--drift-window",
-            "5",
-            "--drift-sustain",
-            "5",
-        ],
-    );
+        &["--drift-window", "5", "--drift-sustain", "5"],
+    )
+    .await;
     let page = format!("device/{}/device_details/", c.device);
     let cam0 = |d: &Value| d["status"]["cameras"][0].clone();
 

@@ -12,7 +12,7 @@ use serde_json::json;
 
 mod common;
 use common::rtsp::RtspCamera;
-use common::{Portal, camera, cloud_on, demo, enroll, interrupt, run_cameras, wait_for};
+use common::{camera, demo, interrupt, live_station, wait_for};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_rtsp_camera_runs_a_task_fails_when_its_server_stops_and_comes_back() {
@@ -20,16 +20,14 @@ async fn an_rtsp_camera_runs_a_task_fails_when_its_server_stops_and_comes_back()
     let dir = tempfile::tempdir().unwrap();
     let port = gemba_cloud::seed::free_port();
     let server = RtspCamera::start(port, "door");
-    let c = cloud_on(None, &d.truth.operation, &["cam0"]).await;
-    let portal = Portal::sign_in(&c).await;
-    let data = dir.path().join("agent");
-    enroll(&data, &c.url);
-    let agent = run_cameras(
-        &data,
+    let (c, portal, agent) = live_station(
+        dir.path(),
         &d,
+        None,
         &[format!("cam0={}", d.footage.display())],
-        &["--loop", "--heartbeat", "1"],
-    );
+        &[],
+    )
+    .await;
     wait_for("the device online", 60, async || {
         camera(&c, "cam0").await.is_some()
     })

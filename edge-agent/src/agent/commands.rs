@@ -85,19 +85,11 @@ impl Agent {
             } => match self.record(&camera, seconds) {
                 Ok(done) => {
                     tracing::info!(id = c.id, camera, seconds, "recording");
-                    let (outbox, org, device, http) = (
-                        self.outbox.clone(),
-                        self.org.clone(),
-                        self.device.clone(),
-                        self.http.clone(),
+                    let http = self.http.clone();
+                    self.ack_later(
+                        c.id,
+                        async move { finish_recording(done, &http, &url).await },
                     );
-                    tokio::spawn(async move {
-                        let r = finish_recording(done, &http, &url).await;
-                        let ack = make_ack(c.id, r);
-                        if let Err(e) = push_ack(&outbox, &org, &device, &ack) {
-                            tracing::error!(error = %format!("{e:#}"), "acknowledging a recording");
-                        }
-                    });
                     return None;
                 }
                 Err(e) => Err(e),
@@ -105,25 +97,33 @@ impl Agent {
             Command::Config { config } => self.apply_config(config).await,
             Command::Screenshot { camera, url } => match self.snapshot(&camera) {
                 Ok(done) => {
-                    let (outbox, org, device, http) = (
-                        self.outbox.clone(),
-                        self.org.clone(),
-                        self.device.clone(),
-                        self.http.clone(),
+                    let http = self.http.clone();
+                    self.ack_later(
+                        c.id,
+                        async move { finish_screenshot(done, &http, &url).await },
                     );
-                    tokio::spawn(async move {
-                        let r = finish_screenshot(done, &http, &url).await;
-                        let ack = make_ack(c.id, r);
-                        if let Err(e) = push_ack(&outbox, &org, &device, &ack) {
-                            tracing::error!(error = %format!("{e:#}"), "acknowledging a screenshot");
-                        }
-                    });
                     return None;
                 }
                 Err(e) => Err(e),
             },
         };
         Some(make_ack(c.id, r))
+    }
+
+    /// Acknowledges command `id` once `work` (an upload) is done, without holding up
+    /// the agent's loop.
+    fn ack_later(
+        &self,
+        id: String,
+        work: impl std::future::Future<Output = anyhow::Result<String>> + Send + 'static,
+    ) {
+        let (outbox, org, device) = (self.outbox.clone(), self.org.clone(), self.device.clone());
+        tokio::spawn(async move {
+            let ack = make_ack(id, work.await);
+            if let Err(e) = push_ack(&outbox, &org, &device, &ack) {
+                tracing::error!(error = %format!("{e:#}"), "acknowledging a command");
+            }
+        });
     }
 
     /// Starts `task` on `camera` (a command's or a schedule's start): the message of

@@ -46,7 +46,7 @@ fn opened(file: &Path, blur: Regions) -> (Capture, Arc<live::Feed>) {
 
 /// The first frame of the image or video at `path`, RGB at `W × H`.
 fn first_frame(path: &Path) -> Vec<u8> {
-    footage::first_frame(path, W as u32, H as u32)
+    super::first_frame(path, W as u32, H as u32).unwrap()
 }
 
 /// Mean absolute difference of `a` and `b` over the pixels inside the region (shrunk

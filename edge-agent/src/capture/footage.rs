@@ -7,7 +7,7 @@ use gstreamer as gst;
 use gstreamer::prelude::*;
 
 use super::recording::encoding;
-use super::{Capture, Options, Source, init, recording_format, wait_encoded};
+use super::{init, recording_format, wait_encoded};
 
 /// A video file of `seconds` of GStreamer's moving ball, 160x120 at 15 fps, for tests:
 /// `{dir}/{name}.mp4` (or `.webm` where x264 is missing).
@@ -44,23 +44,4 @@ pub(crate) fn make_pattern(path: &Path, pattern: &str, frames: u32, caps: &str, 
     p.set_state(gst::State::Playing).unwrap();
     wait_encoded(&p, Duration::from_secs(60)).unwrap();
     p.set_state(gst::State::Null).unwrap();
-}
-
-/// The first frame of the image or video at `path`, RGB at `w × h`.
-pub(crate) fn first_frame(path: &Path, w: u32, h: u32) -> Vec<u8> {
-    let mut cap = Capture::open(
-        &Source::File(path.into()),
-        Options {
-            width: w,
-            height: h,
-            fps: 1000,
-            looped: false,
-            fast: true,
-            clips: None,
-            live: None,
-            blur: Default::default(),
-        },
-    )
-    .unwrap();
-    cap.next_frame().unwrap().expect("a frame").rgb.to_vec()
 }

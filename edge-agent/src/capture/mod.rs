@@ -39,7 +39,7 @@ pub mod stamp;
 
 pub use recording::{Recorded, RecordingDone, recording_format};
 pub(crate) use recording::{to_file, wait_encoded};
-pub use snapshot::{SnapshotDone, jpeg, wait as wait_snapshot};
+pub use snapshot::{SnapshotDone, first_frame, jpeg, wait as wait_snapshot};
 pub use source::Source;
 
 #[cfg(test)]

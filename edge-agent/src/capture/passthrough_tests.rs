@@ -85,7 +85,7 @@ fn an_rtsp_cameras_own_h264_goes_to_viewers_unless_a_blur_region_needs_encoding(
     )
     .unwrap();
     // The camera's 320 × 240, from the first frame a viewer gets.
-    assert_eq!(footage::first_frame(&path, 320, 240).len(), 320 * 240 * 3);
+    assert_eq!(first_frame(&path, 320, 240).unwrap().len(), 320 * 240 * 3);
 
     // A region to blur: the device encodes, from a key frame.
     regions.set(vec![Rect {

@@ -12,7 +12,7 @@ use gstreamer as gst;
 use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
 
-use super::{Capture, init};
+use super::{Capture, Options, Source, init};
 
 /// Where a screenshot's JPEG arrives (once, from a thread of its own).
 pub type SnapshotDone = std::sync::mpsc::Receiver<anyhow::Result<Vec<u8>>>;
@@ -113,4 +113,26 @@ pub fn jpeg(sample: &gst::Sample) -> anyhow::Result<Vec<u8>> {
 pub fn wait(done: SnapshotDone, within: Duration) -> anyhow::Result<Vec<u8>> {
     done.recv_timeout(within)
         .map_err(|_| anyhow!("the camera gave no frame within {} s", within.as_secs()))?
+}
+
+/// The first frame of the image or video file at `path`, RGB at `width × height`: how
+/// what was encoded (a screenshot, a clip) is read back.
+pub fn first_frame(path: &std::path::Path, width: u32, height: u32) -> anyhow::Result<Vec<u8>> {
+    let mut cap = Capture::open(
+        &Source::File(path.into()),
+        Options {
+            width,
+            height,
+            fps: 1000,
+            looped: false,
+            fast: true,
+            clips: None,
+            live: None,
+            blur: Default::default(),
+        },
+    )?;
+    let frame = cap
+        .next_frame()?
+        .ok_or_else(|| anyhow!("{} has no frame", path.display()))?;
+    Ok(frame.rgb.to_vec())
 }

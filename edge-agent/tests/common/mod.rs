@@ -124,6 +124,29 @@ pub fn run_cameras(data: &std::path::Path, d: &Demo, cameras: &[String], args: &
     Running(cmd.args(args).stdin(Stdio::null()).spawn().unwrap())
 }
 
+/// A station at work: a cloud whose device is set to run the demo task on `cam0`, the
+/// portal signed in, and the real agent enrolled in `{dir}/agent`, watching `cameras`
+/// (each `NAME=SOURCE`) at real time, looped, a heartbeat a second, with `args` more.
+pub async fn live_station(
+    dir: &std::path::Path,
+    d: &Demo,
+    mqtt: Option<String>,
+    cameras: &[String],
+    args: &[&str],
+) -> (Cloud, Portal, Running) {
+    let c = cloud_on(mqtt, &d.truth.operation, &["cam0"]).await;
+    let portal = Portal::sign_in(&c).await;
+    let data = dir.join("agent");
+    enroll(&data, &c.url);
+    let agent = run_cameras(
+        &data,
+        d,
+        cameras,
+        &[&["--loop", "--heartbeat", "1"], args].concat(),
+    );
+    (c, portal, agent)
+}
+
 /// The ids of the cycles stored in `db`.
 pub async fn stored(db: &gemba_cloud::db::Db) -> BTreeSet<String> {
     sqlx::query_scalar::<_, String>("SELECT id FROM cycles")

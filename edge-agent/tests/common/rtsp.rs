@@ -19,6 +19,11 @@ pub struct RtspCamera {
 impl RtspCamera {
     /// Serves a 320 × 240, 15 fps moving ball on `port` at `path`.
     pub fn start(port: u16, path: &str) -> RtspCamera {
+        RtspCamera::start_sized(port, path, 320, 240)
+    }
+
+    /// [`RtspCamera::start`] at `width × height`.
+    pub fn start_sized(port: u16, path: &str, width: u32, height: u32) -> RtspCamera {
         gst::init().unwrap();
         let ctx = glib::MainContext::new();
         let main_loop = glib::MainLoop::new(Some(&ctx), false);
@@ -30,13 +35,13 @@ impl RtspCamera {
                 server.set_address("127.0.0.1");
                 server.set_service(&port.to_string());
                 let factory = rtsp::RTSPMediaFactory::new();
-                factory.set_launch(
+                factory.set_launch(&format!(
                     "( videotestsrc is-live=true pattern=ball \
-                     ! video/x-raw,width=320,height=240,framerate=15/1 \
+                     ! video/x-raw,width={width},height={height},framerate=15/1 \
                      ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 \
                      ! video/x-h264,profile=constrained-baseline \
-                     ! rtph264pay name=pay0 pt=96 config-interval=-1 )",
-                );
+                     ! rtph264pay name=pay0 pt=96 config-interval=-1 )"
+                ));
                 factory.set_shared(true);
                 server
                     .mount_points()
