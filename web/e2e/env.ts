@@ -157,6 +157,13 @@ export async function addDevice(org: number, name: string): Promise<EnrolmentCod
   return call<EnrolmentCode>('POST', 'device/', await admin(), { display_name: name }, { Organization: String(org) });
 }
 
+/** The demo's models and footage (`target/models`, or GEMBA_MODELS). */
+const modelsDir = () => process.env.GEMBA_MODELS ?? resolve(import.meta.dirname, '../../target/models');
+
+/** The demo footage, 640 × 480 (`demo.mp4`): the agent's `cam0` by default; named
+ * cameras get it as `cam0=${demoFootage()}`. */
+export const demoFootage = () => join(modelsDir(), 'demo.mp4');
+
 /**
  * The real agent (`target/debug/gemba-agent`, or GEMBA_AGENT) enrolled with `code` and
  * running with the demo's default model, its camera `cam0` on the demo footage (or the
@@ -170,11 +177,11 @@ export function runAgent(code: string, cameras?: string[]): () => void {
 export function startAgent(code: string, cameras?: string[]): { stop: () => void; pid: number } {
   const root = resolve(import.meta.dirname, '../..');
   const bin = process.env.GEMBA_AGENT ?? join(root, 'target/debug/gemba-agent');
-  const models = process.env.GEMBA_MODELS ?? join(root, 'target/models');
+  const models = modelsDir();
   const data = mkdtempSync(join(tmpdir(), 'gemba-e2e-agent-'));
   const enrol = spawnSync(bin, ['--data', data, 'enroll', '--cloud', `http://127.0.0.1:${port()}`, '--code', code], { encoding: 'utf8' });
   if (enrol.status !== 0) throw new Error(`gemba-agent enroll: ${enrol.stderr}`);
-  const cams = (cameras ?? [`cam0=${join(models, 'demo.mp4')}`]).flatMap((c) => ['--camera', c]);
+  const cams = (cameras ?? [`cam0=${demoFootage()}`]).flatMap((c) => ['--camera', c]);
   const agent = spawn(
     bin,
     ['--data', data, 'run', ...cams, '--model', join(models, 'default'), '--loop', '--heartbeat', '1'],
@@ -199,6 +206,11 @@ export async function runTaskOn(org: number, device: number, camera: string, tas
 /** Calls the API as the super admin in `org` (`GET`): the answer. */
 export async function adminGet<T>(org: number, path: string): Promise<T> {
   return call<T>('GET', path, await admin(), undefined, { Organization: String(org) });
+}
+
+/** Calls the API as the super admin in `org` with `method` and `body`: the answer. */
+export async function adminSend<T>(org: number, method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  return call<T>(method, path, await admin(), body, { Organization: String(org) });
 }
 
 /** Enrols a device with its one-time code, as the agent does (`POST device/enroll/`, no user). */
