@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use chrono::{Datelike, Timelike, Utc};
-use gemba_agent::capture::blur::{Rect, block_size, pixels};
+use gemba_agent::capture::blur::{Rect, area, block_size, pixels};
 use gemba_agent::capture::first_frame;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -153,7 +153,7 @@ async fn a_schedule_starts_and_stops_its_task_on_time_while_the_device_is_offlin
 /// The largest standard deviation of a colour over the inner half of a block of
 /// `region` (the blur's grid) in an RGB frame `w` wide.
 fn roughest_block(rgb: &[u8], w: usize, h: usize, region: &Rect) -> f64 {
-    let (x0, y0, x1, y1) = pixels(region, w, h);
+    let (x0, y0, x1, y1) = area(region, w, h);
     let block = block_size(x1 - x0, y1 - y0);
     let mut worst = 0f64;
     for by in (y0..y1 - block + 1).step_by(block) {

@@ -1,8 +1,9 @@
 //! Privacy blur (issue 29): rectangles of a camera's frame made unreadable on the device,
 //! before the capture's `tee`, so no branch (the task's frames, live view, clips,
-//! recordings, screenshots) ever has their pixels. Each rectangle is pixelated: cut
-//! into blocks of at least [`MIN_BLOCK`] pixels (an eighth of the rectangle's longer
-//! side when larger), each block filled with its mean, in all three planes of I420.
+//! recordings, screenshots) ever has their pixels. Each rectangle, grown to even edges
+//! ([`area`]), is pixelated: cut into blocks of at least [`MIN_BLOCK`] pixels (an
+//! eighth of the rectangle's longer side when larger, even), each block filled with its
+//! mean, in all three planes of I420.
 //! The regions of a camera are shared ([`Regions`]) and read per frame, so a change
 //! from the cloud applies to a running camera at its next frame.
 
@@ -101,8 +102,10 @@ fn blur_i420(frame: &mut gst_video::VideoFrameRef<&mut gst::BufferRef>, rects: &
             continue;
         };
         for r in rects {
-            let (x0, y0, x1, y1) = pixels(r, w, h);
+            let (x0, y0, x1, y1) = area(r, w, h);
             let block = block_size(x1 - x0, y1 - y0) / sub;
+            // Even edges: a colour sample's 2 × 2 pixels are all in or all out (but
+            // at an odd frame edge, whose last sample is half a pixel pair).
             let scaled = (
                 x0 / sub,
                 y0 / sub,
@@ -124,10 +127,20 @@ pub fn pixels(r: &Rect, w: usize, h: usize) -> (usize, usize, usize, usize) {
     (x0, y0, x1.min(w).max(x0), y1.min(h).max(y0))
 }
 
+/// What is pixelated of `r` in a `w × h` frame: its [`pixels`] grown to even edges (a
+/// colour sample of I420 covers 2 × 2 pixels, so the colour blocks match the
+/// brightness blocks; growing, never shrinking, so no pixel of the region is left).
+pub fn area(r: &Rect, w: usize, h: usize) -> (usize, usize, usize, usize) {
+    let (x0, y0, x1, y1) = pixels(r, w, h);
+    let up = |v: usize, n: usize| (v + (v & 1)).min(n);
+    (x0 & !1, y0 & !1, up(x1, w), up(y1, h))
+}
+
 /// The block of a `w × h` rectangle: an eighth of its longer side, at least
-/// [`MIN_BLOCK`].
+/// [`MIN_BLOCK`], even (its colour blocks are half as wide, exactly).
 pub fn block_size(w: usize, h: usize) -> usize {
-    (w.max(h) / 8).max(MIN_BLOCK)
+    let b = (w.max(h) / 8).max(MIN_BLOCK);
+    b + (b & 1)
 }
 
 /// Fills each `block × block` square of `[x0, x1) × [y0, y1)` of a plane (rows of
@@ -216,5 +229,16 @@ mod tests {
         assert_eq!(pixels(&past, 100, 100), (90, 0, 100, 10));
         assert_eq!(block_size(40, 10), MIN_BLOCK);
         assert_eq!(block_size(400, 10), 50);
+        // Odd blocks would put the colour's blocks off the brightness's.
+        assert_eq!(block_size(152, 10), 20);
+        // Odd edges grow to even ones, inside the frame.
+        let odd = Rect {
+            x: 0.31,
+            y: 0.0,
+            width: 0.4,
+            height: 1.0,
+        };
+        assert_eq!(pixels(&odd, 101, 99), (31, 0, 72, 99));
+        assert_eq!(area(&odd, 101, 99), (30, 0, 72, 99));
     }
 }
