@@ -9,8 +9,12 @@ use crate::outbox::Kind;
 
 impl Agent {
     pub(super) fn live_request(&mut self, m: RtcMessage) {
-        let cameras = self.cameras();
-        self.live.take(m, |c| cameras.iter().any(|k| k.name == c));
+        let (cameras, workers) = (self.cameras(), &self.workers);
+        self.live.take(
+            m,
+            |c| cameras.iter().any(|k| k.name == c),
+            |c| workers.get(c).is_some_and(|w| !w.ended()),
+        );
     }
 
     /// Sends what the device says of a session (through the outbox, like

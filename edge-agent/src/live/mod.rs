@@ -154,8 +154,13 @@ impl Live {
     }
 
     /// Takes a message of the cloud's; `has_camera` says whether the device has a
-    /// camera of that name.
-    pub fn take(&mut self, m: RtcMessage, has_camera: impl Fn(&str) -> bool) {
+    /// camera of that name, `busy` whether a task's pipeline feeds it.
+    pub fn take(
+        &mut self,
+        m: RtcMessage,
+        has_camera: impl Fn(&str) -> bool,
+        busy: impl Fn(&str) -> bool,
+    ) {
         let session = m.session;
         match m.request {
             RtcRequest::Close => {
@@ -183,6 +188,20 @@ impl Live {
                     return;
                 }
                 let feed = self.feed(&camera);
+                if let Some(why) = feed.failed() {
+                    if busy(&camera) {
+                        // The task's pipeline cannot encode: said at once.
+                        let _ = self
+                            .replies
+                            .send((session, RtcAnswer::Refused { message: why }));
+                        return;
+                    }
+                    if !self.idle.contains_key(&camera) {
+                        // Opened for viewers before, it failed: this viewer tries again
+                        // (the next tend opens it).
+                        feed.set_failed(None);
+                    }
+                }
                 let (close, closed) = watch::channel(false);
                 self.sessions.insert(session.clone(), close);
                 let replies = self.replies.clone();
@@ -241,7 +260,8 @@ impl Live {
                 continue;
             }
             if feed.failed().is_some() {
-                // Said to its viewers, who leave; the next viewer tries again.
+                // Said to its viewers, who leave; the next viewer's offer clears it and
+                // tries again ([`Live::take`]).
                 continue;
             }
             if let Some(src) = source(camera) {
