@@ -74,20 +74,23 @@ fn pass(url: &str, phase: Phase, seconds: u64) -> anyhow::Result<f64> {
         cap.next_frame()?;
     }
     let (t0, c0) = (Instant::now(), cpu());
-    let mut frames = 0u64;
+    let (mut frames, mut sent) = (0u64, 0u64);
     let mut rx = viewer.as_ref().map(|v| v.frames.resubscribe());
     while t0.elapsed() < Duration::from_secs(seconds) {
         if cap.next_frame()?.is_some() {
             frames += 1;
         }
         if let Some(rx) = &mut rx {
-            while rx.try_recv().is_ok() {}
+            while rx.try_recv().is_ok() {
+                sent += 1;
+            }
         }
     }
     let share = (cpu() - c0) / t0.elapsed().as_secs_f64();
     let through = feed.passed_through();
     eprintln!(
-        "{phase:?}: {:.1}% of a core, {frames} task frames, passed through: {through}",
+        "{phase:?}: {:.1}% of a core, {frames} task frames, {sent} frames to the viewer, \
+         passed through: {through}",
         share * 100.0
     );
     Ok(share)
