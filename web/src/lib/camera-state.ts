@@ -4,16 +4,18 @@ import { formatDateTime } from '@/lib/format';
 /**
  * What a camera does, in words, from its device's last status: running or starting
  * (with a warning about its source if any), idle, or failed with why, since when and
- * when the agent tries again. The device's times are shown on the cloud's clock, by the
+ * when the agent tries again; "by schedule" while one of the device's schedules runs
+ * its task (the device started it, and stops it at the window's end). The device's times are shown on the cloud's clock, by the
  * status's own send time against when it arrived.
  */
 export function cameraState(c: CameraStatus, device: Pick<Device, 'status' | 'last_seen'>): string {
   const warning = c.warning ? ` — ${c.warning}` : '';
+  const scheduled = c.schedule != null ? ' by schedule' : '';
   switch (c.state) {
     case 'running':
-      return `Running${warning}`;
+      return `Running${scheduled}${warning}`;
     case 'starting':
-      return `Starting${warning}`;
+      return `Starting${scheduled}${warning}`;
     case 'idle':
       return 'Idle';
     case 'failed': {
@@ -21,7 +23,7 @@ export function cameraState(c: CameraStatus, device: Pick<Device, 'status' | 'la
       const offset = s !== null && device.last_seen !== null ? device.last_seen - s.ts_ms : 0;
       const since = c.since_ms != null ? ` since ${formatDateTime(c.since_ms + offset)}` : '';
       const retry = c.retry_at_ms != null ? ` (next try ${formatDateTime(c.retry_at_ms + offset)})` : '';
-      return `Failed${since}: ${c.error ?? 'no reason given'}${retry}`;
+      return `Failed${scheduled}${since}: ${c.error ?? 'no reason given'}${retry}`;
     }
   }
 }
