@@ -196,6 +196,7 @@ impl Capture {
         if matches!(source, Source::Stamp) {
             stamp::install(&pipeline)?;
         }
+        source::whole_frames_only(&pipeline);
         blur::install(&pipeline, opts.blur.clone())?;
         let sink = pipeline
             .by_name("sink")

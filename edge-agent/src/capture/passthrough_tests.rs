@@ -107,3 +107,70 @@ fn an_rtsp_cameras_own_h264_goes_to_viewers_unless_a_blur_region_needs_encoding(
     drop(cap);
     drop(server);
 }
+
+/// The mean brightness (0–255) of an RGB frame.
+fn brightness(rgb: &[u8]) -> f64 {
+    rgb.iter().map(|&v| f64::from(v)).sum::<f64>() / rgb.len() as f64
+}
+
+/// A network camera joined between two key frames: its first frames are whole, never a
+/// decoder's grey smear of frames without their references. The camera is a white ball
+/// on black, so a whole frame is dark and a smear is mid-grey.
+#[test]
+fn a_network_cameras_first_frame_is_whole() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = RtspCamera::start(port, "cam");
+    let dir = tempfile::tempdir().unwrap();
+    let open = || {
+        Capture::open(
+            &Source::Uri(server.url.clone()),
+            Options {
+                width: 64,
+                height: 48,
+                fps: 15,
+                looped: false,
+                fast: false,
+                clips: None,
+                live: None,
+                blur: Regions::default(),
+            },
+        )
+        .unwrap()
+    };
+    // Another viewer keeps the camera's stream going (alone, each join would start it
+    // anew, from a key frame)…
+    let mut keeper = open();
+    keeper.next_frame().unwrap().unwrap();
+    // …and with a key frame a second, one of several joins lands between two.
+    for i in 0..4 {
+        std::thread::sleep(Duration::from_millis(230));
+        let mut cap = open();
+        let done = cap.snapshot().unwrap();
+        let first = cap.next_frame().unwrap().unwrap().rgb.to_vec();
+        let until = Instant::now() + Duration::from_secs(10);
+        let shot = loop {
+            if let Ok(r) = done.try_recv() {
+                break r.unwrap();
+            }
+            assert!(Instant::now() < until, "no screenshot");
+            cap.next_frame().unwrap();
+        };
+        let path = dir.path().join(format!("{i}.jpg"));
+        std::fs::write(&path, shot).unwrap();
+        let shot = first_frame(&path, 320, 240).unwrap();
+        assert!(
+            brightness(&first) < 40.0,
+            "join {i}: the task's first frame is grey: {:.0}",
+            brightness(&first)
+        );
+        assert!(
+            brightness(&shot) < 40.0,
+            "join {i}: the screenshot is grey: {:.0}",
+            brightness(&shot)
+        );
+    }
+}

@@ -72,3 +72,16 @@ impl std::str::FromStr for Source {
         })
     }
 }
+
+/// Drops the frames a decoder makes without their reference pictures (a network stream
+/// joined between two key frames decodes to grey smears until the next): libav's
+/// decoders in `pipeline` are told not to output them, so no branch (a screenshot, the
+/// model, live view) gets one.
+pub(super) fn whole_frames_only(pipeline: &gstreamer::Pipeline) {
+    use gstreamer::prelude::*;
+    pipeline.connect_deep_element_added(|_, _, element| {
+        if element.find_property("output-corrupt").is_some() {
+            element.set_property("output-corrupt", false);
+        }
+    });
+}
