@@ -57,14 +57,9 @@ fn pass(url: &str, phase: Phase, seconds: u64) -> anyhow::Result<f64> {
     let mut cap = Capture::open(
         &Source::Uri(url.into()),
         capture::Options {
-            width: 64,
-            height: 48,
-            fps: 15,
-            looped: false,
-            fast: false,
-            clips: None,
             live: Some(feed.clone()),
             blur,
+            ..capture::Options::at_real_time(64, 48, 15)
         },
     )?;
     let viewer = (!matches!(phase, Phase::Nobody)).then(|| feed.watch());

@@ -49,16 +49,7 @@ pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<
     crate::cameras::fits(&model, &engine)?;
     let mut cap = Capture::open(
         &Source::File(video.into()),
-        capture::Options {
-            width: model.width,
-            height: model.height,
-            fps: 1000,
-            looped: false,
-            fast: true,
-            clips: None,
-            live: None,
-            blur: Default::default(),
-        },
+        capture::Options::every_frame(model.width, model.height),
     )?;
     let mut labels = truth.steps.clone();
     labels.push("background".into());

@@ -246,14 +246,9 @@ impl Agent {
         capture::Capture::open(
             &cam.source,
             capture::Options {
-                width: 64,
-                height: 64,
-                fps: self.cfg.fps,
                 looped: self.cfg.looped,
-                fast: false,
-                clips: None,
-                live: None,
                 blur: self.blur_of(camera),
+                ..capture::Options::at_real_time(64, 64, self.cfg.fps)
             },
         )
     }

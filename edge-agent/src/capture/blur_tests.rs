@@ -26,11 +26,7 @@ fn opened(file: &Path, blur: Regions) -> (Capture, Arc<live::Feed>) {
     let cap = Capture::open(
         &Source::File(file.into()),
         Options {
-            width: W as u32,
-            height: H as u32,
-            fps: 15,
             looped: true,
-            fast: false,
             clips: Some(ClipOptions {
                 seconds: 20,
                 max_bytes: 16 * 1024 * 1024,
@@ -38,6 +34,7 @@ fn opened(file: &Path, blur: Regions) -> (Capture, Arc<live::Feed>) {
             }),
             live: Some(feed.clone()),
             blur,
+            ..Options::at_real_time(W as u32, H as u32, 15)
         },
     )
     .unwrap();

@@ -30,6 +30,7 @@ pub mod blur;
 pub mod clip;
 mod fault;
 pub mod live;
+mod options;
 mod passthrough;
 mod rate;
 mod recording;
@@ -37,6 +38,7 @@ mod snapshot;
 mod source;
 pub mod stamp;
 
+pub use options::Options;
 pub use recording::{Recorded, RecordingDone, recording_format};
 pub(crate) use recording::{to_file, wait_encoded};
 pub use snapshot::{SnapshotDone, first_frame, jpeg, wait as wait_snapshot};
@@ -55,26 +57,6 @@ use gstreamer::prelude::*;
 use gstreamer_app as gst_app;
 
 use crate::clock::now_ms;
-
-/// How a camera is read.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub width: u32,
-    pub height: u32,
-    /// Frames per second at most.
-    pub fps: u32,
-    /// Files start again at their end.
-    pub looped: bool,
-    /// As fast as possible (files only), every frame kept; else at real time, and a
-    /// slow consumer gets the newest frame.
-    pub fast: bool,
-    /// Keep the last minutes encoded for cycle clips ([`crate::capture::clip`]).
-    pub clips: Option<clip::ClipOptions>,
-    /// Encode for live view into this feed while anyone watches ([`live`]).
-    pub live: Option<Arc<live::Feed>>,
-    /// The camera's privacy blur, applied before any branch ([`blur`]).
-    pub blur: blur::Regions,
-}
 
 /// One frame: RGB, `width × height × 3` bytes, and its time in milliseconds (the wall
 /// clock at real time; the video's own time, across loops, when fast).

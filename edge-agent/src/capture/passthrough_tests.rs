@@ -58,14 +58,9 @@ fn an_rtsp_cameras_own_h264_goes_to_viewers_unless_a_blur_region_needs_encoding(
     let mut cap = Capture::open(
         &Source::Uri(server.url.clone()),
         Options {
-            width: 64,
-            height: 48,
-            fps: 15,
-            looped: false,
-            fast: false,
-            clips: None,
             live: Some(feed.clone()),
             blur: regions.clone(),
+            ..Options::at_real_time(64, 48, 15)
         },
     )
     .unwrap();
@@ -128,16 +123,7 @@ fn a_network_cameras_first_frame_is_whole() {
     let open = || {
         Capture::open(
             &Source::Uri(server.url.clone()),
-            Options {
-                width: 64,
-                height: 48,
-                fps: 15,
-                looped: false,
-                fast: false,
-                clips: None,
-                live: None,
-                blur: Regions::default(),
-            },
+            Options::at_real_time(64, 48, 15),
         )
         .unwrap()
     };

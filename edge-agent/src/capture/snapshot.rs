@@ -120,16 +120,7 @@ pub fn wait(done: SnapshotDone, within: Duration) -> anyhow::Result<Vec<u8>> {
 pub fn first_frame(path: &std::path::Path, width: u32, height: u32) -> anyhow::Result<Vec<u8>> {
     let mut cap = Capture::open(
         &Source::File(path.into()),
-        Options {
-            width,
-            height,
-            fps: 1000,
-            looped: false,
-            fast: true,
-            clips: None,
-            live: None,
-            blur: Default::default(),
-        },
+        Options::every_frame(width, height),
     )?;
     let frame = cap
         .next_frame()?

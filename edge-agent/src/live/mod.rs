@@ -82,14 +82,10 @@ impl Idle {
             .spawn(move || {
                 // Small frames for nobody: the source keeps going for the live branch.
                 let opts = capture::Options {
-                    width: 64,
-                    height: 64,
-                    fps,
                     looped,
-                    fast: false,
-                    clips: None,
                     live: Some(feed.clone()),
                     blur,
+                    ..capture::Options::at_real_time(64, 64, fps)
                 };
                 let mut cap = match Capture::open(&source, opts) {
                     Ok(c) => c,
