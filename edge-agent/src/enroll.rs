@@ -167,6 +167,7 @@ mod tests {
             key: STANDARD.encode([7u8; 32]),
             mqtt: "mqtt://broker.local:1884".into(),
             tls: None,
+            release_key: None,
         };
         let p = dir.path().join("agent/credentials.json");
         let e = Enrolment {

@@ -59,6 +59,9 @@ fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
         disk_free_mb: None,
         temperature_c: None,
         config_version: 0,
+        target: String::new(),
+        updatable: false,
+        update: None,
     });
     let (commands, _rx) = mpsc::channel(8);
     let (rtc, _rtc_rx) = mpsc::channel(8);

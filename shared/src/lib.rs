@@ -11,6 +11,7 @@ pub mod footage;
 pub mod model_io;
 pub mod mqtt;
 pub mod operation;
+pub mod release;
 pub mod roles;
 pub mod validate;
 

@@ -14,6 +14,8 @@ pub mod v1 {
 
     mod config;
     pub use config::*;
+    mod update;
+    pub use update::*;
 
     /// The schema version of every payload below but commands.
     pub const VERSION: u32 = 1;
@@ -273,6 +275,17 @@ pub mod v1 {
         #[serde(default)]
         #[cfg_attr(feature = "ts", ts(as = "Option<i64>", optional))]
         pub config_version: i64,
+        /// What the agent was built for (`x86_64`, `aarch64`; empty from an older
+        /// agent): the releases it can run.
+        #[serde(default)]
+        pub target: String,
+        /// Whether a self-update can restart the agent (it runs under `gemba-agent
+        /// supervise`).
+        #[serde(default)]
+        pub updatable: bool,
+        /// The device's latest self-update, until another begins.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub update: Option<UpdateReport>,
     }
 
     impl Message for StatusMessage {
@@ -293,8 +306,11 @@ pub mod v1 {
             {
                 return Err("bad camera list".into());
             }
-            if self.agent_version.len() > 100 {
-                return Err("agent_version over 100 bytes".into());
+            if self.agent_version.len() > 100 || self.target.len() > 32 {
+                return Err("agent_version over 100 bytes or target over 32".into());
+            }
+            if let Some(u) = &self.update {
+                u.check()?;
             }
             Ok(())
         }
@@ -406,6 +422,21 @@ pub mod v1 {
         /// Take a JPEG of `camera` now, blur applied, and upload it with one `PUT` to
         /// `url` (an upload link of this screenshot only). Acknowledged once uploaded.
         Screenshot { camera: String, url: String },
+        /// Run release `release` (`version`, built for `target`): download the binary
+        /// from `url` (signed, good for hours), check its size, SHA-256 and Ed25519
+        /// `signature` against the release key of the enrolment, then restart into it;
+        /// it must come back healthy or the device goes back to what it ran. Progress
+        /// comes in the status ([`UpdateReport`]); the acknowledgement once the release
+        /// is checked and in place (or refused).
+        Update {
+            release: i64,
+            version: String,
+            target: String,
+            url: String,
+            sha256: String,
+            size_bytes: i64,
+            signature: String,
+        },
     }
 
     /// `cmd` (cloud → agent, QoS 1), version [`COMMAND_VERSION`]. Carried out once:
@@ -765,6 +796,9 @@ pub mod v1 {
                 disk_free_mb: None,
                 temperature_c: None,
                 config_version: 0,
+                target: String::new(),
+                updatable: false,
+                update: None,
             };
             assert_eq!(s.check().unwrap_err(), "bad camera list");
             // A configuration command is checked as a configuration.

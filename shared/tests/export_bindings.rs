@@ -12,8 +12,8 @@ use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
     Msg, Page, account as a, cameras as c, device as d, feature_control as f, labeler as lb,
-    line as ln, organization as o, stream as s, task as t, telemetry as tm, training as tr,
-    video as v,
+    line as ln, organization as o, release as r, stream as s, task as t, telemetry as tm,
+    training as tr, video as v,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -249,6 +249,13 @@ fn export_bindings() {
         lb::LabelRequest,
         lb::LabelRequestCreate,
         lb::RequestedTask,
+        r::Release,
+        r::ReleaseDevice,
+        r::Deployment,
+        r::MoveRelease,
+        r::ReleasePatch,
+        r::LatestBranch,
+        r::Instance,
     );
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

@@ -230,6 +230,9 @@ mod tests {
             disk_free_mb: None,
             temperature_c: None,
             config_version: 0,
+            target: String::new(),
+            updatable: false,
+            update: None,
         }
     }
 

@@ -37,6 +37,9 @@ fn status(ts_ms: i64, since: Option<i64>) -> v1::StatusMessage {
         disk_free_mb: None,
         temperature_c: None,
         config_version: 0,
+        target: String::new(),
+        updatable: false,
+        update: None,
     }
 }
 

@@ -465,6 +465,9 @@ both!(
             disk_free_mb: Some(100),
             temperature_c: None,
             config_version: 0,
+            target: String::new(),
+            updatable: false,
+            update: None,
         };
         dev.send_status(&status).await;
         let mut online = None;
@@ -1193,6 +1196,9 @@ both!(
             disk_free_mb: None,
             temperature_c: None,
             config_version: 0,
+            target: String::new(),
+            updatable: false,
+            update: None,
         };
         let camera = |name: &str, task: i64| v1::CameraStatus {
             camera: name.into(),
@@ -1262,6 +1268,9 @@ both_with!(
             disk_free_mb: None,
             temperature_c: None,
             config_version: 0,
+            target: String::new(),
+            updatable: false,
+            update: None,
         };
         let commands = format!("device/{id}/commands/");
         let sent = async |app: &TestApp| {

@@ -27,6 +27,9 @@ fn status(online: bool, ts_ms: i64, agent_version: &str) -> v1::StatusMessage {
         disk_free_mb: None,
         temperature_c: None,
         config_version: 0,
+        target: String::new(),
+        updatable: false,
+        update: None,
     }
 }
 

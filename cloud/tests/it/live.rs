@@ -109,6 +109,9 @@ async fn online(app: &TestApp, tok: &str, name: &str) -> TestDevice {
         disk_free_mb: None,
         temperature_c: None,
         config_version: 0,
+        target: String::new(),
+        updatable: false,
+        update: None,
     })
     .await;
     for _ in 0..100 {

@@ -110,6 +110,9 @@ async fn say_online(dev: &TestDevice, online: bool) {
         disk_free_mb: None,
         temperature_c: None,
         config_version: 0,
+        target: String::new(),
+        updatable: false,
+        update: None,
     };
     dev.send_status(&status).await;
 }

@@ -216,6 +216,9 @@ impl Agent {
             disk_free_mb: None,
             temperature_c: None,
             config_version: self.config.version,
+            target: String::new(),
+            updatable: false,
+            update: None,
         }
     }
 }

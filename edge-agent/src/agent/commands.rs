@@ -106,6 +106,7 @@ impl Agent {
                 }
                 Err(e) => Err(e),
             },
+            Command::Update { .. } => Err(anyhow::anyhow!("this agent cannot update itself")),
         };
         Some(make_ack(c.id, r))
     }

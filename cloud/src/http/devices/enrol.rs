@@ -216,6 +216,7 @@ pub async fn enroll(
         key,
         mqtt: mqtt_url(&state, &headers),
         tls,
+        release_key: None,
     }))
 }
 

@@ -37,6 +37,9 @@ pub(crate) fn status(cameras: &[&str], version: i64) -> v1::StatusMessage {
         disk_free_mb: None,
         temperature_c: None,
         config_version: version,
+        target: String::new(),
+        updatable: false,
+        update: None,
     }
 }
 

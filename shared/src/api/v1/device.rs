@@ -144,6 +144,12 @@ pub struct Credentials {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub tls: Option<BrokerTls>,
+    /// The Ed25519 public key (base64) the deployment signs agent releases with: the
+    /// device runs only releases it signed (`gemba_shared::release`). Absent from an
+    /// older cloud: the device refuses self-updates until enrolled again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub release_key: Option<String>,
 }
 
 /// What a device needs for TLS to the embedded broker, made by the cloud at enrolment

@@ -8,6 +8,7 @@ pub mod labeler;
 pub mod lengths;
 pub mod line;
 pub mod organization;
+pub mod release;
 pub mod sso;
 pub mod stream;
 pub mod task;
