@@ -12,7 +12,8 @@ use super::rtsp_camera::RtspCamera;
 use super::*;
 
 /// Pulls `cap`'s frames until `feed` says it passes through `through` and `viewer`
-/// got `n` frames since, the first a key frame: those frames.
+/// got `n` frames since, the first a key frame: those frames. A viewer that falls
+/// behind asks for a key frame, as live view's do.
 fn frames(
     cap: &mut Capture,
     feed: &live::Feed,
@@ -20,17 +21,40 @@ fn frames(
     through: bool,
     n: usize,
 ) -> Vec<live::Encoded> {
+    use tokio::sync::broadcast::error::TryRecvError;
     let until = Instant::now() + Duration::from_secs(20);
     let mut got = vec![];
+    // What came, for the failure's message: frames while settled (key, delta), lags.
+    let (mut keys, mut deltas, mut lags) = (0, 0, 0);
     while got.len() < n {
         assert!(
             Instant::now() < until,
-            "{} frames, through {through}",
-            got.len()
+            "{} frames, through {through} (now {}); settled frames seen: {keys} key, \
+             {deltas} delta; {lags} lags; the feed failed: {:?}",
+            got.len(),
+            feed.passed_through(),
+            feed.failed()
         );
         cap.next_frame().unwrap();
-        while let Ok(e) = viewer.frames.try_recv() {
+        loop {
+            let e = match viewer.frames.try_recv() {
+                Ok(e) => e,
+                Err(TryRecvError::Lagged(_)) => {
+                    lags += 1;
+                    viewer.want_key();
+                    got.clear();
+                    continue;
+                }
+                Err(_) => break,
+            };
             let settled = feed.passed_through() == through;
+            if settled {
+                if e.key {
+                    keys += 1;
+                } else {
+                    deltas += 1;
+                }
+            }
             if settled && (e.key || !got.is_empty()) {
                 got.push(e);
             } else if !settled {
