@@ -116,6 +116,7 @@ pub struct MediaClaims {
 }
 
 const MEDIA_AUDIENCE: &str = "media";
+const RELEASE_AUDIENCE: &str = "release";
 
 #[derive(Clone)]
 pub struct Keys {
@@ -171,6 +172,16 @@ impl Keys {
 
     pub fn verify_media(&self, token: &str) -> Option<MediaClaims> {
         self.verify_for(MEDIA_AUDIENCE, token)
+    }
+
+    /// A token for the agent binary at `key` of the platform's objects (a release's
+    /// download, issue 30), good until `exp`: no organisation's, and not a media token.
+    pub fn sign_release(&self, key: &str, exp: i64) -> anyhow::Result<String> {
+        self.sign_for(RELEASE_AUDIENCE, 0, key, exp)
+    }
+
+    pub fn verify_release(&self, token: &str) -> Option<MediaClaims> {
+        self.verify_for(RELEASE_AUDIENCE, token)
     }
 
     fn sign_for(&self, aud: &str, org: i64, key: &str, exp: i64) -> anyhow::Result<String> {
@@ -325,6 +336,11 @@ mod tests {
         let got = k.verify_media(&m).unwrap();
         assert_eq!((got.org, got.key.as_str()), (3, "videos/1/video"));
         assert!(k.verify(&m).is_none());
+        // A release's download and a media URL are not each other.
+        let r = k.sign_release("releases/1/gemba-agent", now + 60).unwrap();
+        assert_eq!(k.verify_release(&r).unwrap().key, "releases/1/gemba-agent");
+        assert!(k.verify_media(&r).is_none());
+        assert!(k.verify_release(&m).is_none());
         let access = k
             .sign(&Claims {
                 sub: 7,

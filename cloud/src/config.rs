@@ -119,6 +119,14 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// Largest video accepted for upload, in bytes (sent in parts of at most 8 MiB).
     pub max_video_bytes: i64,
+    /// The Ed25519 public key (base64) agent releases must be signed for (issue 30),
+    /// given to every device at enrolment; the private key stays with whoever builds
+    /// releases. Unset: the cloud makes a signing key once in the data folder
+    /// (`release-signing.key`) and trusts its public key (`gemba-cloud release-key`
+    /// prints it, `gemba-cloud sign-release` signs with it).
+    pub release_public_key: Option<String>,
+    /// Largest agent binary accepted for upload, in bytes.
+    pub max_release_bytes: i64,
     /// Days a cycle's video clip is kept; 0: devices are asked for no clips (and those
     /// kept go at the next sweep).
     pub clip_days: i64,
@@ -242,6 +250,8 @@ impl Default for Settings {
             },
             max_body_bytes: 1024 * 1024,
             max_video_bytes: 4 * 1024 * 1024 * 1024,
+            release_public_key: None,
+            max_release_bytes: 512 * 1024 * 1024,
             clip_days: 30,
             upload_link_secs: 3600,
             ingest_workers: 2,

@@ -21,6 +21,9 @@ pub mod oidc;
 pub mod onnx;
 pub mod private;
 pub mod reconcile;
+pub mod release_key;
+pub mod releases;
+pub mod rollout;
 pub mod screenshots;
 pub mod seed;
 pub mod state;
@@ -62,6 +65,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let sso = oidc::Providers::new(&settings.sso);
     let objects = objects::open(&settings)?;
     let jobs = jobs::Queue::open(&db).await?;
+    let release_key = release_key::public_key(&settings)?;
     let state = AppState::new(Inner {
         db,
         settings,
@@ -78,6 +82,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         jobs,
         relay: Default::default(),
         relay_secret,
+        release_key,
     });
     if let (Some(email), Some(password)) =
         (&state.settings.admin_email, &state.settings.admin_password)

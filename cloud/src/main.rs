@@ -75,6 +75,31 @@ enum Command {
     },
     /// Print the commented example configuration.
     DefaultConfig,
+    /// Print the release key (the Ed25519 public key, base64) agent releases are signed
+    /// for: `release_public_key`, else the data folder's signing key's, made when
+    /// missing (`release-signing.key`).
+    ReleaseKey {
+        #[command(flatten)]
+        overrides: Overrides,
+    },
+    /// Print the signature (base64) of an agent binary for its upload
+    /// (`POST /api/binary_deployment/?…&signature=`).
+    SignRelease {
+        /// The target it was built for: x86_64 or aarch64.
+        #[arg(long)]
+        target: String,
+        /// The release's version.
+        #[arg(long)]
+        version: String,
+        /// The binary.
+        file: PathBuf,
+        /// The signing key (base64 PKCS#8 on one line); default: the data folder's
+        /// `release-signing.key`, made when missing.
+        #[arg(long)]
+        key: Option<PathBuf>,
+        #[command(flatten)]
+        overrides: Overrides,
+    },
 }
 
 #[derive(Subcommand)]
@@ -123,6 +148,36 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::DefaultConfig => print!("{}", gemba_cloud::config::EXAMPLE),
+        Command::ReleaseKey { overrides } => {
+            let s = settings(cli.config.as_deref(), &overrides)?;
+            println!("{}", gemba_cloud::release_key::public_key(&s)?);
+        }
+        Command::SignRelease {
+            target,
+            version,
+            file,
+            key,
+            overrides,
+        } => {
+            use gemba_shared::release;
+            anyhow::ensure!(
+                release::TARGETS.contains(&target.as_str()),
+                "--target {target:?}: one of {}",
+                release::TARGETS.join(", ")
+            );
+            release::check_version(&version).map_err(|m| anyhow::anyhow!("--version: {m}"))?;
+            let key = match key {
+                Some(k) => gemba_cloud::release_key::signing_key_at(&k)?,
+                None => {
+                    let s = settings(cli.config.as_deref(), &overrides)?;
+                    gemba_cloud::release_key::signing_key(&gemba_cloud::release_key::key_path(
+                        &s.data,
+                    ))?
+                }
+            };
+            let (sha256, size) = gemba_cloud::release_key::digest(&file)?;
+            println!("{}", key.sign(&target, &version, size, &sha256));
+        }
         Command::Serve { overrides: o, demo } => {
             let s = settings(cli.config.as_deref(), &o)?;
             tracing::info!(settings = ?s, "starting");

@@ -38,6 +38,9 @@ pub struct Inner {
     /// The secret of the relay's credentials (from the token secret, so replicas
     /// share it).
     pub relay_secret: Vec<u8>,
+    /// The Ed25519 public key (base64) agent releases are signed for
+    /// (`crate::release_key`).
+    pub release_key: String,
 }
 
 impl AppState {

@@ -276,12 +276,15 @@ pub mod v1 {
         #[cfg_attr(feature = "ts", ts(as = "Option<i64>", optional))]
         pub config_version: i64,
         /// What the agent was built for (`x86_64`, `aarch64`; empty from an older
-        /// agent): the releases it can run.
+        /// agent): the releases it can run. Optional in TypeScript, as
+        /// `config_version`.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
         pub target: String,
         /// Whether a self-update can restart the agent (it runs under `gemba-agent
-        /// supervise`).
+        /// supervise`). Optional in TypeScript, as `config_version`.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
         pub updatable: bool,
         /// The device's latest self-update, until another begins.
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -90,6 +90,7 @@ impl Role {
             | ManageLockouts
             | ManageLinkedOrganizations
             | ManageModelTypes
+            | ManageReleases
             | AdminArea => self == Admin,
             // Organisation administration.
             ManageDepartments | ManageOrgUsers | ManageEventNotifications => {
@@ -179,6 +180,9 @@ pub enum Permission {
     AdminArea,
     /// The platform's model types and their model files (admin Model Types).
     ManageModelTypes,
+    /// Agent releases and their roll-outs, and the fleet's devices (admin Updates and
+    /// Instances).
+    ManageReleases,
     ViewTasks,
     ManageTasks,
     ViewDevices,
@@ -202,7 +206,7 @@ pub enum Permission {
 }
 
 impl Permission {
-    pub const ALL: [Permission; 30] = [
+    pub const ALL: [Permission; 31] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -221,6 +225,7 @@ impl Permission {
         Permission::ReadAuditLog,
         Permission::AdminArea,
         Permission::ManageModelTypes,
+        Permission::ManageReleases,
         Permission::ViewTasks,
         Permission::ManageTasks,
         Permission::ViewDevices,

@@ -148,6 +148,7 @@ fn export_bindings() {
         d::EnrolmentCode,
         d::DevicePatch,
         d::Archive,
+        d::UpdateChannel,
         d::EnrolRequest,
         d::Credentials,
         d::StartTask,

@@ -147,6 +147,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "device_config",
         include_str!("../../migrations/20261218000001_device_config.sql"),
     ),
+    (
+        20261219000001,
+        "releases",
+        include_str!("../../migrations/20261219000001_releases.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -30,6 +30,7 @@ pub mod migrate;
 pub mod model_types;
 pub mod orgs;
 pub mod outbox;
+pub mod releases;
 pub mod rollups;
 pub mod screenshots;
 pub mod sso;

@@ -30,6 +30,25 @@ const DRAIN_BYTES: usize = 8 * 1024 * 1024;
 const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The body, at most `limit` bytes of it; a longer one is [`ApiError::TooLarge`].
+/// Reads and discards what is left of a body refused before it was read (up to 8 MiB,
+/// for at most 5 s), so a client still sending receives the answer rather than a
+/// connection reset by unread data.
+pub async fn drain(mut body: Body) {
+    use axum::body::HttpBody;
+    let drain = async {
+        let mut seen = 0usize;
+        while let Some(Ok(frame)) =
+            std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await
+        {
+            seen += frame.data_ref().map_or(0, |d| d.len());
+            if seen > DRAIN_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_TIME, drain).await;
+}
+
 pub async fn read_body(mut body: Body, limit: usize) -> ApiResult<Bytes> {
     use axum::body::HttpBody;
     let mut buf = Vec::new();

@@ -17,6 +17,7 @@ pub mod models;
 pub mod organization;
 pub mod portal;
 pub mod recording;
+pub mod releases;
 pub mod screenshots;
 pub mod security;
 pub mod stream;
@@ -137,6 +138,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(screenshots::router())
         .merge(models::router())
         .merge(model_types::router())
+        .merge(releases::router())
         .merge(labeler::router())
         .merge(telemetry::router())
         .split_for_parts()

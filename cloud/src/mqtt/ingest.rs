@@ -293,6 +293,7 @@ async fn read(
                 };
                 reconcile(state, org, device, &s, why).await?;
                 crate::device_config::on_status(state, org, device, &s, why).await?;
+                crate::releases::on_status(state, device, &s, why == Why::Back).await?;
             }
             let event = ServerEvent::DeviceStatus(DeviceStatusEvent {
                 id: device,
@@ -321,6 +322,10 @@ async fn read(
                         &state.db, device, &camera, task, refused,
                     )
                     .await?;
+                }
+                Ok(v1::Command::Update { release, .. }) => {
+                    crate::releases::on_ack(state, device, &a.id, release, a.ok, &a.message)
+                        .await?;
                 }
                 // A new model may be what a refused start lacked.
                 Ok(v1::Command::Deploy { .. }) if a.ok => {

@@ -164,3 +164,34 @@ pub async fn delete(
     state.mqtt.revoked(id, connection);
     Ok(StatusCode::NO_CONTENT)
 }
+
+/// The release environment the device's agent follows (`dev` or `prod`, issue 30): it
+/// is brought to that environment's newest release for its target from its next
+/// status, and leaves a roll-out of the other environment it was not done with.
+#[utoipa::path(patch, path = "/device/{id}/update_channel/", tag = "devices",
+    params(("id" = i64, Path)), request_body = d::UpdateChannel,
+    responses((status = 200, body = Device), (status = 400), (status = 403), (status = 404)))]
+pub async fn update_channel(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(id): Path<i64>,
+    Json(req): Json<d::UpdateChannel>,
+) -> ApiResult<axum::Json<Device>> {
+    let row = for_change(&state, &me, id, Permission::ManageDevices).await?;
+    let channel = req.update_channel.trim();
+    if !gemba_shared::release::ENVIRONMENTS.contains(&channel) {
+        return Err(ApiError::field(
+            "update_channel",
+            format!(
+                "Choose one of {}.",
+                gemba_shared::release::ENVIRONMENTS.join(", ")
+            ),
+        ));
+    }
+    let org = row.organization_id;
+    if !crate::db::releases::set_channel(&state.db, org, id, channel).await? {
+        return Err(ApiError::NotFound);
+    }
+    crate::releases::on_channel(&state, org, id).await?;
+    current(&state, &me, id).await
+}

@@ -216,7 +216,7 @@ pub async fn enroll(
         key,
         mqtt: mqtt_url(&state, &headers),
         tls,
-        release_key: None,
+        release_key: Some(state.release_key.clone()),
     }))
 }
 

@@ -60,6 +60,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(device::update_device))
         .routes(routes!(device::archive_device))
         .routes(routes!(device::device_details))
+        .routes(routes!(device::update_channel))
         // settings
         .routes(routes!(settings::device_setting))
         .routes(routes!(settings::multi_device_settings))

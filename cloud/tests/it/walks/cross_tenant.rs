@@ -692,6 +692,27 @@ pub(super) fn cross_tenant(
             Some(json!({"task": bt, "model_file": UNKNOWN_ID})),
         )
         .or_unknown("task"),
+        // Releases are the platform's and the super admin's alone.
+        cross(
+            "GET /binary_deployment/{id}/latest_deployment/",
+            format!("binary_deployment/{UNKNOWN_ID}/latest_deployment/"),
+            None,
+        ),
+        cross(
+            "PATCH /binary_deployment/{id}/",
+            format!("binary_deployment/{UNKNOWN_ID}/"),
+            Some(json!({"currentState": "stopped"})),
+        ),
+        cross(
+            "DELETE /binary_deployment/delete_branch/",
+            format!("binary_deployment/delete_branch/?environment=dev&branch=main&id={UNKNOWN_ID}"),
+            None,
+        ),
+        cross(
+            "PATCH /device/{id}/update_channel/",
+            format!("device/{}/update_channel/", b.devices.device),
+            Some(json!({"update_channel": "dev"})),
+        ),
         // Model types and files are the platform's, not B's: reading one is no leak;
         // changing them is the super admin's alone.
         cross(

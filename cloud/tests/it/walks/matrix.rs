@@ -765,6 +765,66 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             "organization/task/task_object/{}/",
             w.detector.object
         )),
+        // Agent releases and the fleet (the super admin's).
+        call(
+            "POST /binary_deployment/",
+            Some(json!({})),
+            Perm(ManageReleases),
+        )
+        .at(
+            "binary_deployment/?environment=dev&branch=main&version=0.0.1&target=x86_64\
+             &signature=AAAA",
+        ),
+        call(
+            "GET /binary_deployment/previous_releases/",
+            None,
+            Perm(ManageReleases),
+        )
+        .at("binary_deployment/previous_releases/?page=1"),
+        call(
+            "GET /binary_deployment/download_binaries/",
+            None,
+            Perm(ManageReleases),
+        )
+        .at("binary_deployment/download_binaries/?environment=dev&branch=main&version=0.0.1"),
+        call(
+            "GET /binary_deployment/{id}/latest_deployment/",
+            None,
+            Perm(ManageReleases),
+        )
+        .at(format!("binary_deployment/{UNKNOWN_ID}/latest_deployment/")),
+        call(
+            "GET /binary_deployment/get_latest_deployable_branch/",
+            None,
+            Perm(ManageReleases),
+        ),
+        call(
+            "DELETE /binary_deployment/delete_branch/",
+            None,
+            Perm(ManageReleases),
+        )
+        .at(format!(
+            "binary_deployment/delete_branch/?environment=dev&branch=main&id={UNKNOWN_ID}"
+        )),
+        call(
+            "PATCH /binary_deployment/move_binaries_to_prod/",
+            Some(json!({"version": "0.0.1", "environment": "prod"})),
+            Perm(ManageReleases),
+        ),
+        call(
+            "PATCH /binary_deployment/{id}/",
+            Some(json!({"currentState": "stopped"})),
+            Perm(ManageReleases),
+        )
+        .at(format!("binary_deployment/{UNKNOWN_ID}/")),
+        call(
+            "GET /binary_deployment/instances/",
+            None,
+            Perm(ManageReleases),
+        )
+        .at("binary_deployment/instances/?page=1&search=walk"),
+        call("GET /binary_deployment/binary/{token}", None, Public)
+            .at("binary_deployment/binary/not-a-token"),
         // Devices; what changes the device comes last.
         call(
             "POST /device/",
@@ -1100,6 +1160,12 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         .at(format!("device/archive_device/{}/", w.devices.device)),
         call("DELETE /device/{id}/", None, Perm(ManageDevices))
             .at(format!("device/{}/", w.devices.doomed)),
+        call(
+            "PATCH /device/{id}/update_channel/",
+            Some(json!({"update_channel": "dev"})),
+            Perm(ManageDevices),
+        )
+        .at(format!("device/{}/update_channel/", w.devices.device)),
         // Last: the session ends.
         call("PATCH /account/logout/", None, SignedIn),
     ]

@@ -66,6 +66,8 @@ pub struct Device {
     pub settings: Value,
     pub tasks: Vec<DeviceTask>,
     pub created_at: i64,
+    /// The release environment the device's agent follows: `dev` or `prod` (issue 30).
+    pub update_channel: String,
 }
 
 /// `POST device/`: adds a device; the answer carries its one-time enrolment code.
@@ -254,6 +256,16 @@ pub struct RecentCycle {
 #[serde(deny_unknown_fields)]
 pub struct Archive {
     pub is_archived: Option<bool>,
+}
+
+/// `PATCH device/{id}/update_channel/`: the release environment the device follows
+/// (`dev` or `prod`; issue 30).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct UpdateChannel {
+    pub update_channel: String,
 }
 
 /// One device's settings (`device_setting/`, `device_settings/…`).

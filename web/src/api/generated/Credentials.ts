@@ -20,4 +20,10 @@ mqtt: string,
 /**
  * The embedded broker's TLS (with `mqtts://`): absent for a plain broker.
  */
-tls?: BrokerTls, };
+tls?: BrokerTls, 
+/**
+ * The Ed25519 public key (base64) the deployment signs agent releases with: the
+ * device runs only releases it signed (`gemba_shared::release`). Absent from an
+ * older cloud: the device refuses self-updates until enrolled again.
+ */
+release_key?: string, };

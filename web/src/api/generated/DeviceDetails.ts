@@ -32,4 +32,8 @@ online: boolean, last_seen: number | null,
 /**
  * The device's last status message, if any.
  */
-status: StatusMessage | null, settings: Record<string, unknown>, tasks: Array<DeviceTask>, created_at: number, };
+status: StatusMessage | null, settings: Record<string, unknown>, tasks: Array<DeviceTask>, created_at: number, 
+/**
+ * The release environment the device's agent follows: `dev` or `prod` (issue 30).
+ */
+update_channel: string, };

@@ -45,6 +45,7 @@ export const device = (id: number, name: string, online: boolean, cameras: Camer
   settings: {},
   tasks: [],
   created_at: SEEN,
+  update_channel: 'prod',
 });
 
 /** A remote camera of `d` as the server answers it. */

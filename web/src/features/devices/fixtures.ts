@@ -24,6 +24,7 @@ export const device = (id: number, display_name: string, extra: Partial<Device> 
   settings: {},
   tasks: [],
   created_at: SEEN,
+  update_channel: 'prod',
   ...extra,
 });
 
