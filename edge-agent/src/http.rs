@@ -9,6 +9,8 @@
 //! `--insecure-http` ([`check_enrol_url`]).
 
 use std::net::IpAddr;
+use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 
@@ -85,6 +87,68 @@ fn is_loopback(host: &str) -> bool {
             h == "localhost" || h.ends_with(".localhost")
         }
     }
+}
+
+/// Downloads `url` to `dest`, checking its size and SHA-256 on the way (`what` names it
+/// in errors: "the model", "the release"): it is written to `part` first and renamed
+/// into place only when both match, so a failed check leaves nothing.
+pub async fn download_checked(
+    http: &reqwest::Client,
+    url: &str,
+    part: &Path,
+    dest: &Path,
+    sha256: &str,
+    size: i64,
+    what: &str,
+) -> anyhow::Result<()> {
+    use futures_util::StreamExt;
+    use sha2::{Digest, Sha256};
+    use tokio::io::AsyncWriteExt;
+
+    for d in [part.parent(), dest.parent()].into_iter().flatten() {
+        tokio::fs::create_dir_all(d).await?;
+    }
+    let res = http
+        .get(url)
+        .timeout(Duration::from_secs(600))
+        .send()
+        .await
+        .with_context(|| format!("reaching {url}"))?;
+    if !res.status().is_success() {
+        bail!("the cloud answered {}", res.status());
+    }
+    let mut hash = Sha256::new();
+    let mut got: i64 = 0;
+    let mut file = tokio::fs::File::create(part).await?;
+    let mut body = res.bytes_stream();
+    let r: anyhow::Result<()> = async {
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk?;
+            got += chunk.len() as i64;
+            if got > size {
+                bail!("{what} is larger than the {size} bytes announced");
+            }
+            hash.update(&chunk);
+            file.write_all(&chunk).await?;
+        }
+        file.flush().await?;
+        file.sync_all().await?;
+        if got != size {
+            bail!("{what} has {got} bytes, not the {size} announced");
+        }
+        let hex = gemba_shared::hex(&hash.finalize());
+        if !hex.eq_ignore_ascii_case(sha256) {
+            bail!("{what}'s SHA-256 is {hex}, not {sha256}");
+        }
+        Ok(())
+    }
+    .await;
+    if let Err(e) = r {
+        let _ = tokio::fs::remove_file(part).await;
+        return Err(e);
+    }
+    tokio::fs::rename(part, dest).await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,3 +13,4 @@ pub mod live;
 pub mod outbox;
 pub mod schedules;
 pub mod sync;
+pub mod update;

@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "gemba-agent", version, about = "gemba edge agent")]
+#[command(name = "gemba-agent", version = gemba_agent::update::version::version(), about = "gemba edge agent")]
 struct Cli {
     /// The agent's data folder (credentials, outbox).
     #[arg(
@@ -48,6 +48,30 @@ enum Command {
     /// Runs the agent: links to the cloud as the enrolled device and runs on its
     /// cameras the tasks the cloud starts.
     Run(RunArgs),
+    /// Runs the agent as a service: `gemba-agent run` with the arguments that follow,
+    /// started again when it exits; takes the releases the cloud sends, and goes back
+    /// to the binary it had when a new one does not come back healthy.
+    Supervise {
+        /// Seconds a new release has to come back healthy before the device goes back.
+        #[arg(long, env = "GEMBA_AGENT_HEALTH_TIMEOUT", default_value_t = 180,
+            value_parser = clap::value_parser!(u64).range(1..=86400))]
+        health_timeout: u64,
+        /// The arguments of `run` (e.g. --camera line1=rtsp://… --model /var/lib/…).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "RUN ARGS"
+        )]
+        run: Vec<std::ffi::OsString>,
+    },
+    /// Writes a copy of this binary with VERSION stamped in (a release's version,
+    /// made without building again).
+    StampVersion {
+        #[arg(long)]
+        version: String,
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
     /// Judges a model on labelled footage through the agent's own pipeline; prints JSON.
     Eval {
         /// The model bundle (a folder with model.onnx).
@@ -107,6 +131,11 @@ struct RunArgs {
     #[arg(long, env = "GEMBA_AGENT_DRIFT_SUSTAIN", default_value_t = 120,
         value_parser = clap::value_parser!(u64).range(0..=86400))]
     drift_sustain: u64,
+    /// Seconds a new release must be up and linked to the broker before it counts as
+    /// healthy (under `supervise`).
+    #[arg(long, env = "GEMBA_AGENT_UPDATE_SETTLE", default_value_t = 10,
+        value_parser = clap::value_parser!(u64).range(0..=3600))]
+    update_settle: u64,
 }
 
 /// The clips asked for: `seconds` of video, in `format` (checked against GStreamer).
@@ -221,6 +250,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     window: std::time::Duration::from_secs(a.drift_window),
                     sustain: std::time::Duration::from_secs(a.drift_sustain),
                 },
+                update_settle: std::time::Duration::from_secs(a.update_settle),
             };
             let (tx, rx) = tokio::sync::watch::channel(false);
             let stop = stop_signal()?;
@@ -229,7 +259,32 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 tracing::info!(signal, "stopping: closing open cycles, then going offline");
                 let _ = tx.send(true);
             });
-            gemba_agent::agent::run(cfg, rx).await?;
+            if gemba_agent::agent::run(cfg, rx).await? == gemba_agent::agent::Exit::Update {
+                std::process::exit(gemba_agent::update::UPDATE_EXIT);
+            }
+        }
+        Command::Supervise {
+            health_timeout,
+            run,
+        } => {
+            gemba_agent::update::supervise::supervise(gemba_agent::update::supervise::Options {
+                data: std::path::absolute(&cli.data)?,
+                installed: std::env::current_exe().context("finding this binary")?,
+                run_args: run,
+                health_timeout: std::time::Duration::from_secs(health_timeout),
+            })
+            .await?;
+        }
+        Command::StampVersion { version, out } => {
+            let me = std::env::current_exe().context("finding this binary")?;
+            let bytes = std::fs::read(&me).with_context(|| format!("reading {}", me.display()))?;
+            let stamped = gemba_agent::update::version::stamp(&bytes, &version)?;
+            std::fs::write(&out, stamped).with_context(|| format!("writing {}", out.display()))?;
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755))?;
+            }
+            println!("{} is gemba-agent {version}", out.display());
         }
         Command::Eval {
             model,

@@ -72,7 +72,11 @@ fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
         },
         outbox.clone(),
         status,
-        sync::Inbox { commands, rtc },
+        sync::Inbox {
+            commands,
+            rtc,
+            linked: tokio::sync::watch::channel(false).0,
+        },
         stop_rx,
     ));
     Agent { stop, handle }

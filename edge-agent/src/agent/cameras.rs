@@ -204,7 +204,7 @@ impl Agent {
             v: v1::VERSION,
             online: true,
             ts_ms: now_ms(),
-            agent_version: env!("CARGO_PKG_VERSION").into(),
+            agent_version: crate::update::version::version().into(),
             cameras,
             outbox: self
                 .outbox
@@ -216,9 +216,9 @@ impl Agent {
             disk_free_mb: None,
             temperature_c: None,
             config_version: self.config.version,
-            target: String::new(),
-            updatable: false,
-            update: None,
+            target: gemba_shared::release::this_target().into(),
+            updatable: self.updates.supervised,
+            update: self.updates.report.clone(),
         }
     }
 }

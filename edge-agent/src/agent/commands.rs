@@ -106,7 +106,26 @@ impl Agent {
                 }
                 Err(e) => Err(e),
             },
-            Command::Update { .. } => Err(anyhow::anyhow!("this agent cannot update itself")),
+            Command::Update {
+                release,
+                version,
+                target,
+                url,
+                sha256,
+                size_bytes,
+                signature,
+            } => {
+                self.take_release(crate::update::install::Offer {
+                    release,
+                    version,
+                    target,
+                    url,
+                    sha256,
+                    size_bytes,
+                    signature,
+                })
+                .await
+            }
         };
         Some(make_ack(c.id, r))
     }

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -119,55 +118,24 @@ async fn download(
     sha256: &str,
     size: i64,
 ) -> anyhow::Result<()> {
-    use futures_util::StreamExt;
-    use sha2::{Digest, Sha256};
-    use tokio::io::AsyncWriteExt;
-
     let parent = dir.parent().context("no models folder")?;
-    tokio::fs::create_dir_all(parent).await?;
     let part = parent.join(format!(
         ".{}.part",
         dir.file_name().and_then(|n| n.to_str()).unwrap_or("model")
     ));
-    let res = http
-        .get(url)
-        .timeout(Duration::from_secs(600))
-        .send()
-        .await
-        .with_context(|| format!("reaching {url}"))?;
-    if !res.status().is_success() {
-        bail!("the cloud answered {}", res.status());
-    }
-    let mut hash = Sha256::new();
-    let mut got: i64 = 0;
-    let mut file = tokio::fs::File::create(&part).await?;
-    let mut body = res.bytes_stream();
-    let r: anyhow::Result<()> = async {
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk?;
-            got += chunk.len() as i64;
-            if got > size {
-                bail!("the model is larger than the {size} bytes announced");
-            }
-            hash.update(&chunk);
-            file.write_all(&chunk).await?;
-        }
-        file.flush().await?;
-        if got != size {
-            bail!("the model has {got} bytes, not the {size} announced");
-        }
-        let hex = gemba_shared::hex(&hash.finalize());
-        if !hex.eq_ignore_ascii_case(sha256) {
-            bail!("the model's SHA-256 is {hex}, not {sha256}");
-        }
-        Ok(())
-    }
-    .await;
-    if let Err(e) = r {
-        let _ = tokio::fs::remove_file(&part).await;
-        return Err(e);
-    }
     tokio::fs::create_dir_all(dir).await?;
-    tokio::fs::rename(&part, dir.join("model.onnx")).await?;
-    Ok(())
+    let r = crate::http::download_checked(
+        http,
+        url,
+        &part,
+        &dir.join("model.onnx"),
+        sha256,
+        size,
+        "the model",
+    )
+    .await;
+    if r.is_err() {
+        let _ = tokio::fs::remove_dir(dir).await;
+    }
+    r
 }

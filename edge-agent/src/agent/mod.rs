@@ -33,6 +33,7 @@ mod commands;
 mod config;
 mod deploy;
 mod live;
+mod update;
 mod uploads;
 
 use cameras::cameras_differ;
@@ -82,6 +83,18 @@ pub struct Config {
     pub heartbeat: Duration,
     /// How each camera's model certainty is watched (window, sustain).
     pub drift: crate::cameras::drift::Options,
+    /// How long a new release must be up and linked before it counts as healthy.
+    pub update_settle: Duration,
+}
+
+/// Why [`run`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Asked to stop.
+    Stopped,
+    /// A release is staged: the supervisor runs it next
+    /// ([`crate::update::UPDATE_EXIT`]).
+    Update,
 }
 
 /// What runs where, kept across restarts.
@@ -113,10 +126,12 @@ struct Agent {
     config: DeviceConfig,
     /// Each camera's privacy blur, shared with its pipelines.
     blur: BTreeMap<String, Regions>,
+    /// Self-update (`update.rs`).
+    updates: update::Updates,
 }
 
-/// Runs until `stop` turns true.
-pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result<()> {
+/// Runs until `stop` turns true, or until a release is staged.
+pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result<Exit> {
     std::fs::create_dir_all(&cfg.data)?;
     // The model must load before anything starts: a broken bundle is said at once,
     // before the credentials are asked for.
@@ -137,6 +152,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         Err(_) => Running::default(),
     };
     let (replies_tx, mut replies) = mpsc::unbounded_channel();
+    let cfg_data = cfg.data.clone();
     let mut agent = Agent {
         live: Live::new(replies_tx),
         org: link.org.to_string(),
@@ -149,6 +165,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         http,
         config: DeviceConfig::default(),
         blur: BTreeMap::new(),
+        updates: update::Updates::load(&cfg_data, enrolment.credentials.release_key.clone()),
     };
     agent.config = config::load(&agent.cfg.data);
     agent.set_blur();
@@ -172,6 +189,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     let (cmd_tx, mut cmd_rx) = mpsc::channel(64);
     let (rtc_tx, mut rtc_rx) = mpsc::channel(64);
     let (link_stop_tx, link_stop) = watch::channel(false);
+    let (linked_tx, linked) = watch::channel(false);
     let link = tokio::spawn(sync::run(
         link,
         agent.cfg.sync.clone(),
@@ -180,6 +198,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         sync::Inbox {
             commands: cmd_tx,
             rtc: rtc_tx,
+            linked: linked_tx,
         },
         link_stop,
     ));
@@ -200,6 +219,9 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
                     agent.ack(ack)?;
                 }
                 let _ = status_tx.send(agent.status());
+                if agent.updates.restart {
+                    break;
+                }
             }
             Some(m) = rtc_rx.recv() => agent.live_request(m),
             Some((session, answer)) = replies.recv() => agent.live_reply(session, answer)?,
@@ -212,8 +234,16 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
                 agent.retry();
                 agent.tend_schedules().await;
                 agent.tend_live();
+                agent.tend_trial(*linked.borrow());
+                if agent.updates.orphaned() {
+                    tracing::warn!("the supervisor is gone: stopping");
+                    break;
+                }
                 let s = agent.status();
-                if cameras_differ(&status_tx.borrow().cameras, &s.cameras) {
+                let sent = status_tx.borrow();
+                let differ = cameras_differ(&sent.cameras, &s.cameras) || sent.update != s.update;
+                drop(sent);
+                if differ {
                     let _ = status_tx.send(s);
                 }
             }
@@ -227,7 +257,11 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     let _ = link_stop_tx.send(true);
     let _ = link.await;
     let _ = clips.await;
-    Ok(())
+    Ok(if agent.updates.restart {
+        Exit::Update
+    } else {
+        Exit::Stopped
+    })
 }
 
 impl Agent {

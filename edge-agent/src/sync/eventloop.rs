@@ -115,6 +115,7 @@ pub(super) async fn session(
             ev = events.poll() => match ev? {
                 Event::Incoming(Packet::ConnAck(_)) => {
                     connected = true;
+                    let _ = inbox.linked.send(true);
                     *failures = 0;
                     client.subscribe(link.topic(Channel::CyclesAck), QoS::AtLeastOnce).await?;
                     client.subscribe(link.topic(Channel::Cmd), QoS::AtLeastOnce).await?;

@@ -96,6 +96,8 @@ pub struct Inbox {
     pub commands: mpsc::Sender<CommandMessage>,
     /// Live view's offers and ends (`rtc`).
     pub rtc: mpsc::Sender<RtcMessage>,
+    /// Whether the link is up (the broker took the connection).
+    pub linked: watch::Sender<bool>,
 }
 
 /// Runs the link until `stop` turns true; what the cloud asks goes to `inbox`.
@@ -123,6 +125,7 @@ pub async fn run(
         match r {
             Ok(()) => return,
             Err(e) => {
+                let _ = inbox.linked.send(false);
                 failures = failures.saturating_add(1);
                 let wait = backoff_ms(failures);
                 tracing::warn!(error = %e, wait_ms = wait, "MQTT link interrupted");

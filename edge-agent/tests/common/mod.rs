@@ -493,6 +493,21 @@ impl Portal {
         r.json().await.unwrap()
     }
 
+    /// `POST`s `bytes` as the raw body to `path` of the API: the status and the answer.
+    pub async fn upload(&self, path: &str, bytes: Vec<u8>) -> (u16, Value) {
+        let r = self
+            .http
+            .post(format!("{}/api/{path}", self.url))
+            .bearer_auth(&self.token)
+            .header("content-type", "application/octet-stream")
+            .body(bytes)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
     /// `method` `path` of the API with `body`: the status and the answer.
     pub async fn send(&self, method: reqwest::Method, path: &str, body: &Value) -> (u16, Value) {
         let r = self
