@@ -212,7 +212,7 @@ pub async fn upload(
             return Err(e);
         }
     };
-    let name = format!("releases/{}/gemba-agent", uuid::Uuid::new_v4().simple());
+    let name = format!("releases/{}.bin", uuid::Uuid::new_v4().simple());
     let key = object(&name);
     let (sha256, size) = store(&state, &key, body, state.settings.max_release_bytes).await?;
     let refuse = async |e: ApiError| {

@@ -36,6 +36,7 @@ mod live;
 mod media_session;
 mod model_types;
 mod portal;
+mod releases;
 mod screenshots;
 mod service;
 mod sso;
