@@ -106,9 +106,11 @@ export const routes: RouteObject[] = [
               screen(a.modelVersions, () => import('@/features/models/components/org-model-versions-screen')),
               screen(a.modelTypes, () => import('@/features/models/components/model-types-screen')),
               screen(a.archivedCycles, () => import('@/features/admin/components/archived-cycles-screen')),
+              screen(a.updates, () => import('@/features/releases/components/updates-screen')),
+              screen(a.instances, () => import('@/features/releases/components/instances-screen')),
               ...[
                 a.tamperingRequests, a.devices,
-                a.tasks, a.updates, a.instances, a.trainedTasks, a.annotations, a.labelers, a.taskVideos, a.userReport,
+                a.tasks, a.trainedTasks, a.annotations, a.labelers, a.taskVideos, a.userReport,
                 a.barcode, a.awsToken, a.featureControl, a.eventNotification,
               ].map(todo),
             ],

@@ -59,3 +59,6 @@ export const MODEL_SIDE_MAX = 640;
 export const MODEL_HIDDEN_MIN = 4;
 export const MODEL_HIDDEN_MAX = 1024;
 export const MAX_MODEL_FILE_BYTES = 64 * 1024 * 1024;
+
+/** A release's roll-out is asked again this often (ms) while it rolls out (Updates). */
+export const ROLLOUT_REFRESH_MS = 3_000;

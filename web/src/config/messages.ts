@@ -28,3 +28,6 @@ export const REMOTE_CAM_DELETE_FAILED = "there's some error while deleting remot
 /** A schedule without a proper time range (section 5; `SCHEDULE_TIME_MESSAGE` of
  * `gemba_shared::api::v1::cameras`, which the server answers on `start`). */
 export const SCHEDULE_TIME_MESSAGE = 'Schedule time is not properly selected!';
+
+// Releases (section 8).
+export const BINARIES_DOWNLOAD_FAILED = 'Could Not Download The Binaries';

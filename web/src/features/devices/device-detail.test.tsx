@@ -349,3 +349,33 @@ test('an unknown device shows the not-found state', async () => {
   expect(await screen.findByText('Device not found.')).toBeInTheDocument();
   expect(screen.getByRole('link', { name: 'See the devices' })).toHaveAttribute('href', '/user/devices');
 });
+
+test("the update channel shows on a device's page; an org admin changes it, an org user only reads it", async () => {
+  const sent: unknown[] = [];
+  server.use(
+    http.patch(apiUrl('device/7/update_channel/'), async ({ request }) => {
+      const body = (await request.json()) as { update_channel: string };
+      sent.push(body);
+      fake.d = { ...fake.d, update_channel: body.update_channel };
+      const { commands, recent_cycles, task_steps, notice, camera_events, ...d } = fake.d;
+      void [commands, recent_cycles, task_steps, notice, camera_events];
+      return HttpResponse.json(d);
+    }),
+  );
+  signInAs('org_user', 1);
+  const first = renderApp('/user/devices/7');
+  expect(await screen.findByRole('heading', { level: 1, name: 'Bench 7' })).toBeInTheDocument();
+  expect(fact('Update channel')).toBe('prod');
+  expect(screen.queryByRole('combobox', { name: 'Update channel' })).toBeNull();
+  first.unmount();
+
+  signInAs('org_admin', 1);
+  const user = userEvent.setup();
+  renderApp('/user/devices/7');
+  const select = await screen.findByRole('combobox', { name: 'Update channel' });
+  expect(select).toHaveValue('prod');
+  await user.selectOptions(select, 'dev');
+  await waitFor(() => expect(sent).toEqual([{ update_channel: 'dev' }]));
+  expect(await screen.findByText('Data updated successfully!')).toBeInTheDocument();
+  await waitFor(() => expect(screen.getByRole('combobox', { name: 'Update channel' })).toHaveValue('dev'));
+});

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 
 import type { DeviceCommand, DeviceDetails, DeviceTask, EnrolmentCode } from '@/api/generated';
 import { useDeviceStream } from '@/api/device-stream';
+import { CHANNELS, type Channel, setUpdateChannel } from '@/api/update-channel';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -112,6 +113,8 @@ function DeviceView({ device }: { device: DeviceDetails }) {
         <dd>{device.enrolled ? 'Enrolled' : 'Not enrolled'}</dd>
         <dt>Agent version</dt>
         <dd>{agentVersion ?? '—'}</dd>
+        <dt>Update channel</dt>
+        <dd>{manage ? <ChannelSelect device={device} /> : device.update_channel}</dd>
       </dl>
 
       <Part title="Cameras">
@@ -325,5 +328,32 @@ function Credentials({ device }: { device: DeviceDetails }) {
         </ConfirmDialog>
       ) : null}
     </Part>
+  );
+}
+
+/** The release environment the device's agent follows, changed at once (issue 30). */
+function ChannelSelect({ device }: { device: DeviceDetails }) {
+  const qc = useQueryClient();
+  const m = useMutation({
+    mutationFn: (to: Channel) => setUpdateChannel(device.id, to),
+    onSuccess: async (d) => {
+      notify.successShort(DATA_UPDATED);
+      await putDevice(qc, d);
+    },
+    onError: (err) => notify.failure(err, 'post'),
+  });
+  return (
+    <select
+      aria-label="Update channel"
+      value={device.update_channel}
+      disabled={m.isPending}
+      onChange={(e) => m.mutate(e.target.value as Channel)}
+    >
+      {CHANNELS.map((c) => (
+        <option key={c} value={c}>
+          {c}
+        </option>
+      ))}
+    </select>
   );
 }
