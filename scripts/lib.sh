@@ -237,3 +237,182 @@ build_web() {
   say "building the portal (web/dist)"
   (cd web && npx --no-install vite build --logLevel warn)
 }
+
+# ARM (aarch64) edge agents (issue 30; docs/decisions.md "Fleet").
+ARM64_TARGET=aarch64-unknown-linux-gnu
+
+# ensure_rust_target TRIPLE: the Rust standard library for TRIPLE (rustup downloads it).
+ensure_rust_target() {
+  rustup target list --installed 2>/dev/null | grep -qx "$1" && return 0
+  say "adding the Rust target $1 (rustup)"
+  rustup target add "$1"
+}
+
+# What `cargo check --target aarch64-unknown-linux-gnu -p gemba-agent` needs (CI): the
+# target's standard library and a C cross compiler with the target's C library headers
+# (ring's and SQLite's build scripts compile C for the target). No arm64 packages: a check never links, and the GStreamer
+# crates' build scripts only ask pkg-config for GStreamer's version and link line, which
+# the machine's own .pc files answer alike (check_arm64). scripts/build-arm64 builds
+# and links against the arm64 libraries.
+ensure_arm64_check() {
+  ensure_rust_target "$ARM64_TARGET"
+  apt_install gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+}
+
+# check_arm64 [CARGO ARGS…]: the agent type-checked for aarch64 (CI). SQLite's C is
+# compiled unoptimised here (a check never runs it): a fifth less CPU for a cold check
+# (docs/benchmarks.md "CI").
+check_arm64() {
+  CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
+    PKG_CONFIG_ALLOW_CROSS_aarch64_unknown_linux_gnu=1 \
+    cargo check --target "$ARM64_TARGET" -p gemba-agent --locked \
+    --config 'profile.dev.package.libsqlite3-sys.opt-level=0' "$@"
+}
+
+# Where scripts/build-arm64 keeps what it downloads and makes (not the repo's files).
+ARM64_DIR="${GEMBA_ARM64_DIR:-${CARGO_TARGET_DIR:-$ROOT/target}/arm64}"
+
+# Everything an arm64 build of the agent, its run under qemu and its Debian packages
+# need, with Debian multiarch (no Docker): the arm64 architecture in dpkg; GStreamer's
+# arm64 libraries, plugins and .pc files; qemu-user; ONNX Runtime's aarch64 library
+# from the same PyPI wheel version as the x86 one; cargo-deb. Exports ARM64_ORT (the
+# library). libgstreamer-plugins-base1.0-dev is not Multi-Arch: same in Debian 12, so
+# its arm64 package would remove the amd64 one the workspace builds with: it is
+# unpacked under ARM64_DIR instead, its .pc files pointed at the arm64 libraries.
+# The run under qemu plays the demo footage: base (uridecodebin, videoconvert, appsink),
+# good (qtdemux) and libav (H.264) are enough; decodebin needs no parser in between.
+ARM64_GST_PACKAGES=(libgstreamer1.0-dev:arm64 libgstreamer-plugins-base1.0-0:arm64 liborc-0.4-dev:arm64
+  gstreamer1.0-plugins-base:arm64 gstreamer1.0-plugins-good:arm64 gstreamer1.0-libav:arm64
+  libstdc++6:arm64)
+CARGO_DEB_VERSION=3.8.0
+ensure_arm64_build() {
+  ensure_arm64_check
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    say "adding the arm64 architecture to dpkg (Debian multiarch)"
+    as_root dpkg --add-architecture arm64
+    APT_UPDATED=""
+  fi
+  apt_install qemu-user dpkg-dev "${ARM64_GST_PACKAGES[@]}"
+  local dev="$ARM64_DIR/gst-dev" v
+  v="$(dpkg-query -W -f='${Version}' libgstreamer-plugins-base1.0-0:arm64)"
+  if [ "$(cat "$dev/.version" 2>/dev/null)" != "$v" ]; then
+    say "unpacking libgstreamer-plugins-base1.0-dev:arm64 $v into $dev"
+    rm -rf "$dev" && mkdir -p "$dev"
+    (cd "$dev" && apt-get download -qq -o APT::Sandbox::User=root "libgstreamer-plugins-base1.0-dev:arm64=$v")
+    dpkg-deb -x "$dev"/libgstreamer-plugins-base1.0-dev_*_arm64.deb "$dev"
+    local lib="$dev/usr/lib/aarch64-linux-gnu" so
+    for so in "$lib"/*.so; do ln -sfn "/usr/lib/aarch64-linux-gnu/$(readlink "$so")" "$so"; done
+    sed -i "s|^libdir=.*|libdir=$lib|" "$lib"/pkgconfig/*.pc
+    echo "$v" >"$dev/.version"
+  fi
+  ensure_models_tools
+  local ort_version; ort_version="$(printf '%s\n' "${MODEL_TOOLS[@]}" | sed -n 's/^onnxruntime==//p')"
+  ARM64_ORT="$ARM64_DIR/onnxruntime/libonnxruntime.so.$ort_version"
+  if [ ! -f "$ARM64_ORT" ]; then
+    say "ONNX Runtime $ort_version for aarch64 (the PyPI wheel's library)"
+    mkdir -p "$ARM64_DIR/onnxruntime"
+    "$GEMBA_MODELS_PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps \
+      --only-binary=:all: --platform manylinux_2_28_aarch64 --python-version 3.11 \
+      -d "$ARM64_DIR/onnxruntime" "onnxruntime==$ort_version"
+    "$GEMBA_MODELS_PYTHON" - "$ARM64_DIR/onnxruntime" "$ort_version" <<'PYEOF'
+import glob, os, sys, zipfile
+d, v = sys.argv[1:]
+whl = glob.glob(os.path.join(d, f"onnxruntime-{v}-*aarch64*.whl"))[0]
+name = f"onnxruntime/capi/libonnxruntime.so.{v}"
+with zipfile.ZipFile(whl) as z, open(os.path.join(d, os.path.basename(name)), "wb") as out:
+    out.write(z.read(name))
+os.remove(whl)
+PYEOF
+  fi
+  export ARM64_ORT
+  if [ "$(cargo deb --version 2>/dev/null)" != "cargo-deb $CARGO_DEB_VERSION" ]; then
+    say "installing cargo-deb $CARGO_DEB_VERSION (cargo install, from crates.io)"
+    cargo install --locked cargo-deb --version "$CARGO_DEB_VERSION"
+  fi
+}
+
+# arm64_cargo CARGO ARGS…: cargo with the arm64 cross set-up (ensure_arm64_build): the
+# cross linker and C compiler, pkg-config on the arm64 .pc files, the cross strip and
+# objcopy for cargo-deb.
+arm64_cargo() {
+  local lib="$ARM64_DIR/gst-dev/usr/lib/aarch64-linux-gnu/pkgconfig"
+  CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+    CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
+    PKG_CONFIG_ALLOW_CROSS_aarch64_unknown_linux_gnu=1 \
+    PKG_CONFIG_LIBDIR_aarch64_unknown_linux_gnu="$lib:/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig" \
+    STRIP_aarch64_linux_gnu=aarch64-linux-gnu-strip \
+    OBJCOPY_aarch64_linux_gnu=aarch64-linux-gnu-objcopy \
+    cargo "$@"
+}
+
+# run_arm64 COMMAND…: an aarch64 program under qemu-aarch64 (qemu-user; no binfmt
+# needed), its loader and libraries those of Debian's arm64 packages (multiarch).
+# GStreamer scans its arm64 plugins in the process (its scanner helper is an arm64
+# program the kernel cannot start) into a registry of its own. qemu-user 7.2 (Debian 12)
+# shows the program the host's /proc/cpuinfo, and ONNX Runtime's CPU detection crashes
+# on an x86 one (a null pointer as it starts): the program sees an aarch64 one (a
+# Cortex-A72's, as in a Raspberry Pi 4, one entry per core here) bound over
+# /proc/cpuinfo in a mount namespace of its own.
+run_arm64() {
+  local cpuinfo="$ARM64_DIR/cpuinfo" i
+  for ((i = 0; i < $(nproc); i++)); do
+    printf 'processor\t: %d\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n' "$i"
+  done >"$cpuinfo"
+  GST_REGISTRY_FORK=no GST_REGISTRY="$ARM64_DIR/gst-registry.aarch64.bin" \
+    as_root unshare --mount --propagation private \
+    sh -c 'mount --bind "$0" /proc/cpuinfo && exec qemu-aarch64 "$@"' "$cpuinfo" "$@"
+}
+
+# elf_machine FILE: the ELF file's machine, as dpkg names architectures (amd64, arm64).
+elf_machine() {
+  case "$(od -An -tx1 -j18 -N2 "$1" | tr -d ' \n')" in
+    3e00) echo amd64 ;;
+    b700) echo arm64 ;;
+    *) echo unknown ;;
+  esac
+}
+
+# check_agent_deb DEB ARCH: the gemba-agent package holds what deploy/README.md says,
+# for ARCH: its binary and ONNX Runtime's library built for ARCH, the systemd unit
+# starting `supervise` as user gemba with ORT_DYLIB_PATH at that library, the defaults
+# file as a conffile, the maintainer scripts making the user and data folder (with
+# cargo-deb's systemd steps in place of #DEBHELPER#), and GStreamer in its dependencies.
+check_agent_deb() {
+  local deb="$1" arch="$2" dir fail=0
+  dir="$(mktemp -d)"
+  # deb_check WHAT COMMAND…: one check, said when it fails.
+  deb_check() { local what="$1"; shift; "$@" >/dev/null 2>&1 || { echo "  $deb: not $what" >&2; fail=1; }; }
+  dpkg-deb -x "$deb" "$dir/root"
+  dpkg-deb -e "$deb" "$dir/control"
+  dpkg-deb -c "$deb" >"$dir/files"
+  dpkg-deb -I "$deb" >"$dir/info"
+  deb_check "for $arch" grep -qx " Architecture: $arch" "$dir/info"
+  deb_check "named gemba-agent" grep -qx " Package: gemba-agent" "$dir/info"
+  for dep in 'libc6' 'gstreamer1.0-plugins-base' 'gstreamer1.0-plugins-good' 'gstreamer1.0-plugins-bad' 'gstreamer1.0-libav' 'adduser'; do
+    deb_check "depending on $dep" grep -Eq "^ Depends:.*(^| )$dep( |,|$)" "$dir/info"
+  done
+  deb_check "recommending x264 (gstreamer1.0-plugins-ugly)" grep -q "^ Recommends:.*gstreamer1.0-plugins-ugly" "$dir/info"
+  for f in ./usr/bin/gemba-agent ./usr/lib/gemba/libonnxruntime.so ./usr/lib/systemd/system/gemba-agent.service \
+    ./etc/default/gemba-agent ./usr/share/doc/gemba-agent/README.md; do
+    deb_check "holding $f" grep -q " $f\$" "$dir/files"
+  done
+  deb_check "holding an $arch gemba-agent" test "$(elf_machine "$dir/root/usr/bin/gemba-agent")" = "$arch"
+  deb_check "holding an $arch ONNX Runtime" test "$(elf_machine "$dir/root/usr/lib/gemba/libonnxruntime.so")" = "$arch"
+  local unit="$dir/root/usr/lib/systemd/system/gemba-agent.service"
+  deb_check "running supervise as gemba" grep -qx 'ExecStart=/usr/bin/gemba-agent --data /var/lib/gemba/agent supervise $GEMBA_AGENT_ARGS' "$unit"
+  deb_check "a unit of user gemba" grep -qx 'User=gemba' "$unit"
+  deb_check "restarting on failure" grep -qx 'Restart=on-failure' "$unit"
+  deb_check "pointing ORT_DYLIB_PATH at its library" grep -qx 'Environment=ORT_DYLIB_PATH=/usr/lib/gemba/libonnxruntime.so' "$unit"
+  deb_check "keeping /etc/default/gemba-agent as a conffile" grep -qx '/etc/default/gemba-agent' "$dir/control/conffiles"
+  deb_check "making user gemba in postinst" grep -q 'adduser --system --group --home /var/lib/gemba' "$dir/control/postinst"
+  deb_check "making /var/lib/gemba in postinst" grep -q 'install -d -o gemba -g gemba -m 0750 /var/lib/gemba' "$dir/control/postinst"
+  deb_check "reloading systemd in postinst" grep -q 'systemctl --system daemon-reload' "$dir/control/postinst"
+  deb_check "stopping the unit in prerm" grep -q 'gemba-agent.service' "$dir/control/prerm"
+  deb_check "purging /var/lib/gemba in postrm" grep -q 'rm -rf /var/lib/gemba' "$dir/control/postrm"
+  deb_check "adding the systemd steps once" test "$(grep -c 'deb-systemd-helper update-state gemba-agent.service' "$dir/control/postinst")" = 1
+  deb_check "free of #DEBHELPER# tokens" bash -c "! grep -q '#DEBHELPER#' '$dir/control/postinst' '$dir/control/postrm'"
+  deb_check "with maintainer scripts sh can read" bash -c "sh -n '$dir/control/postinst' && sh -n '$dir/control/prerm' && sh -n '$dir/control/postrm'"
+  rm -rf "$dir"
+  [ "$fail" = 0 ] || { say "$deb: package check failed"; return 1; }
+  echo "  $deb: binary, ONNX Runtime ($arch), unit, defaults, maintainer scripts, dependencies as expected"
+}
