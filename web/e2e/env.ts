@@ -273,8 +273,9 @@ async function publishSigned(c: Credentials, channel: 'status' | 'cycles', ...ms
 }
 
 /** Says the enrolled device `c` is online (or offline), as its agent would, with its
- * cameras (`cameras`: their names, each idle). */
-export async function sayStatus(c: Credentials, online: boolean, cameras: string[] = []): Promise<void> {
+ * cameras (`cameras`: their names, each idle); `extra` adds to or changes the status
+ * (an agent's version, target, whether it can update itself). */
+export async function sayStatus(c: Credentials, online: boolean, cameras: string[] = [], extra: Partial<StatusMessage> = {}): Promise<void> {
   const status: StatusMessage = {
     v: 1,
     online,
@@ -284,6 +285,7 @@ export async function sayStatus(c: Credentials, online: boolean, cameras: string
     outbox: 0,
     disk_free_mb: null,
     temperature_c: null,
+    ...extra,
   };
   await publishSigned(c, 'status', status);
 }

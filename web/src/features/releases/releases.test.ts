@@ -4,6 +4,7 @@ import {
   branchProblem,
   checkRelease,
   progress,
+  size,
   releaseState,
   signCommand,
   updateSummary,
@@ -59,4 +60,9 @@ test('a release moves to the other environment; only a roll-out under way stops,
   expect(actionsOf({ currentState: 'rolling_out', running_environment: 'dev' })).toEqual({ moveTo: 'prod', stop: true, goOn: false });
   expect(actionsOf({ currentState: 'stopped', running_environment: 'prod' })).toEqual({ moveTo: 'dev', stop: false, goOn: true });
   expect(actionsOf({ currentState: 'deployed', running_environment: 'prod' })).toEqual({ moveTo: 'dev', stop: false, goOn: false });
+});
+
+test('a small binary is counted in kilobytes, a large one in megabytes', () => {
+  expect(size(2_600)).toBe('2.5 KB');
+  expect(size(3 * 1024 * 1024)).toBe('3.0 MB');
 });

@@ -118,4 +118,5 @@ export const releaseName = (r: Pick<Release, 'version_number' | 'target'>) => `$
 /** The downloaded file's name, as the server's attachment names it. */
 export const binaryFileName = (r: Pick<Release, 'version_number' | 'target'>) => `gemba-agent-${r.version_number}-${r.target}`;
 
-export const size = (bytes: number) => megabytes(bytes);
+/** A binary's size: "2.6 KB" below a megabyte (a test build), else "12.3 MB". */
+export const size = (bytes: number) => (bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : megabytes(bytes));

@@ -174,14 +174,14 @@ test('the upload checks its fields first, shows a refused signature under its fi
   await user.type(sig, 'good-signature');
   await user.click(form.getByRole('button', { name: 'Upload' }));
   expect(await screen.findByText('Release 1.5.0 (aarch64) uploaded to dev.')).toBeInTheDocument();
-  await waitFor(() => expect(tableRows(releases())[0]!.slice(0, 5)).toEqual(['1.5.0', 'main', 'dev', 'aarch64', '0.0 MB']));
+  await waitFor(() => expect(tableRows(releases())[0]!.slice(0, 5)).toEqual(['1.5.0', 'main', 'dev', 'aarch64', '2.0 KB']));
   expect(form.getByLabelText('Version')).toHaveValue('');
 });
 
 test("choosing a release shows its roll-out device by device, asked again while it rolls out", async () => {
   const user = userEvent.setup();
   renderApp('/admin/updates');
-  await user.click(await screen.findByRole('button', { name: 'Roll-out of 1.4.0 (x86_64)' }));
+  await user.click(await screen.findByRole('button', { name: 'Show the roll-out of 1.4.0 (x86_64)' }));
   const panel = await screen.findByRole('region', { name: 'Roll-out' });
   expect(await within(panel).findByRole('heading', { name: 'Roll-out of 1.4.0 (x86_64) in dev' })).toBeInTheDocument();
   const table = within(panel).getByRole('table', { name: 'Roll-out devices' });
@@ -201,7 +201,7 @@ test("choosing a release shows its roll-out device by device, asked again while 
 test('a finished roll-out is not asked again', async () => {
   const user = userEvent.setup();
   renderApp('/admin/updates');
-  await user.click(await screen.findByRole('button', { name: 'Roll-out of 1.3.0 (x86_64)' }));
+  await user.click(await screen.findByRole('button', { name: 'Show the roll-out of 1.3.0 (x86_64)' }));
   const panel = await screen.findByRole('region', { name: 'Roll-out' });
   await within(panel).findByRole('table', { name: 'Roll-out devices' });
   const asked = fake.deploymentAsks;

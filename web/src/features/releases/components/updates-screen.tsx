@@ -117,7 +117,7 @@ export default function UpdatesScreen() {
           return (
             <tr key={r.id} aria-selected={chosen === r.id}>
               <td>
-                <button type="button" className="link-button" aria-label={`Roll-out of ${name}`} onClick={() => choose(r.id)}>
+                <button type="button" className="link-button" aria-label={`Show the roll-out of ${name}`} onClick={() => choose(r.id)}>
                   {r.version_number}
                 </button>
               </td>
