@@ -8,6 +8,7 @@ pub mod db;
 pub mod demo;
 pub mod device_config;
 pub mod events;
+pub mod health;
 pub mod http;
 pub mod https;
 pub mod jobs;

@@ -231,6 +231,7 @@ mod tests {
             target: String::new(),
             updatable: false,
             update: None,
+            faults: vec![],
         }
     }
 

@@ -105,6 +105,7 @@ impl Cameras<'_> {
                             clip_dir: self.clip_dir.to_path_buf(),
                             clip_budget: 256 * 1024 * 1024,
                             drift: Default::default(),
+                            vitals: Default::default(),
                         },
                         model,
                         self.outbox.clone(),

@@ -136,6 +136,11 @@ struct RunArgs {
     #[arg(long, env = "GEMBA_AGENT_UPDATE_SETTLE", default_value_t = 10,
         value_parser = clap::value_parser!(u64).range(0..=3600))]
     update_settle: u64,
+    /// Seconds a camera's picture must stay exactly the same (or its frame rate under
+    /// half of --fps) before it is reported frozen (slow).
+    #[arg(long, env = "GEMBA_AGENT_FROZEN_AFTER", default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..=86400))]
+    frozen_after: u64,
 }
 
 /// The clips asked for: `seconds` of video, in `format` (checked against GStreamer).
@@ -251,6 +256,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     sustain: std::time::Duration::from_secs(a.drift_sustain),
                 },
                 update_settle: std::time::Duration::from_secs(a.update_settle),
+                frozen_after: std::time::Duration::from_secs(a.frozen_after),
             };
             let (tx, rx) = tokio::sync::watch::channel(false);
             let stop = stop_signal()?;

@@ -62,6 +62,7 @@ fn start(link: &sync::Link, outbox: &Arc<Mutex<Outbox>>) -> Agent {
         target: String::new(),
         updatable: false,
         update: None,
+        faults: vec![],
     });
     let (commands, _rx) = mpsc::channel(8);
     let (rtc, _rtc_rx) = mpsc::channel(8);

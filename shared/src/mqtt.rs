@@ -16,6 +16,8 @@ pub mod v1 {
     pub use config::*;
     mod update;
     pub use update::*;
+    mod health;
+    pub use health::*;
 
     /// The schema version of every payload below but commands.
     pub const VERSION: u32 = 1;
@@ -227,6 +229,10 @@ pub mod v1 {
         /// its window lasts: the cloud leaves the camera to it until then.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub schedule: Option<i64>,
+        /// Its faults while they last ([`Fault`]): offline, frozen, slow, model.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "ts", ts(optional, as = "Option<Vec<Fault>>"))]
+        pub faults: Vec<Fault>,
     }
 
     /// A frame whose most likely label has a probability under this is one the model
@@ -289,6 +295,10 @@ pub mod v1 {
         /// The device's latest self-update, until another begins.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub update: Option<UpdateReport>,
+        /// The device's own faults while they last: outbox filling, disk low.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "ts", ts(optional, as = "Option<Vec<Fault>>"))]
+        pub faults: Vec<Fault>,
     }
 
     impl Message for StatusMessage {
@@ -305,6 +315,7 @@ pub mod v1 {
                         || [&c.error, &c.warning]
                             .into_iter()
                             .any(|e| e.as_ref().is_some_and(|e| e.len() > 1000))
+                        || check_faults(&c.faults).is_err()
                 })
             {
                 return Err("bad camera list".into());
@@ -315,6 +326,7 @@ pub mod v1 {
             if let Some(u) = &self.update {
                 u.check()?;
             }
+            check_faults(&self.faults)?;
             Ok(())
         }
     }
@@ -802,6 +814,7 @@ pub mod v1 {
                 target: String::new(),
                 updatable: false,
                 update: None,
+                faults: vec![],
             };
             assert_eq!(s.check().unwrap_err(), "bad camera list");
             // A configuration command is checked as a configuration.

@@ -189,8 +189,10 @@ pub fn subdomain(value: &str) -> Result<(), &'static str> {
     if ok { Ok(()) } else { Err(MSG) }
 }
 
-/// The event types an event notification can be for (spec section 3: only one is known).
-pub const EVENT_TYPES: [&str; 1] = ["Task Update"];
+/// The event types an event notification can be for: the spec's 'Task Update', and
+/// 'Device Health' (issue 30: a camera offline, frozen or slow, a model failing, a
+/// device's outbox filling or disk low).
+pub const EVENT_TYPES: [&str; 2] = ["Task Update", "Device Health"];
 /// Most recipients of one e-mail or event notification.
 pub const MAX_RECIPIENTS: usize = 50;
 /// Longest e-mail subject, in characters.

@@ -1,15 +1,18 @@
-//! What happened to a device's cameras, kept after it ended (issue 26): today the model
-//! unsure of what a camera sees, as the agent's status says it (`unsure_since_ms`).
+//! What happened to a device and its cameras, kept after it ended (issues 26 and 30):
+//! the model unsure of what a camera sees (`unsure_since_ms`), and the faults the agent
+//! reports (`Fault`): a camera offline, frozen, slow or its model failing; the device's
+//! outbox filling or its disk low (camera `""`).
 //!
 //! Each status of a device is compared with its open events ([`changes`], plain logic):
-//! a camera the status says is unsure opens an event (started at the device's
-//! `unsure_since_ms`, put on the cloud's clock by the status's own send time against
-//! its arrival); an open event whose camera the status does not say is unsure (sure
-//! again, stopped, gone, or the device offline) ends at the status's arrival. A camera
-//! unsure since another time than its open event ends that one and opens another.
+//! what the status says (a camera unsure since a time, a fault since a time) opens an
+//! event (started at the device's time, put on the cloud's clock by the status's own
+//! send time against its arrival); an open event the status no longer says (over,
+//! the camera stopped or gone, or the device offline) ends at the status's arrival. The
+//! same kind since another time ends the open one and opens another.
 //!
 //! Invariant: at most one open event per device, camera and kind (a partial unique
-//! index); a second replica opening the same one changes nothing.
+//! index); a second replica opening the same one changes nothing, and only the replica
+//! that opened an event mails it ([`note_status`] answers the events it opened).
 
 use gemba_shared::api::v1::device::{CameraEvent, CameraEventKind};
 use gemba_shared::mqtt::v1::StatusMessage;
@@ -19,13 +22,12 @@ use super::Db;
 /// The events the device page lists.
 pub const LISTED: i64 = 20;
 
-const UNSURE: &str = "unsure";
-
 /// An open event, as [`changes`] reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Open {
     pub id: i64,
     pub camera: String,
+    pub kind: CameraEventKind,
     /// Its start on the device's clock.
     pub device_since: i64,
 }
@@ -34,6 +36,7 @@ pub struct Open {
 #[derive(Debug, Clone, PartialEq)]
 pub struct New {
     pub camera: String,
+    pub kind: CameraEventKind,
     pub device_since: i64,
     /// On the cloud's clock.
     pub started_at: i64,
@@ -41,6 +44,51 @@ pub struct New {
     pub brightness: Option<f64>,
     pub sure_share: Option<f64>,
     pub sure_brightness: Option<f64>,
+    pub detail: Option<String>,
+}
+
+/// What `status` says is going on (with the start on the device's clock, not yet the
+/// cloud's): nothing when the device is offline.
+fn said(status: &StatusMessage) -> Vec<New> {
+    if !status.online {
+        return vec![];
+    }
+    let blank = |camera: &str, kind, since| New {
+        camera: camera.to_string(),
+        kind,
+        device_since: since,
+        started_at: since,
+        unsure_share: None,
+        brightness: None,
+        sure_share: None,
+        sure_brightness: None,
+        detail: None,
+    };
+    let mut out = vec![];
+    for c in &status.cameras {
+        if let Some(since) = c.unsure_since_ms {
+            out.push(New {
+                unsure_share: c.unsure_share.map(figure),
+                brightness: c.brightness.map(figure),
+                sure_share: c.sure_share.map(figure),
+                sure_brightness: c.sure_brightness.map(figure),
+                ..blank(&c.camera, CameraEventKind::Unsure, since)
+            });
+        }
+        for f in &c.faults {
+            out.push(New {
+                detail: f.detail.clone(),
+                ..blank(&c.camera, f.kind, f.since_ms)
+            });
+        }
+    }
+    for f in &status.faults {
+        out.push(New {
+            detail: f.detail.clone(),
+            ..blank("", f.kind, f.since_ms)
+        });
+    }
+    out
 }
 
 /// What a status does to the open events: those to end (ids), those to open.
@@ -51,35 +99,21 @@ pub fn changes(open: &[Open], status: &StatusMessage, now: i64) -> (Vec<i64>, Ve
     } else {
         0
     };
-    let unsure: Vec<_> = status
-        .cameras
-        .iter()
-        .filter_map(|c| Some((c, c.unsure_since_ms?)))
-        .collect();
+    let said = said(status);
+    let same = |o: &Open, n: &New| {
+        o.camera == n.camera && o.kind == n.kind && o.device_since == n.device_since
+    };
     let end = open
         .iter()
-        .filter(|o| {
-            !unsure
-                .iter()
-                .any(|(c, since)| c.camera == o.camera && *since == o.device_since)
-        })
+        .filter(|o| !said.iter().any(|n| same(o, n)))
         .map(|o| o.id)
         .collect();
-    let new = unsure
+    let new = said
         .into_iter()
-        .filter(|(c, since)| {
-            !open
-                .iter()
-                .any(|o| o.camera == c.camera && o.device_since == *since)
-        })
-        .map(|(c, since)| New {
-            camera: c.camera.clone(),
-            device_since: since,
-            started_at: (since + skew).min(now),
-            unsure_share: c.unsure_share.map(figure),
-            brightness: c.brightness.map(figure),
-            sure_share: c.sure_share.map(figure),
-            sure_brightness: c.sure_brightness.map(figure),
+        .filter(|n| !open.iter().any(|o| same(o, n)))
+        .map(|n| New {
+            started_at: (n.device_since + skew).min(now),
+            ..n
         })
         .collect();
     (end, new)
@@ -90,34 +124,35 @@ fn figure(x: f32) -> f64 {
     (f64::from(x) * 1e4).round() / 1e4
 }
 
-/// Notes what device `device`'s new status says of its cameras' events. `before`: its
-/// previous status; when neither says a camera is unsure there is nothing to do (and
-/// nothing is read).
+/// Notes what device `device`'s new status says of its events. `before`: its previous
+/// status; when neither says anything is going on there is nothing to do (and nothing
+/// is read). Answers the events this call opened (for their mails).
 pub async fn note_status(
     db: &Db,
     device: i64,
     before: Option<&StatusMessage>,
     status: &StatusMessage,
     now: i64,
-) -> sqlx::Result<()> {
-    let any_unsure = |s: &StatusMessage| s.cameras.iter().any(|c| c.unsure_since_ms.is_some());
-    if !any_unsure(status) && !before.is_some_and(any_unsure) {
-        return Ok(());
+) -> sqlx::Result<Vec<New>> {
+    if said(status).is_empty() && before.is_none_or(|b| said(b).is_empty()) {
+        return Ok(vec![]);
     }
-    let open: Vec<(i64, String, i64)> = sqlx::query_as(
-        "SELECT id, camera, device_since FROM device_camera_events \
-         WHERE device_id = $1 AND kind = $2 AND ended_at IS NULL",
+    let open: Vec<(i64, String, String, i64)> = sqlx::query_as(
+        "SELECT id, camera, kind, device_since FROM device_camera_events \
+         WHERE device_id = $1 AND ended_at IS NULL",
     )
     .bind(device)
-    .bind(UNSURE)
     .fetch_all(&db.pool)
     .await?;
     let open: Vec<Open> = open
         .into_iter()
-        .map(|(id, camera, device_since)| Open {
-            id,
-            camera,
-            device_since,
+        .filter_map(|(id, camera, kind, device_since)| {
+            Some(Open {
+                id,
+                camera,
+                kind: CameraEventKind::parse(&kind)?,
+                device_since,
+            })
         })
         .collect();
     let (end, new) = changes(&open, status, now);
@@ -128,30 +163,36 @@ pub async fn note_status(
             .execute(&db.pool)
             .await?;
     }
+    let mut opened = vec![];
     for n in new {
-        sqlx::query(
+        let done = sqlx::query(
             "INSERT INTO device_camera_events (device_id, camera, kind, device_since, \
-             started_at, unsure_share, brightness, sure_share, sure_brightness) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+             started_at, unsure_share, brightness, sure_share, sure_brightness, detail) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
              ON CONFLICT (device_id, camera, kind) WHERE ended_at IS NULL DO NOTHING",
         )
         .bind(device)
         .bind(&n.camera)
-        .bind(UNSURE)
+        .bind(n.kind.as_str())
         .bind(n.device_since)
         .bind(n.started_at)
         .bind(n.unsure_share)
         .bind(n.brightness)
         .bind(n.sure_share)
         .bind(n.sure_brightness)
+        .bind(&n.detail)
         .execute(&db.pool)
         .await?;
+        if done.rows_affected() == 1 {
+            opened.push(n);
+        }
     }
-    Ok(())
+    Ok(opened)
 }
 
 type Row = (
     i64,
+    String,
     String,
     i64,
     Option<i64>,
@@ -159,44 +200,47 @@ type Row = (
     Option<f64>,
     Option<f64>,
     Option<f64>,
+    Option<String>,
 );
 
-/// Device `device`'s latest `limit` camera events, newest first.
+/// Device `device`'s latest `limit` events, newest first.
 pub async fn of_device(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<CameraEvent>> {
     let rows: Vec<Row> = sqlx::query_as(
-        "SELECT id, camera, started_at, ended_at, unsure_share, brightness, sure_share, \
-         sure_brightness FROM device_camera_events WHERE device_id = $1 AND kind = $2 \
-         ORDER BY started_at DESC, id DESC LIMIT $3",
+        "SELECT id, camera, kind, started_at, ended_at, unsure_share, brightness, sure_share, \
+         sure_brightness, detail FROM device_camera_events WHERE device_id = $1 \
+         ORDER BY started_at DESC, id DESC LIMIT $2",
     )
     .bind(device)
-    .bind(UNSURE)
     .bind(limit)
     .fetch_all(&db.pool)
     .await?;
     Ok(rows
         .into_iter()
-        .map(
+        .filter_map(
             |(
                 id,
                 camera,
+                kind,
                 started_at,
                 ended_at,
                 unsure_share,
                 brightness,
                 sure_share,
                 sure_brightness,
+                detail,
             )| {
-                CameraEvent {
+                Some(CameraEvent {
                     id,
                     camera,
-                    kind: CameraEventKind::Unsure,
+                    kind: CameraEventKind::parse(&kind)?,
                     started_at,
                     ended_at,
                     unsure_share,
                     brightness,
                     sure_share,
                     sure_brightness,
-                }
+                    detail,
+                })
             },
         )
         .collect())
@@ -233,6 +277,7 @@ mod tests {
             target: String::new(),
             updatable: false,
             update: None,
+            faults: vec![],
         }
     }
 
@@ -240,6 +285,7 @@ mod tests {
         Open {
             id,
             camera: camera.into(),
+            kind: CameraEventKind::Unsure,
             device_since: since,
         }
     }
@@ -293,5 +339,56 @@ mod tests {
         );
         assert_eq!(end, vec![7]);
         assert_eq!(new[0].device_since, 5_000);
+    }
+
+    #[test]
+    fn faults_of_cameras_and_of_the_device_are_events_of_their_kinds() {
+        use gemba_shared::mqtt::v1::Fault;
+        let fault = |kind, since_ms| Fault {
+            kind,
+            since_ms,
+            detail: Some("said".into()),
+        };
+        let mut s = status(5_000, &[("cam0", None)]);
+        s.cameras[0].faults = vec![fault(CameraEventKind::Offline, 1_000)];
+        s.faults = vec![fault(CameraEventKind::DiskLow, 2_000)];
+        let (end, new) = changes(&[], &s, 15_000);
+        assert!(end.is_empty());
+        let got: Vec<_> = new
+            .iter()
+            .map(|n| (n.camera.as_str(), n.kind, n.started_at, n.detail.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("cam0", CameraEventKind::Offline, 11_000, Some("said")),
+                ("", CameraEventKind::DiskLow, 12_000, Some("said")),
+            ]
+        );
+        // Open already: nothing new. The camera back: its event ends, the disk's stays.
+        let open = [
+            Open {
+                id: 1,
+                camera: "cam0".into(),
+                kind: CameraEventKind::Offline,
+                device_since: 1_000,
+            },
+            Open {
+                id: 2,
+                camera: String::new(),
+                kind: CameraEventKind::DiskLow,
+                device_since: 2_000,
+            },
+        ];
+        assert_eq!(changes(&open, &s, 16_000), (vec![], vec![]));
+        s.cameras[0].faults.clear();
+        assert_eq!(changes(&open, &s, 17_000).0, vec![1]);
+        // The same kind of the same camera is not another kind's event.
+        s.cameras[0].faults = vec![fault(CameraEventKind::Frozen, 1_000)];
+        let (end, new) = changes(&open, &s, 18_000);
+        assert_eq!(
+            (end, new.len(), new[0].kind),
+            (vec![1], 1, CameraEventKind::Frozen)
+        );
     }
 }

@@ -152,6 +152,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "releases",
         include_str!("../../migrations/20261219000001_releases.sql"),
     ),
+    (
+        20261220000001,
+        "device_health",
+        include_str!("../../migrations/20261220000001_device_health.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

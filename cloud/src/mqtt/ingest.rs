@@ -263,7 +263,7 @@ async fn read(
                     )));
                 }
             };
-            crate::db::camera_events::note_status(
+            let opened = crate::db::camera_events::note_status(
                 &state.db,
                 device,
                 before.status.as_ref(),
@@ -271,6 +271,12 @@ async fn read(
                 now,
             )
             .await?;
+            if !opened.is_empty() {
+                let state = state.clone();
+                tokio::spawn(async move {
+                    crate::health::mail_opened(&state, org, device, &opened).await;
+                });
+            }
             if s.online {
                 // Back online (a restarted agent may now do what it refused) or with
                 // other cameras: nothing held back.

@@ -40,6 +40,7 @@ fn status(ts_ms: i64, since: Option<i64>) -> v1::StatusMessage {
         target: String::new(),
         updatable: false,
         update: None,
+        faults: vec![],
     }
 }
 

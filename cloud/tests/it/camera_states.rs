@@ -41,6 +41,7 @@ fn status(cameras: &[(&str, Option<i64>)]) -> v1::StatusMessage {
         target: String::new(),
         updatable: false,
         update: None,
+        faults: vec![],
     }
 }
 

@@ -468,6 +468,7 @@ both!(
             target: String::new(),
             updatable: false,
             update: None,
+            faults: vec![],
         };
         dev.send_status(&status).await;
         let mut online = None;
@@ -1199,6 +1200,7 @@ both!(
             target: String::new(),
             updatable: false,
             update: None,
+            faults: vec![],
         };
         let camera = |name: &str, task: i64| v1::CameraStatus {
             camera: name.into(),
@@ -1271,6 +1273,7 @@ both_with!(
             target: String::new(),
             updatable: false,
             update: None,
+            faults: vec![],
         };
         let commands = format!("device/{id}/commands/");
         let sent = async |app: &TestApp| {

@@ -30,6 +30,7 @@ fn status(online: bool, ts_ms: i64, agent_version: &str) -> v1::StatusMessage {
         target: String::new(),
         updatable: false,
         update: None,
+        faults: vec![],
     }
 }
 

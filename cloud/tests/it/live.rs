@@ -112,6 +112,7 @@ async fn online(app: &TestApp, tok: &str, name: &str) -> TestDevice {
         target: String::new(),
         updatable: false,
         update: None,
+        faults: vec![],
     })
     .await;
     for _ in 0..100 {

@@ -156,6 +156,12 @@ both!(
         let (s, v) = upload_as(&app, &admin, "dev", "1.0.0", "aarch64", bytes.clone(), None).await;
         assert_eq!(s, StatusCode::CREATED, "{v}");
         assert_eq!(stored(&app), 2);
+        // A binary of megabytes: past the JSON bodies' limit, streamed.
+        let big = vec![7u8; 3 << 20];
+        let (s, v) = upload_as(&app, &admin, "dev", "1.0.3", "x86_64", big.clone(), None).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        assert_eq!(v["sha256"], json!(sha(&big)));
+        assert_eq!(stored(&app), 3);
         // Too large: nothing stays either.
         let small = TestApp::start_with(Backend::Sqlite, |s| s.max_release_bytes = 1000).await;
         let a2 = small.admin_token().await;

@@ -113,6 +113,7 @@ async fn say_online(dev: &TestDevice, online: bool) {
         target: String::new(),
         updatable: false,
         update: None,
+        faults: vec![],
     };
     dev.send_status(&status).await;
 }

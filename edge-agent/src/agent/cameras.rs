@@ -3,8 +3,9 @@
 //! (`crate::cameras::health`), and what each camera does as the status says it.
 
 use anyhow::bail;
+use gemba_shared::api::v1::device::CameraEventKind;
 use gemba_shared::cycle::EngineConfig;
-use gemba_shared::mqtt::v1::{self, CameraState, CameraStatus, StatusMessage};
+use gemba_shared::mqtt::v1::{self, CameraState, CameraStatus, Fault, StatusMessage};
 
 use super::{Agent, clips_dir};
 use crate::cameras::{Job, Worker};
@@ -28,16 +29,16 @@ impl Agent {
                 Ok(())
             }
             Err(e) => {
-                self.failed(&camera, format!("{e:#}"));
+                self.failed(&camera, format!("{e:#}"), CameraEventKind::Offline);
                 Err(e)
             }
         }
     }
 
     /// Notes that `camera`'s task failed, to be started again after a back-off.
-    pub(super) fn failed(&mut self, camera: &str, error: String) {
+    pub(super) fn failed(&mut self, camera: &str, error: String, kind: CameraEventKind) {
         let now = now_ms();
-        let f = self.health.failed(camera, error, now);
+        let f = self.health.failed(camera, error, kind, now);
         tracing::warn!(
             camera,
             error = f.error,
@@ -50,18 +51,26 @@ impl Agent {
     /// with `ended_too`, those whose input ended (a file that was not looped: its
     /// camera shows idle from the next heartbeat on, as before failures were watched).
     pub(super) fn reap(&mut self, ended_too: bool) {
-        let ended: Vec<(String, Option<String>)> = self
+        let ended: Vec<(String, Option<String>, bool)> = self
             .workers
             .iter()
             .filter(|(_, w)| w.ended())
-            .map(|(k, w)| (k.clone(), w.stats.lock().expect("stats lock").error.clone()))
-            .filter(|(_, error)| ended_too || error.is_some())
+            .map(|(k, w)| {
+                let st = w.stats.lock().expect("stats lock");
+                (k.clone(), st.error.clone(), st.model_failed)
+            })
+            .filter(|(_, error, _)| ended_too || error.is_some())
             .collect();
-        for (k, error) in ended {
+        for (k, error, model_failed) in ended {
             if let Some(w) = self.workers.remove(&k) {
                 w.stop();
                 if let Some(e) = error {
-                    self.failed(&k, e);
+                    let kind = if model_failed {
+                        CameraEventKind::Model
+                    } else {
+                        CameraEventKind::Offline
+                    };
+                    self.failed(&k, e, kind);
                 }
             }
         }
@@ -91,7 +100,8 @@ impl Agent {
         match self.prepare(camera, task, engine) {
             Ok((job, model)) => self.launch(job, model).is_ok(),
             Err(e) => {
-                self.failed(camera, format!("{e:#}"));
+                // The camera is there: its model could not be loaded or does not fit.
+                self.failed(camera, format!("{e:#}"), CameraEventKind::Model);
                 false
             }
         }
@@ -144,6 +154,16 @@ impl Agent {
             clip_dir: clips_dir(&self.cfg.data),
             clip_budget: self.cfg.clip_budget_bytes,
             drift: self.cfg.drift,
+            vitals: crate::cameras::vitals::Options {
+                frozen_after: self.cfg.frozen_after,
+                slow_after: self.cfg.frozen_after,
+                // Files read as fast as they go have no pace to keep.
+                fps_floor: if self.cfg.fast {
+                    0.0
+                } else {
+                    self.cfg.fps as f32 / 2.0
+                },
+            },
         };
         Ok((job, model))
     }
@@ -157,6 +177,13 @@ impl Agent {
                 let schedule = self.running.scheduled.run(&c.name).map(|r| r.schedule);
                 if let Some(w) = self.workers.get(&c.name) {
                     let st = w.stats.lock().expect("stats lock").clone();
+                    let mut faults = st.faults.clone();
+                    // Started again after a failure and no frame yet: still failing.
+                    if st.frames == 0
+                        && let Some(f) = self.health.failing(&c.name)
+                    {
+                        faults.push(fault_of(f));
+                    }
                     return CameraStatus {
                         camera: c.name.clone(),
                         task: Some(w.task),
@@ -175,6 +202,7 @@ impl Agent {
                         sure_share: st.drift.sure.map(|f| f.unsure_share),
                         sure_brightness: st.drift.sure.map(|f| f.brightness),
                         schedule,
+                        faults,
                         ..CameraStatus::default()
                     };
                 }
@@ -191,6 +219,7 @@ impl Agent {
                         since_ms: Some(f.since_ms),
                         retry_at_ms: Some(f.retry_at_ms),
                         schedule,
+                        faults: vec![fault_of(f)],
                         ..CameraStatus::default()
                     },
                     _ => CameraStatus {
@@ -213,13 +242,23 @@ impl Agent {
                 .len()
                 .unwrap_or(0)
                 .max(0) as u64,
-            disk_free_mb: None,
+            disk_free_mb: self.device_vitals.disk_free_mb(),
             temperature_c: None,
             config_version: self.config.version,
             target: gemba_shared::release::this_target().into(),
             updatable: self.updates.supervised,
             update: self.updates.report.clone(),
+            faults: self.device_vitals.faults(),
         }
+    }
+}
+
+/// A camera's failure as its status's fault.
+fn fault_of(f: &crate::cameras::health::Failure) -> Fault {
+    Fault {
+        kind: f.kind,
+        since_ms: f.since_ms,
+        detail: Some(at_most_1000(f.error.clone())),
     }
 }
 
@@ -236,9 +275,20 @@ pub(super) fn cameras_differ(a: &[CameraStatus], b: &[CameraStatus]) -> bool {
             c.warning.clone(),
             c.generation,
             c.unsure_since_ms,
+            fault_keys(&c.faults),
         )
     };
     a.len() != b.len() || a.iter().zip(b).any(|(x, y)| key(x) != key(y))
+}
+
+/// Whether two lists of faults differ in their kinds or starts (not in their details,
+/// whose figures move).
+pub(super) fn faults_differ(a: &[Fault], b: &[Fault]) -> bool {
+    fault_keys(a) != fault_keys(b)
+}
+
+fn fault_keys(f: &[Fault]) -> Vec<(CameraEventKind, i64)> {
+    f.iter().map(|f| (f.kind, f.since_ms)).collect()
 }
 
 /// `text` cut to the 1000 bytes a status allows a camera's error or warning (on a

@@ -35,8 +35,9 @@ mod deploy;
 mod live;
 mod update;
 mod uploads;
+mod vitals;
 
-use cameras::cameras_differ;
+use cameras::{cameras_differ, faults_differ};
 use commands::push_ack;
 use uploads::upload_clips;
 
@@ -85,6 +86,9 @@ pub struct Config {
     pub drift: crate::cameras::drift::Options,
     /// How long a new release must be up and linked before it counts as healthy.
     pub update_settle: Duration,
+    /// How long a camera's picture must stay exactly the same (or its pace under half
+    /// its frame rate) before the status says it is frozen (slow).
+    pub frozen_after: Duration,
 }
 
 /// Why [`run`] returned.
@@ -128,6 +132,8 @@ struct Agent {
     blur: BTreeMap<String, Regions>,
     /// Self-update (`update.rs`).
     updates: update::Updates,
+    /// The device's own faults (`vitals.rs`).
+    device_vitals: vitals::DeviceVitals,
 }
 
 /// Runs until `stop` turns true, or until a release is staged.
@@ -166,7 +172,9 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         config: DeviceConfig::default(),
         blur: BTreeMap::new(),
         updates: update::Updates::load(&cfg_data, enrolment.credentials.release_key.clone()),
+        device_vitals: Default::default(),
     };
+    agent.tend_vitals();
     agent.config = config::load(&agent.cfg.data);
     agent.set_blur();
     agent.running.scheduled = running.scheduled;
@@ -235,13 +243,16 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
                 agent.tend_schedules().await;
                 agent.tend_live();
                 agent.tend_trial(*linked.borrow());
+                agent.tend_vitals();
                 if agent.updates.orphaned() {
                     tracing::warn!("the supervisor is gone: stopping");
                     break;
                 }
                 let s = agent.status();
                 let sent = status_tx.borrow();
-                let differ = cameras_differ(&sent.cameras, &s.cameras) || sent.update != s.update;
+                let differ = cameras_differ(&sent.cameras, &s.cameras)
+                    || sent.update != s.update
+                    || faults_differ(&sent.faults, &s.faults);
                 drop(sent);
                 if differ {
                     let _ = status_tx.send(s);
@@ -269,6 +280,20 @@ impl Agent {
         if let Err(e) = save_json(&self.cfg.data.join("running.json"), &self.running) {
             tracing::error!(error = %e, "keeping what runs where");
         }
+    }
+
+    /// The device's own faults, looked at again.
+    fn tend_vitals(&mut self) {
+        let len = self
+            .outbox
+            .lock()
+            .expect("outbox lock")
+            .len()
+            .unwrap_or(0)
+            .max(0) as usize;
+        let disk = vitals::disk_of(&self.cfg.data);
+        self.device_vitals
+            .tend(crate::clock::now_ms(), len, self.cfg.outbox_capacity, disk);
     }
 
     fn ack(&self, ack: CommandAck) -> anyhow::Result<()> {

@@ -11,6 +11,8 @@
 
 use std::collections::BTreeMap;
 
+use gemba_shared::api::v1::device::CameraEventKind;
+
 /// The first wait before a failed camera is started again.
 pub const FIRST_RETRY_MS: i64 = 2_000;
 /// The longest wait.
@@ -34,6 +36,8 @@ pub struct Failure {
     pub since_ms: i64,
     /// When it is started again.
     pub retry_at_ms: i64,
+    /// What failed: its source (`Offline`) or its model (`Model`).
+    pub kind: CameraEventKind,
 }
 
 #[derive(Debug, Clone)]
@@ -53,7 +57,13 @@ pub struct Health {
 
 impl Health {
     /// `camera` failed at `now` with `error`: answers when it is tried again.
-    pub fn failed(&mut self, camera: &str, error: String, now: i64) -> &Failure {
+    pub fn failed(
+        &mut self,
+        camera: &str,
+        error: String,
+        kind: CameraEventKind,
+        now: i64,
+    ) -> &Failure {
         let fresh = |failure| Entry {
             failure,
             attempts: 0,
@@ -64,13 +74,15 @@ impl Health {
                 error: String::new(),
                 since_ms: now,
                 retry_at_ms: now,
+                kind,
             })
         });
-        if e.retried_at.is_some_and(|at| now - at >= STABLE_MS) {
+        if e.retried_at.is_some_and(|at| now - at >= STABLE_MS) || e.failure.kind != kind {
             *e = fresh(Failure {
                 error: String::new(),
                 since_ms: now,
                 retry_at_ms: now,
+                kind,
             });
         }
         e.attempts += 1;
@@ -99,6 +111,12 @@ impl Health {
             .filter(|(_, e)| e.retried_at.is_none() && e.failure.retry_at_ms <= now)
             .map(|(c, _)| c.clone())
             .collect()
+    }
+
+    /// How `camera` failed, from its first failure of this run until it is forgotten
+    /// or a retry ran long enough to count as a recovery, retries included.
+    pub fn failing(&self, camera: &str) -> Option<&Failure> {
+        self.cameras.get(camera).map(|e| &e.failure)
     }
 
     /// How `camera` failed, while it waits for its retry.
@@ -130,7 +148,8 @@ mod tests {
     fn a_camera_failing_again_backs_off_further_and_keeps_its_since() {
         let mut h = Health::default();
         assert_eq!(
-            h.failed("cam0", "no stream".into(), 1_000).retry_at_ms,
+            h.failed("cam0", "no stream".into(), CameraEventKind::Offline, 1_000)
+                .retry_at_ms,
             3_000
         );
         assert!(h.due(2_999).is_empty());
@@ -138,13 +157,21 @@ mod tests {
         h.retrying("cam0", 3_000);
         assert!(h.due(10_000).is_empty(), "not due while a retry runs");
         assert_eq!(h.failure("cam0"), None, "a retry running is not a failure");
-        let f = h.failed("cam0", "still no stream".into(), 3_500).clone();
+        let f = h
+            .failed(
+                "cam0",
+                "still no stream".into(),
+                CameraEventKind::Offline,
+                3_500,
+            )
+            .clone();
         assert_eq!(
             f,
             Failure {
                 error: "still no stream".into(),
                 since_ms: 1_000,
-                retry_at_ms: 7_500
+                retry_at_ms: 7_500,
+                kind: CameraEventKind::Offline,
             }
         );
         assert_eq!(h.failure("cam0"), Some(&f));
@@ -154,13 +181,22 @@ mod tests {
     fn a_retry_that_ran_a_minute_starts_the_back_off_over() {
         let mut h = Health::default();
         for t in [0, 10_000, 20_000] {
-            h.failed("cam0", "x".into(), t);
+            h.failed("cam0", "x".into(), CameraEventKind::Offline, t);
             h.retrying("cam0", t + 1);
         }
-        let f = h.failed("cam0", "y".into(), 30_000).clone();
+        let f = h
+            .failed("cam0", "y".into(), CameraEventKind::Offline, 30_000)
+            .clone();
         assert_eq!(f.retry_at_ms, 30_000 + 16_000);
         h.retrying("cam0", 50_000);
-        let f = h.failed("cam0", "z".into(), 50_000 + STABLE_MS).clone();
+        let f = h
+            .failed(
+                "cam0",
+                "z".into(),
+                CameraEventKind::Offline,
+                50_000 + STABLE_MS,
+            )
+            .clone();
         assert_eq!(f.since_ms, 50_000 + STABLE_MS);
         assert_eq!(f.retry_at_ms, 50_000 + STABLE_MS + FIRST_RETRY_MS);
     }
@@ -168,10 +204,33 @@ mod tests {
     #[test]
     fn a_forgotten_camera_is_neither_due_nor_failed() {
         let mut h = Health::default();
-        h.failed("cam0", "x".into(), 0);
-        h.failed("cam1", "y".into(), 0);
+        h.failed("cam0", "x".into(), CameraEventKind::Offline, 0);
+        h.failed("cam1", "y".into(), CameraEventKind::Offline, 0);
         h.forget("cam0");
         assert_eq!(h.due(i64::MAX), ["cam1"]);
         assert_eq!(h.failure("cam0"), None);
+    }
+
+    #[test]
+    fn a_failure_stays_while_retried_and_another_kind_is_another_run() {
+        let mut h = Health::default();
+        h.failed("cam0", "no stream".into(), CameraEventKind::Offline, 1_000);
+        h.retrying("cam0", 3_000);
+        // Retried: not waiting, but still failing since its first failure.
+        assert_eq!(h.failure("cam0"), None);
+        assert_eq!(
+            h.failing("cam0").map(|f| (f.kind, f.since_ms)),
+            Some((CameraEventKind::Offline, 1_000))
+        );
+        // Its model fails now: another run of failures, from now.
+        let f = h
+            .failed("cam0", "model".into(), CameraEventKind::Model, 9_000)
+            .clone();
+        assert_eq!(
+            (f.kind, f.since_ms, f.retry_at_ms),
+            (CameraEventKind::Model, 9_000, 11_000)
+        );
+        h.forget("cam0");
+        assert_eq!(h.failing("cam0"), None);
     }
 }

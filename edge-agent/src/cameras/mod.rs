@@ -30,6 +30,7 @@ use crate::outbox::Outbox;
 pub mod drift;
 pub mod health;
 pub mod recorder;
+pub mod vitals;
 
 use recorder::Recorder;
 
@@ -67,6 +68,10 @@ pub struct Stats {
     pub ended: bool,
     /// Whether its model has become unsure of what it sees ([`drift`]).
     pub drift: drift::Report,
+    /// Its picture frozen, its pace slow, while they last ([`vitals`]).
+    pub faults: Vec<gemba_shared::mqtt::v1::Fault>,
+    /// It stopped because its model failed on a frame (not its source).
+    pub model_failed: bool,
 }
 
 /// What a worker needs to start.
@@ -84,6 +89,8 @@ pub struct Job {
     pub clip_budget: i64,
     /// How its model's certainty is watched.
     pub drift: drift::Options,
+    /// When its picture counts as frozen and its pace as slow.
+    pub vitals: vitals::Options,
 }
 
 pub struct Worker {
@@ -290,6 +297,7 @@ fn work(
         outbox,
     );
     let mut drift = drift::Drift::new(job.drift);
+    let mut vitals = vitals::Vitals::new(job.vitals);
     let mut window = (Instant::now(), 0u32);
     let mut last_t = 0;
     loop {
@@ -326,8 +334,16 @@ fn work(
         let Some(frame) = next? else {
             break;
         };
-        let probs = model.infer(&frame.rgb)?;
-        drift.frame(now_ms(), &probs, drift::brightness(&frame.rgb));
+        let probs = match model.infer(&frame.rgb) {
+            Ok(p) => p,
+            Err(e) => {
+                stats.lock().expect("stats lock").model_failed = true;
+                return Err(e.context(format!("model {} failed on a frame", model.version)));
+            }
+        };
+        let now = now_ms();
+        drift.frame(now, &probs, drift::brightness(&frame.rgb));
+        vitals.frame(now, &frame.rgb);
         last_t = frame.t_ms;
         let made = rec.frame(frame.t_ms, &probs)?;
         clip(&made);
@@ -339,8 +355,10 @@ fn work(
         let secs = window.0.elapsed().as_secs_f32();
         if secs >= 2.0 {
             st.fps = window.1 as f32 / secs;
+            vitals.rate(now, st.fps);
             window = (Instant::now(), 0);
         }
+        st.faults = vitals.faults(now);
     }
     let end = if job.capture.fast { last_t } else { now_ms() };
     let made = rec.finish(end.max(last_t))?;

@@ -24,11 +24,24 @@ impl RtspCamera {
 
     /// [`RtspCamera::start`] at `width × height`.
     pub fn start_sized(port: u16, path: &str, width: u32, height: u32) -> RtspCamera {
+        RtspCamera::start_pattern(port, path, width, height, "ball")
+    }
+
+    /// [`RtspCamera::start_sized`] showing videotestsrc's `pattern` (`colors`: a still
+    /// picture, a camera whose picture never changes; not `smpte`, whose corner is
+    /// snow).
+    pub fn start_pattern(
+        port: u16,
+        path: &str,
+        width: u32,
+        height: u32,
+        pattern: &str,
+    ) -> RtspCamera {
         gst::init().unwrap();
         let ctx = glib::MainContext::new();
         let main_loop = glib::MainLoop::new(Some(&ctx), false);
         let (ready_tx, ready) = std::sync::mpsc::channel();
-        let (l, mount) = (main_loop.clone(), path.to_string());
+        let (l, mount, pattern) = (main_loop.clone(), path.to_string(), pattern.to_string());
         let thread = std::thread::spawn(move || {
             ctx.with_thread_default(|| {
                 let server = rtsp::RTSPServer::new();
@@ -36,7 +49,7 @@ impl RtspCamera {
                 server.set_service(&port.to_string());
                 let factory = rtsp::RTSPMediaFactory::new();
                 factory.set_launch(&format!(
-                    "( videotestsrc is-live=true pattern=ball \
+                    "( videotestsrc is-live=true pattern={pattern} \
                      ! video/x-raw,width={width},height={height},framerate=15/1 \
                      ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 \
                      ! video/x-h264,profile=constrained-baseline \

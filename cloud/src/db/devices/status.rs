@@ -27,8 +27,9 @@ pub struct Before {
 
 /// What became of a status.
 pub enum Taken {
-    /// Newer than what the cloud had: recorded; what the device had said before.
-    New(Before),
+    /// Newer than what the cloud had: recorded; what the device had said before (boxed:
+    /// a status is large beside the other answers).
+    New(Box<Before>),
     /// The status last taken, again (online, or offline, as the device still is).
     Again,
     /// Older than what the cloud has: a replay, which changed nothing.
@@ -79,7 +80,7 @@ pub async fn set_status(
             });
         return Ok(if again { Taken::Again } else { Taken::Stale });
     }
-    Ok(Taken::New(match before {
+    Ok(Taken::New(Box::new(match before {
         Some((online, status, _, _)) => Before {
             online: online == 1,
             status: parse_status(status.as_deref()),
@@ -88,5 +89,5 @@ pub async fn set_status(
             online: false,
             status: None,
         },
-    }))
+    })))
 }

@@ -40,6 +40,7 @@ pub(crate) fn status(cameras: &[&str], version: i64) -> v1::StatusMessage {
         target: String::new(),
         updatable: false,
         update: None,
+        faults: vec![],
     }
 }
 

@@ -209,6 +209,61 @@ pub enum CameraEventKind {
     /// whose most likely label is under `mqtt::v1::UNSURE_BELOW`): the light, the view
     /// or the work changed; add video of it and train again.
     Unsure,
+    /// Its source could not be read: a network camera unreachable, a device gone.
+    Offline,
+    /// Its picture has not changed at all for a while: a stuck camera or encoder.
+    Frozen,
+    /// Its frames come at under half the rate asked for.
+    Slow,
+    /// Its model failed on its frames.
+    Model,
+    /// The device's outbox is filling (the cloud has not taken its cycles for a
+    /// while); `camera` is empty for the device's own events.
+    OutboxFilling,
+    /// The device's disk is nearly full.
+    DiskLow,
+}
+
+impl CameraEventKind {
+    pub const ALL: [CameraEventKind; 7] = [
+        CameraEventKind::Unsure,
+        CameraEventKind::Offline,
+        CameraEventKind::Frozen,
+        CameraEventKind::Slow,
+        CameraEventKind::Model,
+        CameraEventKind::OutboxFilling,
+        CameraEventKind::DiskLow,
+    ];
+
+    /// Its name as stored and sent (`snake_case`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CameraEventKind::Unsure => "unsure",
+            CameraEventKind::Offline => "offline",
+            CameraEventKind::Frozen => "frozen",
+            CameraEventKind::Slow => "slow",
+            CameraEventKind::Model => "model",
+            CameraEventKind::OutboxFilling => "outbox_filling",
+            CameraEventKind::DiskLow => "disk_low",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<CameraEventKind> {
+        CameraEventKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// In a person's words, for lists and mails.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CameraEventKind::Unsure => "model unsure",
+            CameraEventKind::Offline => "camera offline",
+            CameraEventKind::Frozen => "frozen frames",
+            CameraEventKind::Slow => "frame rate under its floor",
+            CameraEventKind::Model => "model error",
+            CameraEventKind::OutboxFilling => "outbox filling",
+            CameraEventKind::DiskLow => "disk low",
+        }
+    }
 }
 
 /// Something that happened to a camera of a device, from when to when (the cloud's
@@ -228,6 +283,10 @@ pub struct CameraEvent {
     /// …and when the model was last sure before.
     pub sure_share: Option<f64>,
     pub sure_brightness: Option<f64>,
+    /// What the device said of it (an error, the figures), for the kinds but `unsure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub detail: Option<String>,
 }
 
 /// A cycle as its device sent it (a device's latest, and telemetry's lists).

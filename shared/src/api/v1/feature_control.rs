@@ -107,7 +107,7 @@ pub struct SubscribedFeatureCreate {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EventNotification {
     pub id: i64,
-    /// Only 'Task Update'.
+    /// 'Task Update' or 'Device Health' (`validate::EVENT_TYPES`).
     pub event_type: String,
     pub recipients: Vec<String>,
     /// The organisation's id.

@@ -13,4 +13,8 @@ unsure_share: number | null, brightness: number | null,
 /**
  * …and when the model was last sure before.
  */
-sure_share: number | null, sure_brightness: number | null, };
+sure_share: number | null, sure_brightness: number | null, 
+/**
+ * What the device said of it (an error, the figures), for the kinds but `unsure`.
+ */
+detail?: string, };

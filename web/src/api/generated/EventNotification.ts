@@ -6,7 +6,7 @@
  */
 export type EventNotification = { id: number, 
 /**
- * Only 'Task Update'.
+ * 'Task Update' or 'Device Health' (`validate::EVENT_TYPES`).
  */
 event_type: string, recipients: Array<string>, 
 /**

@@ -63,6 +63,7 @@ export type * from './EnrolmentCode';
 export type * from './EventNotification';
 export type * from './EventNotificationCreate';
 export type * from './EventNotificationPatch';
+export type * from './Fault';
 export type * from './Feature';
 export type * from './FeatureCreate';
 export type * from './IceServer';
