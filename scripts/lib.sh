@@ -25,9 +25,21 @@ say() {
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 APT_UPDATED=""
+# Whether Debian package $1 is installed: for this machine's architecture (or `all`),
+# unless the name says one (`name:arm64`). `dpkg -s` cannot say once a package is
+# installed for two architectures (scripts/build-arm64 adds arm64): it answers that the
+# name is ambiguous, and every run would then reinstall.
+deb_installed() {
+  case "$1" in
+    *:*) dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed' ;;
+    *) dpkg-query -W -f='${Architecture} ${Status}\n' "$1" 2>/dev/null \
+         | grep -Eq "^($(dpkg --print-architecture)|all) install ok installed" ;;
+  esac
+}
+
 apt_install() {
   local missing=()
-  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  for p in "$@"; do deb_installed "$p" || missing+=("$p"); done
   [ ${#missing[@]} -eq 0 ] && return 0
   say "installing Debian packages: ${missing[*]}"
   if [ -z "$APT_UPDATED" ]; then as_root apt-get update -qq; APT_UPDATED=1; fi
