@@ -7,7 +7,7 @@ import { signInAs, tableRows } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
-import { formatClock, lightChange, unsureSentence } from './components/camera-drift';
+import { eventSentence, formatClock, lightChange, unsureSentence } from './components/camera-drift';
 import { SEEN, details, device, deviceConfigApi, devicesFeature } from './fixtures';
 
 /** 02/03/26 04:05:06 local time plus `s` seconds. */
@@ -127,4 +127,34 @@ test('a model unsure in the same light says so without blaming the light', () =>
 test('a time of another day carries its date', () => {
   expect(formatClock(at(0), at(60))).toBe('04:05');
   expect(formatClock(at(0), at(24 * 3600))).toBe('02/03/26, 04:05');
+});
+
+test('each kind of event is worded for what it is, the device itself as "the device"', () => {
+  const health = (kind: CameraEvent['kind'], camera: string, to: number | null, detail?: string): CameraEvent => ({
+    ...event(9, camera, at(0), to),
+    kind,
+    unsure_share: null,
+    brightness: null,
+    sure_share: null,
+    sure_brightness: null,
+    ...(detail !== undefined ? { detail } : {}),
+  });
+  const now = at(3600);
+  expect(eventSentence(health('offline', 'cam0', at(35 * 60), 'camera cam0 (rtsp://…): Could not open resource'), now)).toBe(
+    'Camera offline on cam0 from 04:05 to 04:40 — camera cam0 (rtsp://…): Could not open resource',
+  );
+  expect(eventSentence(health('frozen', 'cam0', null, 'the picture has not changed for 45 s'), now)).toBe(
+    'Frozen frames on cam0 from 04:05, still going — the picture has not changed for 45 s',
+  );
+  expect(eventSentence(health('slow', 'cam1', null), now)).toBe('Frame rate under its floor on cam1 from 04:05, still going');
+  expect(eventSentence(health('model', 'cam1', at(60), 'no model file'), now)).toBe(
+    'Model error on cam1 from 04:05 to 04:06 — no model file',
+  );
+  expect(eventSentence(health('outbox_filling', '', null, ''), now)).toBe('Outbox filling on the device from 04:05, still going');
+  expect(eventSentence(health('disk_low', '', at(120), '2% free'), now)).toBe(
+    'Disk low on the device from 04:05 to 04:07 — 2% free',
+  );
+  expect(eventSentence(event(3, 'cam0', at(0), null), now)).toBe(
+    'Model unsure on cam0 from 04:05, still unsure (brightness 118 → 9)',
+  );
 });

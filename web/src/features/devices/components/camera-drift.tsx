@@ -5,6 +5,7 @@
  * the figures now against when it was sure, and the record of past events.
  */
 import type { CameraEvent, CameraStatus, DeviceDetails } from '@/api/generated';
+import { eventPlace, kindTitle } from '@/lib/device-health';
 import { formatDateTime } from '@/lib/format';
 
 const two = (n: number) => String(n).padStart(2, '0');
@@ -78,14 +79,24 @@ export function UnsureNotices({ device }: { device: DeviceDetails }) {
   );
 }
 
-/** One event as the list says it: 'Model unsure on cam0 from 14:05 to 14:40 (brightness 118 → 9)'. */
+/**
+ * One event as the list says it: 'Model unsure on cam0 from 14:05 to 14:40 (brightness
+ * 118 → 9)', 'Camera offline on cam0 from 14:05 to 14:40 — camera cam0 (rtsp://…): Could
+ * not open resource', 'Disk low on the device from 14:05, still going'.
+ */
 export function eventSentence(e: CameraEvent, now: number = Date.now()): string {
-  const to = e.ended_at !== null ? ` to ${formatClock(e.ended_at, now)}` : ', still unsure';
-  const light =
-    e.brightness !== null
-      ? ` (brightness ${e.sure_brightness !== null ? `${level(e.sure_brightness)} → ` : ''}${level(e.brightness)})`
-      : '';
-  return `Model unsure on ${e.camera} from ${formatClock(e.started_at, now)}${to}${light}`;
+  const from = `${kindTitle(e.kind)} on ${eventPlace(e.camera)} from ${formatClock(e.started_at, now)}`;
+  if (e.kind === 'unsure') {
+    const to = e.ended_at !== null ? ` to ${formatClock(e.ended_at, now)}` : ', still unsure';
+    const light =
+      e.brightness !== null
+        ? ` (brightness ${e.sure_brightness !== null ? `${level(e.sure_brightness)} → ` : ''}${level(e.brightness)})`
+        : '';
+    return `${from}${to}${light}`;
+  }
+  const to = e.ended_at !== null ? ` to ${formatClock(e.ended_at, now)}` : ', still going';
+  const detail = e.detail != null && e.detail !== '' ? ` — ${e.detail}` : '';
+  return `${from}${to}${detail}`;
 }
 
 /** The record of the cameras' events, newest first. */
