@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use gemba_shared::api::v1::Page;
 use gemba_shared::api::v1::device::{Credentials, Device};
-use gemba_shared::api::v1::release::{Deployment, Instance, LatestBranch, Release};
+use gemba_shared::api::v1::release::{Instance, LatestBranch, Release, ReleaseDeployment};
 use gemba_shared::mqtt::v1::{self, Channel, Command, UpdateReport, UpdateState};
 use gemba_shared::release::SigningKey;
 use reqwest::StatusCode;
@@ -524,11 +524,11 @@ async fn until(
     admin: &str,
     id: i64,
     what: &str,
-    done: impl Fn(&Deployment) -> bool,
-) -> Deployment {
+    done: impl Fn(&ReleaseDeployment) -> bool,
+) -> ReleaseDeployment {
     let mut d = None;
     for _ in 0..400 {
-        let got: Deployment = app
+        let got: ReleaseDeployment = app
             .get_as(&format!("binary_deployment/{id}/latest_deployment/"), admin)
             .await;
         if done(&got) {
@@ -540,7 +540,7 @@ async fn until(
     panic!("{what}: {d:#?}");
 }
 
-fn state_of(d: &Deployment, device: i64) -> UpdateState {
+fn state_of(d: &ReleaseDeployment, device: i64) -> UpdateState {
     d.devices.iter().find(|m| m.device == device).unwrap().state
 }
 
@@ -602,7 +602,7 @@ both!(
             )
             .await;
         assert_eq!(s, StatusCode::OK, "{v}");
-        let d: Deployment = app
+        let d: ReleaseDeployment = app
             .get_as(
                 &format!("binary_deployment/{}/latest_deployment/", r.id),
                 &admin,
@@ -664,7 +664,7 @@ both!(
         })
         .await;
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let d: Deployment = app
+        let d: ReleaseDeployment = app
             .get_as(
                 &format!("binary_deployment/{}/latest_deployment/", r.id),
                 &admin,
