@@ -252,7 +252,7 @@ fn export_bindings() {
         lb::RequestedTask,
         r::Release,
         r::ReleaseDevice,
-        r::Deployment,
+        r::ReleaseDeployment,
         r::MoveRelease,
         r::ReleasePatch,
         r::LatestBranch,

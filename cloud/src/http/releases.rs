@@ -18,7 +18,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::release::{
-    Deployment, Instance, LatestBranch, MoveRelease, Release, ReleasePatch, state,
+    Instance, LatestBranch, MoveRelease, Release, ReleaseDeployment, ReleasePatch, state,
 };
 use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use gemba_shared::release::{ENVIRONMENTS, TARGETS, check_branch, check_version, verify};
@@ -389,15 +389,15 @@ pub async fn binary(
 /// A release and its roll-out's devices: wave, where each is, its last words.
 #[utoipa::path(get, path = "/binary_deployment/{id}/latest_deployment/", tag = "releases",
     params(("id" = i64, Path)),
-    responses((status = 200, body = Deployment), (status = 403), (status = 404)))]
+    responses((status = 200, body = ReleaseDeployment), (status = 403), (status = 404)))]
 pub async fn latest_deployment(
     State(state): State<AppState>,
     me: AuthUser,
     Path(id): Path<i64>,
-) -> ApiResult<axum::Json<Deployment>> {
+) -> ApiResult<axum::Json<ReleaseDeployment>> {
     me.require(Permission::ManageReleases)?;
     let r = find(&state, id).await?;
-    Ok(axum::Json(Deployment {
+    Ok(axum::Json(ReleaseDeployment {
         devices: db::devices_of(&state.db, id).await?,
         release: r.into_api(),
     }))

@@ -80,7 +80,7 @@ pub struct ReleaseDevice {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Deployment {
+pub struct ReleaseDeployment {
     pub release: Release,
     pub devices: Vec<ReleaseDevice>,
 }

@@ -125,6 +125,7 @@ export type * from './RefreshRequest';
 export type * from './RegionJson';
 export type * from './RegisterRequest';
 export type * from './Release';
+export type * from './ReleaseDeployment';
 export type * from './ReleaseDevice';
 export type * from './ReleasePatch';
 export type * from './RemoteCam';

@@ -2,12 +2,10 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { HttpResponse, http } from 'msw';
 
-import type { MoveRelease, Page, Release, ReleaseDevice, ReleasePatch } from '@/api/generated';
+import type { MoveRelease, Page, Release, ReleaseDeployment, ReleaseDevice, ReleasePatch } from '@/api/generated';
 import { fail, signInAs, tableRows } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
-
-import type { ReleaseDeployment } from './api/releases';
 
 const UPLOADED = new Date(2026, 10, 20, 9, 30, 0).getTime();
 

@@ -6,18 +6,19 @@
  */
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 
-import type { Instance, MoveRelease, Msg, Page, Release, ReleaseDevice, ReleasePatch } from '@/api/generated';
+import type {
+  Instance,
+  MoveRelease,
+  Msg,
+  Page,
+  Release,
+  ReleaseDeployment,
+  ReleasePatch,
+} from '@/api/generated';
 import { ROLLOUT_REFRESH_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
 
 import type { Environment, ReleaseFields } from '../releases';
-
-/**
- * `GET binary_deployment/{id}/latest_deployment/`. The Rust type is `Deployment`, whose
- * TypeScript name the model deployments' `Deployment` already holds in `generated/`, so
- * it is spelled out here from its parts.
- */
-export type ReleaseDeployment = { release: Release; devices: ReleaseDevice[] };
 
 export const releasesKey = ['releases'] as const;
 export const instancesKey = ['instances'] as const;
