@@ -139,13 +139,20 @@ fn settings(file: Option<&std::path::Path>, o: &Overrides) -> anyhow::Result<Set
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn,rumqttd=warn,tower_http=info".into()),
-        )
-        .init();
     let cli = Cli::parse();
+    let logs = tracing_subscriber::fmt().with_env_filter(
+        tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| "info,sqlx=warn,rumqttd=warn,tower_http=info".into()),
+    );
+    // What these print is read by scripts: their logs go to stderr.
+    if matches!(
+        cli.command,
+        Command::ReleaseKey { .. } | Command::SignRelease { .. }
+    ) {
+        logs.with_writer(std::io::stderr).init();
+    } else {
+        logs.init();
+    }
     match cli.command {
         Command::DefaultConfig => print!("{}", gemba_cloud::config::EXAMPLE),
         Command::ReleaseKey { overrides } => {

@@ -36,7 +36,12 @@ pub fn signing_key(path: &Path) -> anyhow::Result<SigningKey> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let key = SigningKey::generate().map_err(anyhow::Error::msg)?;
             if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)
+                // The data folder, private as `crate::private` keeps it.
+                use std::os::unix::fs::DirBuilderExt;
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)
                     .with_context(|| format!("creating {}", dir.display()))?;
             }
             write_private(path, &key.to_text())?;
