@@ -144,6 +144,8 @@ fn export_bindings() {
         d::DeviceTask,
         d::Device,
         d::DeviceDetails,
+        d::AdminDevice,
+        d::DeviceEvent,
         d::DeviceCreate,
         d::EnrolmentCode,
         d::DevicePatch,

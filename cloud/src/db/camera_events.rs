@@ -14,7 +14,7 @@
 //! index); a second replica opening the same one changes nothing, and only the replica
 //! that opened an event mails it ([`note_status`] answers the events it opened).
 
-use gemba_shared::api::v1::device::{CameraEvent, CameraEventKind};
+use gemba_shared::api::v1::device::{CameraEvent, CameraEventKind, DeviceEvent};
 use gemba_shared::mqtt::v1::StatusMessage;
 
 use super::Db;
@@ -203,47 +203,152 @@ type Row = (
     Option<String>,
 );
 
+const EVENT_COLS: &str = "e.id, e.camera, e.kind, e.started_at, e.ended_at, e.unsure_share, \
+     e.brightness, e.sure_share, e.sure_brightness, e.detail";
+
+/// A row of [`EVENT_COLS`] as an event; `None` for a kind this build does not know.
+fn event_of(
+    (
+        id,
+        camera,
+        kind,
+        started_at,
+        ended_at,
+        unsure_share,
+        brightness,
+        sure_share,
+        sure_brightness,
+        detail,
+    ): Row,
+) -> Option<CameraEvent> {
+    Some(CameraEvent {
+        id,
+        camera,
+        kind: CameraEventKind::parse(&kind)?,
+        started_at,
+        ended_at,
+        unsure_share,
+        brightness,
+        sure_share,
+        sure_brightness,
+        detail,
+    })
+}
+
 /// Device `device`'s latest `limit` events, newest first.
 pub async fn of_device(db: &Db, device: i64, limit: i64) -> sqlx::Result<Vec<CameraEvent>> {
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT id, camera, kind, started_at, ended_at, unsure_share, brightness, sure_share, \
-         sure_brightness, detail FROM device_camera_events WHERE device_id = $1 \
-         ORDER BY started_at DESC, id DESC LIMIT $2",
-    )
+    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {EVENT_COLS} FROM device_camera_events e WHERE e.device_id = $1 \
+         ORDER BY e.started_at DESC, e.id DESC LIMIT $2"
+    )))
     .bind(device)
     .bind(limit)
     .fetch_all(&db.pool)
     .await?;
+    Ok(rows.into_iter().filter_map(event_of).collect())
+}
+
+/// The open events of these devices (their health), oldest first, in one query.
+pub async fn open_of(db: &Db, devices: &[i64]) -> sqlx::Result<Vec<(i64, CameraEvent)>> {
+    if devices.is_empty() {
+        return Ok(vec![]);
+    }
+    let ids = devices
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let rows: Vec<(i64, Row)> = sqlx::query_as::<_, DeviceRow>(sqlx::AssertSqlSafe(format!(
+        "SELECT e.device_id, {EVENT_COLS} FROM device_camera_events e \
+         WHERE e.device_id IN ({ids}) AND e.ended_at IS NULL ORDER BY e.started_at, e.id"
+    )))
+    .fetch_all(&db.pool)
+    .await?
+    .into_iter()
+    .map(split)
+    .collect();
     Ok(rows
         .into_iter()
-        .filter_map(
-            |(
-                id,
-                camera,
-                kind,
-                started_at,
-                ended_at,
-                unsure_share,
-                brightness,
-                sure_share,
-                sure_brightness,
-                detail,
-            )| {
-                Some(CameraEvent {
-                    id,
-                    camera,
-                    kind: CameraEventKind::parse(&kind)?,
-                    started_at,
-                    ended_at,
-                    unsure_share,
-                    brightness,
-                    sure_share,
-                    sure_brightness,
-                    detail,
-                })
-            },
-        )
+        .filter_map(|(d, r)| Some((d, event_of(r)?)))
         .collect())
+}
+
+/// Most events [`of_org`] answers.
+pub const ORG_EVENTS: i64 = 500;
+
+/// Organisation `org`'s device events that overlap `[start, end)` (open ones last as
+/// long as now), of device `device` if given: open ones first, then newest first; at most
+/// [`ORG_EVENTS`].
+pub async fn of_org(
+    db: &Db,
+    org: i64,
+    start: i64,
+    end: i64,
+    device: Option<i64>,
+) -> sqlx::Result<Vec<DeviceEvent>> {
+    let rows: Vec<(i64, String, Row)> = sqlx::query_as::<_, OrgRow>(sqlx::AssertSqlSafe(format!(
+        "SELECT e.device_id, d.display_name, {EVENT_COLS} FROM device_camera_events e \
+         JOIN devices d ON d.id = e.device_id \
+         WHERE d.organization_id = $1 AND e.started_at < $3 \
+         AND (e.ended_at IS NULL OR e.ended_at >= $2) AND ($4 IS NULL OR e.device_id = $4) \
+         ORDER BY CASE WHEN e.ended_at IS NULL THEN 0 ELSE 1 END, e.started_at DESC, e.id DESC \
+         LIMIT $5"
+    )))
+    .bind(org)
+    .bind(start)
+    .bind(end)
+    .bind(device)
+    .bind(ORG_EVENTS)
+    .fetch_all(&db.pool)
+    .await?
+    .into_iter()
+    .map(|(d, name, id, camera, kind, s, e, us, b, ss, sb, detail)| {
+        (d, name, (id, camera, kind, s, e, us, b, ss, sb, detail))
+    })
+    .collect();
+    Ok(rows
+        .into_iter()
+        .filter_map(|(device, device_name, r)| {
+            Some(DeviceEvent {
+                device,
+                device_name,
+                event: event_of(r)?,
+            })
+        })
+        .collect())
+}
+
+type DeviceRow = (
+    i64,
+    i64,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<String>,
+);
+
+type OrgRow = (
+    i64,
+    String,
+    i64,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<String>,
+);
+
+fn split((d, id, camera, kind, s, e, us, b, ss, sb, detail): DeviceRow) -> (i64, Row) {
+    (d, (id, camera, kind, s, e, us, b, ss, sb, detail))
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use gemba_shared::api::v1::device::{CameraEventKind, DeviceDetails};
+use gemba_shared::api::v1::Page;
+use gemba_shared::api::v1::device::{AdminDevice, CameraEventKind, DeviceDetails, DeviceEvent};
 use gemba_shared::mqtt::v1::{self, Channel};
 use reqwest::StatusCode;
 
@@ -177,5 +178,143 @@ both!(
         .await;
         assert!(cam0(&d).is_none_or(|c| c.unsure_share.is_none()), "{d:?}");
         assert_eq!(d.camera_events.len(), 2);
+    }
+);
+
+/// A running camera `cam0` with `faults`, and the device's own `device_faults`.
+fn faulty(ts_ms: i64, cam0: Vec<v1::Fault>, device_faults: Vec<v1::Fault>) -> v1::StatusMessage {
+    let mut s = status(ts_ms, None);
+    s.cameras[0].faults = cam0;
+    s.faults = device_faults;
+    s
+}
+
+fn fault(kind: CameraEventKind, since_ms: i64, detail: &str) -> v1::Fault {
+    v1::Fault {
+        kind,
+        since_ms,
+        detail: Some(detail.into()),
+    }
+}
+
+both!(
+    open_events_are_all_devices_health_and_the_issue_center_lists_the_orgs_events,
+    |app: TestApp| async move {
+        let w = world(&app).await;
+        let sick = enrolled(&app, &w.boss, "Sick").await;
+        let well = enrolled(&app, &w.boss, "Well").await;
+        let other = enrolled(&app, &w.boss_b, "B's").await;
+        let (dev, dev_b) = (TestDevice::of(&sick).await, TestDevice::of(&other).await);
+        let now = gemba_cloud::db::now_ms;
+        let offline = fault(
+            CameraEventKind::Offline,
+            now() - 60_000,
+            "Could not open resource",
+        );
+        let disk = fault(CameraEventKind::DiskLow, now() - 30_000, "2% free");
+        dev.send_status(&faulty(now(), vec![offline.clone()], vec![disk.clone()]))
+            .await;
+        dev_b
+            .send_status(&faulty(
+                now(),
+                vec![fault(CameraEventKind::Frozen, now(), "still")],
+                vec![],
+            ))
+            .await;
+        page_when(&app, sick.device, &w.eng, |d| d.camera_events.len() == 2).await;
+        page_when(&app, other.device, &w.boss_b, |d| {
+            d.camera_events.len() == 1
+        })
+        .await;
+
+        // All Devices: the sick device's open events, oldest first; none for the other.
+        let all: Page<AdminDevice> = app
+            .get_as("device/devicelistadminview?page=1", &w.admin)
+            .await;
+        let health = |id: i64| {
+            all.results
+                .iter()
+                .find(|d| d.device.id == id)
+                .map(|d| {
+                    d.health
+                        .iter()
+                        .map(|e| (e.camera.clone(), e.kind, e.ended_at))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap()
+        };
+        assert_eq!(
+            health(sick.device),
+            vec![
+                ("cam0".to_string(), CameraEventKind::Offline, None),
+                (String::new(), CameraEventKind::DiskLow, None)
+            ],
+            "{all:?}"
+        );
+        assert_eq!(health(well.device), vec![], "{all:?}");
+        assert_eq!(health(other.device).len(), 1, "{all:?}");
+
+        // The camera comes back: its event ends; the Issue Center lists the open one
+        // first, and never another organisation's.
+        dev.send_status(&faulty(now(), vec![], vec![disk])).await;
+        page_when(&app, sick.device, &w.eng, |d| {
+            d.camera_events.iter().any(|e| e.ended_at.is_some())
+        })
+        .await;
+        let day = chrono::Utc::now().date_naive();
+        let range = format!(
+            "datetime_start={}&datetime_end={}",
+            day.pred_opt().unwrap(),
+            day.succ_opt().unwrap()
+        );
+        let listed: Vec<DeviceEvent> = app
+            .get_as(&format!("telemetry/device_events?{range}"), &w.analyst)
+            .await;
+        let seen: Vec<_> = listed
+            .iter()
+            .map(|e| {
+                (
+                    e.device,
+                    e.device_name.as_str(),
+                    e.event.kind,
+                    e.event.ended_at.is_some(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (sick.device, "Sick", CameraEventKind::DiskLow, false),
+                (sick.device, "Sick", CameraEventKind::Offline, true),
+            ],
+            "{listed:?}"
+        );
+        assert_eq!(
+            listed[1].event.detail.as_deref(),
+            Some("Could not open resource")
+        );
+        // One device's; none of another organisation's, which is refused as unknown.
+        let one: Vec<DeviceEvent> = app
+            .get_as(
+                &format!("telemetry/device_events?{range}&device={}", well.device),
+                &w.eng,
+            )
+            .await;
+        assert!(one.is_empty(), "{one:?}");
+        let (s, _) = app
+            .get(
+                &format!("telemetry/device_events?{range}&device={}", other.device),
+                &w.eng,
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        // A range before the events: nothing.
+        let before: Vec<DeviceEvent> = app
+            .get_as(
+                "telemetry/device_events?datetime_start=2020-01-01&datetime_end=2020-01-02",
+                &w.eng,
+            )
+            .await;
+        assert!(before.is_empty(), "{before:?}");
     }
 );

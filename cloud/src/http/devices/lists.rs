@@ -3,12 +3,12 @@
 
 use axum::extract::State;
 use gemba_shared::Permission;
-use gemba_shared::api::v1::device::Device;
+use gemba_shared::api::v1::device::{AdminDevice, CameraEvent, Device};
 use gemba_shared::api::v1::{PAGE_SIZE, Page, page_offset};
 use serde::Deserialize;
 
 use crate::db::devices::{self, Change, Filter};
-use crate::db::orgs;
+use crate::db::{camera_events, orgs};
 use crate::http::devices::{current, for_change, own_org};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Path, Query};
@@ -107,14 +107,15 @@ pub struct AdminQuery {
     pub archived: Option<bool>,
 }
 
-/// Every organisation's devices, 10 a page (the super admin's All Devices).
+/// Every organisation's devices, 10 a page (the super admin's All Devices), each with its
+/// health: its events that have not ended (issue 30), read for the whole page at once.
 #[utoipa::path(get, path = "/device/devicelistadminview", tag = "devices", params(AdminQuery),
-    responses((status = 200, body = Page<Device>), (status = 400), (status = 403)))]
+    responses((status = 200, body = Page<AdminDevice>), (status = 400), (status = 403)))]
 pub async fn admin_list(
     State(state): State<AppState>,
     me: AuthUser,
     Query(q): Query<AdminQuery>,
-) -> ApiResult<axum::Json<Page<Device>>> {
+) -> ApiResult<axum::Json<Page<AdminDevice>>> {
     me.require(Permission::AdminArea)?;
     let offset = page_offset(q.page).ok_or_else(|| ApiError::field("page", "Invalid page."))?;
     let f = Filter {
@@ -123,8 +124,18 @@ pub async fn admin_list(
         ..Filter::default()
     };
     let (rows, count) = devices::list(&state.db, me.user.id, &f, Some((offset, PAGE_SIZE))).await?;
-    Ok(axum::Json(Page {
-        results: devices::with_tasks(&state.db, rows).await?,
-        count,
-    }))
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut health: std::collections::HashMap<i64, Vec<CameraEvent>> = Default::default();
+    for (d, e) in camera_events::open_of(&state.db, &ids).await? {
+        health.entry(d).or_default().push(e);
+    }
+    let results = devices::with_tasks(&state.db, rows)
+        .await?
+        .into_iter()
+        .map(|device| AdminDevice {
+            health: health.remove(&device.id).unwrap_or_default(),
+            device,
+        })
+        .collect();
+    Ok(axum::Json(Page { results, count }))
 }

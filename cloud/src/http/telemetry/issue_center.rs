@@ -3,7 +3,8 @@
 //! (a missed step, a step out of order, a step not to do, over time, or marked bad by a
 //! person) with counts, how many nobody reviewed, and a trend; `fetch_cycles/v2?reason=`
 //! lists an issue's cycles; `POST telemetry/issues/review` marks an issue's open cycles
-//! of a range reviewed, with a note kept in their history.
+//! of a range reviewed, with a note kept in their history. `GET telemetry/device_events`
+//! lists the organisation's device health events of a range (issue 30).
 
 use std::collections::BTreeMap;
 
@@ -15,7 +16,10 @@ use gemba_shared::api::v1::telemetry::{
 use gemba_shared::cycle::BadReason;
 use gemba_shared::validate::Bounded;
 
+use gemba_shared::api::v1::device::DeviceEvent;
+
 use crate::db::analytics::{bucket_start, next_bucket};
+use crate::db::camera_events;
 use crate::db::issues::{self, Review};
 use crate::db::tasks;
 use crate::http::error::{ApiError, ApiResult};
@@ -162,4 +166,37 @@ pub async fn review(
     )
     .await?;
     Ok(axum::Json(Reviewed { reviewed }))
+}
+
+/// `GET telemetry/device_events`'s parameters.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct DeviceEventsParams {
+    /// One device's events.
+    pub device: Option<i64>,
+    /// Events lasting at or after (required): a date (`YYYY-MM-DD`, UTC) or an RFC 3339
+    /// date-time.
+    pub datetime_start: Option<String>,
+    /// Events started before (required): a date (the whole day counts) or an RFC 3339
+    /// date-time.
+    pub datetime_end: Option<String>,
+}
+
+/// The organisation's device health events (a camera offline, frozen frames, a frame rate
+/// under its floor, a model error or unsure, the outbox filling, the disk low) that
+/// overlap a range, open ones first, then newest first; at most 500.
+#[utoipa::path(get, path = "/telemetry/device_events", tag = "telemetry",
+    params(DeviceEventsParams),
+    responses((status = 200, body = Vec<DeviceEvent>), (status = 400), (status = 403)))]
+pub async fn device_events(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Query(p): Query<DeviceEventsParams>,
+) -> ApiResult<axum::Json<Vec<DeviceEvent>>> {
+    me.require(Permission::ViewCycles)?;
+    let org = me.org()?;
+    let (start, end) = closed_range(p.datetime_start.as_deref(), p.datetime_end.as_deref())?;
+    known_ids(&state, &me, org, None, p.device).await?;
+    Ok(axum::Json(
+        camera_events::of_org(&state.db, org, start, end, p.device).await?,
+    ))
 }

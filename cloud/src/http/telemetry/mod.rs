@@ -41,6 +41,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(changes::restore))
         .routes(routes!(issue_center::issues))
         .routes(routes!(issue_center::review))
+        .routes(routes!(issue_center::device_events))
         .routes(routes!(lines::list, lines::create))
         .routes(routes!(lines::get, lines::patch, lines::delete))
         .routes(routes!(lines::line_stats))

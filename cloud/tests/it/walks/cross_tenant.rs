@@ -660,6 +660,16 @@ pub(super) fn cross_tenant(
         )
         .or_unknown("task"),
         cross(
+            "GET /telemetry/device_events",
+            format!(
+                "telemetry/device_events?device={}&datetime_start=2026-11-01&\
+                 datetime_end=2026-11-30",
+                b.devices.device
+            ),
+            None,
+        )
+        .or_unknown("device"),
+        cross(
             "POST /telemetry/issues/review",
             "telemetry/issues/review",
             Some(json!({"task": bt, "key": "too_long",

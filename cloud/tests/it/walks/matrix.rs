@@ -552,6 +552,8 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         )),
         call("GET /telemetry/issues", None, Perm(ViewCycles))
             .at("telemetry/issues?datetime_start=2026-11-01&datetime_end=2026-11-30"),
+        call("GET /telemetry/device_events", None, Perm(ViewCycles))
+            .at("telemetry/device_events?datetime_start=2026-11-01&datetime_end=2026-11-30"),
         // No open cycle in the range (0 reviewed): nothing changes.
         call(
             "POST /telemetry/issues/review",

@@ -266,6 +266,30 @@ impl CameraEventKind {
     }
 }
 
+/// `GET device/devicelistadminview`: a device of any organisation (the super admin's
+/// All Devices) with its health: its events that have not ended (issue 30), oldest
+/// first; none when all is well.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct AdminDevice {
+    #[serde(flatten)]
+    pub device: Device,
+    pub health: Vec<CameraEvent>,
+}
+
+/// `GET telemetry/device_events/`: a health event of one of the organisation's devices
+/// (the Issue Center), with the device it happened to.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeviceEvent {
+    pub device: i64,
+    pub device_name: String,
+    #[serde(flatten)]
+    pub event: CameraEvent,
+}
+
 /// Something that happened to a camera of a device, from when to when (the cloud's
 /// clock; `ended_at` `null` while it lasts).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
