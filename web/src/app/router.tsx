@@ -108,8 +108,9 @@ export const routes: RouteObject[] = [
               screen(a.archivedCycles, () => import('@/features/admin/components/archived-cycles-screen')),
               screen(a.updates, () => import('@/features/releases/components/updates-screen')),
               screen(a.instances, () => import('@/features/releases/components/instances-screen')),
+              screen(a.devices, () => import('@/features/admin/components/devices-screen')),
               ...[
-                a.tamperingRequests, a.devices,
+                a.tamperingRequests,
                 a.tasks, a.trainedTasks, a.annotations, a.labelers, a.taskVideos, a.userReport,
                 a.barcode, a.awsToken, a.featureControl, a.eventNotification,
               ].map(todo),

@@ -4,6 +4,7 @@
  * describe` words them, and where an event happened (camera '' is the device itself).
  */
 import type { CameraEventKind } from '@/api/generated';
+import { formatDateTime } from '@/lib/format';
 
 const KIND_WORDS: Record<CameraEventKind, string> = {
   unsure: 'model unsure',
@@ -29,4 +30,9 @@ export function kindTitle(kind: CameraEventKind): string {
 /** Where it happened: 'cam0', or 'the device' for the device's own events. */
 export function eventPlace(camera: string): string {
   return camera === '' ? 'the device' : camera;
+}
+
+/** An open event as a health line: 'Camera offline on cam0 since 02/03/26 04:05:06'. */
+export function healthLine(e: { kind: CameraEventKind; camera: string; started_at: number }): string {
+  return `${kindTitle(e.kind)} on ${eventPlace(e.camera)} since ${formatDateTime(e.started_at)}`;
 }
