@@ -2,7 +2,8 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { HttpResponse, http } from 'msw';
 
-import type { Issue, IssueCenter } from '@/api/generated';
+import type { DeviceEvent, Issue, IssueCenter } from '@/api/generated';
+import { formatDateTime } from '@/lib/format';
 import { signInAs, tableRows } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
@@ -39,6 +40,17 @@ const CENTER: IssueCenter = {
     issue('marked_bad', { cycles: 1, open: 0, trend: [1, 0] }),
   ],
 };
+
+let healthAsked: URLSearchParams[];
+beforeEach(() => {
+  healthAsked = [];
+  server.use(
+    http.get(apiUrl('telemetry/device_events'), ({ request }) => {
+      healthAsked.push(new URL(request.url).searchParams);
+      return HttpResponse.json([]);
+    }),
+  );
+});
 
 test('issues are named in words', () => {
   expect(CENTER.issues.map(issueText)).toEqual(['Missed Check seal', 'Too long', 'Marked bad by a person']);
@@ -114,4 +126,55 @@ test('an analytics user reads the issues and reviews none; an empty range says s
   empty = true;
   await user.selectOptions(screen.getByLabelText('By'), 'week');
   expect(await screen.findByText('No bad cycles in this range.')).toBeInTheDocument();
+});
+
+test("an analyst sees the range's device health events, open ones first, with device, camera, kind, start, end and detail", async () => {
+  signInAs('analytics_user', 1);
+  const ev = (id: number, kind: DeviceEvent['kind'], camera: string, from: number, to: number | null, detail?: string): DeviceEvent => ({
+    device: 7,
+    device_name: 'Bench 7',
+    id,
+    camera,
+    kind,
+    started_at: from,
+    ended_at: to,
+    unsure_share: null,
+    brightness: null,
+    sure_share: null,
+    sure_brightness: null,
+    ...(detail !== undefined ? { detail } : {}),
+  });
+  server.use(
+    http.get(apiUrl('telemetry/issues'), () => HttpResponse.json({ ...CENTER, issues: [], bad: 0, open: 0 })),
+    http.get(apiUrl('telemetry/device_events'), ({ request }) => {
+      healthAsked.push(new URL(request.url).searchParams);
+      return HttpResponse.json([
+        ev(2, 'disk_low', '', at(25), null, '2% free'),
+        ev(1, 'offline', 'cam0', at(24), at(24) + 35 * 60_000, 'camera cam0 (rtsp://…): Could not open resource'),
+      ] satisfies DeviceEvent[]);
+    }),
+  );
+  renderApp('/user/issue-center?from=2026-11-24&to=2026-11-25');
+  const table = await screen.findByRole('table', { name: 'Device health' });
+  expect(tableRows(table)).toEqual([
+    ['Bench 7', 'the device', 'Disk low', formatDateTime(at(25)), 'still going', '2% free'],
+    [
+      'Bench 7',
+      'cam0',
+      'Camera offline',
+      formatDateTime(at(24)),
+      formatDateTime(at(24) + 35 * 60_000),
+      'camera cam0 (rtsp://…): Could not open resource',
+    ],
+  ]);
+  expect(healthAsked.at(-1)?.get('datetime_start')).toBe(new Date(at(24)).toISOString());
+  expect(healthAsked.at(-1)?.get('datetime_end')).toBe(new Date(at(26)).toISOString());
+  expect(screen.getByText('No bad cycles in this range.')).toBeInTheDocument();
+});
+
+test('a range without device events says so', async () => {
+  signInAs('org_user', 1);
+  server.use(http.get(apiUrl('telemetry/issues'), () => HttpResponse.json(CENTER)));
+  renderApp('/user/issue-center?from=2026-11-24&to=2026-11-25');
+  expect(await screen.findByText('No device events in this range.')).toBeInTheDocument();
 });

@@ -4,7 +4,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { BadReason, Issue, IssueCenter, Reviewed } from '@/api/generated';
+import type { BadReason, DeviceEvent, Issue, IssueCenter, Reviewed } from '@/api/generated';
 import { cyclesKey } from '@/api/device-stream';
 import { reasonText } from '@/components/cycles/recent-cycles';
 import { api } from '@/lib/api-client';
@@ -38,3 +38,18 @@ export function issueText(i: Issue): string {
   if (i.step !== null) steps[i.step] = i.step_name ?? `Step ${i.step + 1}`;
   return reasonText({ reason: i.reason, step: i.step ?? 0 } as BadReason, steps);
 }
+
+/**
+ * The organisation's device health events overlapping a range (a camera offline, frozen
+ * frames, the disk low, …; issue 30), open ones first: `telemetry/device_events`.
+ */
+export const deviceEventsQuery = (org: number, start: Date, end: Date) =>
+  queryOptions({
+    queryKey: ['device-events', org, start.toISOString(), end.toISOString()],
+    queryFn: () =>
+      api.get<DeviceEvent[]>('telemetry/device_events', {
+        query: { datetime_start: start.toISOString(), datetime_end: end.toISOString() },
+      }),
+    staleTime: 0,
+    refetchInterval: 30_000,
+  });

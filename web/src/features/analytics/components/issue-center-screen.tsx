@@ -21,6 +21,7 @@ import { notify } from '@/lib/toast';
 import { type Bucket, type StatsParams, addDays, bucketLabel, dayOf, isoDay, startOfDay } from '../api/cycle-stats';
 import { issueText, issuesQuery, reviewIssue } from '../api/issues';
 import { CyclesPage } from './cycles-page';
+import { DeviceHealth } from './device-health';
 
 /** Issues drawn one by one in the chart; the rest are summed as "Other issues". */
 const CHART_ISSUES = 6;
@@ -31,7 +32,8 @@ const CHART_ISSUES = 6;
  * order, a step not to do, over time, or marked bad by a person. Each issue with its
  * cycles, how many nobody has reviewed, and a chart of them over time; an issue opens
  * its cycles, and those who correct cycles mark its open ones reviewed (with a note
- * kept in their history). The choices live in the address.
+ * kept in their history). Below, the range's device health events (`DeviceHealth`).
+ * The choices live in the address.
  */
 export default function IssueCenterScreen() {
   const s = useSession();
@@ -153,6 +155,7 @@ export default function IssueCenterScreen() {
           </>
         )
       ) : null}
+      {badRange ? null : <DeviceHealth org={org} start={range.start} end={range.end} />}
       {reviewing ? <ReviewDialog issue={reviewing} range={range} onClose={() => setReviewing(null)} /> : null}
     </section>
   );
