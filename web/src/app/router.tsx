@@ -109,10 +109,11 @@ export const routes: RouteObject[] = [
               screen(a.updates, () => import('@/features/releases/components/updates-screen')),
               screen(a.instances, () => import('@/features/releases/components/instances-screen')),
               screen(a.devices, () => import('@/features/admin/components/devices-screen')),
+              screen(a.eventNotification, () => import('@/features/admin/components/event-notifications-screen')),
               ...[
                 a.tamperingRequests,
                 a.tasks, a.trainedTasks, a.annotations, a.labelers, a.taskVideos, a.userReport,
-                a.barcode, a.awsToken, a.featureControl, a.eventNotification,
+                a.barcode, a.awsToken, a.featureControl,
               ].map(todo),
             ],
           },
