@@ -166,11 +166,14 @@ fn camera_clips(webm: bool) {
         "{frames} frames: {a:?}"
     );
     assert_eq!(a.bytes, std::fs::metadata(&a.path).unwrap().len());
-    // A cycle that ends after the frames so far: written once its end is encoded.
-    let e2 = t0 + 1000;
+    // A cycle that ends after the frames so far: written once its end is encoded. The
+    // camera went on meanwhile (clip a's writing and reading back take their time on a
+    // busy machine), so "so far" is now, not t0.
+    let t1 = pull(50);
+    let e2 = t1 + 1000;
     tx.send(Job {
         cycle: "b".into(),
-        start_ms: t0 - 1000,
+        start_ms: t1 - 1000,
         end_ms: e2,
     })
     .unwrap();
