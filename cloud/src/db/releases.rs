@@ -6,6 +6,10 @@
 //!
 //! Changes that more than one replica or status may race on are conditional updates
 //! (a state it must still be in, the command it replaces), so each happens once.
+//!
+//! Past 600 lines because it is one job: the two tables' queries, whose conditional
+//! updates read each other's conditions (a roll-out's state and its devices' sends);
+//! apart, a change to one condition would have to be mirrored in a second file.
 
 use gemba_shared::api::v1::release::{Instance, Release, ReleaseDevice, state};
 use gemba_shared::mqtt::v1::UpdateState;
