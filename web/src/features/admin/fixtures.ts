@@ -1,7 +1,7 @@
 /** Test data of the admin screens' tests. */
 import { HttpResponse, http } from 'msw';
 
-import type { Organization, Page, RoleRecord, UserSummary } from '@/api/generated';
+import type { Organization, Page, RoleRecord, Task, UserSummary } from '@/api/generated';
 import { ROLES } from '@/lib/access/roles';
 import { apiUrl } from '@/testing/server';
 
@@ -48,3 +48,36 @@ export const rolesHandler = (rows: () => RoleRecord[] = () => ROLE_ROWS) =>
   http.get(apiUrl('account/roles/'), () => HttpResponse.json(rows()));
 
 export const orgsHandler = () => http.get(apiUrl('organization/'), () => HttpResponse.json(ORGS));
+
+/** A task as the task lists answer it (only what the admin screens read matters). */
+export const adminTask = (id: number, taskName: string, org: Organization, extra: Partial<Task> = {}): Task => ({
+  id,
+  taskName,
+  Organization: { id: org.id, org_name_to_display: org.org_name_to_display },
+  starred: false,
+  train_status: 'new_task',
+  created_at: new Date(2026, 10, 20, 9, 30, 0).getTime(),
+  stepsCount: 2,
+  processes: [],
+  steps: [],
+  substeps: [],
+  maximum_cycle_time: 0,
+  add_background_time_to_step_time: false,
+  object_rotation: false,
+  strict_step_order: false,
+  required_steps_for_start: {},
+  required_steps_for_end: {},
+  taskJson: {} as Task['taskJson'],
+  task_detail: taskName,
+  is_deleted: false,
+  negativeSteps: [],
+  optional_steps: [],
+  similarSteps: [],
+  stepsAvgTime: {},
+  sub_step_times: {},
+  steps_data_json: {},
+  advance_features_json: {},
+  translation: {},
+  taskParameters: {} as Task['taskParameters'],
+  ...extra,
+});

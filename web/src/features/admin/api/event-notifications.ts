@@ -6,7 +6,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import type { EventNotification, EventNotificationCreate } from '@/api/generated';
+import type { EventNotification, EventNotificationCreate, EventNotificationPatch } from '@/api/generated';
 import { api } from '@/lib/api-client';
 
 export const EVENT_TYPES = ['Task Update', 'Device Health'] as const;
@@ -21,6 +21,10 @@ export const eventNotificationsQuery = () =>
 
 export const createEventNotification = (body: EventNotificationCreate) =>
   api.post<EventNotification>('feature_control/event_notifications', body);
+
+/** Changes a notification's event type or recipients (its organisation stays). */
+export const updateEventNotification = (id: number, body: EventNotificationPatch) =>
+  api.patch<EventNotification>(`feature_control/event_notification/${id}`, body);
 
 export const deleteEventNotification = (id: number) => api.delete<unknown>(`feature_control/event_notification/${id}`);
 
