@@ -8,6 +8,8 @@ import { signInAs, tableRows } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
 
+import { orgsHandler } from './fixtures';
+
 const SINCE = new Date(2026, 10, 27, 14, 5, 0).getTime();
 
 const open = (id: number, kind: CameraEvent['kind'], camera: string, detail?: string): CameraEvent => ({
@@ -53,6 +55,7 @@ beforeEach(() => {
   ];
   asked = [];
   server.use(
+    orgsHandler(),
     http.get(apiUrl('device/devicelistadminview'), ({ request }) => {
       const q = new URL(request.url).searchParams;
       asked.push(q);
@@ -70,17 +73,17 @@ test("every organisation's devices with their health: open events in words, OK w
   const user = userEvent.setup();
   renderApp('/admin/devices');
   expect(await screen.findByRole('heading', { level: 1, name: 'All Devices' })).toBeInTheDocument();
-  await waitFor(() => expect(tableRows(table())).toHaveLength(2));
+  await waitFor(() => expect(tableRows(table()).map((r) => r[2])).toEqual(['ACME', 'Globex']));
   const since = formatDateTime(SINCE);
   const [bench, press] = tableRows(table());
   expect(bench).toEqual([
     'Bench 7',
     'SN-7',
-    '1',
+    'ACME',
     'Online',
     `Camera offline on cam0 since ${since} — Could not open resourceDisk low on the device since ${since}`,
   ]);
-  expect(press).toEqual(['Press 9', 'SN-9', '2', 'Offline', 'OK']);
+  expect(press).toEqual(['Press 9', 'SN-9', 'Globex', 'Offline', 'OK']);
   expect(screen.getByRole('list', { name: 'Health of Bench 7' }).children).toHaveLength(2);
 
   await user.type(screen.getByRole('searchbox', { name: 'Search devices' }), 'press');

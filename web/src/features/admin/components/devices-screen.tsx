@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 
 import type { AdminDevice } from '@/api/generated';
+import { allOrganizationsQuery } from '@/api/organizations';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
@@ -27,7 +28,7 @@ function Health({ d }: { d: AdminDevice }) {
 
 /**
  * `/admin/devices` (super admin): every organisation's devices, 10 a page, searched, the
- * archived ones on request: name, serial number, organisation, online or offline, and
+ * archived ones on request: name, serial number, organisation (by name), online or offline, and
  * health (issue 30): what is going wrong now (a camera offline, frozen frames, the disk
  * low, …) and since when, 'OK' when nothing is.
  */
@@ -35,6 +36,11 @@ export default function AdminDevicesScreen() {
   const { page, search, filters, setPage, setSearch, setFilter } = useListParams(['archived']);
   const archived = filters.archived === 'true';
   const q = useQuery(adminDevicesPageQuery(page, search, archived));
+  const orgs = useQuery(allOrganizationsQuery());
+  const orgName = (id: number) => {
+    const o = orgs.data?.find((x) => x.id === id);
+    return o ? o.org_name_to_display || o.name : `#${id}`;
+  };
   useClampPage(page, q.data, setPage);
 
   return (
@@ -62,7 +68,7 @@ export default function AdminDevicesScreen() {
           <tr key={d.id}>
             <td>{d.display_name}</td>
             <td>{d.Serial_number || '—'}</td>
-            <td>{d.organization}</td>
+            <td>{orgName(d.organization)}</td>
             <td>
               <span className={`badge ${d.online ? 'status-online' : 'status-offline'}`}>{d.online ? 'Online' : 'Offline'}</span>
             </td>
