@@ -347,6 +347,15 @@ both!(
             assert!(v[field][0].is_string(), "{q}: {v}");
         }
 
+        // The super admin's Task Videos lists them, naming no organisation: the task's
+        // own, and they play.
+        let l: Page<Video> = app.get_as(&videos, &w.admin).await;
+        assert_eq!((l.count, l.results[0].id), (1, id), "{l:?}");
+        let (s, _, body) = fetch(&app, l.results[0].url.as_deref().unwrap(), None).await;
+        assert_eq!((s, body.len()), (StatusCode::OK, n));
+        let (s, v) = app.get(&format!("{videos}?ordering=name"), &w.admin).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+
         // Another organisation sees and changes nothing of it; a role without video
         // rights is refused.
         let (s, _) = app

@@ -9,12 +9,11 @@ use gemba_shared::api::v1::{Msg, PAGE_SIZE, Page, page_offset};
 use gemba_shared::validate::Bounded;
 use serde::Deserialize;
 
+use crate::db::tasks;
 use crate::db::videos::{self, Filter};
 use crate::http::error::{ApiError, ApiResult, count_of};
 use crate::http::extract::{AuthUser, Json, Path, Query};
-use crate::http::videos::{
-    find, name_of, one_with_tags, org_for, org_to_change, task_of, with_tags,
-};
+use crate::http::videos::{find, name_of, one_with_tags, org_for, org_to_change, with_tags};
 use crate::media::upload::remove_files;
 use crate::media::urls::Viewer;
 use crate::state::AppState;
@@ -109,7 +108,9 @@ fn filter_of(q: &VideoQuery) -> ApiResult<Filter> {
     })
 }
 
-/// A task's videos, newest first, a page at a time.
+/// A task's videos, newest first, a page at a time. The super admin reads any
+/// organisation's (Task Videos, `/admin/task-videos/{taskId}/{taskName}`): the task's
+/// own organisation, whichever the request names.
 #[utoipa::path(get, path = "/organization/task/videos/{task_id}", tag = "videos",
     params(("task_id" = i64, Path), VideoQuery),
     responses((status = 200, body = Page<Video>), (status = 400), (status = 403), (status = 404)))]
@@ -119,9 +120,13 @@ pub async fn list(
     Path(task): Path<i64>,
     Query(q): Query<VideoQuery>,
 ) -> ApiResult<axum::Json<Page<Video>>> {
-    let org = org_for(&me, Permission::ViewVideos)?;
+    me.require(Permission::ViewVideos)?;
+    let scope = if me.is_admin() { None } else { Some(me.org()?) };
     let filter = filter_of(&q)?;
-    task_of(&state, &me, org, task).await?;
+    let org = match tasks::get(&state.db, me.user.id, scope, task).await? {
+        Some(t) if !t.settings().is_deleted => t.organization_id,
+        _ => return Err(ApiError::NotFound),
+    };
     Ok(axum::Json(
         page_of(
             &state,

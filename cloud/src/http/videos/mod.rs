@@ -15,7 +15,7 @@
 //! and its bytes are gone.
 //!
 //! Tenancy: every call reaches only videos of the request's organisation (404 for
-//! another's). Reading needs `ViewVideos`; changing needs `ManageVideos` and the
+//! another's); the super admin's list of a task's videos is the task's organisation's. Reading needs `ViewVideos`; changing needs `ManageVideos` and the
 //! organisation's "Record Training Set" subscription.
 
 pub mod labels;
