@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
-    Msg, Page, account as a, cameras as c, device as d, feature_control as f, labeler as lb,
+    Msg, Page, account as a, admin_report as ar, cameras as c, device as d, feature_control as f, labeler as lb,
     line as ln, organization as o, release as r, stream as s, task as t, telemetry as tm,
     training as tr, video as v,
 };
@@ -252,6 +252,11 @@ fn export_bindings() {
         lb::LabelRequest,
         lb::LabelRequestCreate,
         lb::RequestedTask,
+        ar::UserReport,
+        ar::UserReportRow,
+        ar::AdminLabeler,
+        ar::LabelerAssignment,
+        ar::AnnotationProgress,
         r::Release,
         r::ReleaseDevice,
         r::ReleaseDeployment,

@@ -13,6 +13,7 @@
 //! to turn a read transaction into a write while another connection writes or wrote
 //! since its read began.
 
+pub mod admin_reports;
 pub mod analytics;
 pub mod audit;
 pub mod camera_events;

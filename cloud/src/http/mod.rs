@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod admin_reports;
 pub mod audit;
 pub mod client_ip;
 pub mod clips;
@@ -128,6 +129,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(account::router())
         .merge(organization_router())
         .merge(admin::router())
+        .merge(admin_reports::router())
         .merge(audit::router())
         .merge(feature_control::router())
         .merge(tasks::router())

@@ -8,6 +8,7 @@ mod client;
 mod common;
 
 mod account;
+mod admin_reports;
 mod analytics;
 mod audit;
 mod broker;

@@ -122,6 +122,21 @@ pub(super) fn cross_tenant(
         cross("GET /account/users_list", "account/users_list?is_admin=true", None),
         cross("GET /admin/outbox/", format!("admin/outbox/?recipient={}", bu.email), None),
         cross(
+            "GET /admin/user-report/",
+            format!("admin/user-report/?organization={bo}"),
+            None,
+        ),
+        cross(
+            "GET /admin/user-report/csv/",
+            format!("admin/user-report/csv/?organization={bo}"),
+            None,
+        ),
+        cross(
+            "GET /admin/annotations/",
+            format!("admin/annotations/?organization={bo}"),
+            None,
+        ),
+        cross(
             "GET /organization/audit_log/",
             format!("organization/audit_log/?organization={bo}"),
             None,

@@ -271,6 +271,13 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         )
         .at(format!("account/update-delete/{}/", me.victim)),
         call("GET /admin/outbox/", None, Perm(ReadOutbox)).at("admin/outbox/?limit=5"),
+        // The super admin's reports (issue 31).
+        call("GET /admin/user-report/", None, Perm(AdminArea))
+            .at("admin/user-report/?ordering=-time&page_size=5"),
+        call("GET /admin/user-report/csv/", None, Perm(AdminArea)),
+        call("GET /admin/labelers/", None, Perm(AdminArea)),
+        call("GET /admin/annotations/", None, Perm(AdminArea))
+            .at(format!("admin/annotations/?organization={}", w.org_a)),
         // Feature control.
         call("GET /feature_control/feature/", None, Perm(ViewFeatures)),
         call(

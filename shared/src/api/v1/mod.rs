@@ -1,6 +1,7 @@
 //! REST API v1 payloads (served under `/api/`), named after the spec's fields.
 
 pub mod account;
+pub mod admin_report;
 pub mod cameras;
 pub mod device;
 pub mod feature_control;
