@@ -114,9 +114,11 @@ export const routes: RouteObject[] = [
               screen(a.tasks, () => import('@/features/admin/components/admin-tasks-screen')),
               screen(a.trainedTasks, () => import('@/features/admin/components/trained-tasks-screen')),
               screen(a.taskVideos, () => import('@/features/admin/components/task-videos-screen')),
+              screen(a.userReport, () => import('@/features/admin/components/user-report-screen')),
+              screen(a.labelers, () => import('@/features/admin/components/labelers-screen')),
+              screen(a.annotations, () => import('@/features/admin/components/annotations-screen')),
               ...[
                 a.tamperingRequests,
-                a.annotations, a.labelers, a.userReport,
                 a.barcode, a.awsToken,
               ].map(todo),
             ],
