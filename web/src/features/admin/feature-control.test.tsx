@@ -127,3 +127,30 @@ test('a feature is added (a duplicate refused under the name) and deleted after 
   await waitFor(() => expect(screen.queryByRole('table', { name: 'Subscriptions' })).toBeNull());
   expect(screen.getByText('No organisation is subscribed to a feature yet.')).toBeInTheDocument();
 });
+
+test.each(['/admin/feature-control', '/admin/tasks', '/admin/trained-tasks', '/admin/task-videos/4/Pump'])(
+  'an organisation admin sent to %s lands on the Dashboard, and no admin call is made',
+  async (path) => {
+    signInAs('org_admin', 1);
+    const calls: string[] = [];
+    server.use(
+      http.get(apiUrl('feature_control/subscribed_feature/'), ({ request }) => {
+        calls.push(new URL(request.url).search);
+        return HttpResponse.json([]);
+      }),
+      http.get(apiUrl('organization/tasks/admin'), () => {
+        calls.push('tasks/admin');
+        return HttpResponse.json({ results: [], count: 0 });
+      }),
+      http.get(apiUrl('organization/task/videos/:task'), () => {
+        calls.push('videos');
+        return HttpResponse.json({ results: [], count: 0 });
+      }),
+    );
+    const { router } = renderApp(path);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/user/home'));
+    expect(screen.queryByRole('heading', { level: 1, name: /Feature Control|All Operations|Trained Operations|Task Videos/ })).toBeNull();
+    // Only the sidebar's own look-up of the session's organisation's features.
+    expect(calls.filter((c) => c !== '?organization=1')).toEqual([]);
+  },
+);
