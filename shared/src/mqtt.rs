@@ -350,7 +350,9 @@ pub mod v1 {
             }
             match &self.command {
                 Command::Config { config } => config.check(),
-                Command::Screenshot { camera, .. } => check_camera(camera).map(|_| ()),
+                Command::Screenshot { camera, .. } | Command::Rebaseline { camera } => {
+                    check_camera(camera).map(|_| ())
+                }
                 _ => Ok(()),
             }
         }
@@ -437,6 +439,11 @@ pub mod v1 {
         /// Take a JPEG of `camera` now, blur applied, and upload it with one `PUT` to
         /// `url` (an upload link of this screenshot only). Acknowledged once uploaded.
         Screenshot { camera: String, url: String },
+        /// Take `camera`'s view now as its reference (it was moved on purpose, and a
+        /// person accepted the new view): its `moved` fault ends. Refused while it is
+        /// covered; a camera running no task forgets its reference and takes a new one
+        /// when it runs next.
+        Rebaseline { camera: String },
         /// Run release `release` (`version`, built for `target`): download the binary
         /// from `url` (signed, good for hours), check its size, SHA-256 and Ed25519
         /// `signature` against the release key of the enrolment, then restart into it;
@@ -836,6 +843,12 @@ pub mod v1 {
                 bad(&|m| m.command = Command::Screenshot {
                     camera: "a b".into(),
                     url: "u".into()
+                })
+                .contains("camera name")
+            );
+            assert!(
+                bad(&|m| m.command = Command::Rebaseline {
+                    camera: "a/b".into()
                 })
                 .contains("camera name")
             );

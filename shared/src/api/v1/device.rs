@@ -222,10 +222,16 @@ pub enum CameraEventKind {
     OutboxFilling,
     /// The device's disk is nearly full.
     DiskLow,
+    /// Its picture has been nearly uniform for a while: the lens blocked, or dark. A
+    /// tampering request (`telemetry/tampering_requests/`).
+    Covered,
+    /// Its view has differed from its reference for a while: the camera was moved or
+    /// turned. A tampering request; accepting the new view sends `rebaseline`.
+    Moved,
 }
 
 impl CameraEventKind {
-    pub const ALL: [CameraEventKind; 7] = [
+    pub const ALL: [CameraEventKind; 9] = [
         CameraEventKind::Unsure,
         CameraEventKind::Offline,
         CameraEventKind::Frozen,
@@ -233,7 +239,12 @@ impl CameraEventKind {
         CameraEventKind::Model,
         CameraEventKind::OutboxFilling,
         CameraEventKind::DiskLow,
+        CameraEventKind::Covered,
+        CameraEventKind::Moved,
     ];
+
+    /// The kinds that are tampering requests: a person reviews each.
+    pub const TAMPERING: [CameraEventKind; 2] = [CameraEventKind::Covered, CameraEventKind::Moved];
 
     /// Its name as stored and sent (`snake_case`).
     pub fn as_str(self) -> &'static str {
@@ -245,6 +256,8 @@ impl CameraEventKind {
             CameraEventKind::Model => "model",
             CameraEventKind::OutboxFilling => "outbox_filling",
             CameraEventKind::DiskLow => "disk_low",
+            CameraEventKind::Covered => "covered",
+            CameraEventKind::Moved => "moved",
         }
     }
 
@@ -262,6 +275,8 @@ impl CameraEventKind {
             CameraEventKind::Model => "model error",
             CameraEventKind::OutboxFilling => "outbox filling",
             CameraEventKind::DiskLow => "disk low",
+            CameraEventKind::Covered => "camera covered",
+            CameraEventKind::Moved => "camera moved",
         }
     }
 }
@@ -491,6 +506,75 @@ pub fn check_camera(value: &str) -> Result<&str, String> {
     } else {
         Err("A camera name is 1 to 100 letters, digits, '-', '_' or '.'.".into())
     }
+}
+
+/// A tampering request's review: open until a person accepts the new view or
+/// dismisses it.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum TamperingState {
+    Open,
+    Resolved,
+}
+
+/// What a person decided of a tampering request.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum TamperingAction {
+    /// The camera was moved on purpose: its view now becomes its reference (the
+    /// device is sent `rebaseline`). Moved cameras only.
+    AcceptView,
+    /// Looked at, nothing to change (put back, uncovered, a false alarm).
+    Dismiss,
+}
+
+/// The longest note of a review.
+pub const TAMPERING_NOTE_MAX: usize = 1000;
+
+/// `GET telemetry/tampering_requests/`: a camera covered or moved (an event of those
+/// kinds, `id` its id), with a screenshot taken when it opened and its review.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TamperingRequest {
+    pub id: i64,
+    pub organization: i64,
+    pub organization_name: String,
+    pub device: i64,
+    pub device_name: String,
+    pub camera: String,
+    /// `covered` or `moved`.
+    pub kind: CameraEventKind,
+    /// From and to, on the cloud's clock (`ended_at` `null` while it lasts).
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    /// What the device said of it.
+    pub detail: Option<String>,
+    /// The screenshot asked for when it opened (a signed URL), once the device sent it.
+    pub screenshot: Option<String>,
+    pub screenshot_taken_at: Option<i64>,
+    pub state: TamperingState,
+    pub action: Option<TamperingAction>,
+    pub note: String,
+    /// Who reviewed it (their e-mail) and when.
+    pub reviewed_by: Option<String>,
+    pub reviewed_at: Option<i64>,
+}
+
+/// `PATCH telemetry/tampering_requests/{id}/`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct TamperingReview {
+    pub action: TamperingAction,
+    /// Why; required to dismiss, at most [`TAMPERING_NOTE_MAX`] characters.
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
+    pub note: Option<String>,
 }
 
 #[cfg(test)]
