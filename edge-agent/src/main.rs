@@ -141,6 +141,12 @@ struct RunArgs {
     #[arg(long, env = "GEMBA_AGENT_FROZEN_AFTER", default_value_t = 30,
         value_parser = clap::value_parser!(u64).range(1..=86400))]
     frozen_after: u64,
+    /// Seconds a camera's picture must stay nearly uniform (covered, or dark) or its
+    /// view differ from its reference (moved) before it is reported: a tampering
+    /// request for a person to review. 0: not watched.
+    #[arg(long, env = "GEMBA_AGENT_TAMPER_AFTER", default_value_t = 10,
+        value_parser = clap::value_parser!(u64).range(0..=86400))]
+    tamper_after: u64,
 }
 
 /// The clips asked for: `seconds` of video, in `format` (checked against GStreamer).
@@ -257,6 +263,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 },
                 update_settle: std::time::Duration::from_secs(a.update_settle),
                 frozen_after: std::time::Duration::from_secs(a.frozen_after),
+                tamper_after: (a.tamper_after > 0)
+                    .then(|| std::time::Duration::from_secs(a.tamper_after)),
             };
             let (tx, rx) = tokio::sync::watch::channel(false);
             let stop = stop_signal()?;

@@ -164,6 +164,14 @@ impl Agent {
                     self.cfg.fps as f32 / 2.0
                 },
             },
+            tamper: self
+                .cfg
+                .tamper_after
+                .map(|after| crate::cameras::tamper::Options {
+                    after,
+                    ..Default::default()
+                }),
+            reference: crate::cameras::tamper::reference_path(&self.cfg.data, camera),
         };
         Ok((job, model))
     }

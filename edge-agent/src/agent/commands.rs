@@ -106,6 +106,7 @@ impl Agent {
                 }
                 Err(e) => Err(e),
             },
+            Command::Rebaseline { camera } => self.rebaseline(&camera),
             Command::Update {
                 release,
                 version,
@@ -244,6 +245,29 @@ impl Agent {
         let cap = self.own_capture(camera)?;
         let done = cap.record(&path, seconds)?;
         kept_going(cap, done, camera, "recording")
+    }
+
+    /// Takes `camera`'s view now as its reference (`crate::cameras::tamper`): through
+    /// the task it runs; a camera running none forgets its reference, to take a new one
+    /// when it runs next.
+    fn rebaseline(&self, camera: &str) -> anyhow::Result<String> {
+        if self.camera(camera).is_none() {
+            bail!("this device has no camera {camera}");
+        }
+        if let Some(w) = self.workers.get(camera).filter(|w| !w.ended()) {
+            // Answered at the camera's next frame, as a screenshot is.
+            return w.rebaseline();
+        }
+        let path = crate::cameras::tamper::reference_path(&self.cfg.data, camera);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e.into()),
+        }
+        Ok(format!(
+            "camera {camera} runs no task: its reference is forgotten, a new one is taken \
+             when it runs next"
+        ))
     }
 
     /// Takes a screenshot of `camera`'s next frame: through the task it runs, or on

@@ -89,6 +89,9 @@ pub struct Config {
     /// How long a camera's picture must stay exactly the same (or its pace under half
     /// its frame rate) before the status says it is frozen (slow).
     pub frozen_after: Duration,
+    /// How long a camera must stay covered, or its view moved from its reference,
+    /// before the status says so (`crate::cameras::tamper`); `None`: not watched.
+    pub tamper_after: Option<Duration>,
 }
 
 /// Why [`run`] returned.

@@ -11,8 +11,13 @@
 //! model is and how bright the frames are), which its stats carry to the status; a
 //! new model starts it afresh.
 //!
+//! Every frame also feeds its picture's vitals ([`vitals`]: frozen, slow) and its
+//! tampering watch ([`tamper`]: covered, moved), whose reference the worker keeps in
+//! the data folder.
+//!
 //! The folder: the worker here, the cycle engine's side in `recorder.rs`, the model's
-//! certainty in `drift.rs`, failed cameras and their back-off in `health.rs`.
+//! certainty in `drift.rs`, failed cameras and their back-off in `health.rs`, frozen
+//! and slow in `vitals.rs`, covered and moved in `tamper.rs`.
 
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
@@ -30,6 +35,7 @@ use crate::outbox::Outbox;
 pub mod drift;
 pub mod health;
 pub mod recorder;
+pub mod tamper;
 pub mod vitals;
 
 use recorder::Recorder;
@@ -47,6 +53,10 @@ pub enum Control {
     /// Take a screenshot of the next frame; the answer says whether it will.
     Snapshot {
         reply: Sender<anyhow::Result<capture::SnapshotDone>>,
+    },
+    /// Take the view it has now as its reference ([`tamper::Tamper::rebaseline`]).
+    Rebaseline {
+        reply: Sender<anyhow::Result<String>>,
     },
     Stop,
 }
@@ -91,6 +101,10 @@ pub struct Job {
     pub drift: drift::Options,
     /// When its picture counts as frozen and its pace as slow.
     pub vitals: vitals::Options,
+    /// When it counts as covered or moved (`None`: not watched), and the file its
+    /// reference view is kept in.
+    pub tamper: Option<tamper::Options>,
+    pub reference: std::path::PathBuf,
 }
 
 pub struct Worker {
@@ -207,6 +221,17 @@ impl Worker {
             .map_err(|_| anyhow::anyhow!("the camera did not answer"))?
     }
 
+    /// Takes this camera's view now as its reference: the acknowledgement's message.
+    pub fn rebaseline(&self) -> anyhow::Result<String> {
+        let (reply, answer) = mpsc::channel();
+        self.control
+            .send(Control::Rebaseline { reply })
+            .map_err(|_| anyhow::anyhow!("the camera has stopped"))?;
+        answer
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .map_err(|_| anyhow::anyhow!("the camera did not answer"))?
+    }
+
     pub fn swap_model(&self, model: Model) {
         let _ = self.control.send(Control::Model(Box::new(model)));
     }
@@ -298,6 +323,9 @@ fn work(
     );
     let mut drift = drift::Drift::new(job.drift);
     let mut vitals = vitals::Vitals::new(job.vitals);
+    let mut tamper = job
+        .tamper
+        .map(|o| tamper::Tamper::new(o, tamper::load_reference(&job.reference)));
     let mut window = (Instant::now(), 0u32);
     let mut last_t = 0;
     loop {
@@ -320,6 +348,23 @@ fn work(
             }
             Ok(Control::Snapshot { reply }) => {
                 let _ = reply.send(cap.snapshot());
+            }
+            Ok(Control::Rebaseline { reply }) => {
+                let r = match tamper.as_mut() {
+                    None => Err(anyhow::anyhow!("this camera is not watched for tampering")),
+                    Some(t) => t
+                        .rebaseline(now_ms())
+                        .map_err(|e| anyhow::anyhow!("camera {}: {e}", job.camera))
+                        .and_then(|r| {
+                            tamper::save_reference(&job.reference, &r)?;
+                            tracing::info!("the camera's view is its new reference");
+                            Ok(format!(
+                                "camera {}: its view now is its reference",
+                                job.camera
+                            ))
+                        }),
+                };
+                let _ = reply.send(r);
             }
             Ok(Control::Stop) | Err(TryRecvError::Disconnected) => break,
             Err(TryRecvError::Empty) => {}
@@ -344,6 +389,22 @@ fn work(
         let now = now_ms();
         drift.frame(now, &probs, drift::brightness(&frame.rgb));
         vitals.frame(now, &frame.rgb);
+        if let Some(t) = tamper.as_mut() {
+            t.frame(
+                now,
+                &frame.rgb,
+                job.capture.width as usize,
+                job.capture.height as usize,
+            );
+            if let Some(r) = t.take_new_reference() {
+                match tamper::save_reference(&job.reference, &r) {
+                    Ok(()) => tracing::info!("the camera's reference view was taken"),
+                    Err(e) => {
+                        tracing::warn!(error = %format!("{e:#}"), "keeping the camera's reference view")
+                    }
+                }
+            }
+        }
         last_t = frame.t_ms;
         let made = rec.frame(frame.t_ms, &probs)?;
         clip(&made);
@@ -359,6 +420,9 @@ fn work(
             window = (Instant::now(), 0);
         }
         st.faults = vitals.faults(now);
+        if let Some(t) = &tamper {
+            st.faults.extend(t.faults(now));
+        }
     }
     let end = if job.capture.fast { last_t } else { now_ms() };
     let made = rec.finish(end.max(last_t))?;
