@@ -124,3 +124,23 @@ test("an organisation's operations by training status, and one's training with i
   ]);
   expect(within(table).getByRole('link', { name: 'Videos of Pump' })).toHaveAttribute('href', '/admin/task-videos/1/Pump');
 });
+
+test('an operation in training is followed until its run ends', async () => {
+  let reads = 0;
+  server.use(
+    http.get(apiUrl('organization/trained_task/:id'), () => {
+      reads += 1;
+      const training = reads < 2;
+      return HttpResponse.json({
+        ...PUMP,
+        train_status: training ? 'training' : 'trained',
+        run: { ...PUMP.run!, status: training ? 'running' : 'succeeded', progress: training ? 0.5 : 1 },
+      } satisfies TrainedTask);
+    }),
+  );
+  renderApp(`/admin/trained-tasks?organization=${acme.id}&task=1`);
+  const facts = await screen.findByLabelText('Training state of Pump');
+  expect(facts).toHaveTextContent('running, 50%');
+  await waitFor(() => expect(screen.getByLabelText('Training state of Pump')).toHaveTextContent('succeeded, 100%'), { timeout: 5000 });
+  expect(reads).toBe(2);
+});

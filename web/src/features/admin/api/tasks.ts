@@ -8,6 +8,7 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 
 import type { Page, Task, TrainStatus, TrainedTask } from '@/api/generated';
+import { TRAINING_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
 
 export const adminTasksKey = ['admin-tasks'] as const;
@@ -44,6 +45,8 @@ export const trainedTaskQuery = (id: number) =>
     queryKey: [...adminTasksKey, 'trained-task', id],
     queryFn: () => api.get<TrainedTask>(`organization/trained_task/${id}`),
     staleTime: 0,
+    // A run under way is followed until it ends.
+    refetchInterval: (q) => (q.state.data?.train_status === 'training' ? TRAINING_POLL_MS : false),
   });
 
 /** Task Videos' address of `task`. */
