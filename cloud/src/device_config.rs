@@ -1,5 +1,6 @@
 //! A device's configuration (issue 29, `mqtt::v1::DeviceConfig`): its remote cameras,
-//! blur regions and schedules, with the organisation's time zone, built from the
+//! blur regions and schedules, its organisation's task barcodes, with the
+//! organisation's time zone, built from the
 //! database ([`build`]) and sent whole as `Command::Config` ([`send`]) after every
 //! change, and again on a status whose `config_version` is behind ([`on_status`]).
 //!
@@ -160,12 +161,29 @@ pub async fn build(state: &AppState, org: i64, device: i64) -> sqlx::Result<Opti
             end: s.end_time,
         });
     }
+    let mut barcodes = vec![];
+    for (value, task_id) in crate::db::barcodes::task_barcodes(&state.db, org).await? {
+        // A deleted task starts nowhere (its barcode stays associated, for the portal).
+        let Some(task) = crate::db::tasks::get(&state.db, 0, Some(org), task_id).await? else {
+            continue;
+        };
+        let settings = task.settings();
+        if settings.is_deleted {
+            continue;
+        }
+        barcodes.push(v1::TaskBarcode {
+            value,
+            task: task_id,
+            engine: gemba_shared::cycle::EngineConfig::from_task(&settings),
+        });
+    }
     Ok(Some(DeviceConfig {
         version,
         time_zone,
         remote_cameras,
         blur,
         schedules,
+        barcodes,
     }))
 }
 
@@ -342,6 +360,13 @@ mod tests {
                 .collect(),
             schedules: (1..=v1::MAX_SCHEDULES as i64)
                 .map(|i| schedule(i, &engine))
+                .collect(),
+            barcodes: (0..v1::MAX_TASK_BARCODES as i64)
+                .map(|i| v1::TaskBarcode {
+                    value: format!("{i:0>100}"),
+                    task: i + 1,
+                    engine: engine.clone(),
+                })
                 .collect(),
         };
         assert!(fits(&c));

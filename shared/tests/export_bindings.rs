@@ -11,9 +11,9 @@
 use std::path::PathBuf;
 
 use gemba_shared::api::v1::{
-    Msg, Page, account as a, admin_report as ar, cameras as c, device as d, feature_control as f, labeler as lb,
-    line as ln, organization as o, release as r, stream as s, task as t, telemetry as tm,
-    training as tr, video as v,
+    Msg, Page, account as a, admin_report as ar, barcode as bc, cameras as c, device as d,
+    feature_control as f, labeler as lb, line as ln, organization as o, release as r, stream as s,
+    task as t, telemetry as tm, training as tr, video as v,
 };
 use gemba_shared::operation as op;
 use gemba_shared::{Permission, Role, validate};
@@ -83,6 +83,13 @@ fn export_bindings() {
         f::SubscribedFeature,
         f::SubscribedFeatureCreate,
         f::EventNotification,
+        bc::Barcode,
+        bc::BarcodeTask,
+        bc::BarcodeCreate,
+        bc::BarcodeValuePatch,
+        bc::AssociatedBarcode,
+        bc::AssociateBarcode,
+        bc::AssociateBarcodePatch,
         f::EventNotificationCreate,
         f::EventNotificationPatch,
         f::SendEmail,

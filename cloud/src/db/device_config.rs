@@ -36,11 +36,14 @@ pub async fn bump_org(db: &Db, org: i64) -> sqlx::Result<Vec<i64>> {
 }
 
 /// Raises the configuration version of every device with a schedule of `task` (its
-/// settings changed); answers their ids.
+/// settings changed), and of every device of its organisation when a barcode starts
+/// it; answers their ids.
 pub async fn bump_task(db: &Db, task: i64) -> sqlx::Result<Vec<i64>> {
     sqlx::query_scalar(
         "UPDATE devices SET config_version = config_version + 1 WHERE id IN \
-         (SELECT device_id FROM schedules WHERE task_id = $1) RETURNING id",
+         (SELECT device_id FROM schedules WHERE task_id = $1) OR organization_id IN \
+         (SELECT b.organization_id FROM barcode_tasks a JOIN barcodes b ON b.id = a.barcode_id \
+          WHERE a.task_id = $1) RETURNING id",
     )
     .bind(task)
     .fetch_all(&db.pool)

@@ -157,6 +157,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "device_health",
         include_str!("../../migrations/20261220000001_device_health.sql"),
     ),
+    (
+        20261221000005,
+        "barcodes",
+        include_str!("../../migrations/20261221000005_barcodes.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -16,6 +16,7 @@
 pub mod admin_reports;
 pub mod analytics;
 pub mod audit;
+pub mod barcodes;
 pub mod camera_events;
 pub mod camera_tasks;
 pub mod clips;

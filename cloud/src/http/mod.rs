@@ -6,6 +6,7 @@ pub mod account;
 pub mod admin;
 pub mod admin_reports;
 pub mod audit;
+pub mod barcodes;
 pub mod client_ip;
 pub mod clips;
 pub mod devices;
@@ -131,6 +132,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(admin::router())
         .merge(admin_reports::router())
         .merge(audit::router())
+        .merge(barcodes::router())
         .merge(feature_control::router())
         .merge(tasks::router())
         .merge(devices::router())

@@ -11,6 +11,7 @@ mod account;
 mod admin_reports;
 mod analytics;
 mod audit;
+mod barcodes;
 mod broker;
 mod broker_tls;
 mod camera_events;

@@ -920,6 +920,70 @@ pub(super) fn cross_tenant(
             Some(body),
         ));
     }
+    // Barcodes: B's organisation, barcodes and associations, and A's task with B's
+    // barcode.
+    let bb = b.barcodes;
+    v.extend([
+        cross(
+            "GET /account/barcode/{id}",
+            format!("account/barcode/{bo}"),
+            None,
+        ),
+        cross(
+            "POST /account/barcode/{id}",
+            format!("account/barcode/{bo}"),
+            None,
+        ),
+        cross(
+            "DELETE /account/barcode/{id}",
+            format!("account/barcode/{}", bb.doomed),
+            None,
+        ),
+        cross(
+            "PUT /account/create_custom_barcode/",
+            "account/create_custom_barcode/",
+            Some(json!({"barcode_value": "intruder", "organization": bo})),
+        )
+        .or_unknown("organization"),
+        cross(
+            "PATCH /account/update_barcode_value/",
+            "account/update_barcode_value/",
+            Some(json!({"id": bb.barcode, "barcode_value": "intruder"})),
+        ),
+        cross(
+            "GET /account/associate_barcode/",
+            format!("account/associate_barcode/?task={}", b.task),
+            None,
+        ),
+        cross(
+            "POST /account/associate_barcode/",
+            "account/associate_barcode/",
+            Some(json!({"task": a_task, "barcode_id": bb.free})),
+        )
+        .or_unknown("barcode_id"),
+        cross(
+            "POST /account/associate_barcode/",
+            "account/associate_barcode/",
+            Some(json!({"task": b.task, "barcode_id": wa.barcodes.free})),
+        )
+        .or_unknown("task"),
+        cross(
+            "PATCH /account/associate_barcode/{id}/",
+            format!("account/associate_barcode/{}/", bb.association),
+            Some(json!({"task": a_task})),
+        ),
+        cross(
+            "PATCH /account/associate_barcode/{id}/",
+            format!("account/associate_barcode/{}/", wa.barcodes.association),
+            Some(json!({"barcode_id": bb.free})),
+        )
+        .or_unknown("barcode_id"),
+        cross(
+            "DELETE /account/associate_barcode/{id}/",
+            format!("account/associate_barcode/{}/", bb.doomed_association),
+            None,
+        ),
+    ]);
     for (uid, org) in [(bu.id, bo), (bu.id, a), (me.id, bo)] {
         v.push(cross(
             "PATCH /organization/organization-switch/{id}/",

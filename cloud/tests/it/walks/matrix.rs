@@ -360,6 +360,48 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             })),
             Perm(ManageEventNotifications),
         ),
+        // Barcodes (the admin Barcode screen's).
+        call("GET /account/barcode/{id}", None, Perm(AdminArea))
+            .at(format!("account/barcode/{}", w.org_a)),
+        call("POST /account/barcode/{id}", None, Perm(AdminArea))
+            .at(format!("account/barcode/{}", w.org_a)),
+        call(
+            "PUT /account/create_custom_barcode/",
+            Some(json!({"barcode_value": format!("walk-{r}"), "organization": w.org_a})),
+            Perm(AdminArea),
+        ),
+        call(
+            "PATCH /account/update_barcode_value/",
+            Some(json!({"id": w.barcodes.barcode, "barcode_value": format!("walk-v-{r}")})),
+            Perm(AdminArea),
+        ),
+        call("GET /account/associate_barcode/", None, Perm(AdminArea))
+            .at(format!("account/associate_barcode/?task={}", w.task)),
+        call(
+            "POST /account/associate_barcode/",
+            Some(json!({"task": w.task, "barcode_id": w.barcodes.free})),
+            Perm(AdminArea),
+        ),
+        call(
+            "PATCH /account/associate_barcode/{id}/",
+            Some(json!({"task": w.task})),
+            Perm(AdminArea),
+        )
+        .at(format!(
+            "account/associate_barcode/{}/",
+            w.barcodes.association
+        )),
+        call(
+            "DELETE /account/associate_barcode/{id}/",
+            None,
+            Perm(AdminArea),
+        )
+        .at(format!(
+            "account/associate_barcode/{}/",
+            w.barcodes.doomed_association
+        )),
+        call("DELETE /account/barcode/{id}", None, Perm(AdminArea))
+            .at(format!("account/barcode/{}", w.barcodes.doomed)),
         call(
             "POST /feature_control/send_email",
             Some(json!({

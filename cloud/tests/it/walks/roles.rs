@@ -11,8 +11,8 @@ use super::matrix::matrix;
 use super::openapi::{assert_covers, openapi};
 use super::requests::{Need, ids, is_error_shape};
 use super::world::{
-    Me, World, approved, default_model_type, me, new_detector, new_devices, new_feature,
-    new_notification, new_subscription, new_task, new_video, pending, role_id,
+    Me, World, approved, default_model_type, me, new_barcodes, new_detector, new_devices,
+    new_feature, new_notification, new_subscription, new_task, new_video, pending, role_id,
 };
 use crate::both;
 use crate::common::*;
@@ -78,6 +78,7 @@ async fn matrix_setup(app: &TestApp) -> (World, Vec<Me>) {
         devices: new_devices(app, &admin, org_a, task).await,
         video: new_video(app, &admin, org_a, task).await,
         model_type: default_model_type(app, &admin).await,
+        barcodes: new_barcodes(app, &admin, org_a, task).await,
     };
     let mut users = vec![];
     for role in Role::ALL {

@@ -12,8 +12,8 @@ use super::matrix::matrix;
 use super::openapi::{openapi, ops};
 use super::requests::{ids, is_error_shape};
 use super::world::{
-    TenantB, World, approved, default_model_type, me, new_detector, new_devices, new_feature,
-    new_line, new_notification, new_subscription, new_task, new_video, role_id,
+    TenantB, World, approved, default_model_type, me, new_barcodes, new_detector, new_devices,
+    new_feature, new_line, new_notification, new_subscription, new_task, new_video, role_id,
 };
 use crate::both;
 use crate::common::*;
@@ -34,6 +34,7 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
             "notifications",
             format!("feature_control/event_notifications?organization={b}"),
         ),
+        ("barcodes", format!("account/barcode/{b}")),
     ] {
         let (s, v) = app.get(&url, admin).await;
         assert_eq!(s, StatusCode::OK, "{url}: {v}");
@@ -272,6 +273,7 @@ both!(
             line: new_line(&app, &admin, b, b_task, b_devices.device).await,
             devices: b_devices,
             video: new_video(&app, &admin, b, b_task).await,
+            barcodes: new_barcodes(&app, &admin, b, b_task).await,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,
             notification: new_notification(&app, &admin, b, "lead@b.test").await,
@@ -313,6 +315,7 @@ both!(
             devices: new_devices(&app, &admin, a, a_task).await,
             video: new_video(&app, &admin, a, a_task).await,
             model_type: default_model_type(&app, &admin).await,
+            barcodes: new_barcodes(&app, &admin, a, a_task).await,
         };
 
         // Every call that takes an id is in the table.

@@ -3,6 +3,7 @@
 
 use gemba_shared::Role;
 use gemba_shared::api::v1::account::{ActivitySession, LoginUser, RoleRecord, SessionCreate};
+use gemba_shared::api::v1::barcode::{AssociateBarcode, AssociatedBarcode, Barcode, BarcodeCreate};
 use gemba_shared::api::v1::cameras::{
     BlurRegionsWrite, DeviceBlurRegion, DeviceSchedule, Rect, RemoteCam, RemoteCamCreate,
     ScheduleCreate,
@@ -145,6 +146,20 @@ pub(super) struct World {
     pub(super) video: Media,
     /// A model type (the platform's default one).
     pub(super) model_type: i64,
+    /// Barcodes of A, some associated with the task.
+    pub(super) barcodes: Barcodes,
+}
+
+/// Barcodes of an organisation: `barcode` associated with the task (`association`),
+/// one the walk deletes, one free that the walk associates, and the association of a
+/// fourth that the walk removes.
+#[derive(Clone, Copy)]
+pub(super) struct Barcodes {
+    pub(super) barcode: i64,
+    pub(super) doomed: i64,
+    pub(super) free: i64,
+    pub(super) association: i64,
+    pub(super) doomed_association: i64,
 }
 
 #[derive(Clone, Copy)]
@@ -197,6 +212,8 @@ pub(super) struct TenantB {
     pub(super) video: Media,
     /// A line of B's task on B's device.
     pub(super) line: i64,
+    /// B's barcodes, associated with B's task.
+    pub(super) barcodes: Barcodes,
 }
 
 /// The 201 answer to the super admin's `body` on `path`.
@@ -247,6 +264,44 @@ pub(super) async fn new_subscription(app: &TestApp, admin: &str, feature: i64, o
     let s: SubscribedFeature =
         created(app, admin, "feature_control/subscribed_feature/", &body).await;
     s.id
+}
+
+/// Organisation `org`'s barcodes, made by the super admin, two associated with `task`.
+pub(super) async fn new_barcodes(app: &TestApp, admin: &str, org: i64, task: i64) -> Barcodes {
+    let mut ids = vec![];
+    for v in ["walk-kept", "walk-doomed", "walk-free", "walk-unlinked"] {
+        let body = BarcodeCreate {
+            barcode_value: format!("{v}-{org}"),
+            organization: Some(org),
+        };
+        let (s, b) = app
+            .put(
+                "account/create_custom_barcode/",
+                serde_json::to_value(&body).unwrap(),
+                admin,
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        ids.push(typed::<Barcode>(b).id);
+    }
+    let mut links = vec![];
+    for barcode_id in [ids[0], ids[3]] {
+        let a: AssociatedBarcode = created(
+            app,
+            admin,
+            "account/associate_barcode/",
+            &AssociateBarcode { task, barcode_id },
+        )
+        .await;
+        links.push(a.id);
+    }
+    Barcodes {
+        barcode: ids[0],
+        doomed: ids[1],
+        free: ids[2],
+        association: links[0],
+        doomed_association: links[1],
+    }
 }
 
 /// Organisation `org`'s 'Task Update' notification, to `to`.

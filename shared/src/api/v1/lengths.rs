@@ -17,8 +17,9 @@ use crate::validate::{
 };
 
 use super::{
-    account as a, cameras as c, device as d, feature_control as f, labeler as lb, line as ln,
-    organization as o, sso as s, task as t, telemetry as tm, training as tr, video as v,
+    account as a, barcode as bc, cameras as c, device as d, feature_control as f, labeler as lb,
+    line as ln, organization as o, sso as s, task as t, telemetry as tm, training as tr,
+    video as v,
 };
 
 /// What an identity provider hands over (single sign-on): an ID token is a few
@@ -102,6 +103,8 @@ bounded! {
     o::SwitchOrganization => [l("organizationDisplayName", "Display name", NAME)],
 
     f::FeatureCreate => [l("name", "Name", NAME)],
+    bc::BarcodeCreate => [l("barcode_value", "Barcode value", bc::MAX_BARCODE_CHARS)],
+    bc::BarcodeValuePatch => [l("barcode_value", "Barcode value", bc::MAX_BARCODE_CHARS)],
     f::EventNotificationCreate => [
         l("event_type", "Event type", CODE),
         l("recipients.*", "A recipient", EMAIL),
@@ -254,6 +257,8 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<f::EventNotificationCreate>(),
         of::<f::EventNotificationPatch>(),
         of::<f::SendEmail>(),
+        of::<bc::BarcodeCreate>(),
+        of::<bc::BarcodeValuePatch>(),
         of::<t::TaskCreate>(),
         of::<t::TaskPatch>(),
         of::<t::CloneTask>(),

@@ -16,6 +16,9 @@
 //!   in the organisation's `time_zone`; two schedules of one camera never share a
 //!   weekday and a minute.
 //!
+//! - a task barcode's value is a barcode value (`api::v1::barcode::check_value`'s rule)
+//!   and no value is given twice.
+//!
 //! The time zone's name is checked for its shape here (the tz database is not part of
 //! this crate); the cloud checks it against the database before it sends one.
 
@@ -31,6 +34,8 @@ pub const MAX_REMOTE_CAMERAS: usize = 16;
 pub const MAX_BLUR_REGIONS: usize = 64;
 /// Most schedules of one device.
 pub const MAX_SCHEDULES: usize = 64;
+/// Most task barcodes of one device (`api::v1::barcode::MAX_ASSOCIATED_BARCODES`).
+pub const MAX_TASK_BARCODES: usize = crate::api::v1::barcode::MAX_ASSOCIATED_BARCODES;
 /// Longest remote camera URL, in bytes.
 pub const MAX_URL_BYTES: usize = 1000;
 /// Longest time zone name, in bytes.
@@ -57,6 +62,11 @@ pub struct DeviceConfig {
     pub blur: Vec<BlurRegion>,
     #[serde(default)]
     pub schedules: Vec<Schedule>,
+    /// The organisation's barcodes associated with tasks: one read on a camera starts
+    /// its task there. Left out when empty, so an agent older than barcodes still
+    /// takes the configuration of an organisation without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub barcodes: Vec<TaskBarcode>,
 }
 
 impl Default for DeviceConfig {
@@ -67,8 +77,21 @@ impl Default for DeviceConfig {
             remote_cameras: vec![],
             blur: vec![],
             schedules: vec![],
+            barcodes: vec![],
         }
     }
+}
+
+/// A barcode value that starts `task` on the camera that reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct TaskBarcode {
+    pub value: String,
+    pub task: i64,
+    /// The task's cycle rules, as a start carries them.
+    pub engine: EngineConfig,
 }
 
 /// A network camera the device reads as one of its own cameras, named `name`.
@@ -308,11 +331,24 @@ impl Message for DeviceConfig {
         if self.remote_cameras.len() > MAX_REMOTE_CAMERAS
             || self.blur.len() > MAX_BLUR_REGIONS
             || self.schedules.len() > MAX_SCHEDULES
+            || self.barcodes.len() > MAX_TASK_BARCODES
         {
             return Err(format!(
-                "at most {MAX_REMOTE_CAMERAS} remote cameras, {MAX_BLUR_REGIONS} blur regions \
-                 and {MAX_SCHEDULES} schedules"
+                "at most {MAX_REMOTE_CAMERAS} remote cameras, {MAX_BLUR_REGIONS} blur regions, \
+                 {MAX_SCHEDULES} schedules and {MAX_TASK_BARCODES} task barcodes"
             ));
+        }
+        for (i, b) in self.barcodes.iter().enumerate() {
+            match crate::api::v1::barcode::check_value(&b.value) {
+                Ok(v) if v == b.value => {}
+                _ => return Err(format!("{:?} is not a barcode value", b.value)),
+            }
+            if b.task <= 0 {
+                return Err("a task barcode's task is positive".into());
+            }
+            if self.barcodes[..i].iter().any(|o| o.value == b.value) {
+                return Err(format!("barcode {:?} is given twice", b.value));
+            }
         }
         for (i, c) in self.remote_cameras.iter().enumerate() {
             check_camera(&c.name)?;
@@ -379,6 +415,11 @@ mod tests {
                 schedule(2, "cam0", &[0, 1, 2, 3, 4], "14:00", "22:00"),
                 schedule(3, "door", &[5], "00:00", "24:00"),
             ],
+            barcodes: vec![TaskBarcode {
+                value: "LOT-42".into(),
+                task: 7,
+                engine: engine(),
+            }],
         }
     }
 
@@ -426,6 +467,9 @@ mod tests {
         assert!(bad(&|c| c.blur[0].width = 0.0).contains("above 0"));
         assert!(bad(&|c| c.blur[0].x = 0.7).contains("inside the frame"));
         assert!(bad(&|c| c.blur[0].height = f32::NAN).contains("fractions"));
+        assert!(bad(&|c| c.barcodes.push(c.barcodes[0].clone())).contains("twice"));
+        assert!(bad(&|c| c.barcodes[0].value = " LOT".into()).contains("barcode value"));
+        assert!(bad(&|c| c.barcodes[0].task = 0).contains("positive"));
         assert!(bad(&|c| c.schedules[0].days = vec![]).contains("weekday"));
         assert!(bad(&|c| c.schedules[0].days = vec![7]).contains("0 (Monday)"));
         assert!(bad(&|c| c.schedules[0].days = vec![1, 1]).contains("twice"));

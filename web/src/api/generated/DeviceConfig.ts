@@ -2,6 +2,7 @@
 import type { BlurRegion } from "./BlurRegion";
 import type { RemoteCamera } from "./RemoteCamera";
 import type { Schedule } from "./Schedule";
+import type { TaskBarcode } from "./TaskBarcode";
 
 /**
  * Everything a device must keep and act on while offline (see the module header).
@@ -15,4 +16,10 @@ version: number,
  * The organisation's time zone (IANA name, e.g. `Europe/Berlin`): schedules'
  * times are read in it.
  */
-time_zone: string, remote_cameras: Array<RemoteCamera>, blur: Array<BlurRegion>, schedules: Array<Schedule>, };
+time_zone: string, remote_cameras: Array<RemoteCamera>, blur: Array<BlurRegion>, schedules: Array<Schedule>, 
+/**
+ * The organisation's barcodes associated with tasks: one read on a camera starts
+ * its task there. Left out when empty, so an agent older than barcodes still
+ * takes the configuration of an organisation without them.
+ */
+barcodes?: Array<TaskBarcode>, };

@@ -107,6 +107,12 @@ export const BODY_LIMITS = {
     'recipients.*': 254,
     'subject': 200,
   },
+  BarcodeCreate: {
+    'barcode_value': 100,
+  },
+  BarcodeValuePatch: {
+    'barcode_value': 100,
+  },
   TaskCreate: {
     'taskName': 100,
     'task_detail': 50000,
