@@ -117,9 +117,10 @@ export const routes: RouteObject[] = [
               screen(a.userReport, () => import('@/features/admin/components/user-report-screen')),
               screen(a.labelers, () => import('@/features/admin/components/labelers-screen')),
               screen(a.annotations, () => import('@/features/admin/components/annotations-screen')),
+              screen(a.barcode, () => import('@/features/admin/components/barcodes-screen')),
               ...[
                 a.tamperingRequests,
-                a.barcode, a.awsToken,
+                a.awsToken,
               ].map(todo),
             ],
           },

@@ -31,3 +31,11 @@ export const SCHEDULE_TIME_MESSAGE = 'Schedule time is not properly selected!';
 
 // Releases (section 8).
 export const BINARIES_DOWNLOAD_FAILED = 'Could Not Download The Binaries';
+
+// Barcodes (section 8): adding (a barcode, or one to an operation), deleting, and
+// removing one from its operation.
+export const BARCODE_ADDED = 'Barcode added successfully';
+export const BARCODE_DELETED = 'Barcode deleted successfully';
+export const BARCODE_ADD_FAILED = 'Unable to add barcode';
+export const BARCODE_DELETE_FAILED = 'Unable to delete barcode';
+export const BARCODE_REMOVE_FAILED = 'Error in Removing Barcode';
