@@ -272,6 +272,17 @@ fn export_bindings() {
         r::LatestBranch,
         r::Instance,
     );
+    {
+        use gemba_shared::api::v1::service_token as st;
+        export!(
+            &cfg,
+            names,
+            st::ServiceTokenCreate,
+            st::ServiceToken,
+            st::ServiceTokenCreated
+        );
+        export!(&cfg, names, gemba_shared::api::v1::privacy::PrivacyPolicy);
+    }
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).
     let mut files = ts_files(&dir, "");

@@ -224,6 +224,7 @@ bounded! {
         l("redirect_uri", "Redirect URI", SSO_URI),
     ],
     s::SsoRefresh => [l("access_token", "Access token", SSO_TOKEN)],
+    super::service_token::ServiceTokenCreate => [l("name", "Name", NAME), l("role", "Role", NAME)],
 }
 
 /// Every bounded body with its limits, by type name: what the OpenAPI's `maxLength`
@@ -292,6 +293,7 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<lb::LabelRequestCreate>(),
         of::<s::SsoSignIn>(),
         of::<s::SsoRefresh>(),
+        of::<super::service_token::ServiceTokenCreate>(),
     ]
 }
 

@@ -251,4 +251,8 @@ export const BODY_LIMITS = {
   SsoRefresh: {
     'access_token': 16384,
   },
+  ServiceTokenCreate: {
+    'name': 100,
+    'role': 100,
+  },
 } as const;
