@@ -91,6 +91,12 @@ pub struct Settings {
     /// addresses; unset: `http://{base_domain}:{port of http}` (`https://` with
     /// `tls_cert`; [`Settings::public_url`]).
     pub public_url: Option<String>,
+    /// The operator's privacy policy (`/privacy-policy`): a Markdown or plain-text file,
+    /// read at each request; unset: the default policy of `crate::privacy`.
+    pub privacy_policy: Option<PathBuf>,
+    /// Whom people ask about their data (an address or a sentence), shown with the
+    /// privacy policy.
+    pub privacy_contact: Option<String>,
     /// HMAC key for access tokens; generated into `{data}/jwt.key` when unset.
     pub jwt_secret: Option<Secret>,
     /// Key sealing authenticator-app (TOTP) secrets at rest: 32 bytes in base64;
@@ -226,6 +232,8 @@ impl Default for Settings {
             base_domain: "localhost".into(),
             admin_host: "admin.localhost".into(),
             public_url: None,
+            privacy_policy: None,
+            privacy_contact: None,
             jwt_secret: None,
             totp_key: None,
             access_token_ttl_secs: 15 * 60,

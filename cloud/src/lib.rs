@@ -20,6 +20,7 @@ pub mod mqtt;
 pub mod objects;
 pub mod oidc;
 pub mod onnx;
+pub mod privacy;
 pub mod private;
 pub mod reconcile;
 pub mod release_key;

@@ -158,6 +158,11 @@ const FILES: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/20261220000001_device_health.sql"),
     ),
     (
+        20261221000003,
+        "service_tokens",
+        include_str!("../../migrations/20261221000003_service_tokens.sql"),
+    ),
+    (
         20261221000005,
         "barcodes",
         include_str!("../../migrations/20261221000005_barcodes.sql"),

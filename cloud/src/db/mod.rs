@@ -35,6 +35,7 @@ pub mod outbox;
 pub mod releases;
 pub mod rollups;
 pub mod screenshots;
+pub mod service_tokens;
 pub mod sso;
 pub mod task_objects;
 pub mod tasks;

@@ -4,7 +4,8 @@
 //!
 //! Invariant: a handler that touches tenant data takes [`AuthUser`] and reads the
 //! organisation from [`AuthUser::org`], which has been checked against the user's
-//! memberships (a super admin may act in any organisation).
+//! memberships (a super admin may act in any organisation). A service token's bearer
+//! (`gst_…`) stands for its own account, in its one organisation, as its role.
 
 use std::pin::Pin;
 
@@ -17,7 +18,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::{ApiError, ApiResult};
 use crate::auth::Claims;
-use crate::db::{UserRow, now_ms, orgs, tokens, users};
+use crate::db::{UserRow, now_ms, orgs, service_tokens, tokens, users};
 use crate::state::AppState;
 
 /// `axum::Json` with the API's error shape on rejection.
@@ -395,6 +396,13 @@ async fn session_of(
 
 async fn authenticate(parts: &Parts, state: &AppState, allow_stale: bool) -> ApiResult<AuthUser> {
     let named = named_org(parts, state).await?;
+    if let Ok(token) = bearer(parts)
+        && token.starts_with(gemba_shared::api::v1::service_token::SECRET_PREFIX)
+    {
+        let me = service_user(state, token, named).await?;
+        super::audit::Slot::fill(&parts.extensions, &me);
+        return Ok(me);
+    }
     let (claims, found) = session_of(parts, state, named).await?;
     if !claims.full {
         return Err(ApiError::Unauthorized("Verify your one-time code first."));
@@ -417,6 +425,44 @@ async fn authenticate(parts: &Parts, state: &AppState, allow_stale: bool) -> Api
     // The audit log learns who makes a changing call here (see `http::audit`).
     super::audit::Slot::fill(&parts.extensions, &me);
     Ok(me)
+}
+
+/// The caller of a request made with a service token (`generic/userpool/`): its
+/// account, in its organisation (another one named is refused as for a user not linked
+/// to it), as its role; no session key is needed. Revoked, expired or unknown: 401.
+async fn service_user(state: &AppState, secret: &str, named: Option<i64>) -> ApiResult<AuthUser> {
+    let found = service_tokens::authenticate(&state.db, &crate::auth::token_hash(secret))
+        .await?
+        .ok_or(ApiError::Unauthorized("Invalid service token."))?;
+    let now = now_ms();
+    if found.revoked_at.is_some() {
+        return Err(ApiError::Unauthorized(
+            "This service token has been revoked.",
+        ));
+    }
+    if found.expires_at <= now {
+        return Err(ApiError::Unauthorized("This service token has expired."));
+    }
+    if !found.user.is_active {
+        return Err(ApiError::Unauthorized("User not found or inactive."));
+    }
+    let role = Role::parse(&found.token_role)
+        .filter(|r| *r != Role::Admin)
+        .ok_or(ApiError::Forbidden)?;
+    if named.is_some_and(|n| n != found.token_org) || found.member == 0 {
+        return Err(ApiError::Forbidden);
+    }
+    if service_tokens::due_touch(found.last_used_at, now)
+        && let Err(e) = service_tokens::touch(&state.db, found.token_id, now).await
+    {
+        tracing::warn!(token = found.token_id, error = %e, "cannot record a service token's use");
+    }
+    Ok(AuthUser {
+        session: format!("{}{}", service_tokens::SESSION_PREFIX, found.token_id),
+        role,
+        org: Some(found.token_org),
+        user: found.user,
+    })
 }
 
 impl FromRequestParts<AppState> for AuthUser {
@@ -485,6 +531,9 @@ impl AuthUser {
     /// Is this user's sign-in still good for organisation `org` (not signed out, not
     /// expired, the user active and still linked to `org`)?
     pub async fn still_signed_in(&self, state: &AppState, org: i64) -> ApiResult<bool> {
+        if let Some(open) = service_tokens::session_open(&state.db, &self.session).await? {
+            return Ok(open && self.org == Some(org));
+        }
         let found = tokens::authenticate(&state.db, &self.session, self.user.id, Some(org)).await?;
         Ok(found.is_some_and(|a| {
             !a.session_revoked

@@ -18,10 +18,12 @@ pub mod model_types;
 pub mod models;
 pub mod organization;
 pub mod portal;
+pub mod privacy;
 pub mod recording;
 pub mod releases;
 pub mod screenshots;
 pub mod security;
+pub mod service_tokens;
 pub mod stream;
 pub mod tasks;
 pub mod telemetry;
@@ -144,6 +146,8 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(model_types::router())
         .merge(releases::router())
         .merge(labeler::router())
+        .merge(service_tokens::router())
+        .merge(privacy::router())
         .merge(telemetry::router())
         .split_for_parts()
 }

@@ -39,9 +39,12 @@ pub async fn media(
 ) -> ApiResult<Response> {
     let claims = state.keys.verify_media(&token).ok_or(ApiError::NotFound)?;
     if let Some(sid) = &claims.sid {
-        let open = tokens::session(&state.db, sid)
-            .await?
-            .is_some_and(|s| !s.revoked && s.expires_at > now_ms());
+        let open = match crate::db::service_tokens::session_open(&state.db, sid).await? {
+            Some(open) => open,
+            None => tokens::session(&state.db, sid)
+                .await?
+                .is_some_and(|s| !s.revoked && s.expires_at > now_ms()),
+        };
         if !open {
             return Err(ApiError::NotFound);
         }

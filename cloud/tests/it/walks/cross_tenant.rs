@@ -717,6 +717,18 @@ pub(super) fn cross_tenant(
             Some(json!({"task": bt, "model_file": UNKNOWN_ID})),
         )
         .or_unknown("task"),
+        // Service tokens are the super admin's alone, B's included.
+        cross(
+            "POST /generic/userpool/",
+            "generic/userpool/",
+            Some(json!({"name": "Into B", "organization": bo, "role": "org_admin",
+                "expires_in_days": 30})),
+        ),
+        cross(
+            "DELETE /generic/userpool/{id}/",
+            format!("generic/userpool/{UNKNOWN_ID}/"),
+            None,
+        ),
         // Releases are the platform's and the super admin's alone.
         cross(
             "GET /binary_deployment/{id}/latest_deployment/",

@@ -17,6 +17,7 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
     vec![
         // Public.
         call("GET /health", None, Public),
+        call("GET /privacy_policy/", None, Public),
         call(
             "POST /csp-report",
             Some(json!({"csp-report": {
@@ -816,6 +817,16 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             "organization/task/task_object/{}/",
             w.detector.object
         )),
+        // Service tokens, the cloud-function token (the super admin's).
+        call("GET /generic/userpool/", None, Perm(AdminArea)),
+        call(
+            "POST /generic/userpool/",
+            Some(json!({"name": format!("Walk token {r}"), "organization": w.org_a,
+                "role": "org_user", "expires_in_days": 30})),
+            Perm(AdminArea),
+        ),
+        call("DELETE /generic/userpool/{id}/", None, Perm(AdminArea))
+            .at(format!("generic/userpool/{UNKNOWN_ID}/")),
         // Agent releases and the fleet (the super admin's).
         call(
             "POST /binary_deployment/",
