@@ -136,6 +136,8 @@ pub(super) fn cross_tenant(
             format!("admin/annotations/?organization={bo}"),
             None,
         ),
+        // No organisation in it (every organisation's labelers); `page_size` is its number.
+        cross("GET /admin/labelers/", "admin/labelers/?page_size=100", None),
         cross(
             "GET /organization/audit_log/",
             format!("organization/audit_log/?organization={bo}"),
