@@ -158,12 +158,13 @@ ensure_mosquitto() {
   export GEMBA_TEST_MQTT_URL="mqtt://127.0.0.1:$port"
 }
 
-# Python tools the tests use (a real SMTP server, aiosmtpd), in a venv under target/.
+# Python tools the tests use (a real SMTP server, aiosmtpd; python-docx and reportlab
+# make the SOP documents of cloud/tests/sop_documents.py), in a venv under target/.
 # Exports GEMBA_TEST_PYTHON, the interpreter the e-mail tests start their server with.
-PY_TOOLS=(aiosmtpd==1.4.6)
+PY_TOOLS=(aiosmtpd==1.4.6 python-docx==1.2.0 reportlab==5.1.0)
 ensure_python_tools() {
   local venv="$ROOT/target/venv"
-  python_venv "$venv" 'import aiosmtpd' "${PY_TOOLS[@]}"
+  python_venv "$venv" 'import aiosmtpd, docx, reportlab' "${PY_TOOLS[@]}"
   export GEMBA_TEST_PYTHON="$venv/bin/python"
 }
 

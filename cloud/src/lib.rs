@@ -28,6 +28,7 @@ pub mod releases;
 pub mod rollout;
 pub mod screenshots;
 pub mod seed;
+pub mod sop;
 pub mod state;
 pub mod totp_seal;
 pub mod training;

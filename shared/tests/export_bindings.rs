@@ -125,6 +125,7 @@ fn export_bindings() {
         t::TaskCreate,
         t::TaskPatch,
         t::CloneTask,
+        t::TaskFromDocument,
         t::StopTraining,
         t::TaskHistoryEntry,
         t::RevertTask,

@@ -43,6 +43,7 @@ mod releases;
 mod screenshots;
 mod service_tokens;
 mod service;
+mod sop;
 mod sso;
 mod stream;
 mod tasks;

@@ -38,6 +38,7 @@ const MAX_NAME: usize = gemba_shared::validate::MAX_NAME_CHARS;
 pub const TASK_UPDATE_EVENT: &str = "Task Update";
 
 mod edit;
+mod from_doc;
 mod history;
 mod lists;
 mod objects;
@@ -47,6 +48,7 @@ mod training;
 
 pub fn router() -> OpenApiRouter<AppState> {
     use edit::*;
+    use from_doc::*;
     use history::*;
     use lists::*;
     use objects::*;
@@ -57,6 +59,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin_list))
         .routes(routes!(get, patch))
         .routes(routes!(clone_task))
+        .routes(routes!(extract_task_from_doc))
         .routes(routes!(trained_tasks))
         .routes(routes!(history))
         .routes(routes!(task_history))

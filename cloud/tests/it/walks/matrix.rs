@@ -442,6 +442,12 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         )
         .at(format!("organization/task/{}/", w.task)),
         call(
+            "POST /organization/task/extract_task_from_doc/",
+            Some(json!({})),
+            Perm(ManageTasks),
+        )
+        .at("organization/task/extract_task_from_doc/?name=walk.txt"),
+        call(
             "POST /generic/clone_task/",
             Some(json!({"task": w.task, "taskName": format!("Walk clone {r}")})),
             Perm(ManageTasks),

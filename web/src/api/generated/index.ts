@@ -189,6 +189,7 @@ export type * from './SwitchOrganization';
 export type * from './SwitchResult';
 export type * from './Task';
 export type * from './TaskCreate';
+export type * from './TaskFromDocument';
 export type * from './TaskHistoryEntry';
 export type * from './TaskInferenceStatus';
 export type * from './TaskJson';

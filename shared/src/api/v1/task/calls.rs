@@ -86,6 +86,26 @@ pub struct TaskPatch {
     pub required_steps_for_end: Option<StepsByProcess>,
 }
 
+/// `POST organization/task/extract_task_from_doc/`: the draft operation read from a
+/// standard operating procedure (.docx, .pdf or text, the request's body). Nothing is
+/// saved: the portal opens it in the editor, where the user checks and saves it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TaskFromDocument {
+    /// The document's title, else its file name.
+    #[serde(rename = "taskName")]
+    pub task_name: String,
+    /// The draft in the task-detail text format.
+    pub task_detail: String,
+    pub processes: Vec<Process>,
+    /// What the file was read as: `docx`, `pdf` or `text`.
+    pub source: String,
+    /// What the user should look at before saving (steps without sub-steps, names cut,
+    /// sections merged).
+    pub notes: Vec<String>,
+}
+
 /// `POST generic/clone_task/`: a copy of `task` named `taskName`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -15,6 +15,7 @@ import type {
   RevertTask,
   Task,
   TaskCreate,
+  TaskFromDocument,
   TaskHistoryEntry,
   TaskPatch,
 } from '@/api/generated';
@@ -94,3 +95,11 @@ export async function putTask(qc: QueryClient, task: Task): Promise<void> {
   await qc.invalidateQueries({ queryKey: tasksKey });
 }
 
+/**
+ * A standard operating procedure (.docx, .pdf or text) read by the server as a draft
+ * operation (`POST organization/task/extract_task_from_doc/`, the file as the body);
+ * nothing is saved.
+ */
+export function extractFromDocument(file: File): Promise<TaskFromDocument> {
+  return api.post<TaskFromDocument>('organization/task/extract_task_from_doc/', file, { query: { name: file.name } });
+}

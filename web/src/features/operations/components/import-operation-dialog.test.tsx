@@ -1,7 +1,12 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 
+import { HttpResponse, http } from 'msw';
+
+import type { TaskFromDocument } from '@/api/generated';
+import { fail } from '@/testing/helpers';
 import { PUMP_OPERATION, PUMP_TEXT } from '@/testing/operation';
+import { apiUrl, server } from '@/testing/server';
 
 import { ImportOperationDialog, MAX_IMPORT_BYTES } from './import-operation-dialog';
 
@@ -63,7 +68,7 @@ test('a .txt file is read into the box (Windows line breaks and a byte-order mar
   const user = userEvent.setup();
   const { onImport, dialog } = renderDialog();
   const file = new File([`\uFEFF${PUMP_TEXT.replaceAll('\n', '\r\n')}`], 'pump.txt', { type: 'text/plain' });
-  await user.upload(dialog.getByLabelText('Text file'), file);
+  await user.upload(dialog.getByLabelText(/Text file/), file);
   await waitFor(() => expect(dialog.getByLabelText<HTMLTextAreaElement>('Operation text').value).toContain('Assemble pump'));
   await user.click(dialog.getByRole('button', { name: 'Import' }));
   expect(onImport.mock.calls[0]?.[0]).toMatchObject({ name: 'Assemble pump', processes: [{ name: 'Pre-assembly' }, { name: 'Process 2' }] });
@@ -73,7 +78,7 @@ test('a file over 1 MB is not read', async () => {
   const user = userEvent.setup();
   const { dialog } = renderDialog();
   const file = new File(['x'.repeat(MAX_IMPORT_BYTES + 1)], 'big.txt', { type: 'text/plain' });
-  await user.upload(dialog.getByLabelText('Text file'), file);
+  await user.upload(dialog.getByLabelText(/Text file/), file);
   expect(dialog.getByRole('alert')).toHaveTextContent('The file is too large: at most 1 MB.');
   expect(dialog.getByLabelText('Operation text')).toHaveValue('');
 });
@@ -85,4 +90,68 @@ test('Cancel and Escape close without importing', async () => {
   await user.keyboard('{Escape}');
   expect(onClose).toHaveBeenCalledTimes(2);
   expect(onImport).not.toHaveBeenCalled();
+});
+
+const EXTRACT = apiUrl('organization/task/extract_task_from_doc/');
+
+test('a .docx goes to the server, and its draft fills the box with what to check', async () => {
+  const user = userEvent.setup();
+  let sent: { name: string | null; type: string | null; size: number } | null = null;
+  const draft: TaskFromDocument = {
+    taskName: 'Water pump',
+    task_detail: 'Water pump\nFit housing:\nPlace housing;\nTighten screws:\nProcess 1~\n',
+    processes: [],
+    source: 'docx',
+    notes: ['1 step(s) have no sub-step in the document: add at least one to each before saving.'],
+  };
+  server.use(
+    http.post(EXTRACT, async ({ request }) => {
+      const body = await request.arrayBuffer();
+      sent = {
+        name: new URL(request.url).searchParams.get('name'),
+        type: request.headers.get('content-type'),
+        size: body.byteLength,
+      };
+      return HttpResponse.json(draft);
+    }),
+  );
+  const { onImport, dialog } = renderDialog();
+  const file = new File([new Uint8Array([0x50, 0x4b, 3, 4, 9, 9])], 'pump sop.docx', {
+    type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  });
+  await user.upload(dialog.getByLabelText(/Text file/), file);
+  await waitFor(() => expect(dialog.getByLabelText('Operation text')).toHaveValue(draft.task_detail));
+  expect(sent).toEqual({ name: 'pump sop.docx', type: 'application/octet-stream', size: 6 });
+  const check = within(dialog.getByRole('region', { name: 'Check before saving' }));
+  expect(check.getByText(draft.notes[0]!)).toBeInTheDocument();
+  // The draft still breaks a save rule: the preview says which, the editor fixes it.
+  expect(dialog.getByText('Saving needs a change first: Each step must have atleast one sub-step!')).toBeInTheDocument();
+  await user.click(dialog.getByRole('button', { name: 'Import' }));
+  expect(onImport.mock.calls[0]?.[0]).toMatchObject({ name: 'Water pump' });
+});
+
+test('a procedure written as prose in a .txt goes to the server; its refusal is shown', async () => {
+  const user = userEvent.setup();
+  let calls = 0;
+  server.use(
+    http.post(EXTRACT, () => {
+      calls += 1;
+      return fail(400, { file: ['No steps were found in the document.'] });
+    }),
+  );
+  const { dialog } = renderDialog();
+  await user.upload(dialog.getByLabelText(/Text file/), new File(['Just a title\n'], 'notes.txt', { type: 'text/plain' }));
+  await waitFor(() => expect(dialog.getByRole('alert')).toHaveTextContent('No steps were found in the document.'));
+  expect(calls).toBe(1);
+  expect(dialog.getByLabelText('Operation text')).toHaveValue('');
+});
+
+test('a text already in the format is not sent anywhere', async () => {
+  const user = userEvent.setup();
+  let calls = 0;
+  server.use(http.post(EXTRACT, () => ((calls += 1), HttpResponse.json({}))));
+  const { dialog } = renderDialog();
+  await user.upload(dialog.getByLabelText(/Text file/), new File([PUMP_TEXT], 'pump.txt', { type: 'text/plain' }));
+  await waitFor(() => expect(dialog.getByLabelText<HTMLTextAreaElement>('Operation text').value).toContain('Assemble pump'));
+  expect(calls).toBe(0);
 });
