@@ -30,6 +30,7 @@ pub mod screenshots;
 pub mod seed;
 pub mod sop;
 pub mod state;
+pub mod tampering;
 pub mod totp_seal;
 pub mod training;
 

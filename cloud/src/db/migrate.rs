@@ -163,6 +163,11 @@ const FILES: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/20261221000003_service_tokens.sql"),
     ),
     (
+        20261221000004,
+        "tampering_reviews",
+        include_str!("../../migrations/20261221000004_tampering_reviews.sql"),
+    ),
+    (
         20261221000005,
         "barcodes",
         include_str!("../../migrations/20261221000005_barcodes.sql"),

@@ -37,6 +37,7 @@ pub mod rollups;
 pub mod screenshots;
 pub mod service_tokens;
 pub mod sso;
+pub mod tampering;
 pub mod task_objects;
 pub mod tasks;
 pub mod tokens;

@@ -274,6 +274,7 @@ async fn read(
             if !opened.is_empty() {
                 let state = state.clone();
                 tokio::spawn(async move {
+                    crate::tampering::on_opened(&state, org, device, &opened).await;
                     crate::health::mail_opened(&state, org, device, &opened).await;
                 });
             }

@@ -8,7 +8,8 @@
 //!
 //! The handlers by sub-area: `cycles` (lists, traces with clips, metadata keys, the
 //! slowest 5%), `stats` (a range's figures), `changes` (people's changes to cycles),
-//! `issue_center` (bad cycles by reason), `lines` (lines of stations); the figures'
+//! `issue_center` (bad cycles by reason), `lines` (lines of stations), `tampering`
+//! (cameras covered or moved, reviewed); the figures'
 //! arithmetic is plain functions in `math`. The parameter checks they share are here.
 
 mod changes;
@@ -17,6 +18,7 @@ mod issue_center;
 mod lines;
 mod math;
 mod stats;
+mod tampering;
 
 use gemba_shared::api::v1::PAGE_SIZE;
 use gemba_shared::api::v1::telemetry::IssueKey;
@@ -53,6 +55,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(cycles::unique_metadata_keys))
         .routes(routes!(stats::cycle_stats))
         .routes(routes!(cycles::top_five_percentile))
+        .routes(routes!(tampering::list))
+        .routes(routes!(tampering::review))
 }
 
 // ----- parameter checks shared by the handlers ------------------------------------------

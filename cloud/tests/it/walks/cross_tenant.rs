@@ -687,6 +687,16 @@ pub(super) fn cross_tenant(
         )
         .or_unknown("device"),
         cross(
+            "GET /telemetry/tampering_requests/",
+            format!("telemetry/tampering_requests/?organization={bo}"),
+            None,
+        ),
+        cross(
+            "PATCH /telemetry/tampering_requests/{id}/",
+            format!("telemetry/tampering_requests/{}/", b.devices.tamper),
+            Some(json!({"action": "dismiss", "note": "not ours"})),
+        ),
+        cross(
             "POST /telemetry/issues/review",
             "telemetry/issues/review",
             Some(json!({"task": bt, "key": "too_long",

@@ -610,6 +610,25 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             .at("telemetry/issues?datetime_start=2026-11-01&datetime_end=2026-11-30"),
         call("GET /telemetry/device_events", None, Perm(ViewCycles))
             .at("telemetry/device_events?datetime_start=2026-11-01&datetime_end=2026-11-30"),
+        call(
+            "GET /telemetry/tampering_requests/",
+            None,
+            Perm(ViewDevices),
+        )
+        .at(format!(
+            "telemetry/tampering_requests/?organization={}&state=open&page=1",
+            w.org_a
+        )),
+        // The first caller dismisses it; the next are told it was reviewed already.
+        call(
+            "PATCH /telemetry/tampering_requests/{id}/",
+            Some(json!({"action": "dismiss", "note": format!("walked by {r}")})),
+            Perm(ManageDevices),
+        )
+        .at(format!(
+            "telemetry/tampering_requests/{}/",
+            w.devices.tamper
+        )),
         // No open cycle in the range (0 reviewed): nothing changes.
         call(
             "POST /telemetry/issues/review",

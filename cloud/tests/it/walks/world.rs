@@ -176,6 +176,9 @@ pub(super) struct Devices {
     /// Schedules of `door` (the task given, Sundays): one kept, one the walk deletes.
     pub(super) schedule: i64,
     pub(super) doomed_schedule: i64,
+    /// A tampering request of `device` (its camera `door` covered, as if its status
+    /// had said so).
+    pub(super) tamper: i64,
 }
 
 #[derive(Clone, Copy)]
@@ -496,6 +499,15 @@ pub(super) async fn new_devices(app: &TestApp, admin: &str, org: i64, task: i64)
         &schedule("02:00", "03:00"),
     )
     .await;
+    let tamper: i64 = sqlx::query_scalar(
+        "INSERT INTO device_camera_events (device_id, camera, kind, device_since, started_at) \
+         VALUES ($1, 'door', 'covered', 1, $2) RETURNING id",
+    )
+    .bind(ids[0])
+    .bind(gemba_cloud::db::now_ms())
+    .fetch_one(&app.state.db.pool)
+    .await
+    .unwrap();
     Devices {
         device: ids[0],
         doomed: ids[1],
@@ -505,6 +517,7 @@ pub(super) async fn new_devices(app: &TestApp, admin: &str, org: i64, task: i64)
         blur: blur[0].id,
         schedule: kept.id,
         doomed_schedule: doomed.id,
+        tamper,
     }
 }
 

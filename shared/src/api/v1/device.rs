@@ -532,6 +532,21 @@ pub enum TamperingAction {
     Dismiss,
 }
 
+impl TamperingAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TamperingAction::AcceptView => "accept_view",
+            TamperingAction::Dismiss => "dismiss",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TamperingAction> {
+        [TamperingAction::AcceptView, TamperingAction::Dismiss]
+            .into_iter()
+            .find(|a| a.as_str() == s)
+    }
+}
+
 /// The longest note of a review.
 pub const TAMPERING_NOTE_MAX: usize = 1000;
 
@@ -571,7 +586,11 @@ pub struct TamperingRequest {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct TamperingReview {
-    pub action: TamperingAction,
+    /// `accept_view` or `dismiss` ([`TamperingAction`]; a string here, so that another
+    /// word is a field's error).
+    #[cfg_attr(feature = "ts", ts(as = "TamperingAction"))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 32))]
+    pub action: String,
     /// Why; required to dismiss, at most [`TAMPERING_NOTE_MAX`] characters.
     #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub note: Option<String>,
