@@ -26,7 +26,7 @@ pub const TOUCH_EVERY_MS: i64 = 60_000;
 pub const SESSION_PREFIX: &str = "service-token:";
 
 const LISTED: &str = "SELECT t.id, t.name, t.organization_id AS organization, \
-     o.name AS organization_name, r.name AS role, t.user_id, c.email AS created_by, \
+     o.org_name_to_display AS organization_name, r.name AS role, t.user_id, c.email AS created_by, \
      t.created_at, t.expires_at, t.last_used_at, t.revoked_at \
      FROM service_tokens t JOIN organizations o ON o.id = t.organization_id \
      JOIN roles r ON r.id = t.role_id LEFT JOIN users c ON c.id = t.created_by";

@@ -78,12 +78,7 @@ both!(
             (t.name.as_str(), t.organization, t.role.as_str()),
             ("MES connector", w.a, "org_user")
         );
-        let org_name: String = sqlx::query_scalar("SELECT name FROM organizations WHERE id = $1")
-            .bind(w.a)
-            .fetch_one(&app.state.db.pool)
-            .await
-            .unwrap();
-        assert_eq!(t.organization_name, org_name);
+        assert_eq!(t.organization_name, "Plant A");
         assert_eq!(t.created_by.as_deref(), Some(ADMIN_EMAIL));
         assert_eq!(t.last_used_at, None);
         assert_eq!(t.revoked_at, None);

@@ -41,6 +41,7 @@ pub struct ServiceToken {
     pub id: i64,
     pub name: String,
     pub organization: i64,
+    /// The organisation's display name.
     pub organization_name: String,
     /// The role it acts as.
     pub role: String,

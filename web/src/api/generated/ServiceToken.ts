@@ -3,7 +3,11 @@
 /**
  * A service token as listed (never its secret).
  */
-export type ServiceToken = { id: number, name: string, organization: number, organization_name: string, 
+export type ServiceToken = { id: number, name: string, organization: number, 
+/**
+ * The organisation's display name.
+ */
+organization_name: string, 
 /**
  * The role it acts as.
  */
