@@ -118,9 +118,9 @@ export const routes: RouteObject[] = [
               screen(a.labelers, () => import('@/features/admin/components/labelers-screen')),
               screen(a.annotations, () => import('@/features/admin/components/annotations-screen')),
               screen(a.barcode, () => import('@/features/admin/components/barcodes-screen')),
+              screen(a.awsToken, () => import('@/features/service-tokens/components/service-tokens-screen')),
               ...[
                 a.tamperingRequests,
-                a.awsToken,
               ].map(todo),
             ],
           },

@@ -13,6 +13,9 @@ export const ASSIGN_ORG_FAILED = 'Error occured while setting the organisation';
 /** A verification (or reset) link that is expired, used or unknown. */
 export const TOKEN_INVALID = 'Token expired/Invalid!';
 
+/** The cloud-function (service) token could not be created (section 8). */
+export const TOKEN_CREATE_FAILED = 'Unable to create token';
+
 // Tasks (operations).
 export const TASK_HISTORY_FAILED = 'Failed to fetch task history';
 export const TASK_REVERT_FAILED = 'Failed to revert task';

@@ -173,6 +173,7 @@ test('a signed-in user is sent from sign-up to their landing screen', async () =
 });
 
 test('the login screen links to sign-up, and sign-up back to login and resend verification', async () => {
+  server.use(http.get(apiUrl('privacy_policy/'), () => HttpResponse.json({ markdown: 'We keep little.', custom: true, contact: null })));
   const user = userEvent.setup();
   const { router } = renderApp('/login');
   await user.click(await screen.findByRole('link', { name: 'Sign up' }));
