@@ -206,6 +206,7 @@ fn export_bindings() {
         v::TaskVideos,
         v::AnnotationsCheck,
         v::OrgTag,
+        v::TaskTag,
         v::OrgTagCreate,
         v::VideoPatch,
         v::Comment,

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use gemba_shared::api::v1::task::{BulkDelete, Task, TaskCreate, TrainStatus};
 use gemba_shared::api::v1::video::{
-    Comment, CommentCreate, LabelsPut, OrgTag, OrgTagCreate, TimeTag, TimeTagCreate, Video,
-    VideoCreate, VideoLabels, VideoPatch, VideoStatus,
+    Comment, CommentCreate, LabelsPut, OrgTag, OrgTagCreate, TaskTag, TimeTag, TimeTagCreate,
+    Video, VideoCreate, VideoLabels, VideoPatch, VideoStatus,
 };
 use gemba_shared::api::v1::{Msg, Page};
 use gemba_shared::cycle::Segment;
@@ -769,6 +769,32 @@ both!(
             )
             .await;
         assert_eq!(l.results[0].tags, ["Left hand", "Night shift"]);
+        // The task's tags: those on its videos, the most used first; a second video
+        // with one of them counts it twice.
+        let second = start(&app, &w.eng, w.task, "bench-2.mp4", 100).await.id;
+        let only_night = VideoPatch {
+            tags: Some(vec![night]),
+            ..VideoPatch::default()
+        };
+        let _: Video = app
+            .send_as(
+                Method::PATCH,
+                &format!("organization/task_record/{second}/"),
+                &only_night,
+                &w.eng,
+            )
+            .await;
+        let task_tags = format!("organization/task/task_tags/{}", w.task);
+        let used: Vec<TaskTag> = app.get_as(&task_tags, &w.eng).await;
+        let used: Vec<(&str, i64)> = used
+            .iter()
+            .map(|t| (t.tag_name.as_str(), t.videos))
+            .collect();
+        assert_eq!(used, [("Night shift", 2), ("Left hand", 1)]);
+        assert_eq!(
+            app.get(&task_tags, &w.boss_b).await.0,
+            StatusCode::NOT_FOUND
+        );
         let rename = VideoPatch {
             file_name: Some("x".into()),
             ..VideoPatch::default()

@@ -20,7 +20,8 @@ pub use labels::{
 };
 pub use records::{Filter, by_id, delete, get, page, patch};
 pub use tags::{
-    TimeTagRow, add_time_tag, create_tag, delete_tag, delete_time_tag, org_tags, tags_of, time_tags,
+    TimeTagRow, add_time_tag, create_tag, delete_tag, delete_time_tag, org_tags, tags_of,
+    task_tags, time_tags,
 };
 pub use upload::{
     NewVideo, Ready, Recording, advance, create, fail_recording, make_ready, recording_arrived,

@@ -16,6 +16,22 @@ pub async fn org_tags(db: &Db, org: i64) -> sqlx::Result<Vec<(i64, String)>> {
     .await
 }
 
+/// The organisation's tags on the task's videos: id, name and how many videos carry
+/// each, the most used first.
+pub async fn task_tags(db: &Db, org: i64, task: i64) -> sqlx::Result<Vec<(i64, String, i64)>> {
+    sqlx::query_as(
+        "SELECT t.id, t.tag_name, COUNT(*) AS n FROM org_tags t \
+         JOIN video_tags vt ON vt.tag_id = t.id \
+         JOIN videos v ON v.id = vt.video_id \
+         WHERE t.organization_id = $1 AND v.organization_id = $1 AND v.task_id = $2 \
+         GROUP BY t.id, t.tag_name ORDER BY n DESC, t.tag_name, t.id",
+    )
+    .bind(org)
+    .bind(task)
+    .fetch_all(&db.pool)
+    .await
+}
+
 /// A new tag; `None` when the organisation has one of that name.
 pub async fn create_tag(db: &Db, org: i64, name: &str) -> sqlx::Result<Option<i64>> {
     sqlx::query_scalar(

@@ -50,6 +50,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list::patch))
         .routes(routes!(tags::list_tags, tags::create_tag))
         .routes(routes!(tags::delete_tag))
+        .routes(routes!(tags::task_tags))
         .routes(routes!(tags::list_comments, tags::create_comment))
         .routes(routes!(tags::delete_comment))
         .routes(routes!(tags::list_time_tags, tags::create_time_tag))

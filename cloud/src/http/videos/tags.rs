@@ -4,7 +4,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::video::{
-    Comment, CommentCreate, MAX_COMMENT, MAX_TAG_NAME, OrgTag, OrgTagCreate, TimeTag, TimeTagCreate,
+    Comment, CommentCreate, MAX_COMMENT, MAX_TAG_NAME, OrgTag, OrgTagCreate, TaskTag, TimeTag,
+    TimeTagCreate,
 };
 use gemba_shared::validate::Bounded;
 use serde::Deserialize;
@@ -12,7 +13,7 @@ use serde::Deserialize;
 use crate::db::videos;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
-use crate::http::videos::{find, name_of, org_for, org_to_change};
+use crate::http::videos::{find, name_of, org_for, org_to_change, task_of};
 use crate::state::AppState;
 
 /// The organisation's tags (spec section 3 "Organisation tag").
@@ -27,6 +28,30 @@ pub async fn list_tags(
     Ok(axum::Json(
         tags.into_iter()
             .map(|(id, tag_name)| OrgTag { id, tag_name })
+            .collect(),
+    ))
+}
+
+/// The tags in use on a task's videos, with how many videos carry each (to filter the
+/// task's videos by tag).
+#[utoipa::path(get, path = "/organization/task/task_tags/{id}", tag = "videos",
+    params(("id" = i64, Path, description = "The task")),
+    responses((status = 200, body = Vec<TaskTag>), (status = 403), (status = 404)))]
+pub async fn task_tags(
+    State(state): State<AppState>,
+    me: AuthUser,
+    Path(task): Path<i64>,
+) -> ApiResult<axum::Json<Vec<TaskTag>>> {
+    let org = org_for(&me, Permission::ViewVideos)?;
+    task_of(&state, &me, org, task).await?;
+    let tags = videos::task_tags(&state.db, org, task).await?;
+    Ok(axum::Json(
+        tags.into_iter()
+            .map(|(id, tag_name, videos)| TaskTag {
+                id,
+                tag_name,
+                videos,
+            })
             .collect(),
     ))
 }

@@ -304,6 +304,11 @@ pub(super) fn cross_tenant(
             None,
         ),
         cross(
+            "GET /organization/task/task_tags/{id}",
+            format!("organization/task/task_tags/{bt}"),
+            None,
+        ),
+        cross(
             "POST /organization/task/videos/{task_id}",
             format!("organization/task/videos/{bt}"),
             Some(json!({"file_name": "intruder.mp4", "size_bytes": 10})),

@@ -846,8 +846,10 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         call("GET /generic/userpool/", None, Perm(AdminArea)),
         call(
             "POST /generic/userpool/",
-            Some(json!({"name": format!("Walk token {r}"), "organization": w.org_a,
-                "role": "org_user", "expires_in_days": 30})),
+            Some(
+                json!({"name": format!("Walk token {r}"), "organization": w.org_a,
+                "role": "org_user", "expires_in_days": 30}),
+            ),
             Perm(AdminArea),
         ),
         call("DELETE /generic/userpool/{id}/", None, Perm(AdminArea))
@@ -1010,6 +1012,12 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         )
         .at(format!("organization/task_record/{}/", w.video.video)),
         call("GET /organization/task_record/tags", None, Perm(ViewVideos)),
+        call(
+            "GET /organization/task/task_tags/{id}",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!("organization/task/task_tags/{}", w.task)),
         call(
             "POST /organization/task_record/tags",
             Some(json!({"tag_name": format!("Tag of {r}")})),

@@ -265,6 +265,17 @@ pub struct OrgTag {
     pub tag_name: String,
 }
 
+/// `GET organization/task/task_tags/{id}`: a tag of the organisation in use on the task's
+/// videos, and on how many of them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TaskTag {
+    pub id: i64,
+    pub tag_name: String,
+    pub videos: i64,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

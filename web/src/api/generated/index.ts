@@ -200,6 +200,7 @@ export type * from './TaskOrganization';
 export type * from './TaskParameters';
 export type * from './TaskPatch';
 export type * from './TaskSettings';
+export type * from './TaskTag';
 export type * from './TaskVideos';
 export type * from './TelemetryParams';
 export type * from './TermsRequest';
