@@ -32,6 +32,7 @@ use crate::clock::now_ms;
 use crate::infer::Model;
 use crate::outbox::Outbox;
 
+pub mod barcode;
 pub mod drift;
 pub mod health;
 pub mod recorder;

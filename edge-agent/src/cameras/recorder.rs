@@ -3,9 +3,10 @@
 //! happens to it. The UUID is a version 7 one, time-ordered: the cloud's key index on
 //! the cycle id then grows at its end instead of everywhere (docs/decisions.md). A cycle
 //! the full outbox refuses is kept in memory and offered again with the next frame, so
-//! recorded work is not dropped.
+//! recorded work is not dropped. What the station read (a barcode) goes on the cycle
+//! that finishes next ([`Recorder::attach`]) and no further.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use gemba_shared::cycle::{CycleEngine, EngineConfig, Event};
@@ -23,6 +24,8 @@ pub struct Recorder {
     waiting: VecDeque<(String, Vec<u8>)>,
     /// Cycles rejected as too short, counted for the status message.
     pub rejected: u64,
+    /// For the cycle that finishes next (a barcode read at the station).
+    metadata: BTreeMap<String, String>,
 }
 
 impl Recorder {
@@ -42,7 +45,14 @@ impl Recorder {
             outbox,
             waiting: VecDeque::new(),
             rejected: 0,
+            metadata: BTreeMap::new(),
         }
+    }
+
+    /// Puts `key` = `value` on the cycle that finishes next (a later value of the same
+    /// key replaces it).
+    pub fn attach(&mut self, key: &str, value: &str) {
+        self.metadata.insert(key.into(), value.into());
     }
 
     /// One frame of the model's probabilities; answers the cycles it finished.
@@ -72,12 +82,13 @@ impl Recorder {
         for e in events {
             match e {
                 Event::Cycle(c) => {
-                    let m = CycleMessage::new(
+                    let mut m = CycleMessage::new(
                         uuid::Uuid::now_v7().to_string(),
                         self.task,
                         self.camera.clone(),
                         c,
                     );
+                    m.metadata = std::mem::take(&mut self.metadata);
                     self.waiting.push_back((
                         m.id.clone(),
                         serde_json::to_vec(&m).expect("a cycle message serialises"),
@@ -187,5 +198,35 @@ pub(crate) mod tests {
             .map(|m| serde_json::from_slice(&m.payload).unwrap())
             .collect();
         assert_eq!(rest, made[2..]);
+    }
+
+    #[test]
+    fn what_the_station_read_goes_on_the_next_cycle_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let outbox = Arc::new(Mutex::new(
+            Outbox::open(&dir.path().join("o.db"), 10).unwrap(),
+        ));
+        let mut r = Recorder::new(cfg(), "acme", "dev-1", 7, "cam0", outbox);
+        let (a, b) = ([0.9, 0.05, 0.05], [0.05, 0.9, 0.05]);
+        let mut made = vec![];
+        let mut t = 0;
+        for i in 0..3 {
+            for (j, p) in [a, b].iter().enumerate() {
+                // Read while the second cycle runs.
+                if (i, j) == (1, 1) {
+                    r.attach("barcode", "SN-1");
+                    r.attach("barcode", "SN-2");
+                }
+                made.extend(r.frame(t, p).unwrap());
+                t += 100;
+            }
+        }
+        made.extend(r.finish(t).unwrap());
+        let barcodes: Vec<Option<&str>> = made
+            .iter()
+            .map(|m| m.metadata.get("barcode").map(String::as_str))
+            .collect();
+        // The first cycle finished before the read; the third has none of it.
+        assert_eq!(barcodes, [None, Some("SN-2"), None]);
     }
 }

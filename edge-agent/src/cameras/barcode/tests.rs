@@ -1,0 +1,174 @@
+//! Barcodes drawn here with rxing's writers, in a camera-sized frame, read back.
+
+use rxing::{BarcodeFormat, MultiFormatWriter, Writer};
+
+use super::*;
+
+/// A `width` × `height` grey frame with `value` drawn as `format` at (`x`, `y`), its
+/// modules `scale` pixels wide (a quiet zone around it, as printed labels have).
+pub(crate) fn frame_with(
+    format: BarcodeFormat,
+    value: &str,
+    (width, height): (u32, u32),
+    (x, y): (u32, u32),
+    scale: u32,
+) -> Vec<u8> {
+    let (w, h) = match format {
+        BarcodeFormat::CODE_128 => (0, 40),
+        _ => (0, 0),
+    };
+    let m = MultiFormatWriter
+        .encode(value, &format, w, h)
+        .expect("the writer draws it");
+    // Mid grey with a little texture, as a workstation's background.
+    let mut f: Vec<u8> = (0..width * height)
+        .map(|i| 120 + ((i * 7919) % 23) as u8)
+        .collect();
+    let quiet = 4 * scale;
+    let (mw, mh) = (
+        m.width() * scale + 2 * quiet,
+        m.height() * scale + 2 * quiet,
+    );
+    for dy in 0..mh {
+        for dx in 0..mw {
+            let (px, py) = (x + dx, y + dy);
+            if px >= width || py >= height {
+                continue;
+            }
+            let inside = dx >= quiet && dy >= quiet && dx < mw - quiet && dy < mh - quiet;
+            let dark = inside && m.get((dx - quiet) / scale, (dy - quiet) / scale);
+            f[(py * width + px) as usize] = if dark { 20 } else { 235 };
+        }
+    }
+    f
+}
+
+const VGA: (u32, u32) = (640, 480);
+
+#[test]
+fn a_qr_code_a_code_128_and_a_datamatrix_are_read_where_they_are_in_the_frame() {
+    let mut r = Reader::default();
+    for (format, value, at, scale) in [
+        (BarcodeFormat::QR_CODE, "LOT-42", (40, 60), 4),
+        (BarcodeFormat::CODE_128, "KIT-7 0012", (300, 200), 2),
+        (
+            BarcodeFormat::DATA_MATRIX,
+            "SN 2026-11-29/0042",
+            (200, 150),
+            6,
+        ),
+    ] {
+        let f = frame_with(format, value, VGA, at, scale);
+        assert_eq!(
+            r.read(&f, VGA.0, VGA.1),
+            Some((value.to_string(), format)),
+            "{format:?}"
+        );
+    }
+}
+
+#[test]
+fn a_frame_without_a_barcode_reads_nothing() {
+    let mut r = Reader::default();
+    let f: Vec<u8> = (0..VGA.0 * VGA.1).map(|i| (i % 251) as u8).collect();
+    assert_eq!(r.read(&f, VGA.0, VGA.1), None);
+    // A buffer of the wrong size is no frame.
+    assert_eq!(r.read(&f[1..], VGA.0, VGA.1), None);
+}
+
+#[test]
+fn the_luma_of_rgb_weighs_green_most() {
+    assert_eq!(
+        luma_of_rgb(&[255, 255, 255, 0, 0, 0, 0, 255, 0, 255, 0, 0]),
+        [255, 0, 149, 76]
+    );
+}
+
+#[test]
+fn four_frames_a_second_are_read_and_a_source_starting_again_starts_over() {
+    let mut s = Sampler::default();
+    let read: Vec<i64> = (0..30).map(|i| i * 66).filter(|&t| s.due(t)).collect();
+    assert_eq!(read, [0, 264, 528, 792, 1056, 1320, 1584, 1848]);
+    // Back to 0 (a looped file): read at once.
+    assert!(s.due(0));
+    assert!(!s.due(66));
+}
+
+fn engine() -> EngineConfig {
+    EngineConfig::from_task(&gemba_shared::api::v1::task::TaskSettings::new(
+        "T".into(),
+        "T\nA:\na;\nB:\nb;\n".into(),
+    ))
+}
+
+#[test]
+fn a_read_goes_on_the_next_cycle_and_a_tasks_barcode_starts_its_task_once() {
+    let tb = |value: &str, task| TaskBarcode {
+        value: value.into(),
+        task,
+        engine: engine(),
+    };
+    let mut st = Station::new(vec![tb("PUMP", 7), tb("VALVE", 8)], Some(7));
+    // A part's label: on the cycle.
+    assert_eq!(st.read("SN-1", 0), [Action::Attach("SN-1".into())]);
+    // Still in view: nothing new; a new part: its value.
+    assert_eq!(st.read("SN-1", 250), []);
+    assert_eq!(st.read("SN-2", 500), [Action::Attach("SN-2".into())]);
+    // The same label again later: a new part with the same value.
+    assert_eq!(
+        st.read("SN-2", 500 + REPEAT_MS),
+        [Action::Attach("SN-2".into())]
+    );
+    // The task already running: attached only.
+    assert_eq!(st.read("PUMP", 20_000), [Action::Attach("PUMP".into())]);
+    // Another task's barcode: it starts, then attaches.
+    assert_eq!(
+        st.read("VALVE", 30_000),
+        [
+            Action::Start {
+                task: 8,
+                engine: engine()
+            },
+            Action::Attach("VALVE".into())
+        ]
+    );
+    assert_eq!(st.read("VALVE", 40_000), [Action::Attach("VALVE".into())]);
+    // The association removed: attached only.
+    st.set_barcodes(vec![]);
+    st.set_task(None);
+    assert_eq!(st.read("PUMP", 60_000), [Action::Attach("PUMP".into())]);
+}
+
+/// The decoder's cost per frame read (a 640×480 frame with a QR code, one without):
+/// `bench/barcode.sh` runs it in release and docs/benchmarks.md keeps the result.
+#[test]
+#[ignore = "a measurement: bench/barcode.sh"]
+fn cost_per_frame() {
+    let mut r = Reader::default();
+    let with = frame_with(BarcodeFormat::QR_CODE, "LOT-42", VGA, (200, 150), 4);
+    let without: Vec<u8> = (0..VGA.0 * VGA.1)
+        .map(|i| 120 + ((i * 7919) % 23) as u8)
+        .collect();
+    let rgb: Vec<u8> = with.iter().flat_map(|&v| [v, v, v]).collect();
+    for (name, f) in [("with a QR code", &with), ("without a barcode", &without)] {
+        let n = 200;
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(r.read(f, VGA.0, VGA.1));
+        }
+        let per = t.elapsed().as_secs_f64() * 1000.0 / f64::from(n);
+        println!(
+            "barcode read, 640x480 {name}: {per:.2} ms a frame, {:.1}% of a core at {READS_PER_SECOND} reads/s",
+            per * READS_PER_SECOND as f64 / 10.0
+        );
+    }
+    let n = 200;
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(luma_of_rgb(&rgb));
+    }
+    println!(
+        "grayscale copy of a 640x480 RGB frame: {:.2} ms",
+        t.elapsed().as_secs_f64() * 1000.0 / f64::from(n)
+    );
+}
