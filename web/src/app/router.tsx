@@ -117,11 +117,9 @@ export const routes: RouteObject[] = [
               screen(a.userReport, () => import('@/features/admin/components/user-report-screen')),
               screen(a.labelers, () => import('@/features/admin/components/labelers-screen')),
               screen(a.annotations, () => import('@/features/admin/components/annotations-screen')),
+              screen(a.tamperingRequests, () => import('@/features/admin/components/tampering-requests-screen')),
               screen(a.barcode, () => import('@/features/admin/components/barcodes-screen')),
               screen(a.awsToken, () => import('@/features/service-tokens/components/service-tokens-screen')),
-              ...[
-                a.tamperingRequests,
-              ].map(todo),
             ],
           },
           { path: '*', lazy: lazyScreen(() => import('./routes/not-found')) },

@@ -14,6 +14,8 @@ const KIND_WORDS: Record<CameraEventKind, string> = {
   model: 'model error',
   outbox_filling: 'outbox filling',
   disk_low: 'disk low',
+  covered: 'camera covered',
+  moved: 'camera moved',
 };
 
 /** The kind in words, lower case: 'camera offline'. */

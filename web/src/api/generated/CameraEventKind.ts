@@ -3,4 +3,4 @@
 /**
  * What kind of thing happened to a camera.
  */
-export type CameraEventKind = "unsure" | "offline" | "frozen" | "slow" | "model" | "outbox_filling" | "disk_low";
+export type CameraEventKind = "unsure" | "offline" | "frozen" | "slow" | "model" | "outbox_filling" | "disk_low" | "covered" | "moved";
