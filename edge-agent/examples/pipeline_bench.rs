@@ -106,6 +106,9 @@ impl Cameras<'_> {
                             clip_budget: 256 * 1024 * 1024,
                             drift: Default::default(),
                             vitals: Default::default(),
+                            // Watched as the agent watches by default.
+                            tamper: Some(Default::default()),
+                            reference: self.clip_dir.join(format!("tamper-cam{i}.json")),
                         },
                         model,
                         self.outbox.clone(),
