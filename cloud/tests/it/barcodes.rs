@@ -216,7 +216,7 @@ both!(
         let listed: Vec<AssociatedBarcode> = app
             .get_as(&format!("{ASSOCIATE}?task={task}"), &admin)
             .await;
-        assert_eq!(listed, [link.clone()]);
+        assert_eq!(listed, std::slice::from_ref(&link));
         let tasks = &list(&app, &admin, a).await[0].tasks;
         assert_eq!((tasks[0].id, tasks[0].task), (link.id, task));
 
