@@ -154,6 +154,8 @@ fn export_bindings() {
         d::DeviceDetails,
         d::AdminDevice,
         d::DeviceEvent,
+        d::TamperingRequest,
+        d::TamperingReview,
         d::DeviceCreate,
         d::EnrolmentCode,
         d::DevicePatch,
