@@ -192,6 +192,7 @@ export type * from './TamperingRequest';
 export type * from './TamperingReview';
 export type * from './TamperingState';
 export type * from './Task';
+export type * from './TaskBarcode';
 export type * from './TaskCreate';
 export type * from './TaskFromDocument';
 export type * from './TaskHistoryEntry';
