@@ -7,9 +7,8 @@
 //! and why. The device is a test device on the real broker, answering as the agent.
 
 use gemba_shared::api::v1::Page;
-use gemba_shared::api::v1::device::{
-    CameraEventKind, TamperingAction, TamperingRequest, TamperingState,
-};
+use gemba_shared::api::v1::device::CameraEventKind;
+use gemba_shared::api::v1::tampering::{TamperingAction, TamperingRequest, TamperingState};
 use gemba_shared::mqtt::v1::{self, Channel, Command, Fault};
 use reqwest::StatusCode;
 use serde_json::json;

@@ -12,9 +12,9 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::StatusCode;
 use gemba_shared::Permission;
-use gemba_shared::api::v1::device::{
-    CameraEventKind, TAMPERING_NOTE_MAX, TamperingAction, TamperingRequest, TamperingReview,
-    TamperingState,
+use gemba_shared::api::v1::device::CameraEventKind;
+use gemba_shared::api::v1::tampering::{
+    TAMPERING_NOTE_MAX, TamperingAction, TamperingRequest, TamperingReview, TamperingState,
 };
 use gemba_shared::api::v1::{PAGE_SIZE, Page, page_offset};
 use gemba_shared::mqtt::v1::Command;

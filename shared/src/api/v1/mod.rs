@@ -15,6 +15,7 @@ pub mod release;
 pub mod service_token;
 pub mod sso;
 pub mod stream;
+pub mod tampering;
 pub mod task;
 pub mod telemetry;
 pub mod training;
