@@ -50,12 +50,22 @@ export const uniqueName = () => Array.from({ length: 6 }, () => String.fromCharC
 
 const outboxDir = () => join(process.env.GEMBA_E2E_DATA ?? '', 'outbox');
 
-/** The mails (.eml text) sent to `to`, oldest first. */
+/** The addresses of a mail's `To:` header (folded onto more lines when long). */
+function recipients(mail: string): string[] {
+  const header = /^To: (.*(?:\r?\n[ \t].*)*)/m.exec(mail)?.[1] ?? '';
+  return header
+    .split(',')
+    .map((a) => a.trim())
+    .map((a) => /<([^>]+)>/.exec(a)?.[1] ?? a);
+}
+
+/** The mails (.eml text) sent to `to`, oldest first: alone, or among the recipients (the
+ * super admins are mailed together, and the specs make super admins of their own). */
 export function mailsTo(to: string): string[] {
   const files = readdirSync(outboxDir())
     .filter((f) => f.endsWith('.eml'))
     .sort();
-  return files.map((f) => readFileSync(join(outboxDir(), f), 'utf8')).filter((m) => m.split(/\r?\n/).includes(`To: ${to}`));
+  return files.map((f) => readFileSync(join(outboxDir(), f), 'utf8')).filter((m) => recipients(m).includes(to));
 }
 
 /** The text messages (.sms.txt) sent to the number `to`, oldest first. */
