@@ -6,5 +6,4 @@
 # decoder as shipped. Results: docs/benchmarks.md.
 source "$(dirname "$0")/../scripts/lib.sh"
 cd "$ROOT"
-nice -n 10 cargo test -p gemba-agent --lib cameras::barcode::tests::cost_per_frame -- --ignored --nocapture 2>&1 |
-  grep -E '^(barcode read|grayscale copy)'
+nice -n 10 cargo run -q -p gemba-agent --example barcode_bench -- "$@"

@@ -180,4 +180,6 @@ impl Station {
 }
 
 #[cfg(test)]
+mod drawn;
+#[cfg(test)]
 mod tests;

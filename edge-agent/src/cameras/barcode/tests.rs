@@ -1,47 +1,9 @@
 //! Barcodes drawn here with rxing's writers, in a camera-sized frame, read back.
 
-use rxing::{BarcodeFormat, MultiFormatWriter, Writer};
+use rxing::BarcodeFormat;
 
+use super::drawn::frame_with;
 use super::*;
-
-/// A `width` × `height` grey frame with `value` drawn as `format` at (`x`, `y`), its
-/// modules `scale` pixels wide (a quiet zone around it, as printed labels have).
-pub(crate) fn frame_with(
-    format: BarcodeFormat,
-    value: &str,
-    (width, height): (u32, u32),
-    (x, y): (u32, u32),
-    scale: u32,
-) -> Vec<u8> {
-    let (w, h) = match format {
-        BarcodeFormat::CODE_128 => (0, 40),
-        _ => (0, 0),
-    };
-    let m = MultiFormatWriter
-        .encode(value, &format, w, h)
-        .expect("the writer draws it");
-    // Mid grey with a little texture, as a workstation's background.
-    let mut f: Vec<u8> = (0..width * height)
-        .map(|i| 120 + ((i * 7919) % 23) as u8)
-        .collect();
-    let quiet = 4 * scale;
-    let (mw, mh) = (
-        m.width() * scale + 2 * quiet,
-        m.height() * scale + 2 * quiet,
-    );
-    for dy in 0..mh {
-        for dx in 0..mw {
-            let (px, py) = (x + dx, y + dy);
-            if px >= width || py >= height {
-                continue;
-            }
-            let inside = dx >= quiet && dy >= quiet && dx < mw - quiet && dy < mh - quiet;
-            let dark = inside && m.get((dx - quiet) / scale, (dy - quiet) / scale);
-            f[(py * width + px) as usize] = if dark { 20 } else { 235 };
-        }
-    }
-    f
-}
 
 const VGA: (u32, u32) = (640, 480);
 
@@ -137,38 +99,4 @@ fn a_read_goes_on_the_next_cycle_and_a_tasks_barcode_starts_its_task_once() {
     st.set_barcodes(vec![]);
     st.set_task(None);
     assert_eq!(st.read("PUMP", 60_000), [Action::Attach("PUMP".into())]);
-}
-
-/// The decoder's cost per frame read (a 640×480 frame with a QR code, one without):
-/// `bench/barcode.sh` runs it in release and docs/benchmarks.md keeps the result.
-#[test]
-#[ignore = "a measurement: bench/barcode.sh"]
-fn cost_per_frame() {
-    let mut r = Reader::default();
-    let with = frame_with(BarcodeFormat::QR_CODE, "LOT-42", VGA, (200, 150), 4);
-    let without: Vec<u8> = (0..VGA.0 * VGA.1)
-        .map(|i| 120 + ((i * 7919) % 23) as u8)
-        .collect();
-    let rgb: Vec<u8> = with.iter().flat_map(|&v| [v, v, v]).collect();
-    for (name, f) in [("with a QR code", &with), ("without a barcode", &without)] {
-        let n = 200;
-        let t = std::time::Instant::now();
-        for _ in 0..n {
-            std::hint::black_box(r.read(f, VGA.0, VGA.1));
-        }
-        let per = t.elapsed().as_secs_f64() * 1000.0 / f64::from(n);
-        println!(
-            "barcode read, 640x480 {name}: {per:.2} ms a frame, {:.1}% of a core at {READS_PER_SECOND} reads/s",
-            per * READS_PER_SECOND as f64 / 10.0
-        );
-    }
-    let n = 200;
-    let t = std::time::Instant::now();
-    for _ in 0..n {
-        std::hint::black_box(luma_of_rgb(&rgb));
-    }
-    println!(
-        "grayscale copy of a 640x480 RGB frame: {:.2} ms",
-        t.elapsed().as_secs_f64() * 1000.0 / f64::from(n)
-    );
 }
