@@ -104,6 +104,27 @@ async fn bump_org(tx: &mut Tx, org: i64) -> sqlx::Result<Vec<i64>> {
     .await
 }
 
+/// The end of a change to one of `org`'s barcodes or associations that touched `rows`
+/// rows: `None` when it matched none (rolled back); else committed, with the devices
+/// whose configuration changed (every device of `org` when `devices_change`).
+async fn finish(
+    mut tx: Tx,
+    org: i64,
+    rows: u64,
+    devices_change: bool,
+) -> sqlx::Result<Option<Vec<i64>>> {
+    if rows == 0 {
+        return Ok(None);
+    }
+    let devices = if devices_change {
+        bump_org(&mut tx, org).await?
+    } else {
+        vec![]
+    };
+    tx.commit().await?;
+    Ok(Some(devices))
+}
+
 async fn is_associated(tx: &mut Tx, barcode: i64) -> sqlx::Result<bool> {
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM barcode_tasks WHERE barcode_id = $1")
         .bind(barcode)
@@ -122,16 +143,8 @@ pub async fn set_value(db: &Db, org: i64, id: i64, value: &str) -> sqlx::Result<
         .execute(&mut *tx)
         .await?
         .rows_affected();
-    if n == 0 {
-        return Ok(None);
-    }
-    let devices = if is_associated(&mut tx, id).await? {
-        bump_org(&mut tx, org).await?
-    } else {
-        vec![]
-    };
-    tx.commit().await?;
-    Ok(Some(devices))
+    let associated = is_associated(&mut tx, id).await?;
+    finish(tx, org, n, associated).await
 }
 
 /// Deletes barcode `id` (of `org`) with its association; as [`set_value`].
@@ -147,16 +160,7 @@ pub async fn delete(db: &Db, org: i64, id: i64) -> sqlx::Result<Option<Vec<i64>>
         .execute(&mut *tx)
         .await?
         .rows_affected();
-    if n == 0 {
-        return Ok(None);
-    }
-    let devices = if associated {
-        bump_org(&mut tx, org).await?
-    } else {
-        vec![]
-    };
-    tx.commit().await?;
-    Ok(Some(devices))
+    finish(tx, org, n, associated).await
 }
 
 // ----- associations ---------------------------------------------------------------------
@@ -266,12 +270,7 @@ pub async fn reassociate(
         .execute(&mut *tx)
         .await?
         .rows_affected();
-    if n == 0 {
-        return Ok(None);
-    }
-    let devices = bump_org(&mut tx, org).await?;
-    tx.commit().await?;
-    Ok(Some(devices))
+    finish(tx, org, n, true).await
 }
 
 /// Removes association `id` (of `org`); as [`set_value`].
@@ -282,12 +281,7 @@ pub async fn dissociate(db: &Db, org: i64, id: i64) -> sqlx::Result<Option<Vec<i
         .execute(&mut *tx)
         .await?
         .rows_affected();
-    if n == 0 {
-        return Ok(None);
-    }
-    let devices = bump_org(&mut tx, org).await?;
-    tx.commit().await?;
-    Ok(Some(devices))
+    finish(tx, org, n, true).await
 }
 
 /// `org`'s associated barcodes for its devices' configuration: (value, task), oldest
