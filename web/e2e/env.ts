@@ -385,6 +385,13 @@ export async function uiLogin(page: Page, email: string, password: string, host 
 }
 
 /** The sidebar's entries as shown, in order (waiting for the sidebar). */
+/** Signs in on the admin host (`admin.localhost`) as a super admin, who lands on
+ * Organizations. */
+export async function adminUiLogin(page: Page, email: string, password: string): Promise<void> {
+  await uiLogin(page, email, password, 'admin.localhost');
+  await expect(page).toHaveURL(`${origin('admin.localhost')}/admin/organizations`);
+}
+
 export async function sidebarEntries(page: Page): Promise<string[]> {
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav).toBeVisible();

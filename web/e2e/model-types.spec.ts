@@ -16,7 +16,7 @@ import { expect, test } from '@playwright/test';
 
 import { megabytes } from '../src/lib/format';
 
-import { ADMIN, createOrganization, createTask, createUser, openFromMenu, origin, uiLogin, uniqueName } from './env';
+import { ADMIN, adminUiLogin, createOrganization, createTask, createUser, openFromMenu, origin, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'models-pass-1';
 const MODEL = join(process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../target/models', import.meta.url)), 'default/model.onnx');
@@ -37,8 +37,7 @@ test('a model file uploaded to a new type is registered by an org user as a mode
   // The super admin, on the admin host: Model Types.
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
-  await uiLogin(admin, ADMIN.email, ADMIN.password, 'admin.localhost');
-  await expect(admin).toHaveURL(`${origin('admin.localhost')}/admin/organizations`);
+  await adminUiLogin(admin, ADMIN.email, ADMIN.password);
   await openFromMenu(admin, 'Model Types');
   await expect(admin.getByRole('region', { name: 'Step classifier 64×48' })).toContainText('64×48 frames, 48 hidden units');
 

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 
 import { expect, test } from '@playwright/test';
 
-import { addDevice, createOrganization, createUser, enrolDevice, openFromMenu, origin, sayStatus, uiLogin, uniqueName } from './env';
+import { addDevice, adminUiLogin, createOrganization, createUser, enrolDevice, openFromMenu, sayStatus, uniqueName } from './env';
 
 /** Signs `file` as the release `version` for `target` with the e2e server's release key. */
 function signRelease(file: string, version: string, target: string): string {
@@ -53,8 +53,7 @@ test('the super admin uploads a signed release, moves, stops, resumes, downloads
     // A super admin of its own: the seeded one's verification codes (5 in 10 minutes)
     // are spent by the other specs' sign-ins in a full run.
     await createUser(fleetAdmin, 'fleet-pass-1', 'admin', null);
-    await uiLogin(page, fleetAdmin, 'fleet-pass-1', 'admin.localhost');
-    await expect(page).toHaveURL(`${origin('admin.localhost')}/admin/organizations`);
+    await adminUiLogin(page, fleetAdmin, 'fleet-pass-1');
 
     // Instances: the organisation's devices, as their statuses said.
     await openFromMenu(page, 'Instances');
