@@ -53,18 +53,20 @@ pub enum Step {
 /// What device status `s` lacks of the settings `set`: a start for each camera set
 /// running whose status shows another task or none, a stop for each camera that runs a
 /// task it is not set to run (unless it is told to start); nothing for a camera whose
-/// status says a schedule runs it (`CameraStatus::schedule`).
+/// status says a schedule runs it (`CameraStatus::schedule`) or a barcode it read
+/// started its task (`CameraStatus::barcode`).
 pub fn plan(set: &[CameraTask], s: &v1::StatusMessage) -> Vec<Step> {
     let runs = |camera: &str, task: i64| {
         s.cameras
             .iter()
             .any(|c| c.camera == camera && c.task == Some(task))
     };
-    // A camera a schedule runs is the device's until the schedule's window ends.
+    // A camera a schedule runs is the device's until the schedule's window ends; one
+    // whose task a barcode it read started, until a start or stop from here.
     let scheduled = |camera: &str| {
         s.cameras
             .iter()
-            .any(|c| c.camera == camera && c.schedule.is_some())
+            .any(|c| c.camera == camera && (c.schedule.is_some() || c.barcode.is_some()))
     };
     let mut steps: Vec<Step> = set
         .iter()
@@ -75,7 +77,11 @@ pub fn plan(set: &[CameraTask], s: &v1::StatusMessage) -> Vec<Step> {
             generation: t.generation,
         })
         .collect();
-    for c in s.cameras.iter().filter(|c| c.schedule.is_none()) {
+    for c in s
+        .cameras
+        .iter()
+        .filter(|c| c.schedule.is_none() && c.barcode.is_none())
+    {
         let Some(task) = c.task else { continue };
         let setting = set.iter().find(|t| t.camera == c.camera);
         let wanted = setting.is_some_and(|t| t.running && t.task == task);
@@ -296,6 +302,17 @@ mod tests {
         // The window over: the portal's setting again.
         s.cameras[0].schedule = None;
         s.cameras[0].task = None;
+        assert_eq!(plan(&[set("cam0", 2, true, 5)], &s).len(), 1);
+    }
+
+    #[test]
+    fn a_camera_whose_barcode_started_its_task_is_left_to_the_device() {
+        // Set to task 2 from the portal; the camera read a barcode of task 7.
+        let mut s = status(&[("cam0", Some(7))]);
+        s.cameras[0].barcode = Some("PUMP-7".into());
+        assert!(plan(&[set("cam0", 2, true, 5)], &s).is_empty());
+        assert!(plan(&[], &s).is_empty(), "not stopped either");
+        s.cameras[0].barcode = None;
         assert_eq!(plan(&[set("cam0", 2, true, 5)], &s).len(), 1);
     }
 

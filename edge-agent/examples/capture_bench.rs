@@ -42,6 +42,7 @@ fn opts() -> capture::Options {
         clips: None,
         live: None,
         blur: Default::default(),
+        barcodes: false,
     }
 }
 

@@ -57,6 +57,7 @@ fn fast(model: &Model) -> capture::Options {
         clips: None,
         live: None,
         blur: Default::default(),
+        barcodes: false,
     }
 }
 
@@ -97,6 +98,8 @@ impl Cameras<'_> {
                                 clips: clips.then(Default::default),
                                 live: None,
                                 blur: Default::default(),
+                                // Read for barcodes, as the agent's cameras are.
+                                barcodes: true,
                             },
                             task: 1,
                             engine: self.engine.clone(),
@@ -109,6 +112,8 @@ impl Cameras<'_> {
                             // Watched as the agent watches by default.
                             tamper: Some(Default::default()),
                             reference: self.clip_dir.join(format!("tamper-cam{i}.json")),
+                            barcodes: vec![],
+                            barcode: None,
                         },
                         model,
                         self.outbox.clone(),

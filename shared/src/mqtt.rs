@@ -229,6 +229,11 @@ pub mod v1 {
         /// its window lasts: the cloud leaves the camera to it until then.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub schedule: Option<i64>,
+        /// The barcode it read that started its task (an associated barcode,
+        /// `DeviceConfig::barcodes`), until a start or stop from the cloud: the cloud
+        /// leaves the camera to it, as to a schedule.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub barcode: Option<String>,
         /// Its faults while they last ([`Fault`]): offline, frozen, slow, model.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         #[cfg_attr(feature = "ts", ts(optional, as = "Option<Vec<Fault>>"))]
@@ -316,6 +321,7 @@ pub mod v1 {
                             .into_iter()
                             .any(|e| e.as_ref().is_some_and(|e| e.len() > 1000))
                         || check_faults(&c.faults).is_err()
+                        || c.barcode.as_ref().is_some_and(|b| b.len() > 1000)
                 })
             {
                 return Err("bad camera list".into());

@@ -146,6 +146,7 @@ impl Agent {
                 clips: self.cfg.clips,
                 live: None,
                 blur: self.blur_of(camera),
+                barcodes: true,
             },
             task,
             engine,
@@ -172,6 +173,8 @@ impl Agent {
                     ..Default::default()
                 }),
             reference: crate::cameras::tamper::reference_path(&self.cfg.data, camera),
+            barcodes: self.config.barcodes.clone(),
+            barcode: None,
         };
         Ok((job, model))
     }
@@ -210,6 +213,7 @@ impl Agent {
                         sure_share: st.drift.sure.map(|f| f.unsure_share),
                         sure_brightness: st.drift.sure.map(|f| f.brightness),
                         schedule,
+                        barcode: self.running.barcodes.get(&c.name).cloned(),
                         faults,
                         ..CameraStatus::default()
                     };
@@ -227,6 +231,7 @@ impl Agent {
                         since_ms: Some(f.since_ms),
                         retry_at_ms: Some(f.retry_at_ms),
                         schedule,
+                        barcode: self.running.barcodes.get(&c.name).cloned(),
                         faults: vec![fault_of(f)],
                         ..CameraStatus::default()
                     },

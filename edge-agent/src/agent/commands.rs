@@ -56,8 +56,10 @@ impl Agent {
                 engine,
                 generation,
             } => {
-                // A person's start takes the camera from its schedule.
+                // A person's start takes the camera from its schedule, and from the
+                // barcode that started its task.
                 self.running.scheduled.forget(&camera);
+                self.running.barcodes.remove(&camera);
                 self.start_task(&camera, task, engine, generation).await
             }
             Command::StopTask {
@@ -67,6 +69,9 @@ impl Agent {
             } => {
                 self.running.scheduled.forget(&camera);
                 let r = self.stop_task(&camera, task, generation).await;
+                if !self.running.cameras.contains_key(&camera) {
+                    self.running.barcodes.remove(&camera);
+                }
                 self.save();
                 r
             }

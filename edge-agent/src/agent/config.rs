@@ -86,6 +86,9 @@ impl Agent {
             self.live.release(&camera);
         }
         self.set_blur();
+        for w in self.workers.values() {
+            w.set_barcodes(self.config.barcodes.clone());
+        }
         self.tend_schedules().await;
         self.save();
         Ok(format!(
@@ -166,7 +169,10 @@ impl Agent {
                     let generation = self.running.generations.get(&camera).copied().unwrap_or(0);
                     let r = self.start_task(&camera, task, engine, generation).await;
                     match r {
-                        Ok(m) => tracing::info!(schedule, camera, task, "{m}"),
+                        Ok(m) => {
+                            self.running.barcodes.remove(&camera);
+                            tracing::info!(schedule, camera, task, "{m}")
+                        }
                         Err(e) => {
                             // Nothing runs by it: the window does not stop anything.
                             self.running.scheduled.forget(&camera);

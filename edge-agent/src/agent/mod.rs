@@ -28,6 +28,7 @@ use crate::outbox::Outbox;
 use crate::schedules::Scheduled;
 use crate::sync;
 
+mod barcodes;
 mod cameras;
 mod commands;
 mod config;
@@ -114,6 +115,10 @@ struct Running {
     /// What the schedules started (`crate::schedules`); absent in older files.
     #[serde(default)]
     scheduled: Scheduled,
+    /// The cameras whose task a barcode they read started (`barcodes.rs`), with its
+    /// value, until a start or stop from the cloud; absent in older files.
+    #[serde(default)]
+    barcodes: BTreeMap<String, String>,
 }
 
 struct Agent {
@@ -181,6 +186,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     agent.config = config::load(&agent.cfg.data);
     agent.set_blur();
     agent.running.scheduled = running.scheduled;
+    agent.running.barcodes = running.barcodes;
     for (camera, (task, engine)) in running.cameras {
         let generation = running.generations.get(&camera).copied().unwrap_or(0);
         if agent.camera(&camera).is_none() {
@@ -244,6 +250,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
                 agent.reap(false);
                 agent.retry();
                 agent.tend_schedules().await;
+                agent.tend_barcodes().await;
                 agent.tend_live();
                 agent.tend_trial(*linked.borrow());
                 agent.tend_vitals();

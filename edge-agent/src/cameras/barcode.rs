@@ -2,7 +2,8 @@
 //! with `rxing` (zxing in pure Rust) on a grayscale frame, a few times a second, never
 //! on every frame.
 //!
-//! Pure parts, apart from the pipeline that feeds them:
+//! Pure parts, apart from the pipeline that feeds them (the capture's barcode branch,
+//! `crate::capture::codes`, read on a thread of its own: [`feed`]):
 //! - [`Reader`]: one grayscale frame → the barcode in it, if any;
 //! - [`Sampler`]: which frames are read ([`READS_PER_SECOND`] of the camera's time);
 //! - [`Station`]: what a read means for the camera: its value goes on the cycle that
@@ -143,8 +144,12 @@ impl Station {
         }
     }
 
-    /// The organisation's task barcodes changed (a new configuration).
+    /// The organisation's task barcodes changed (a new configuration): a label in view
+    /// is looked at again, as it may start a task now.
     pub fn set_barcodes(&mut self, barcodes: Vec<TaskBarcode>) {
+        if barcodes != self.barcodes {
+            self.last = None;
+        }
         self.barcodes = barcodes;
     }
 
@@ -178,6 +183,29 @@ impl Station {
         out
     }
 }
+
+/// Another task for a camera, asked for by the barcode it read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Switch {
+    pub task: i64,
+    pub engine: EngineConfig,
+    /// The value read: it goes on the new task's first cycle, not on this one's.
+    pub barcode: String,
+}
+
+/// The task `actions` (of reading `value`) start on the camera, if any.
+pub fn switch_of(actions: &[Action], value: &str) -> Option<Switch> {
+    actions.iter().find_map(|a| match a {
+        Action::Start { task, engine } => Some(Switch {
+            task: *task,
+            engine: engine.clone(),
+            barcode: value.to_string(),
+        }),
+        Action::Attach(_) => None,
+    })
+}
+
+pub mod feed;
 
 #[cfg(test)]
 mod drawn;

@@ -15,6 +15,11 @@
 //! tampering watch ([`tamper`]: covered, moved), whose reference the worker keeps in
 //! the data folder.
 //!
+//! Barcodes in its view ([`barcode`]) are read from the capture's barcode branch on a
+//! thread of its own; between two frames the worker puts a value read on the cycle
+//! that finishes next, and asks the agent to start the task a value starts
+//! ([`Stats::switch`]).
+//!
 //! The folder: the worker here, the cycle engine's side in `recorder.rs`, the model's
 //! certainty in `drift.rs`, failed cameras and their back-off in `health.rs`, frozen
 //! and slow in `vitals.rs`, covered and moved in `tamper.rs`.
@@ -39,6 +44,8 @@ pub mod recorder;
 pub mod tamper;
 pub mod vitals;
 
+pub use barcode::Switch;
+
 use recorder::Recorder;
 
 /// What a camera worker is told while it runs.
@@ -55,6 +62,8 @@ pub enum Control {
     Snapshot {
         reply: Sender<anyhow::Result<capture::SnapshotDone>>,
     },
+    /// The organisation's task barcodes changed (a new configuration).
+    Barcodes(Vec<gemba_shared::mqtt::v1::TaskBarcode>),
     /// Take the view it has now as its reference ([`tamper::Tamper::rebaseline`]).
     Rebaseline {
         reply: Sender<anyhow::Result<String>>,
@@ -83,6 +92,9 @@ pub struct Stats {
     pub faults: Vec<gemba_shared::mqtt::v1::Fault>,
     /// It stopped because its model failed on a frame (not its source).
     pub model_failed: bool,
+    /// A barcode read asks for another task on this camera: the agent takes it and
+    /// starts the task in this worker's place.
+    pub switch: Option<Switch>,
 }
 
 /// What a worker needs to start.
@@ -106,6 +118,10 @@ pub struct Job {
     /// reference view is kept in.
     pub tamper: Option<tamper::Options>,
     pub reference: std::path::PathBuf,
+    /// The organisation's barcodes that start a task (when its capture reads
+    /// barcodes), and the value that started this task, for its first cycle.
+    pub barcodes: Vec<gemba_shared::mqtt::v1::TaskBarcode>,
+    pub barcode: Option<String>,
 }
 
 pub struct Worker {
@@ -233,6 +249,16 @@ impl Worker {
             .map_err(|_| anyhow::anyhow!("the camera did not answer"))?
     }
 
+    /// The organisation's task barcodes changed.
+    pub fn set_barcodes(&self, barcodes: Vec<gemba_shared::mqtt::v1::TaskBarcode>) {
+        let _ = self.control.send(Control::Barcodes(barcodes));
+    }
+
+    /// The task a barcode read asks for on this camera, once.
+    pub fn take_switch(&self) -> Option<Switch> {
+        self.stats.lock().expect("stats lock").switch.take()
+    }
+
     pub fn swap_model(&self, model: Model) {
         let _ = self.control.send(Control::Model(Box::new(model)));
     }
@@ -327,6 +353,14 @@ fn work(
     let mut tamper = job
         .tamper
         .map(|o| tamper::Tamper::new(o, tamper::load_reference(&job.reference)));
+    let feed = match cap.codes() {
+        Some(codes) => Some(barcode::feed::Feed::start(codes, &job.camera)?),
+        None => None,
+    };
+    let mut station = barcode::Station::new(job.barcodes, Some(job.task));
+    if let Some(v) = &job.barcode {
+        rec.attach(barcode::METADATA_KEY, v);
+    }
     let mut window = (Instant::now(), 0u32);
     let mut last_t = 0;
     loop {
@@ -350,6 +384,7 @@ fn work(
             Ok(Control::Snapshot { reply }) => {
                 let _ = reply.send(cap.snapshot());
             }
+            Ok(Control::Barcodes(b)) => station.set_barcodes(b),
             Ok(Control::Rebaseline { reply }) => {
                 let r = match tamper.as_mut() {
                     None => Err(anyhow::anyhow!("this camera is not watched for tampering")),
@@ -406,6 +441,21 @@ fn work(
                 }
             }
         }
+        if let Some(f) = &feed {
+            for r in f.reads() {
+                let actions = station.read(&r.value, r.t_ms);
+                if let Some(s) = barcode::switch_of(&actions, &r.value) {
+                    tracing::info!(
+                        barcode = r.value,
+                        task = s.task,
+                        "a barcode starts its task"
+                    );
+                    stats.lock().expect("stats lock").switch = Some(s);
+                } else if actions.contains(&barcode::Action::Attach(r.value.clone())) {
+                    rec.attach(barcode::METADATA_KEY, &r.value);
+                }
+            }
+        }
         last_t = frame.t_ms;
         let made = rec.frame(frame.t_ms, &probs)?;
         clip(&made);
@@ -425,6 +475,7 @@ fn work(
             st.faults.extend(t.faults(now));
         }
     }
+    drop(feed);
     let end = if job.capture.fast { last_t } else { now_ms() };
     let made = rec.finish(end.max(last_t))?;
     clip(&made);

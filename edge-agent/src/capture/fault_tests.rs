@@ -21,6 +21,7 @@ fn opts(fast: bool, clips: bool) -> Options {
         }),
         live: None,
         blur: Default::default(),
+        barcodes: false,
     }
 }
 

@@ -25,9 +25,13 @@
 //! on the bus (told apart by their elements' `clip` names) are logged once and end
 //! the clips only. A file whose frames stop well before the length its header gives
 //! warns once that it is damaged or cut short ([`Capture::warning`]).
+//!
+//! Barcodes: a fourth branch, when asked for, is the frames in grayscale at a readable
+//! size, a few a second, for a reader on a thread of its own ([`codes`]).
 
 pub mod blur;
 pub mod clip;
+pub mod codes;
 mod fault;
 pub mod live;
 mod options;
@@ -77,6 +81,8 @@ pub struct Capture {
     clips: Option<(clip::Shared, gst_app::AppSink)>,
     /// The live view branch, when asked for and x264 is here.
     live: Option<live::Branch>,
+    /// The barcode branch's frames, when asked for.
+    codes: Option<codes::Codes>,
     clock: Arc<clip::Clock>,
     /// The source's frames' running times, onward across loops (as the clips' are).
     running: clip::Onward,
@@ -155,8 +161,13 @@ impl Capture {
             }
             _ => String::new(),
         };
+        let code_branch = if opts.barcodes {
+            codes::branch()
+        } else {
+            String::new()
+        };
         let desc = format!(
-            "{head} ! {blur} ! tee name=t{clip_branch}{live_branch} \
+            "{head} ! {blur} ! tee name=t{clip_branch}{live_branch}{code_branch} \
              t. ! queue ! videoconvert ! videoscale \
              ! video/x-raw,format=RGB,width={w},height={h},pixel-aspect-ratio=1/1 \
              ! appsink name=sink \
@@ -227,6 +238,11 @@ impl Capture {
             }
             None => None,
         };
+        let codes = if opts.barcodes {
+            Some(codes::install(&pipeline, opts.fast)?)
+        } else {
+            None
+        };
         let real_time = !opts.fast;
         sink.set_sync(real_time);
         sink.set_max_buffers(if real_time { 2 } else { 8 });
@@ -242,6 +258,7 @@ impl Capture {
             recording: Arc::new(Mutex::new(None)),
             clips,
             live,
+            codes,
             clock,
             running: Default::default(),
             rate: rate::Rate::new(opts.fps),
@@ -421,6 +438,11 @@ impl Capture {
     /// The last minutes kept for cycle clips (when asked for in [`Options`]).
     pub fn clips(&self) -> Option<clip::Shared> {
         self.clips.as_ref().map(|(ring, _)| ring.clone())
+    }
+
+    /// The barcode branch's frames (when asked for in [`Options`]).
+    pub fn codes(&self) -> Option<codes::Codes> {
+        self.codes.clone()
     }
 }
 

@@ -22,11 +22,14 @@ pub struct Options {
     pub live: Option<Arc<live::Feed>>,
     /// The camera's privacy blur, applied before any branch ([`blur`]).
     pub blur: blur::Regions,
+    /// Read barcodes too: a grayscale branch of full-size frames, a few a second
+    /// ([`crate::capture::codes`]).
+    pub barcodes: bool,
 }
 
 impl Options {
     /// A camera at real time (`fps` at most, a slow reader getting the newest frame),
-    /// read once, without clips, live view or blur.
+    /// read once, without clips, live view, blur or barcodes.
     pub fn at_real_time(width: u32, height: u32, fps: u32) -> Options {
         Options {
             width,
@@ -37,6 +40,7 @@ impl Options {
             clips: None,
             live: None,
             blur: blur::Regions::default(),
+            barcodes: false,
         }
     }
 

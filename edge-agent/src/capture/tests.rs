@@ -12,6 +12,7 @@ fn opts(fast: bool) -> Options {
         clips: None,
         live: None,
         blur: Default::default(),
+        barcodes: false,
     }
 }
 

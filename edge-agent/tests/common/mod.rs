@@ -493,6 +493,23 @@ impl Portal {
         r.json().await.unwrap()
     }
 
+    /// [`Portal::get`] in organisation `org` (the super admin's choice, the
+    /// `organization` header, as the portal sends it).
+    pub async fn get_in(&self, org: i64, path: &str) -> Value {
+        let r = self
+            .http
+            .get(format!("{}/api/{path}", self.url))
+            .bearer_auth(&self.token)
+            .header("organization", org.to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        let body = r.text().await.unwrap();
+        assert!(status.is_success(), "{path}: {status} {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
     /// `POST`s `bytes` as the raw body to `path` of the API: the status and the answer.
     pub async fn upload(&self, path: &str, bytes: Vec<u8>) -> (u16, Value) {
         let r = self

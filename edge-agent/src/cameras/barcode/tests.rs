@@ -100,3 +100,30 @@ fn a_read_goes_on_the_next_cycle_and_a_tasks_barcode_starts_its_task_once() {
     st.set_task(None);
     assert_eq!(st.read("PUMP", 60_000), [Action::Attach("PUMP".into())]);
 }
+
+#[test]
+fn a_label_in_view_when_its_association_arrives_starts_its_task() {
+    let tb = TaskBarcode {
+        value: "PUMP".into(),
+        task: 7,
+        engine: engine(),
+    };
+    let mut st = Station::new(vec![], Some(3));
+    assert_eq!(st.read("PUMP", 0), [Action::Attach("PUMP".into())]);
+    assert_eq!(st.read("PUMP", 250), []);
+    // The same list again changes nothing; a new one looks at the label again.
+    st.set_barcodes(vec![]);
+    assert_eq!(st.read("PUMP", 500), []);
+    st.set_barcodes(vec![tb]);
+    assert_eq!(
+        st.read("PUMP", 750),
+        [
+            Action::Start {
+                task: 7,
+                engine: engine()
+            },
+            Action::Attach("PUMP".into())
+        ]
+    );
+    assert_eq!(st.read("PUMP", 1000), []);
+}

@@ -75,6 +75,7 @@ fn read_back(path: &Path) -> u64 {
             clips: None,
             live: None,
             blur: Default::default(),
+            barcodes: false,
         },
     )
     .unwrap();
@@ -116,6 +117,7 @@ fn camera_clips(webm: bool) {
             }),
             live: None,
             blur: Default::default(),
+            barcodes: false,
         },
     )
     .unwrap();
@@ -218,6 +220,7 @@ fn a_cycle_across_a_loop_of_its_file_gets_its_whole_clip() {
             }),
             live: None,
             blur: Default::default(),
+            barcodes: false,
         },
     )
     .unwrap();

@@ -59,6 +59,12 @@ sure_share?: number | null, sure_brightness?: number | null,
  */
 schedule?: number | null, 
 /**
+ * The barcode it read that started its task (an associated barcode,
+ * `DeviceConfig::barcodes`), until a start or stop from the cloud: the cloud
+ * leaves the camera to it, as to a schedule.
+ */
+barcode?: string | null, 
+/**
  * Its faults while they last ([`Fault`]): offline, frozen, slow, model.
  */
 faults?: Array<Fault>, };
