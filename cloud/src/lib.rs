@@ -22,6 +22,7 @@ pub mod oidc;
 pub mod onnx;
 pub mod privacy;
 pub mod private;
+pub mod push;
 pub mod reconcile;
 pub mod release_key;
 pub mod releases;
@@ -87,6 +88,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         relay: Default::default(),
         relay_secret,
         release_key,
+        vapid: push::Vapid::derive(secret.as_bytes()),
     });
     if let (Some(email), Some(password)) =
         (&state.settings.admin_email, &state.settings.admin_password)

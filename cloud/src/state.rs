@@ -41,6 +41,8 @@ pub struct Inner {
     /// The Ed25519 public key (base64) agent releases are signed for
     /// (`crate::release_key`).
     pub release_key: String,
+    /// The VAPID key Web Push messages are signed with (`crate::push::vapid`).
+    pub vapid: crate::push::Vapid,
 }
 
 impl AppState {

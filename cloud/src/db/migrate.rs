@@ -172,6 +172,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "barcodes",
         include_str!("../../migrations/20261221000005_barcodes.sql"),
     ),
+    (
+        20261229000500,
+        "push_subscriptions",
+        include_str!("../../migrations/20261229000500_push_subscriptions.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

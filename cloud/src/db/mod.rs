@@ -32,6 +32,7 @@ pub mod migrate;
 pub mod model_types;
 pub mod orgs;
 pub mod outbox;
+pub mod push;
 pub mod releases;
 pub mod rollups;
 pub mod screenshots;

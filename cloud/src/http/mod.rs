@@ -16,9 +16,11 @@ pub mod feature_control;
 pub mod labeler;
 pub mod model_types;
 pub mod models;
+pub mod monitoring;
 pub mod organization;
 pub mod portal;
 pub mod privacy;
+pub mod push;
 pub mod recording;
 pub mod releases;
 pub mod screenshots;
@@ -136,6 +138,8 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(audit::router())
         .merge(barcodes::router())
         .merge(feature_control::router())
+        .merge(push::router())
+        .merge(monitoring::router())
         .merge(tasks::router())
         .merge(devices::router())
         .merge(videos::router())

@@ -245,6 +245,7 @@ async fn notify_steps_changed(state: &AppState, org: i64, old: &TaskSettings, ne
     if let Err(e) = state.mailer.send(&recipients, &subject, &body).await {
         tracing::error!(error = %e, "task update e-mail");
     }
+    crate::push::notify(state, org, TASK_UPDATE_EVENT, &recipients, &subject, &body);
 }
 
 /// Copy a task under a new name: its operation and settings, not its training or

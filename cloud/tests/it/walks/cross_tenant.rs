@@ -214,6 +214,17 @@ pub(super) fn cross_tenant(
             format!("device/{bd}/device_details/"),
             None,
         ),
+        // Device monitoring, keyed by B's organisation (issue 31).
+        cross(
+            "GET /monitoring/{org}/device_status/",
+            format!("monitoring/{bo}/device_status/"),
+            None,
+        ),
+        cross(
+            "GET /monitoring/{org}/device_monitoring/",
+            format!("monitoring/{bo}/device_monitoring/"),
+            None,
+        ),
         // What B's device keeps (issue 29), by B's ids, and A's device with B's task.
         cross(
             "GET /device/remote_cam/{id}/",

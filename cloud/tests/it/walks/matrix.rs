@@ -1087,6 +1087,39 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         call("GET /device/get_active_devices/", None, Perm(ViewDevices)),
         call("GET /device/device_status/", None, Perm(ViewDevices)),
         call("GET /device/devices_stats/", None, Perm(ViewDevices)),
+        // Device monitoring, keyed by organisation (issue 31).
+        call(
+            "GET /monitoring/{org}/device_status/",
+            None,
+            Perm(ViewDevices),
+        )
+        .at(format!("monitoring/{}/device_status/", w.org_a)),
+        call(
+            "GET /monitoring/{org}/device_monitoring/",
+            None,
+            Perm(ViewDevices),
+        )
+        .at(format!("monitoring/{}/device_monitoring/", w.org_a)),
+        // Push notifications: one's own browsers' subscriptions (issue 31).
+        call("GET /firebase/vapid_public_key/", None, SignedIn),
+        call("GET /firebase/topic_subscription/", None, SignedIn),
+        call(
+            "POST /firebase/topic_subscription/",
+            Some(json!({
+                "topic": "Task Update",
+                "tokens": [{
+                    "endpoint": format!("https://push.walk.test/{r}"),
+                    "keys": {
+                        "p256dh": "BCbvzr0O6eNKZpGH4Ys6kSKy9zOUW2Scyfn5Ien52tgSkCOL3pzHuzMNFQxncE3SWucFUgV0S28xv0BwdFhy0OY",
+                        "auth": "AAECAwQFBgcICQoLDA0ODw",
+                    },
+                }],
+                "action": "subscribe",
+            })),
+            SignedIn,
+        ),
+        call("DELETE /firebase/unsubscribe/", None, SignedIn)
+            .at("firebase/unsubscribe/?endpoint=https%3A%2F%2Fpush.walk.test%2Fgone"),
         call("GET /device/get_device_tasks/{id}", None, Perm(ViewDevices))
             .at(format!("device/get_device_tasks/{}", w.devices.device)),
         call("GET /device/{id}/commands/", None, Perm(ViewDevices))
