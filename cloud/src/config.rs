@@ -169,6 +169,9 @@ pub struct Settings {
     /// Run training jobs inside `serve` (one at a time); off when `gemba-cloud worker`
     /// processes take them.
     pub train_in_process: bool,
+    /// The `gemba-agent` binary that validation runs evaluate with (default: beside
+    /// `gemba-cloud`).
+    pub agent_bin: Option<PathBuf>,
     /// First-start super admin (also `GEMBA_ADMIN_EMAIL` / `GEMBA_ADMIN_PASSWORD`).
     pub admin_email: Option<String>,
     pub admin_password: Option<Secret>,
@@ -272,6 +275,7 @@ impl Default for Settings {
             models_python: "python3".into(),
             trainer_script: PathBuf::from("models/train.py"),
             train_in_process: true,
+            agent_bin: None,
             admin_email: None,
             admin_password: None,
         }

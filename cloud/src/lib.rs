@@ -34,6 +34,7 @@ pub mod state;
 pub mod tampering;
 pub mod totp_seal;
 pub mod training;
+pub mod validation;
 
 use std::future::Future;
 
@@ -209,6 +210,11 @@ pub async fn launch(
                 tracing::error!(error = %e, "the in-process training worker stopped");
             }
         });
+    }
+    if state.settings.train_in_process
+        && let Err(e) = validation::resume(&state).await
+    {
+        tracing::warn!(error = format!("{e:#}"), "unfinished validation runs stay queued");
     }
     tokio::spawn(media::clips::sweep_every_hour(state.clone()));
     // A relay that cannot start (its port taken) leaves live view to direct paths.

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use gemba_shared::cycle::EngineConfig;
+use gemba_shared::api::v1::training::LabelScore;
 use gemba_shared::eval::{Scored, Scorer, most_overlapping};
 use gemba_shared::footage::{Truth, TruthCycle};
 use serde::Serialize;
@@ -37,6 +38,11 @@ pub struct Report {
     /// labels, and the share of those it judges as they were performed (good or bad).
     pub performed_cycles_found: usize,
     pub performed_verdict_agreement: f64,
+    /// Per label (the steps, then background): precision, recall and F1 of the frames,
+    /// and `confusion[true][predicted]` frame counts, so figures over several videos
+    /// can be pooled (the cloud's validation runs).
+    pub per_label: Vec<LabelScore>,
+    pub confusion: Vec<Vec<u64>>,
 }
 
 pub fn evaluate(model_dir: &Path, video: &Path, truth: &Path) -> anyhow::Result<Report> {
@@ -103,6 +109,8 @@ fn report(
         verdict_agreement: matched(m.verdict_agreement),
         performed_cycles_found: performed,
         performed_verdict_agreement: judged_right as f64 / performed.max(1) as f64,
+        per_label: m.per_label.clone(),
+        confusion: m.confusion.clone(),
     }
 }
 

@@ -173,6 +173,11 @@ const FILES: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/20261221000005_barcodes.sql"),
     ),
     (
+        20261229000200,
+        "validation",
+        include_str!("../../migrations/20261229000200_validation.sql"),
+    ),
+    (
         20261229000500,
         "push_subscriptions",
         include_str!("../../migrations/20261229000500_push_subscriptions.sql"),

@@ -46,6 +46,7 @@ pub mod tombstones;
 pub mod training;
 pub mod upload_tokens;
 pub mod users;
+pub mod validation;
 pub mod videos;
 
 pub use users::UserRow;

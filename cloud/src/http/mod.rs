@@ -29,6 +29,7 @@ pub mod service_tokens;
 pub mod stream;
 pub mod tasks;
 pub mod telemetry;
+pub mod validation;
 pub mod videos;
 
 use axum::extract::{DefaultBodyLimit, State};
@@ -153,6 +154,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(service_tokens::router())
         .merge(privacy::router())
         .merge(telemetry::router())
+        .merge(validation::router())
         .split_for_parts()
 }
 

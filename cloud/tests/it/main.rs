@@ -55,5 +55,6 @@ mod tenancy;
 mod totp_at_rest;
 mod training;
 mod upload_links;
+mod validation;
 mod videos;
 mod walks;

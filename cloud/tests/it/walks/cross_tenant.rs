@@ -960,6 +960,74 @@ pub(super) fn cross_tenant(
             Some(body),
         ));
     }
+    // Validation: B's group, video and run; A's video or B's model into B's group.
+    let bv = b.validation;
+    v.extend([
+        cross(
+            "DELETE /organization/validation-groups/{id}/",
+            format!("organization/validation-groups/{}/", bv.group),
+            None,
+        ),
+        cross(
+            "POST /organization/validation-groups/",
+            "organization/validation-groups/",
+            Some(json!({"name": "Intruders", "task": b.task})),
+        )
+        .or_unknown("task"),
+        cross(
+            "GET /organization/validation-videos/retrieve/",
+            format!("organization/validation-videos/retrieve/?group_id={}", bv.group),
+            None,
+        ),
+        cross(
+            "PATCH /organization/validation-videos/{id}/",
+            format!("organization/validation-videos/{}/", bv.video),
+            Some(json!({"name": "Taken"})),
+        ),
+        cross(
+            "PUT /organization/validation-videos/add-video-to-group/",
+            "organization/validation-videos/add-video-to-group/",
+            Some(json!({"group_id": bv.group, "videos": [a_video]})),
+        )
+        .or_unknown("group_id"),
+        cross(
+            "POST /organization/validation-runs/",
+            "organization/validation-runs/",
+            Some(json!({"group_id": bv.group, "model_version": bv.model})),
+        )
+        .or_unknown("group_id"),
+        cross(
+            "GET /organization/validation-runs/{id}/",
+            format!("organization/validation-runs/{}/", bv.run),
+            None,
+        ),
+        cross(
+            "GET /organization/validation-runs-videos/{id}/",
+            format!("organization/validation-runs-videos/{}/", bv.run),
+            None,
+        ),
+        cross(
+            "GET /websocket_inference/validation_record/group/{id}/",
+            format!("websocket_inference/validation_record/group/{}/", bv.group),
+            None,
+        ),
+        cross(
+            "POST /websocket_inference/validation_records_from_trace/",
+            "websocket_inference/validation_records_from_trace/",
+            Some(json!({"group_id": bv.group, "cycles": ["walk"]})),
+        )
+        .or_unknown("group_id"),
+        cross(
+            "POST /websocket_inference/validation_record/{id}/",
+            format!("websocket_inference/validation_record/{}/", bv.video),
+            Some(json!({"segments": []})),
+        ),
+        cross(
+            "DELETE /websocket_inference/validation_record/{id}/",
+            format!("websocket_inference/validation_record/{}/", bv.video),
+            None,
+        ),
+    ]);
     // Barcodes: B's organisation, barcodes and associations, and A's task with B's
     // barcode.
     let bb = b.barcodes;

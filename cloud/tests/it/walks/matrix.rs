@@ -714,6 +714,85 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             "organization/deployments/?model_version={}&task={}",
             w.video.model, w.task
         )),
+        // Validation groups, videos and runs (unknown ids: a 404 or 400 is allowed).
+        call("GET /organization/validation-groups/", None, Perm(ViewTasks)),
+        call(
+            "POST /organization/validation-groups/",
+            Some(json!({"name": format!("walk-{r}"), "task": w.task})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "DELETE /organization/validation-groups/{id}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/validation-groups/{UNKNOWN_ID}/")),
+        call(
+            "GET /organization/validation-videos/retrieve/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!(
+            "organization/validation-videos/retrieve/?group_id={UNKNOWN_ID}"
+        )),
+        call(
+            "GET /organization/validation-videos/retrieve",
+            None,
+            Perm(ViewTasks),
+        ),
+        call(
+            "PATCH /organization/validation-videos/{id}/",
+            Some(json!({"name": "walk"})),
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/validation-videos/{UNKNOWN_ID}/")),
+        call(
+            "PUT /organization/validation-videos/add-video-to-group/",
+            Some(json!({"group_id": UNKNOWN_ID, "videos": [w.video.video]})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "POST /organization/validation-runs/",
+            Some(json!({"group_id": UNKNOWN_ID, "model_version": w.video.model})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "GET /organization/validation-runs/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/validation-runs/{UNKNOWN_ID}/")),
+        call(
+            "GET /organization/validation-runs-videos/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/validation-runs-videos/{UNKNOWN_ID}/")),
+        call(
+            "GET /websocket_inference/validation_record/group/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!(
+            "websocket_inference/validation_record/group/{UNKNOWN_ID}/"
+        )),
+        call(
+            "POST /websocket_inference/validation_records_from_trace/",
+            Some(json!({"group_id": UNKNOWN_ID, "cycles": ["walk"]})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "POST /websocket_inference/validation_record/{id}/",
+            Some(json!({"segments": []})),
+            Perm(ManageTasks),
+        )
+        .at(format!("websocket_inference/validation_record/{UNKNOWN_ID}/")),
+        call(
+            "DELETE /websocket_inference/validation_record/{id}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!("websocket_inference/validation_record/{UNKNOWN_ID}/")),
         // A refused value (400): the role's permission is what is walked, not training.
         call(
             "PATCH /organization/trained_task/{id}",

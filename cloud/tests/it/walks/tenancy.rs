@@ -53,6 +53,23 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
         st.insert(format!("history of task {id}"), h.to_string());
     }
     st.insert("tasks".into(), tasks.to_string());
+    for url in [
+        "organization/validation-groups/".to_string(),
+        "organization/validation-videos/retrieve".to_string(),
+    ] {
+        let (s, v) = app
+            .call_with(
+                Method::GET,
+                &url,
+                None,
+                Some(admin),
+                &[("Organization", &b.to_string())],
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{url}: {v}");
+        assert!(!v.as_array().unwrap().is_empty(), "B has {url}: {v}");
+        st.insert(url, v.to_string());
+    }
     for id in ids(&tasks["results"], "id") {
         let (s, v) = app
             .call_with(
@@ -274,6 +291,7 @@ both!(
             devices: b_devices,
             video: new_video(&app, &admin, b, b_task).await,
             barcodes: new_barcodes(&app, &admin, b, b_task).await,
+            validation: crate::validation::walk_records(&app, b, b_task).await,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,
             notification: new_notification(&app, &admin, b, "lead@b.test").await,

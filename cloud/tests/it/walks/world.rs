@@ -217,6 +217,8 @@ pub(super) struct TenantB {
     pub(super) line: i64,
     /// B's barcodes, associated with B's task.
     pub(super) barcodes: Barcodes,
+    /// B's validation group, video and run.
+    pub(super) validation: crate::validation::WalkRecords,
 }
 
 /// The 201 answer to the super admin's `body` on `path`.

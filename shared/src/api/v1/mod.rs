@@ -21,6 +21,7 @@ pub mod tampering;
 pub mod task;
 pub mod telemetry;
 pub mod training;
+pub mod validation;
 pub mod video;
 
 use serde::{Deserialize, Serialize};
