@@ -182,6 +182,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "push_subscriptions",
         include_str!("../../migrations/20261229000500_push_subscriptions.sql"),
     ),
+    (
+        20261229000601,
+        "annotation_images",
+        include_str!("../../migrations/20261229000601_annotation_images.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

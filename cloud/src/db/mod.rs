@@ -15,6 +15,7 @@
 
 pub mod admin_reports;
 pub mod analytics;
+pub mod annotations;
 pub mod audit;
 pub mod barcodes;
 pub mod camera_events;

@@ -5,6 +5,7 @@
 pub mod account;
 pub mod admin;
 pub mod admin_reports;
+pub mod annotations;
 pub mod audit;
 pub mod barcodes;
 pub mod client_ip;
@@ -136,6 +137,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(organization_router())
         .merge(admin::router())
         .merge(admin_reports::router())
+        .merge(annotations::router())
         .merge(audit::router())
         .merge(barcodes::router())
         .merge(feature_control::router())

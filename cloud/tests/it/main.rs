@@ -9,6 +9,7 @@ mod common;
 
 mod account;
 mod admin_reports;
+mod annotations;
 mod analytics;
 mod audit;
 mod barcodes;

@@ -1028,6 +1028,121 @@ pub(super) fn cross_tenant(
             None,
         ),
     ]);
+    // Annotation images and boxes: B's task, video, image, objects and plane; A's
+    // task with B's object and plane.
+    let bi = b.annotation;
+    v.extend([
+        cross(
+            "POST /organization/task/annotation_image/",
+            "organization/task/annotation_image/",
+            Some(json!({"video": b.video.video, "frame_ms": 0})),
+        ),
+        cross(
+            "GET /organization/task/annotation_image_list/{task}/",
+            format!("organization/task/annotation_image_list/{bt}/?page_size=100"),
+            None,
+        ),
+        cross(
+            "GET /organization/task/fetch_all_annotation_image_list/{task}",
+            format!("organization/task/fetch_all_annotation_image_list/{bt}"),
+            None,
+        ),
+        cross(
+            "GET /organization/task/projector_annotation_image_list/{task}/",
+            format!("organization/task/projector_annotation_image_list/{bt}/"),
+            None,
+        ),
+        cross(
+            "POST /organization/annotation_image/get_static_image/",
+            "organization/annotation_image/get_static_image/",
+            Some(json!({"task": bt})),
+        ),
+        cross(
+            "POST /organization/task/fetch_annotation_ids_object/",
+            "organization/task/fetch_annotation_ids_object/",
+            Some(json!({"task": bt, "task_object": d.object})),
+        ),
+        cross(
+            "POST /organization/task/fetch_annotation_ids_object/",
+            "organization/task/fetch_annotation_ids_object/",
+            Some(json!({"task": a_task, "task_object": d.object})),
+        ),
+        cross(
+            "PATCH /organization/task/task_object/update_delete",
+            "organization/task/task_object/update_delete",
+            Some(json!({"image": bi, "objects": []})),
+        ),
+        cross(
+            "DELETE /organization/task/task_object/update_delete",
+            "organization/task/task_object/update_delete",
+            Some(json!({"image": bi, "ids": [1]})),
+        ),
+        cross(
+            "POST /generic/revert_object_list/",
+            "generic/revert_object_list/",
+            Some(json!({"image": bi})),
+        ),
+        cross(
+            "PATCH /organization/annotations/bulk-delete/",
+            "organization/annotations/bulk-delete/",
+            Some(json!({"task": bt, "ids": [bi]})),
+        ),
+        cross(
+            "PATCH /organization/annotations/bulk-delete/",
+            "organization/annotations/bulk-delete/",
+            Some(json!({"task": a_task, "ids": [bi]})),
+        ),
+        cross(
+            "GET /organization/task/is_3d/{id}/",
+            format!("organization/task/is_3d/{bt}/"),
+            None,
+        ),
+        cross(
+            "GET /organization/task/depth_frame/{id}/",
+            format!("organization/task/depth_frame/{bt}/"),
+            None,
+        ),
+        cross(
+            "POST /organization/task/depth_frame/{id}/",
+            format!("organization/task/depth_frame/{bt}/"),
+            None,
+        ),
+        cross(
+            "GET /organization/task/zero_depth_pixel/{id}/",
+            format!("organization/task/zero_depth_pixel/{bt}/"),
+            None,
+        ),
+        cross(
+            "PUT /organization/task/reset_plane_objects/{id}/",
+            format!("organization/task/reset_plane_objects/{bt}/"),
+            None,
+        ),
+        cross(
+            "PUT /organization/task/calculate_plane_object_equation/{id}/",
+            format!("organization/task/calculate_plane_object_equation/{}/", d.plane),
+            None,
+        ),
+        cross(
+            "GET /organization/task/get_overlay_frame/{id}/",
+            format!("organization/task/get_overlay_frame/{bt}/?plane_id={}", d.plane),
+            None,
+        ),
+        cross(
+            "GET /organization/task/get_overlay_frame/{id}/",
+            format!("organization/task/get_overlay_frame/{a_task}/?plane_id={}", d.plane),
+            None,
+        ),
+        cross(
+            "PUT /generic/update_projector_region/",
+            "generic/update_projector_region/",
+            Some(json!({"task": bt})),
+        ),
+        cross(
+            "PATCH /generic/copy_projector_media/",
+            "generic/copy_projector_media/",
+            Some(json!({"task": bt})),
+        ),
+    ]);
     // Barcodes: B's organisation, barcodes and associations, and A's task with B's
     // barcode.
     let bb = b.barcodes;

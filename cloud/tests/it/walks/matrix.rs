@@ -888,6 +888,120 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageTasks),
         )
         .at(format!("generic/list_region_json/{}/", w.task)),
+        // Annotation images and boxes (ViewVideos reads, LabelVideos changes), and the
+        // depth and projector calls (the task's: none is attached, 409).
+        call(
+            "POST /organization/task/annotation_image/",
+            Some(json!({"video": w.video.video, "frame_ms": 0})),
+            Perm(LabelVideos),
+        ),
+        call(
+            "GET /organization/task/annotation_image_list/{task}/",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!(
+            "organization/task/annotation_image_list/{}/?page_size=5",
+            w.task
+        )),
+        call(
+            "GET /organization/task/fetch_all_annotation_image_list/{task}",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!(
+            "organization/task/fetch_all_annotation_image_list/{}?filter=annotated",
+            w.task
+        )),
+        call(
+            "GET /organization/task/projector_annotation_image_list/{task}/",
+            None,
+            Perm(ViewVideos),
+        )
+        .at(format!(
+            "organization/task/projector_annotation_image_list/{}/?page=1",
+            w.task
+        )),
+        call(
+            "POST /organization/annotation_image/get_static_image/",
+            Some(json!({"task": w.task})),
+            Perm(ViewVideos),
+        ),
+        call(
+            "POST /organization/task/fetch_annotation_ids_object/",
+            Some(json!({"task": w.task, "task_object": w.detector.object})),
+            Perm(ViewVideos),
+        ),
+        call(
+            "PATCH /organization/task/task_object/update_delete",
+            Some(json!({"image": UNKNOWN_ID, "objects": []})),
+            Perm(LabelVideos),
+        ),
+        call(
+            "DELETE /organization/task/task_object/update_delete",
+            Some(json!({"image": UNKNOWN_ID, "ids": [UNKNOWN_ID]})),
+            Perm(LabelVideos),
+        ),
+        call(
+            "POST /generic/revert_object_list/",
+            Some(json!({"image": UNKNOWN_ID})),
+            Perm(LabelVideos),
+        ),
+        call(
+            "PATCH /organization/annotations/bulk-delete/",
+            Some(json!({"task": w.task, "ids": [UNKNOWN_ID]})),
+            Perm(LabelVideos),
+        ),
+        call("GET /organization/task/is_3d/{id}/", None, Perm(ViewTasks))
+            .at(format!("organization/task/is_3d/{}/", w.task)),
+        call("GET /organization/task/depth_frame/{id}/", None, Perm(ViewTasks))
+            .at(format!("organization/task/depth_frame/{}/", w.task)),
+        call(
+            "POST /organization/task/depth_frame/{id}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/task/depth_frame/{}/", w.task)),
+        call(
+            "GET /organization/task/zero_depth_pixel/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/task/zero_depth_pixel/{}/", w.task)),
+        call(
+            "PUT /organization/task/reset_plane_objects/{id}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/task/reset_plane_objects/{}/", w.task)),
+        call(
+            "PUT /organization/task/calculate_plane_object_equation/{id}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!(
+            "organization/task/calculate_plane_object_equation/{}/",
+            w.detector.plane
+        )),
+        call(
+            "GET /organization/task/get_overlay_frame/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!(
+            "organization/task/get_overlay_frame/{}/?plane_id={}",
+            w.task, w.detector.plane
+        )),
+        call(
+            "PUT /generic/update_projector_region/",
+            Some(json!({"task": w.task})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "PATCH /generic/copy_projector_media/",
+            Some(json!({"task": w.task})),
+            Perm(ManageTasks),
+        ),
         // The deletions come last: the super admin's go through.
         call(
             "PATCH /organization/task/object_detection_rule/bulk_delete",

@@ -291,6 +291,7 @@ both!(
             devices: b_devices,
             video: new_video(&app, &admin, b, b_task).await,
             barcodes: new_barcodes(&app, &admin, b, b_task).await,
+            annotation: crate::walks::world::new_annotation(&app, &admin, b, b_task).await,
             validation: crate::validation::walk_records(&app, b, b_task).await,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,

@@ -217,6 +217,8 @@ pub(super) struct TenantB {
     pub(super) line: i64,
     /// B's barcodes, associated with B's task.
     pub(super) barcodes: Barcodes,
+    /// An annotation image of B's task (a frame of its video).
+    pub(super) annotation: i64,
     /// B's validation group, video and run.
     pub(super) validation: crate::validation::WalkRecords,
 }
@@ -346,6 +348,26 @@ pub(super) async fn new_line(app: &TestApp, admin: &str, org: i64, task: i64, de
     };
     let line: Line = created_in(app, admin, org, "telemetry/trace/line/", &body).await;
     line.id
+}
+
+/// An annotation image of `task` (of `org`): the first frame of its first video.
+pub(super) async fn new_annotation(app: &TestApp, admin: &str, org: i64, task: i64) -> i64 {
+    let o = org.to_string();
+    let (s, v) = app
+        .call_with(
+            Method::GET,
+            &format!("organization/task/videos/{task}"),
+            None,
+            Some(admin),
+            &[("Organization", o.as_str())],
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let video = v["results"][0]["id"].as_i64().expect("a video of the task");
+    let body = gemba_shared::api::v1::annotation::AnnotationImageCreate { video, frame_ms: 0 };
+    let image: gemba_shared::api::v1::annotation::AnnotationImage =
+        created_in(app, admin, org, "organization/task/annotation_image/", &body).await;
+    image.id
 }
 
 /// Subscribes `org` to Record Training Set and uploads a video of `task` there as the

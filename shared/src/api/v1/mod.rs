@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod admin_report;
+pub mod annotation;
 pub mod barcode;
 pub mod cameras;
 pub mod device;
