@@ -160,12 +160,13 @@ ensure_mosquitto() {
 
 # Python tools the tests use (a real SMTP server, aiosmtpd; python-docx and reportlab
 # make the SOP documents of cloud/tests/sop_documents.py; http_ece decrypts Web Push
-# messages in cloud/tests/push_receiver.py), in a venv under target/.
+# messages in cloud/tests/push_receiver.py; moto in server mode is the S3-compatible
+# server of cloud/tests/it/files/), in a venv under target/.
 # Exports GEMBA_TEST_PYTHON, the interpreter the e-mail tests start their server with.
-PY_TOOLS=(aiosmtpd==1.4.6 python-docx==1.2.0 reportlab==5.1.0 http_ece==1.2.1)
+PY_TOOLS=(aiosmtpd==1.4.6 python-docx==1.2.0 reportlab==5.1.0 http_ece==1.2.1 'moto[server]==5.2.5')
 ensure_python_tools() {
   local venv="$ROOT/target/venv"
-  python_venv "$venv" 'import aiosmtpd, docx, reportlab, http_ece' "${PY_TOOLS[@]}"
+  python_venv "$venv" 'import aiosmtpd, docx, reportlab, http_ece, moto.server' "${PY_TOOLS[@]}"
   export GEMBA_TEST_PYTHON="$venv/bin/python"
 }
 

@@ -116,6 +116,7 @@ pub struct MediaClaims {
 }
 
 const MEDIA_AUDIENCE: &str = "media";
+const UPLOAD_AUDIENCE: &str = "file-upload";
 const RELEASE_AUDIENCE: &str = "release";
 
 #[derive(Clone)]
@@ -182,6 +183,16 @@ impl Keys {
 
     pub fn verify_release(&self, token: &str) -> Option<MediaClaims> {
         self.verify_for(RELEASE_AUDIENCE, token)
+    }
+
+    /// A token that uploads object `key` of `org` (`/api/files/{token}`, the local
+    /// object folder's upload URL), good until `exp`: not a media token.
+    pub fn sign_upload(&self, org: i64, key: &str, exp: i64) -> anyhow::Result<String> {
+        self.sign_for(UPLOAD_AUDIENCE, org, key, exp)
+    }
+
+    pub fn verify_upload(&self, token: &str) -> Option<MediaClaims> {
+        self.verify_for(UPLOAD_AUDIENCE, token)
     }
 
     fn sign_for(&self, aud: &str, org: i64, key: &str, exp: i64) -> anyhow::Result<String> {

@@ -125,6 +125,13 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// Largest video accepted for upload, in bytes (sent in parts of at most 8 MiB).
     pub max_video_bytes: i64,
+    /// Largest file of the `generic/` file calls (an upload, a new URL's or a presigned
+    /// post's), in bytes.
+    pub max_file_bytes: i64,
+    /// Keep objects (media, models, clips, releases, files) in this S3 bucket (AWS or
+    /// an S3-compatible server) instead of `{data}/objects`.
+    #[serde(default)]
+    pub s3: Option<crate::objects::S3Settings>,
     /// The Ed25519 public key (base64) agent releases must be signed for (issue 30),
     /// given to every device at enrolment; the private key stays with whoever builds
     /// releases. Unset: the cloud makes a signing key once in the data folder
@@ -261,6 +268,8 @@ impl Default for Settings {
             },
             max_body_bytes: 1024 * 1024,
             max_video_bytes: 4 * 1024 * 1024 * 1024,
+            max_file_bytes: 100 * 1024 * 1024,
+            s3: None,
             release_public_key: None,
             max_release_bytes: 512 * 1024 * 1024,
             clip_days: 30,

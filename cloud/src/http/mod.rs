@@ -14,6 +14,7 @@ pub mod devices;
 pub mod error;
 pub mod extract;
 pub mod feature_control;
+pub mod files;
 pub mod labeler;
 pub mod model_types;
 pub mod models;
@@ -155,6 +156,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(labeler::router())
         .merge(service_tokens::router())
         .merge(privacy::router())
+        .merge(files::router())
         .merge(telemetry::router())
         .merge(validation::router())
         .split_for_parts()

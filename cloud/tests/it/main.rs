@@ -25,6 +25,7 @@ mod device_recording;
 mod devices;
 mod dynsec;
 mod features;
+mod files;
 mod flows;
 mod freshness;
 mod fuzz_found;

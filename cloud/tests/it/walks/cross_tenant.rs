@@ -1143,6 +1143,25 @@ pub(super) fn cross_tenant(
             Some(json!({"task": bt})),
         ),
     ]);
+    // Files: B's bucket and file by name; each organisation's buckets are its own, so
+    // A finds nothing there.
+    let (fb, fp) = crate::files::TENANT_FILE;
+    let bf = json!({"bucket_name": fb, "object_path": fp});
+    let folder = json!({"bucket_name": fb, "folder": ""});
+    v.extend([
+        cross("POST /generic/file_read/", "generic/file_read/", Some(bf.clone())),
+        cross("POST /generic/file_delete/", "generic/file_delete/", Some(bf)),
+        cross(
+            "POST /generic/get_bucket_folder_zip/",
+            "generic/get_bucket_folder_zip/",
+            Some(folder.clone()),
+        ),
+        cross(
+            "POST /generic/get_bucket_folder_presigned_url/",
+            "generic/get_bucket_folder_presigned_url/",
+            Some(folder),
+        ),
+    ]);
     // Barcodes: B's organisation, barcodes and associations, and A's task with B's
     // barcode.
     let bb = b.barcodes;

@@ -1183,6 +1183,46 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageVideos),
         ),
         call("GET /media/{token}", None, Public).at("media/not-a-token"),
+        // Files (the `generic/` file calls): read with ViewTasks, written with
+        // ManageTasks; the upload URLs of the local folder need no sign-in.
+        call("POST /generic/file_upload/", Some(json!({})), Perm(ManageTasks)),
+        call(
+            "POST /generic/file_read/",
+            Some(json!({"bucket_name": "walk-files", "object_path": "none.txt"})),
+            Perm(ViewTasks),
+        ),
+        call(
+            "POST /generic/file_delete/",
+            Some(json!({"bucket_name": "walk-files", "object_path": "none.txt"})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "POST /generic/generate_new_url/",
+            Some(json!({"bucket_name": "walk-files", "object_path": "in", "file": format!("{r}.txt")})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "POST /generic/generate_presigned_post/",
+            Some(json!({"bucket_name": "walk-files", "object_path": "in", "file": format!("{r}.txt")})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "POST /generic/verify_generate_new_url/",
+            Some(json!({"bucket_name": "walk-files", "files": ["in/x.txt"]})),
+            Perm(ViewTasks),
+        ),
+        call(
+            "POST /generic/get_bucket_folder_zip/",
+            Some(json!({"bucket_name": "walk-files", "folder": "in"})),
+            Perm(ViewTasks),
+        ),
+        call(
+            "POST /generic/get_bucket_folder_presigned_url/",
+            Some(json!({"bucket_name": "walk-files", "folder": "in"})),
+            Perm(ViewTasks),
+        ),
+        call("PUT /files/{token}", None, Public).at("files/not-a-token"),
+        call("POST /files/{token}", None, Public).at("files/not-a-token"),
         // No device online in the walk (400): the permission is what is walked.
         call(
             "POST /organization/task/videos/{task_id}/record/",

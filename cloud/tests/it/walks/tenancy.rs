@@ -238,6 +238,10 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
         .unwrap();
         st.insert(format!("open sessions of {id}"), open.to_string());
     }
+    // B's file (`generic/` file calls), as the super admin acting in B reads it.
+    let (s, file) = crate::files::read_tenant_file(app, admin, b).await;
+    assert_eq!(s, StatusCode::OK, "B has its file");
+    st.insert("file".into(), format!("{file:?}"));
     st
 }
 
@@ -283,6 +287,7 @@ both!(
         let (a_task, a_task_history) = new_task(&app, &admin, a, "Tenant A task").await;
         let (b_task, b_task_history) = new_task(&app, &admin, b, "Tenant B task").await;
         let b_devices = new_devices(&app, &admin, b, b_task).await;
+        crate::files::put_tenant_file(&app, &admin, b).await;
         let tenant_b = TenantB {
             task: b_task,
             task_history: b_task_history,

@@ -225,6 +225,23 @@ bounded! {
     ],
     s::SsoRefresh => [l("access_token", "Access token", SSO_TOKEN)],
     super::service_token::ServiceTokenCreate => [l("name", "Name", NAME), l("role", "Role", NAME)],
+    super::files::FileRef => [
+        l("bucket_name", "Bucket name", super::files::MAX_BUCKET_NAME_CHARS),
+        l("object_path", "Object path", super::files::MAX_OBJECT_PATH_BYTES),
+    ],
+    super::files::NewUrlRequest => [
+        l("bucket_name", "Bucket name", super::files::MAX_BUCKET_NAME_CHARS),
+        l("object_path", "Object path", super::files::MAX_OBJECT_PATH_BYTES),
+        l("file", "File", FILE_NAME),
+    ],
+    super::files::VerifyRequest => [
+        l("bucket_name", "Bucket name", super::files::MAX_BUCKET_NAME_CHARS),
+        l("files.*", "A file", super::files::MAX_OBJECT_PATH_BYTES),
+    ],
+    super::files::FolderRequest => [
+        l("bucket_name", "Bucket name", super::files::MAX_BUCKET_NAME_CHARS),
+        l("folder", "Folder", super::files::MAX_OBJECT_PATH_BYTES),
+    ],
 }
 
 /// Every bounded body with its limits, by type name: what the OpenAPI's `maxLength`
@@ -294,6 +311,10 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<s::SsoSignIn>(),
         of::<s::SsoRefresh>(),
         of::<super::service_token::ServiceTokenCreate>(),
+        of::<super::files::FileRef>(),
+        of::<super::files::NewUrlRequest>(),
+        of::<super::files::VerifyRequest>(),
+        of::<super::files::FolderRequest>(),
     ]
 }
 

@@ -7,6 +7,7 @@ pub mod barcode;
 pub mod cameras;
 pub mod device;
 pub mod feature_control;
+pub mod files;
 pub mod labeler;
 pub mod lengths;
 pub mod line;
