@@ -178,6 +178,11 @@ const FILES: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/20261229000200_validation.sql"),
     ),
     (
+        20261229000300,
+        "rectification_steps",
+        include_str!("../../migrations/20261229000300_rectification_steps.sql"),
+    ),
+    (
         20261229000500,
         "push_subscriptions",
         include_str!("../../migrations/20261229000500_push_subscriptions.sql"),

@@ -42,9 +42,11 @@ mod from_doc;
 mod history;
 mod lists;
 mod objects;
+mod rectification;
 mod rules;
 pub(crate) use rules::check_name;
 mod training;
+mod virtual_tasks;
 
 pub fn router() -> OpenApiRouter<AppState> {
     use edit::*;
@@ -52,7 +54,9 @@ pub fn router() -> OpenApiRouter<AppState> {
     use history::*;
     use lists::*;
     use objects::*;
+    use rectification::*;
     use training::*;
+    use virtual_tasks::*;
     OpenApiRouter::new()
         .routes(routes!(list, create))
         .routes(routes!(taskpage))
@@ -60,6 +64,12 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get, patch))
         .routes(routes!(clone_task))
         .routes(routes!(extract_task_from_doc))
+        .routes(routes!(virtual_tasks))
+        .routes(routes!(
+            list_rectification_steps,
+            add_rectification_step,
+            delete_rectification_step
+        ))
         .routes(routes!(trained_tasks))
         .routes(routes!(history))
         .routes(routes!(task_history))

@@ -550,6 +550,26 @@ pub(super) fn cross_tenant(
             Some(json!({"task": bt, "taskName": "Copied out"})),
         ),
         cross(
+            "GET /organization/task/virtual_tasks/{id}/",
+            format!("organization/task/virtual_tasks/{bt}/"),
+            None,
+        ),
+        cross(
+            "GET /organization/rectification_steps/",
+            format!("organization/rectification_steps/?task={bt}"),
+            None,
+        ),
+        cross(
+            "POST /organization/rectification_steps/",
+            "organization/rectification_steps/",
+            Some(json!({"task": bt, "step": 0, "description": "Intruder"})),
+        ),
+        cross(
+            "DELETE /organization/rectification_steps/",
+            format!("organization/rectification_steps/?id={}", b.rectification),
+            None,
+        ),
+        cross(
             "PUT /organization/train/stop/",
             "organization/train/stop/",
             Some(json!({"task": bt})),

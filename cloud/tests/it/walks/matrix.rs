@@ -453,6 +453,29 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageTasks),
         ),
         call(
+            "GET /organization/task/virtual_tasks/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/task/virtual_tasks/{}/", w.task)),
+        call(
+            "GET /organization/rectification_steps/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/rectification_steps/?task={}", w.task)),
+        call(
+            "POST /organization/rectification_steps/",
+            Some(json!({"task": w.task, "step": 0, "description": format!("Walk back {r}")})),
+            Perm(ManageTasks),
+        ),
+        call(
+            "DELETE /organization/rectification_steps/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/rectification_steps/?id={UNKNOWN_ID}")),
+        call(
             "GET /organization/task/{id}/history/",
             None,
             Perm(ViewTasks),

@@ -13,7 +13,8 @@ use super::openapi::{openapi, ops};
 use super::requests::{ids, is_error_shape};
 use super::world::{
     TenantB, World, approved, default_model_type, me, new_barcodes, new_detector, new_devices,
-    new_feature, new_line, new_notification, new_subscription, new_task, new_video, role_id,
+    new_feature, new_line, new_notification, new_rectification, new_subscription, new_task,
+    new_video, role_id,
 };
 use crate::both;
 use crate::common::*;
@@ -296,6 +297,7 @@ both!(
             devices: b_devices,
             video: new_video(&app, &admin, b, b_task).await,
             barcodes: new_barcodes(&app, &admin, b, b_task).await,
+            rectification: new_rectification(&app, &admin, b, b_task).await,
             annotation: crate::walks::world::new_annotation(&app, &admin, b, b_task).await,
             validation: crate::validation::walk_records(&app, b, b_task).await,
             feature,

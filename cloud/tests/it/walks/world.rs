@@ -15,6 +15,7 @@ use gemba_shared::api::v1::feature_control::{
 };
 use gemba_shared::api::v1::line::{Line, LineBody, Station};
 use gemba_shared::api::v1::organization::{Department, DepartmentCreate};
+use gemba_shared::api::v1::rectification::{RectificationStep, RectificationStepCreate};
 use gemba_shared::api::v1::task::{
     DetectionRule, DetectionRuleWrite, PlaneObject, PlaneObjectWrite, Task, TaskCreate,
     TaskHistoryEntry, TaskObject, TaskObjectCreate,
@@ -217,6 +218,8 @@ pub(super) struct TenantB {
     pub(super) line: i64,
     /// B's barcodes, associated with B's task.
     pub(super) barcodes: Barcodes,
+    /// A rectification step of B's task.
+    pub(super) rectification: i64,
     /// An annotation image of B's task (a frame of its video).
     pub(super) annotation: i64,
     /// B's validation group, video and run.
@@ -337,6 +340,18 @@ pub(super) async fn new_task(app: &TestApp, admin: &str, org: i64, name: &str) -
         .get_as(&format!("organization/task/{}/history/", task.id), admin)
         .await;
     (task.id, h[0].id)
+}
+
+/// A rectification step of `task` (of `org`), on its first step.
+pub(super) async fn new_rectification(app: &TestApp, admin: &str, org: i64, task: i64) -> i64 {
+    let body = RectificationStepCreate {
+        task,
+        step: 0,
+        description: "Walk it back".into(),
+    };
+    let r: RectificationStep =
+        created_in(app, admin, org, "organization/rectification_steps/", &body).await;
+    r.id
 }
 
 /// A line of `org` with one station, `task` on `device`.

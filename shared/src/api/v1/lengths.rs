@@ -105,6 +105,9 @@ bounded! {
     f::FeatureCreate => [l("name", "Name", NAME)],
     bc::BarcodeCreate => [l("barcode_value", "Barcode value", bc::MAX_BARCODE_CHARS)],
     bc::BarcodeValuePatch => [l("barcode_value", "Barcode value", bc::MAX_BARCODE_CHARS)],
+    super::rectification::RectificationStepCreate => [
+        l("description", "Description", super::rectification::MAX_RECTIFICATION_CHARS),
+    ],
     f::EventNotificationCreate => [
         l("event_type", "Event type", CODE),
         l("recipients.*", "A recipient", EMAIL),
@@ -277,6 +280,7 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<f::SendEmail>(),
         of::<bc::BarcodeCreate>(),
         of::<bc::BarcodeValuePatch>(),
+        of::<super::rectification::RectificationStepCreate>(),
         of::<t::TaskCreate>(),
         of::<t::TaskPatch>(),
         of::<t::CloneTask>(),

@@ -15,6 +15,7 @@ pub mod monitoring;
 pub mod organization;
 pub mod privacy;
 pub mod push;
+pub mod rectification;
 pub mod release;
 pub mod service_token;
 pub mod sso;
@@ -25,6 +26,7 @@ pub mod telemetry;
 pub mod training;
 pub mod validation;
 pub mod video;
+pub mod virtual_task;
 
 use serde::{Deserialize, Serialize};
 

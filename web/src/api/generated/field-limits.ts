@@ -113,6 +113,9 @@ export const BODY_LIMITS = {
   BarcodeValuePatch: {
     'barcode_value': 100,
   },
+  RectificationStepCreate: {
+    'description': 1000,
+  },
   TaskCreate: {
     'taskName': 100,
     'task_detail': 50000,

@@ -264,6 +264,9 @@ export class FakeTasks {
   handlers() {
     return [
       http.get(apiUrl('organization/task/model_choices'), () => HttpResponse.json(MODEL_CHOICES)),
+      // Virtual tasks and rectification steps: none (their own tests are the server's and e2e's).
+      http.get(apiUrl('organization/task/virtual_tasks/:id/'), () => HttpResponse.json([])),
+      http.get(apiUrl('organization/rectification_steps/'), () => HttpResponse.json([])),
       http.get(apiUrl('organization/task/taskpage'), ({ request }) => {
         const q = new URL(request.url).searchParams;
         const page = Number(q.get('page') ?? '1');

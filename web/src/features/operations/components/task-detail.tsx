@@ -12,7 +12,9 @@ import { HistorySection } from './history-section';
 import { ModelSection } from './model-section';
 import { OperationSection } from './operation-section';
 import { ParametersSection } from './parameters-section';
+import { RectificationSection } from './rectification-section';
 import { TranslationSection } from './translation-section';
+import { VirtualTasksSection } from './virtual-tasks-section';
 
 /**
  * One task: its operation, parameters, model, translation and history. The language
@@ -60,6 +62,8 @@ export function TaskDetail({ id, manage }: { id: number; manage: boolean }) {
       </header>
       <OperationSection task={task} manage={manage} translation={translation} />
       <ParametersSection key={paramsKey} task={task} manage={manage} translation={translation} />
+      <VirtualTasksSection taskId={task.id} />
+      <RectificationSection key={task.task_detail} task={task} manage={manage} />
       <ModelSection key={modelKey} task={task} manage={manage} />
       <TranslationSection task={task} manage={manage} />
       <HistorySection task={task} manage={manage} />
