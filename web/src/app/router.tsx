@@ -68,9 +68,10 @@ export const routes: RouteObject[] = [
               screen(paths.labeler.setting, () => import('@/features/account/components/profile-screen')),
               screen(paths.labeler.videos, () => import('@/features/labeling/components/labeler-videos-screen')),
               ...[
-                u.temp, u.opc, u.userManual,
+                u.opc, u.userManual,
                 u.fundamentals,
               ].map(todo),
+              screen(u.temp, () => import('@/features/temp/components/temp-screen')),
               screen(u.home, () => import('@/features/analytics/components/home-screen')),
               screen(u.analytics, () => import('@/features/analytics/components/analytics-screen')),
               screen(u.trace, () => import('@/features/analytics/components/trace-screen')),
