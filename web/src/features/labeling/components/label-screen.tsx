@@ -23,6 +23,7 @@ import { labelerKey } from '../api/labeler';
 import { type LabelsVia, deleteAnnotations, labelsKey, labelsQuery, markPropagationsReviewed, saveLabels } from '../api/labels';
 import { ZOOMS, addSegment, removeSegment, stepAt, timelineWindow } from '../labels';
 import { LabelersPanel } from './labelers-panel';
+import { ObjectBoxes } from './object-boxes';
 import { VideosToLabel } from './videos-to-label';
 
 const MAX_ZOOM = Math.max(...ZOOMS);
@@ -77,6 +78,7 @@ export default function LabelScreen() {
             ← All videos
           </button>
           <Editor video={chosen} editable={label} />
+          <ObjectBoxes video={chosen} editable={label} />
         </>
       ) : null}
     </section>
