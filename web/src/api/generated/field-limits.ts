@@ -258,4 +258,21 @@ export const BODY_LIMITS = {
     'name': 100,
     'role': 100,
   },
+  FileRef: {
+    'bucket_name': 63,
+    'object_path': 900,
+  },
+  NewUrlRequest: {
+    'bucket_name': 63,
+    'object_path': 900,
+    'file': 255,
+  },
+  VerifyRequest: {
+    'bucket_name': 63,
+    'files.*': 900,
+  },
+  FolderRequest: {
+    'bucket_name': 63,
+    'folder': 900,
+  },
 } as const;
