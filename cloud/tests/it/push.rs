@@ -453,3 +453,69 @@ both!(
         );
     }
 );
+
+both!(
+    a_device_health_event_reaches_the_recipients_subscribed_browser,
+    |app: TestApp| async move {
+        use gemba_shared::api::v1::device::CameraEventKind;
+        use gemba_shared::mqtt::v1;
+
+        let mut rx = Receiver::start().await;
+        let w = crate::devices::world(&app).await;
+        let creds = crate::devices::enrolled(&app, &w.boss, "Bench").await;
+        let (s, v) = subscription(
+            &app,
+            &w.boss,
+            "Device Health",
+            vec![rx.token("/push/boss")],
+            "subscribe",
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let (s, v) = app
+            .post(
+                "feature_control/event_notifications",
+                json!({"event_type": "Device Health", "recipients": ["boss@a.test"]}),
+                Some(&w.boss),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+
+        let dev = crate::devices::TestDevice::of(&creds).await;
+        let status = v1::StatusMessage {
+            v: 1,
+            online: true,
+            ts_ms: 1_000,
+            agent_version: "test".into(),
+            cameras: vec![],
+            outbox: 0,
+            disk_free_mb: Some(10),
+            temperature_c: None,
+            config_version: 0,
+            target: String::new(),
+            updatable: false,
+            update: None,
+            faults: vec![v1::Fault {
+                kind: CameraEventKind::DiskLow,
+                since_ms: 900,
+                detail: Some("10 MB free".into()),
+            }],
+        };
+        dev.send_status(&status).await;
+
+        let got = rx.next().await;
+        assert_eq!(got["ok"], true, "{got}");
+        assert_eq!(got["path"], "/push/boss");
+        let m = &got["message"];
+        assert_eq!(m["topic"], "Device Health");
+        assert_eq!(m["title"], "Device Health: disk low on Bench");
+        assert_eq!(m["organization"], w.a);
+        assert!(
+            m["body"]
+                .as_str()
+                .unwrap()
+                .contains("The device says: 10 MB free"),
+            "{m}"
+        );
+    }
+);
