@@ -94,6 +94,7 @@ export const routes: RouteObject[] = [
               screen(u.train, () => import('@/features/training/components/train-screen')),
               screen(u.deploy, () => import('@/features/models/components/deploy-screen')),
               screen(u.models, () => import('@/features/models/components/models-screen')),
+              screen(u.validation, () => import('@/features/validation/components/validation-screen')),
               // trace/{traceId} is the cycle-trace screen, keeping the query.
               {
                 path: u.traceItem,

@@ -37,6 +37,8 @@ export const paths = {
     train: '/user/train',
     deploy: '/user/deploy',
     models: '/user/models',
+    /** Validation groups and runs (not a spec route: docs/decisions.md). */
+    validation: '/user/validation',
     tasks: '/user/tasks',
     devices: '/user/devices',
     device: '/user/devices/:id',

@@ -74,6 +74,7 @@ export const ROUTES: readonly RouteRule[] = [
   only(u.train, 'Train Model', USER_SCREENS),
   only(u.deploy, 'Deploy Model', USER_SCREENS),
   only(u.models, 'Model Versions', USER_SCREENS),
+  only(u.validation, 'Validation', USER_SCREENS),
   only(u.tasks, 'Tasks', USER_SCREENS),
   only(u.devices, 'Devices', USER_SCREENS),
   only(u.device, 'Device', USER_SCREENS),

@@ -13,7 +13,7 @@ const FULL = [
   ['Dashboard', ['Dashboard']],
   ['LEAN', ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line', 'Pathfinder']],
   ['MANAGEMENT', ['Devices', 'OPC', 'Cameras', 'Users', 'Add Device', 'Audit Log']],
-  ['SETUP', ['Define Operation', 'Record Training Set', 'Label Training Set', 'Train Model', 'Deploy Model']],
+  ['SETUP', ['Define Operation', 'Record Training Set', 'Label Training Set', 'Train Model', 'Deploy Model', 'Validation']],
 ] as const;
 
 const without = (labels: string[]) =>

@@ -60,6 +60,7 @@ export const USER_SIDEBAR: readonly SidebarSection[] = [
       { label: 'Label Training Set', path: u.labelData },
       { label: 'Train Model', path: u.train },
       { label: 'Deploy Model', path: u.deploy, feature: 'Deploy Model' },
+      { label: 'Validation', path: u.validation },
     ],
   },
 ];
