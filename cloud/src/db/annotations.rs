@@ -384,3 +384,30 @@ pub async fn with_object(db: &Db, org: i64, task: i64, object: i64) -> sqlx::Res
     .fetch_all(&db.pool)
     .await
 }
+
+/// Makes `key` video `video`'s thumbnail (of `org`); answers the key it replaces.
+pub async fn set_thumbnail(
+    db: &Db,
+    org: i64,
+    video: i64,
+    key: &str,
+) -> sqlx::Result<Option<Option<String>>> {
+    let mut tx = db.begin_write().await?;
+    let old: Option<Option<String>> = sqlx::query_scalar(
+        "SELECT thumbnail_key FROM videos WHERE organization_id = $1 AND id = $2",
+    )
+    .bind(org)
+    .bind(video)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if old.is_some() {
+        sqlx::query("UPDATE videos SET thumbnail_key = $3 WHERE organization_id = $1 AND id = $2")
+            .bind(org)
+            .bind(video)
+            .bind(key)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(old)
+}

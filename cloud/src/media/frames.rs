@@ -20,13 +20,17 @@ pub struct Frame {
 const FRAME_TIMEOUT_SECS: u64 = 60;
 
 /// The frame of the video at `path` shown at `at_ms` (the last one when `at_ms` is
-/// past the end).
-pub fn frame_at(path: &Path, at_ms: u64) -> anyhow::Result<Frame> {
+/// past the end), at the video's size or scaled to `width` pixels wide.
+pub fn frame_at(path: &Path, at_ms: u64, width: Option<u32>) -> anyhow::Result<Frame> {
     super::init()?;
-    let pipeline = gst::parse::launch(
-        "uridecodebin name=src ! videoconvert ! video/x-raw,format=I420 \
-         ! jpegenc quality=90 ! appsink name=sink sync=false",
-    )?
+    let scale = match width {
+        Some(w) => format!("videoscale ! video/x-raw,width={w},pixel-aspect-ratio=1/1 ! "),
+        None => String::new(),
+    };
+    let pipeline = gst::parse::launch(&format!(
+        "uridecodebin name=src ! videoconvert ! {scale}videoconvert ! video/x-raw,format=I420 \
+         ! jpegenc quality=90 ! appsink name=sink sync=false"
+    ))?
     .downcast::<gst::Pipeline>()
     .map_err(|_| anyhow::anyhow!("the frame pipeline is not a pipeline"))?;
     pipeline
@@ -94,10 +98,12 @@ mod tests {
         let copy = dir.path().join("recording.webm");
         std::fs::copy(p, &copy).unwrap();
         crate::media::remux_matroska(&copy).unwrap();
-        let first = frame_at(&copy, 0).unwrap();
-        let later = frame_at(&copy, 2000).unwrap();
+        let first = frame_at(&copy, 0, None).unwrap();
+        let later = frame_at(&copy, 2000, None).unwrap();
         assert_eq!((first.width, first.height), (640, 480));
         assert_eq!((later.width, later.height), (640, 480));
+        let small = frame_at(&copy, 2000, Some(320)).unwrap();
+        assert_eq!((small.width, small.height), (320, 240));
         assert_eq!(&first.jpeg[..2], &[0xff, 0xd8]);
         assert_ne!(first.jpeg, later.jpeg);
     }
@@ -107,6 +113,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("notes.mp4");
         std::fs::write(&p, b"these are not frames").unwrap();
-        assert!(frame_at(&p, 0).is_err());
+        assert!(frame_at(&p, 0, None).is_err());
     }
 }

@@ -450,3 +450,56 @@ both!(
         }
     }
 );
+
+both!(
+    a_frame_becomes_a_videos_thumbnail,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let v = video(&app, &w).await;
+        let thumb = "organization/task/upload_thumbnail/";
+        let (_, before) = app
+            .get(&format!("organization/task_record/{v}/"), &w.eng)
+            .await;
+        let old_url = before["thumbnail_url"].as_str().unwrap().to_string();
+        let (_, old) = media(&app, &old_url).await;
+
+        let (s, after) = app
+            .post(thumb, json!({"video": v, "frame_ms": 1500}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{after}");
+        let new_url = after["thumbnail_url"].as_str().unwrap();
+        assert_ne!(new_url, old_url);
+        let (s, new) = media(&app, new_url).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(&new[..2], &[0xff, 0xd8], "a JPEG");
+        assert_ne!(new, old, "another frame than the first");
+        // The list shows it; the old picture is gone.
+        let (_, listed) = app
+            .get(&format!("organization/task_record/{v}/"), &w.eng)
+            .await;
+        assert_eq!(listed["thumbnail_url"], new_url);
+        assert_eq!(media(&app, &old_url).await.0, StatusCode::NOT_FOUND);
+
+        let (s, e) = app
+            .post(thumb, json!({"video": v, "frame_ms": 2000}), Some(&w.eng))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+        assert!(first(&e, "frame_ms").starts_with("A frame is taken within the video"));
+        let body = json!({"video": v, "frame_ms": 0});
+        assert_eq!(
+            app.post(thumb, body.clone(), Some(&w.analyst)).await.0,
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            app.post(thumb, body, Some(&w.boss_b)).await.0,
+            StatusCode::NOT_FOUND
+        );
+        let (_, still) = app
+            .get(&format!("organization/task_record/{v}/"), &w.eng)
+            .await;
+        assert_eq!(
+            still["thumbnail_url"], new_url,
+            "refused calls change nothing"
+        );
+    }
+);

@@ -40,11 +40,13 @@ async fn fetch_object(
     Ok(())
 }
 
-/// The frame of video `v` at `at_ms`, read from its stored file.
-async fn take_frame(
+/// The frame of video `v` at `at_ms`, read from its stored file, at the video's size or
+/// `width` pixels wide.
+pub(super) async fn take_frame(
     state: &AppState,
     v: &videos::VideoRow,
     at_ms: i64,
+    width: Option<u32>,
 ) -> anyhow::Result<frames::Frame> {
     let dir = state.settings.data.join("uploads");
     tokio::fs::create_dir_all(&dir).await?;
@@ -52,7 +54,7 @@ async fn take_frame(
     let got = async {
         fetch_object(state, &objects::key(v.organization_id, &v.object_key), &tmp).await?;
         let p = tmp.clone();
-        tokio::task::spawn_blocking(move || frames::frame_at(&p, at_ms as u64)).await?
+        tokio::task::spawn_blocking(move || frames::frame_at(&p, at_ms as u64, width)).await?
     }
     .await;
     let _ = tokio::fs::remove_file(&tmp).await;
@@ -100,7 +102,7 @@ pub async fn create_image(
             "An operation has at most {MAX_IMAGES_PER_TASK} annotation images: delete some first."
         )));
     }
-    let frame = take_frame(&state, &v, req.frame_ms).await?;
+    let frame = take_frame(&state, &v, req.frame_ms, None).await?;
     let key = format!(
         "annotations/{}/{}.jpg",
         task.id,

@@ -1,7 +1,8 @@
 //! Annotation images and object boxes (spec section 7 "Annotation, media and depth";
 //! docs/decisions.md "Annotation images"), by sub-area: [`images`] (a frame of a
 //! task's video taken as an image, the lists, bulk delete, the static image, images
-//! by object), [`objects`] (an image's boxes saved, deleted, reverted) and [`depth`]
+//! by object), [`objects`] (an image's boxes saved, deleted, reverted), [`thumbnail`]
+//! (a video's thumbnail from one of its frames) and [`depth`]
 //! (the depth and projector calls: no depth camera or projector is attached today, and
 //! they say so).
 //!
@@ -14,6 +15,7 @@
 mod depth;
 mod images;
 mod objects;
+mod thumbnail;
 
 use gemba_shared::Permission;
 use gemba_shared::api::v1::annotation::AnnotationImage;
@@ -40,6 +42,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(fetch_annotation_ids_object))
         .routes(routes!(save_objects, delete_objects))
         .routes(routes!(revert_object_list))
+        .routes(routes!(thumbnail::upload_thumbnail))
         .routes(routes!(is_3d))
         .routes(routes!(get_depth_frame, post_depth_frame))
         .routes(routes!(zero_depth_pixel))

@@ -1103,6 +1103,11 @@ pub(super) fn cross_tenant(
             Some(json!({"image": bi})),
         ),
         cross(
+            "POST /organization/task/upload_thumbnail/",
+            "organization/task/upload_thumbnail/",
+            Some(json!({"video": b.video.video, "frame_ms": 0})),
+        ),
+        cross(
             "PATCH /organization/annotations/bulk-delete/",
             "organization/annotations/bulk-delete/",
             Some(json!({"task": bt, "ids": [bi]})),

@@ -971,6 +971,11 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(LabelVideos),
         ),
         call(
+            "POST /organization/task/upload_thumbnail/",
+            Some(json!({"video": w.video.video, "frame_ms": 0})),
+            Perm(ManageVideos),
+        ),
+        call(
             "PATCH /organization/annotations/bulk-delete/",
             Some(json!({"task": w.task, "ids": [UNKNOWN_ID]})),
             Perm(LabelVideos),

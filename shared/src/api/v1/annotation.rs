@@ -75,6 +75,16 @@ pub struct AnnotationImageCreate {
     pub frame_ms: i64,
 }
 
+/// `POST organization/task/upload_thumbnail/`: the frame of `video` at `frame_ms`
+/// becomes the video's thumbnail.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ThumbnailFrame {
+    pub video: i64,
+    pub frame_ms: i64,
+}
+
 /// A box to save on an image.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
