@@ -69,9 +69,6 @@ impl Agent {
             } => {
                 self.running.scheduled.forget(&camera);
                 let r = self.stop_task(&camera, task, generation).await;
-                if !self.running.cameras.contains_key(&camera) {
-                    self.running.barcodes.remove(&camera);
-                }
                 self.save();
                 r
             }
@@ -223,6 +220,7 @@ impl Agent {
         let w = self.workers.remove(camera);
         self.running.cameras.remove(camera);
         self.running.generations.remove(camera);
+        self.running.barcodes.remove(camera);
         self.health.forget(camera);
         Ok(match w {
             Some(w) => {

@@ -5,7 +5,7 @@
 //! between two frames ([`Feed::reads`]).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -23,6 +23,8 @@ pub struct Read {
 pub struct Feed {
     reads: Receiver<Read>,
     stop: Arc<AtomicBool>,
+    /// Frames read so far (with a barcode or not).
+    frames: Arc<AtomicU64>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -32,6 +34,8 @@ impl Feed {
         let (tx, reads) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
         let halt = stop.clone();
+        let frames = Arc::new(AtomicU64::new(0));
+        let counted = frames.clone();
         let span = tracing::info_span!("camera", camera = camera);
         let thread = std::thread::Builder::new()
             .name(format!("barcodes {camera}"))
@@ -48,7 +52,9 @@ impl Feed {
                         }
                         continue;
                     };
-                    if let Some((value, format)) = reader.read(&g.luma, g.width, g.height) {
+                    let found = reader.read(&g.luma, g.width, g.height);
+                    counted.fetch_add(1, Ordering::Relaxed);
+                    if let Some((value, format)) = found {
                         tracing::debug!(value, ?format, "barcode read");
                         if tx
                             .send(Read {
@@ -65,8 +71,14 @@ impl Feed {
         Ok(Feed {
             reads,
             stop,
+            frames,
             thread: Some(thread),
         })
+    }
+
+    /// Frames read so far, with a barcode or not.
+    pub fn frames(&self) -> u64 {
+        self.frames.load(Ordering::Relaxed)
     }
 
     /// The values read since last asked, oldest first.
