@@ -110,8 +110,6 @@ pub(super) fn file(bucket: &str, path: &str) -> Value {
     json!({"bucket_name": bucket, "object_path": path})
 }
 
-/// Every file call, as organisation A's engineer, with A's analyst (reads only) and
-
 /// B's file of the tenancy walk: bucket and path.
 pub(crate) const TENANT_FILE: (&str, &str) = ("tenant-files", "b/plan.txt");
 
