@@ -3,8 +3,9 @@
  * an operation, adds its labelled demo video, runs the default model over it twice
  * (each run is `gemba-agent eval` on the video, started by the cloud), reads a run's
  * report over the group, per step and per video, compares the two runs side by side,
- * and deletes the group. The model version is the default model registered from a model
- * file by a super admin of the spec's own; an analytics user is sent away.
+ * tries a record from a cycle without a clip (refused with why), and deletes the group.
+ * The model version is the default model registered from a model file by a super admin
+ * of the spec's own; an analytics user is sent away.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -126,6 +127,12 @@ test('an engineer runs a model version over a validation group and compares two 
   for (const box of await runs.getByRole('checkbox').all()) await box.check();
   const side = panel.getByRole('table', { name: 'Runs side by side' });
   await expect(side.getByRole('row', { name: /Frame accuracy/ })).toContainText(`${accuracy}${accuracy}`);
+
+  // Records come from cycles with a clip: an id that is none is refused with why.
+  const trace = panel.getByRole('form', { name: 'Records from traces' });
+  await trace.getByLabel('Cycle ids').fill('no-such-cycle');
+  await trace.getByRole('button', { name: 'Add records' }).click();
+  await expect(trace.getByText("Cycle no-such-cycle is not a cycle of this group's task with a clip.")).toBeVisible();
 
   // Deleted after confirming; its video stays, in no group.
   await panel.getByRole('button', { name: 'Delete group' }).click();

@@ -9,6 +9,8 @@ import { queryOptions } from '@tanstack/react-query';
 import type {
   AddVideosToGroup,
   Msg,
+  RecordsFromTrace,
+  Segment,
   ValidationGroup,
   ValidationGroupCreate,
   ValidationRun,
@@ -59,3 +61,11 @@ export const deleteGroup = (id: number) => api.delete<Msg>(`organization/validat
 export const addVideos = (body: AddVideosToGroup) => api.put<Msg>('organization/validation-videos/add-video-to-group/', body);
 
 export const startRun = (body: ValidationRunCreate) => api.post<ValidationRun>('organization/validation-runs/', body);
+
+/** Cycles' clips become records of the group, labelled with the recognised steps. */
+export const recordsFromTrace = (body: RecordsFromTrace) =>
+  api.post<ValidationVideo[]>('websocket_inference/validation_records_from_trace/', body);
+
+/** A record's labels as a person checked them. */
+export const checkRecord = (id: number, segments: Segment[]) =>
+  api.post<ValidationVideo>(`websocket_inference/validation_record/${id}/`, { segments });

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
-import type { ModelVersion, ValidationGroup, ValidationReport } from '@/api/generated';
+import type { ModelVersion, Segment, ValidationGroup, ValidationReport } from '@/api/generated';
 import { tasksQuery } from '@/api/tasks';
 import { NO_FILTER, videoListQuery } from '@/api/videos';
 import { OperationSelect } from '@/components/media/operation-picker';
@@ -20,16 +20,19 @@ import { checkChosen } from '@/lib/validate';
 
 import {
   addVideos,
+  checkRecord,
   createGroup,
   deleteGroup,
   groupsQuery,
   groupVideosQuery,
   runQuery,
+  recordsFromTrace,
   runVideosQuery,
   startRun,
   validationKey,
 } from '../api/validation';
 import { compareRows, pct, secs } from '../compare';
+import { parseCycleIds } from '../records';
 
 /**
  * `/user/validation` (Validation; docs/decisions.md "Validation groups, videos and
@@ -129,6 +132,14 @@ function GroupPanel({ group, manage, onDeleted }: { group: ValidationGroup; mana
     },
     onError: (err) => notify.failure(err, 'delete'),
   });
+  const check = useMutation({
+    mutationFn: ({ id, segments }: { id: number; segments: Segment[] }) => checkRecord(id, segments),
+    onSuccess: async () => {
+      notify.successShort('Data updated successfully!');
+      await qc.invalidateQueries({ queryKey: validationKey });
+    },
+    onError: (err) => notify.failure(err, 'post'),
+  });
   const toggle = (id: number) =>
     setCompared((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id].slice(-2)));
   return (
@@ -146,16 +157,26 @@ function GroupPanel({ group, manage, onDeleted }: { group: ValidationGroup; mana
         label="Group videos"
         query={videos}
         empty={<EmptyState title="No videos in this group yet." />}
-        columns={['Video', 'Length', 'Labels']}
+        columns={['Video', 'Length', 'Labels', manage && 'Actions']}
         row={(v) => (
           <tr key={v.id}>
             <td>{v.name}</td>
             <td>{(v.duration_ms / 1000).toFixed(1)} s</td>
             <td>{v.reviewed ? `${v.segments.length} steps, checked` : `${v.segments.length} steps, to check`}</td>
+            {manage ? (
+              <td>
+                {v.reviewed ? null : (
+                  <button type="button" className="secondary" onClick={() => check.mutate({ id: v.id, segments: v.segments })}>
+                    Mark {v.name} checked
+                  </button>
+                )}
+              </td>
+            ) : null}
           </tr>
         )}
       />
       {manage ? <AddVideosForm group={group} /> : null}
+      {manage ? <FromTraceForm group={group} /> : null}
       <h3>Runs</h3>
       {manage ? <StartRunForm group={group} onStarted={setShown} /> : null}
       {group.runs.length === 0 ? (
@@ -256,6 +277,38 @@ function AddVideosForm({ group }: { group: ValidationGroup }) {
       <FormError message={error} />
       <button type="submit" disabled={chosen.length === 0 || m.isPending}>
         Add to group
+      </button>
+    </form>
+  );
+}
+
+/** Cycles (their ids, from Trace) whose clips become records of the group, to check. */
+function FromTraceForm({ group }: { group: ValidationGroup }) {
+  const qc = useQueryClient();
+  const [ids, setIds] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const m = useMutation({
+    mutationFn: (cycles: string[]) => recordsFromTrace({ group_id: group.id, cycles }),
+    onSuccess: async (made) => {
+      setIds('');
+      setError(null);
+      notify.successShort(`${made.length} record${made.length === 1 ? '' : 's'} added: check their labels.`);
+      await qc.invalidateQueries({ queryKey: validationKey });
+    },
+    onError: (err) => setError(Object.values(formErrors(err))[0] ?? null),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const cycles = parseCycleIds(ids);
+    if (cycles.length === 0) setError('Give the ids of cycles with a clip (Trace lists them).');
+    else if (!m.isPending) m.mutate(cycles);
+  };
+  return (
+    <form aria-label="Records from traces" onSubmit={submit} noValidate>
+      <Field label="Cycle ids" value={ids} onChange={(e) => setIds(e.target.value)} />
+      <FormError message={error} />
+      <button type="submit" disabled={m.isPending}>
+        Add records
       </button>
     </form>
   );
