@@ -105,6 +105,8 @@ fn export_bindings() {
         gemba_shared::api::v1::rectification::RectificationStep,
         gemba_shared::api::v1::rectification::RectificationStepCreate,
         gemba_shared::api::v1::virtual_task::VirtualTask,
+        gemba_shared::api::v1::video_metadata::ExtractVideoMetadata,
+        gemba_shared::api::v1::video_metadata::VideoMetadata,
         gemba_shared::api::v1::push::PushKeys,
         gemba_shared::api::v1::push::PushToken,
         gemba_shared::api::v1::push::TopicSubscription,

@@ -12,6 +12,7 @@
 //!   of clips kept past `clip_days`.
 
 pub mod clips;
+pub mod describe;
 pub mod frames;
 pub mod upload;
 pub mod urls;

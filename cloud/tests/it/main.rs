@@ -59,6 +59,7 @@ mod totp_at_rest;
 mod training;
 mod upload_links;
 mod validation;
+mod video_metadata;
 mod videos;
 mod virtual_tasks;
 mod walks;

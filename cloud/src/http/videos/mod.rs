@@ -21,6 +21,7 @@
 pub mod labels;
 pub mod list;
 pub mod media;
+pub mod metadata;
 pub mod tags;
 pub mod upload;
 
@@ -55,6 +56,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(tags::delete_comment))
         .routes(routes!(tags::list_time_tags, tags::create_time_tag))
         .routes(routes!(tags::delete_time_tag))
+        .routes(routes!(metadata::extract_video_metadata))
         .routes(routes!(media::media))
 }
 

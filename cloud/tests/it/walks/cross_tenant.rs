@@ -320,6 +320,11 @@ pub(super) fn cross_tenant(
             None,
         ),
         cross(
+            "POST /organization/task_record/extract_video_metadata",
+            "organization/task_record/extract_video_metadata",
+            Some(json!({"task_record": b.video.video})),
+        ),
+        cross(
             "POST /organization/task/videos/{task_id}",
             format!("organization/task/videos/{bt}"),
             Some(json!({"file_name": "intruder.mp4", "size_bytes": 10})),

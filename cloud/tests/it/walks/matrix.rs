@@ -1272,6 +1272,11 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageVideos),
         )
         .at(format!("organization/task_record/{}/", w.video.video)),
+        call(
+            "POST /organization/task_record/extract_video_metadata",
+            Some(json!({"task_record": w.video.video})),
+            Perm(ViewVideos),
+        ),
         call("GET /organization/task_record/tags", None, Perm(ViewVideos)),
         call(
             "GET /organization/task/task_tags/{id}",

@@ -26,6 +26,7 @@ pub mod telemetry;
 pub mod training;
 pub mod validation;
 pub mod video;
+pub mod video_metadata;
 pub mod virtual_task;
 
 use serde::{Deserialize, Serialize};

@@ -22,6 +22,7 @@ import { useIdSet } from '@/lib/use-id-set';
 
 import { type Upload, type UploadProgress, deleteVideos, resumeUpload, uploadVideo } from '../api/recording';
 import { CommentsPanel } from './comments-panel';
+import { VideoDetails } from './video-details';
 import { CameraRecorder } from './camera-recorder';
 import { DeviceRecorder } from './device-recorder';
 
@@ -256,6 +257,7 @@ function VideoList({ task, manage }: { task: number; manage: boolean }) {
           <Player video={playing} onRefreshed={setPlaying} />
           <figcaption>{playing.file_name}</figcaption>
           <CommentsPanel video={playing.id} />
+          <VideoDetails key={playing.id} video={playing.id} />
         </figure>
       ) : null}
       {asking ? (
