@@ -105,6 +105,7 @@ fn export_bindings() {
         gemba_shared::api::v1::rectification::RectificationStep,
         gemba_shared::api::v1::rectification::RectificationStepCreate,
         gemba_shared::api::v1::virtual_task::VirtualTask,
+        gemba_shared::api::v1::task_objects_store::StoredObject,
         gemba_shared::api::v1::video_metadata::ExtractVideoMetadata,
         gemba_shared::api::v1::video_metadata::VideoMetadata,
         gemba_shared::api::v1::push::PushKeys,

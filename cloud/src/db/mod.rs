@@ -43,6 +43,7 @@ pub mod sso;
 pub mod tampering;
 pub mod task_objects;
 pub mod tasks;
+pub mod task_store;
 pub mod tokens;
 pub mod tombstones;
 pub mod training;

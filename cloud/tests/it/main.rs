@@ -50,6 +50,7 @@ mod service;
 mod service_tokens;
 mod sop;
 mod sso;
+mod stored_objects;
 mod stream;
 mod tampering;
 mod tasks;

@@ -44,6 +44,7 @@ mod lists;
 mod objects;
 mod rectification;
 mod rules;
+mod stored_objects;
 pub(crate) use rules::check_name;
 mod training;
 mod virtual_tasks;
@@ -55,6 +56,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     use lists::*;
     use objects::*;
     use rectification::*;
+    use stored_objects::*;
     use training::*;
     use virtual_tasks::*;
     OpenApiRouter::new()
@@ -65,6 +67,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(clone_task))
         .routes(routes!(extract_task_from_doc))
         .routes(routes!(virtual_tasks))
+        .routes(routes!(s3_objects))
         .routes(routes!(
             list_rectification_steps,
             add_rectification_step,

@@ -555,6 +555,11 @@ pub(super) fn cross_tenant(
             Some(json!({"task": bt, "taskName": "Copied out"})),
         ),
         cross(
+            "GET /organization/task/s3_objects/{id}/",
+            format!("organization/task/s3_objects/{bt}/"),
+            None,
+        ),
+        cross(
             "GET /organization/task/virtual_tasks/{id}/",
             format!("organization/task/virtual_tasks/{bt}/"),
             None,

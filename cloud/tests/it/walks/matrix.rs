@@ -453,6 +453,12 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageTasks),
         ),
         call(
+            "GET /organization/task/s3_objects/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/task/s3_objects/{}/", w.task)),
+        call(
             "GET /organization/task/virtual_tasks/{id}/",
             None,
             Perm(ViewTasks),

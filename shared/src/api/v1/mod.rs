@@ -22,6 +22,7 @@ pub mod sso;
 pub mod stream;
 pub mod tampering;
 pub mod task;
+pub mod task_objects_store;
 pub mod telemetry;
 pub mod training;
 pub mod validation;

@@ -207,6 +207,7 @@ export type * from './StepRelations';
 export type * from './StepRule';
 export type * from './StopTask';
 export type * from './StopTraining';
+export type * from './StoredObject';
 export type * from './StreamDevices';
 export type * from './StreamError';
 export type * from './SubscribedFeature';

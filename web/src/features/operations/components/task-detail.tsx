@@ -13,6 +13,7 @@ import { ModelSection } from './model-section';
 import { OperationSection } from './operation-section';
 import { ParametersSection } from './parameters-section';
 import { RectificationSection } from './rectification-section';
+import { StoredObjectsSection } from './stored-objects-section';
 import { TranslationSection } from './translation-section';
 import { VirtualTasksSection } from './virtual-tasks-section';
 
@@ -64,6 +65,7 @@ export function TaskDetail({ id, manage }: { id: number; manage: boolean }) {
       <ParametersSection key={paramsKey} task={task} manage={manage} translation={translation} />
       <VirtualTasksSection taskId={task.id} />
       <RectificationSection key={task.task_detail} task={task} manage={manage} />
+      <StoredObjectsSection taskId={task.id} />
       <ModelSection key={modelKey} task={task} manage={manage} />
       <TranslationSection task={task} manage={manage} />
       <HistorySection task={task} manage={manage} />
