@@ -14,6 +14,7 @@
 pub mod clips;
 pub mod describe;
 pub mod frames;
+pub mod merge;
 pub mod upload;
 pub mod urls;
 

@@ -68,6 +68,13 @@ fn boxed(object: i64, x: f64, y: f64, w: f64, h: f64) -> Value {
     json!({"task_object": object, "x": x, "y": y, "width": w, "height": h})
 }
 
+async fn video_count(app: &TestApp, tok: &str, task: i64) -> i64 {
+    let (_, v) = app
+        .get(&format!("organization/task/videos/{task}"), tok)
+        .await;
+    v["count"].as_i64().unwrap()
+}
+
 fn first(v: &Value, field: &str) -> String {
     v[field][0]
         .as_str()
@@ -501,5 +508,94 @@ both!(
             still["thumbnail_url"], new_url,
             "refused calls change nothing"
         );
+    }
+);
+
+both!(
+    videos_of_a_task_are_joined_into_a_new_one,
+    |app: TestApp| async move {
+        let w = subscribed_world(&app).await;
+        let dir = tempfile::tempdir().unwrap();
+        let long = upload_video(
+            &app,
+            &w.eng,
+            w.task,
+            "long.mp4",
+            &clip(dir.path(), 2),
+            64 * 1024,
+        )
+        .await
+        .id;
+        let short = upload_video(
+            &app,
+            &w.eng,
+            w.task,
+            "short.mp4",
+            &clip(dir.path(), 1),
+            64 * 1024,
+        )
+        .await
+        .id;
+        let merge = "organization/task/merge_video_sequences/";
+
+        let (s, v) = app
+            .post(
+                merge,
+                json!({"task": w.task, "videos": [long, short]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        assert_eq!(v["status"], "ready");
+        assert_eq!(v["file_name"], "Merged 2 videos.mp4");
+        assert_eq!(
+            (v["width"].as_i64(), v["height"].as_i64()),
+            (Some(320), Some(240))
+        );
+        let ms = v["duration_ms"].as_i64().unwrap();
+        assert!((2700..=3300).contains(&ms), "{ms} ms");
+        // Its frames are images like any video's.
+        let id = v["id"].as_i64().unwrap();
+        let img = taken(&app, &w.eng, id, 2500).await;
+        assert_eq!(img.video, Some(id));
+
+        // Refused: one video, a video of another task, another organisation, a role
+        // without the videos; nothing is made by them.
+        let before = video_count(&app, &w.eng, w.task).await;
+        let (s, e) = app
+            .post(
+                merge,
+                json!({"task": w.task, "videos": [long, long]}),
+                Some(&w.eng),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+        assert!(first(&e, "videos").starts_with("Give 2 to 20"), "{e}");
+        let (eng_b, b_task) = crate::videos::b_task(&app, &w).await;
+        let (s, e) = app
+            .post(
+                merge,
+                json!({"task": b_task, "videos": [long, short]}),
+                Some(&eng_b),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{e}");
+        let (s, e) = app
+            .post(
+                merge,
+                json!({"task": w.task, "videos": [long, short]}),
+                Some(&w.boss_b),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{e}");
+        let (s, _) = app
+            .post(
+                merge,
+                json!({"task": w.task, "videos": [long, short]}),
+                Some(&w.analyst),
+            )
+            .await;
+        assert_eq!(s, StatusCode::FORBIDDEN);
+        assert_eq!(video_count(&app, &w.eng, w.task).await, before);
     }
 );

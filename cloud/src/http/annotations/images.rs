@@ -24,7 +24,7 @@ use crate::objects;
 use crate::state::AppState;
 
 /// Copies object `key` into the file `path`, streaming.
-async fn fetch_object(
+pub(super) async fn fetch_object(
     state: &AppState,
     key: &object_store::path::Path,
     path: &std::path::Path,

@@ -2,7 +2,8 @@
 //! docs/decisions.md "Annotation images"), by sub-area: [`images`] (a frame of a
 //! task's video taken as an image, the lists, bulk delete, the static image, images
 //! by object), [`objects`] (an image's boxes saved, deleted, reverted), [`thumbnail`]
-//! (a video's thumbnail from one of its frames) and [`depth`]
+//! (a video's thumbnail from one of its frames), [`merge`] (videos joined into one)
+//! and [`depth`]
 //! (the depth and projector calls: no depth camera or projector is attached today, and
 //! they say so).
 //!
@@ -14,6 +15,7 @@
 
 mod depth;
 mod images;
+mod merge;
 mod objects;
 mod thumbnail;
 
@@ -43,6 +45,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(save_objects, delete_objects))
         .routes(routes!(revert_object_list))
         .routes(routes!(thumbnail::upload_thumbnail))
+        .routes(routes!(merge::merge_video_sequences))
         .routes(routes!(is_3d))
         .routes(routes!(get_depth_frame, post_depth_frame))
         .routes(routes!(zero_depth_pixel))

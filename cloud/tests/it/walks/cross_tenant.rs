@@ -1118,6 +1118,16 @@ pub(super) fn cross_tenant(
             Some(json!({"video": b.video.video, "frame_ms": 0})),
         ),
         cross(
+            "POST /organization/task/merge_video_sequences/",
+            "organization/task/merge_video_sequences/",
+            Some(json!({"task": bt, "videos": [b.video.video, a_video]})),
+        ),
+        cross(
+            "POST /organization/task/merge_video_sequences/",
+            "organization/task/merge_video_sequences/",
+            Some(json!({"task": a_task, "videos": [b.video.video, a_video]})),
+        ),
+        cross(
             "PATCH /organization/annotations/bulk-delete/",
             "organization/annotations/bulk-delete/",
             Some(json!({"task": bt, "ids": [bi]})),

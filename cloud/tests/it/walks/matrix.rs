@@ -981,6 +981,12 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Some(json!({"video": w.video.video, "frame_ms": 0})),
             Perm(ManageVideos),
         ),
+        // The same video twice is one: a 400 for the roles that may.
+        call(
+            "POST /organization/task/merge_video_sequences/",
+            Some(json!({"task": w.task, "videos": [w.video.video, w.video.video]})),
+            Perm(ManageVideos),
+        ),
         call(
             "PATCH /organization/annotations/bulk-delete/",
             Some(json!({"task": w.task, "ids": [UNKNOWN_ID]})),

@@ -85,6 +85,19 @@ pub struct ThumbnailFrame {
     pub frame_ms: i64,
 }
 
+/// Most videos joined by one `merge_video_sequences`.
+pub const MAX_MERGED_VIDEOS: usize = 20;
+
+/// `POST organization/task/merge_video_sequences/`: ready videos of the task joined in
+/// the order given into a new video of the task.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MergeVideoSequences {
+    pub task: i64,
+    pub videos: Vec<i64>,
+}
+
 /// A box to save on an image.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
