@@ -27,6 +27,13 @@ pub struct TrainJob {
     pub run: i64,
 }
 
+/// A message sent to a queue (`generic/send_message_to_sqs/`): run message `message`
+/// (`crate::queue`). Its own job type, so a long training run never holds it up.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MessageJob {
+    pub message: i64,
+}
+
 /// How often an idle worker looks for a job.
 const POLL: Duration = Duration::from_millis(500);
 
@@ -85,17 +92,74 @@ impl Queue {
         Ok(())
     }
 
-    /// Runs a worker named `name` until `shutdown` resolves.
+    /// Queues message `job`.
+    pub async fn push_message(&self, job: MessageJob) -> anyhow::Result<()> {
+        match self {
+            Queue::Sqlite(p) => SqliteStorage::new(p).push(job).await?,
+            Queue::Postgres(p) => PostgresStorage::new(p).push(job).await?,
+        }
+        Ok(())
+    }
+
+    /// Runs a worker named `name` until `shutdown` resolves: one for training jobs and,
+    /// beside it, one for messages (`{name}-messages`).
     pub async fn work(
         &self,
         state: AppState,
         name: String,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
+        use futures_util::FutureExt;
+        let shutdown = shutdown.boxed().shared();
+        let s = shutdown.clone();
+        let messages = self.work_messages(state.clone(), format!("{name}-messages"), async move {
+            s.await;
+            Ok::<(), std::io::Error>(())
+        });
         let signal = async move {
             shutdown.await;
             Ok::<(), std::io::Error>(())
         };
+        let training = self.work_training(state, name, signal);
+        tokio::try_join!(training, messages)?;
+        Ok(())
+    }
+
+    async fn work_messages(
+        &self,
+        state: AppState,
+        name: String,
+        signal: impl Future<Output = Result<(), std::io::Error>> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        match self {
+            Queue::Sqlite(p) => {
+                WorkerBuilder::new(name)
+                    .backend(SqliteStorage::new(p).poll_with_interval(POLL))
+                    .concurrency(1)
+                    .data(state)
+                    .build(message)
+                    .run_until(signal)
+                    .await?
+            }
+            Queue::Postgres(p) => {
+                WorkerBuilder::new(name)
+                    .backend(PostgresStorage::new(p).poll_with_interval(POLL))
+                    .concurrency(1)
+                    .data(state)
+                    .build(message)
+                    .run_until(signal)
+                    .await?
+            }
+        }
+        Ok(())
+    }
+
+    async fn work_training(
+        &self,
+        state: AppState,
+        name: String,
+        signal: impl Future<Output = Result<(), std::io::Error>> + Send + 'static,
+    ) -> anyhow::Result<()> {
         match self {
             Queue::Sqlite(p) => {
                 WorkerBuilder::new(name)
@@ -124,6 +188,13 @@ impl Queue {
 /// reason); only a failure to record that is the job's (and it is tried again).
 async fn train(job: TrainJob, state: Data<AppState>) -> Result<(), BoxDynError> {
     crate::training::run(&state, job.run).await?;
+    Ok(())
+}
+
+/// A message's handler: its job, to its end (`crate::queue::run` records a failure on
+/// the message; only a failure to record that is the job's, and it is tried again).
+async fn message(job: MessageJob, state: Data<AppState>) -> Result<(), BoxDynError> {
+    crate::queue::run(&state, job.message).await?;
     Ok(())
 }
 

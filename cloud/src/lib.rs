@@ -23,6 +23,7 @@ pub mod onnx;
 pub mod privacy;
 pub mod private;
 pub mod push;
+pub mod queue;
 pub mod reconcile;
 pub mod release_key;
 pub mod releases;

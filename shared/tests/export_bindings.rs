@@ -108,6 +108,8 @@ fn export_bindings() {
         gemba_shared::api::v1::task_objects_store::StoredObject,
         gemba_shared::api::v1::video_metadata::ExtractVideoMetadata,
         gemba_shared::api::v1::video_metadata::VideoMetadata,
+        gemba_shared::api::v1::queue::QueueMessageCreate,
+        gemba_shared::api::v1::queue::QueueMessage,
         gemba_shared::api::v1::push::PushKeys,
         gemba_shared::api::v1::push::PushToken,
         gemba_shared::api::v1::push::TopicSubscription,

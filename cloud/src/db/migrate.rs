@@ -192,6 +192,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "annotation_images",
         include_str!("../../migrations/20261229000601_annotation_images.sql"),
     ),
+    (
+        20261229000700,
+        "queue_messages",
+        include_str!("../../migrations/20261229000700_queue_messages.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -34,6 +34,7 @@ pub mod model_types;
 pub mod orgs;
 pub mod outbox;
 pub mod push;
+pub mod queue;
 pub mod rectification;
 pub mod releases;
 pub mod rollups;

@@ -23,6 +23,7 @@ pub mod organization;
 pub mod portal;
 pub mod privacy;
 pub mod push;
+pub mod queue;
 pub mod recording;
 pub mod releases;
 pub mod screenshots;
@@ -143,6 +144,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(barcodes::router())
         .merge(feature_control::router())
         .merge(push::router())
+        .merge(queue::router())
         .merge(monitoring::router())
         .merge(tasks::router())
         .merge(devices::router())

@@ -43,6 +43,7 @@ mod monitoring;
 mod portal;
 mod privacy;
 mod push;
+mod queue;
 mod rectification;
 mod releases;
 mod screenshots;

@@ -325,6 +325,21 @@ pub(super) fn cross_tenant(
             Some(json!({"task_record": b.video.video})),
         ),
         cross(
+            "POST /generic/send_message_to_sqs/",
+            "generic/send_message_to_sqs/",
+            Some(json!({
+                "queue": "trim_video",
+                "video_id": b.video.video,
+                "start_ms": 0,
+                "end_ms": 500,
+            })),
+        ),
+        cross(
+            "GET /generic/queue_message/{id}/",
+            format!("generic/queue_message/{}/", b.queue_message),
+            None,
+        ),
+        cross(
             "POST /organization/task/videos/{task_id}",
             format!("organization/task/videos/{bt}"),
             Some(json!({"file_name": "intruder.mp4", "size_bytes": 10})),

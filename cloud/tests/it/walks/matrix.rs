@@ -1289,6 +1289,18 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Some(json!({"task_record": w.video.video})),
             Perm(ViewVideos),
         ),
+        call(
+            "POST /generic/send_message_to_sqs/",
+            Some(json!({
+                "queue": "trim_video",
+                "video_id": w.video.video,
+                "start_ms": 0,
+                "end_ms": 500,
+            })),
+            Perm(ManageVideos),
+        ),
+        call("GET /generic/queue_message/{id}/", None, Perm(ViewVideos))
+            .at(format!("generic/queue_message/{UNKNOWN_ID}/")),
         call("GET /organization/task_record/tags", None, Perm(ViewVideos)),
         call(
             "GET /organization/task/task_tags/{id}",

@@ -300,6 +300,7 @@ both!(
             rectification: new_rectification(&app, &admin, b, b_task).await,
             annotation: crate::walks::world::new_annotation(&app, &admin, b, b_task).await,
             validation: crate::validation::walk_records(&app, b, b_task).await,
+            queue_message: crate::queue::walk_message(&app, b).await,
             feature,
             subscription: new_subscription(&app, &admin, feature, b).await,
             notification: new_notification(&app, &admin, b, "lead@b.test").await,

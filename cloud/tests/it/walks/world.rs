@@ -224,6 +224,8 @@ pub(super) struct TenantB {
     pub(super) annotation: i64,
     /// B's validation group, video and run.
     pub(super) validation: crate::validation::WalkRecords,
+    /// A message of B's on the job queue.
+    pub(super) queue_message: i64,
 }
 
 /// The 201 answer to the super admin's `body` on `path`.

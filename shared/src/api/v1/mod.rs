@@ -15,6 +15,7 @@ pub mod monitoring;
 pub mod organization;
 pub mod privacy;
 pub mod push;
+pub mod queue;
 pub mod rectification;
 pub mod release;
 pub mod service_token;

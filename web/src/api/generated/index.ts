@@ -152,6 +152,8 @@ export type * from './PushKeys';
 export type * from './PushMessage';
 export type * from './PushSubscription';
 export type * from './PushToken';
+export type * from './QueueMessage';
+export type * from './QueueMessageCreate';
 export type * from './RecentCycle';
 export type * from './RecordLabels';
 export type * from './RecordRequest';
