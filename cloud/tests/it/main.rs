@@ -61,6 +61,7 @@ mod totp_at_rest;
 mod training;
 mod upload_links;
 mod validation;
+mod video_entity;
 mod video_metadata;
 mod videos;
 mod virtual_tasks;

@@ -18,6 +18,7 @@
 //! another's); the super admin's list of a task's videos is the task's organisation's. Reading needs `ViewVideos`; changing needs `ManageVideos` and the
 //! organisation's "Record Training Set" subscription.
 
+pub mod entity;
 pub mod labels;
 pub mod list;
 pub mod media;
@@ -57,6 +58,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(tags::list_time_tags, tags::create_time_tag))
         .routes(routes!(tags::delete_time_tag))
         .routes(routes!(metadata::extract_video_metadata))
+        .routes(routes!(entity::create_entity))
         .routes(routes!(media::media))
 }
 

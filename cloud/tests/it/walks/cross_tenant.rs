@@ -325,6 +325,11 @@ pub(super) fn cross_tenant(
             Some(json!({"task_record": b.video.video})),
         ),
         cross(
+            "POST /organization/entity/",
+            "organization/entity/",
+            Some(json!({"task_record": b.video.video})),
+        ),
+        cross(
             "POST /generic/send_message_to_sqs/",
             "generic/send_message_to_sqs/",
             Some(json!({

@@ -1290,6 +1290,11 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ViewVideos),
         ),
         call(
+            "POST /organization/entity/",
+            Some(json!({"task_record": w.video.video})),
+            Perm(ViewVideos),
+        ),
+        call(
             "POST /generic/send_message_to_sqs/",
             Some(json!({
                 "queue": "trim_video",

@@ -28,6 +28,7 @@ pub mod telemetry;
 pub mod training;
 pub mod validation;
 pub mod video;
+pub mod video_entity;
 pub mod video_metadata;
 pub mod virtual_task;
 
