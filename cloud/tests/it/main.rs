@@ -18,6 +18,7 @@ mod broker_tls;
 mod camera_events;
 mod camera_states;
 mod clips;
+mod clone_into;
 mod cycle_changes;
 mod demo;
 mod device_config;

@@ -37,6 +37,7 @@ const MAX_NAME: usize = gemba_shared::validate::MAX_NAME_CHARS;
 /// The event whose recipients hear of changed steps.
 pub const TASK_UPDATE_EVENT: &str = "Task Update";
 
+mod clone_into;
 mod edit;
 mod from_doc;
 mod history;
@@ -64,7 +65,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(taskpage))
         .routes(routes!(admin_list))
         .routes(routes!(get, patch))
-        .routes(routes!(clone_task))
+        .routes(routes!(clone_task, clone_into::clone_task_into))
         .routes(routes!(extract_task_from_doc))
         .routes(routes!(virtual_tasks))
         .routes(routes!(s3_objects))

@@ -575,6 +575,17 @@ pub(super) fn cross_tenant(
             Some(json!({"task": bt, "taskName": "Copied out"})),
         ),
         cross(
+            "PATCH /generic/clone_task/",
+            "generic/clone_task/",
+            Some(json!({"task": bt, "taskName": "Copied out", "organization": a})),
+        ),
+        cross(
+            "PATCH /generic/clone_task/",
+            "generic/clone_task/",
+            Some(json!({"task": a_task, "taskName": "Copied in", "organization": bo})),
+        )
+        .or_unknown("organization"),
+        cross(
             "GET /organization/task/s3_objects/{id}/",
             format!("organization/task/s3_objects/{bt}/"),
             None,

@@ -453,6 +453,15 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageTasks),
         ),
         call(
+            "PATCH /generic/clone_task/",
+            Some(json!({
+                "task": w.task,
+                "taskName": format!("Walk copy {r}"),
+                "organization": w.org_a,
+            })),
+            Perm(ManageTasks),
+        ),
+        call(
             "GET /organization/task/s3_objects/{id}/",
             None,
             Perm(ViewTasks),

@@ -138,6 +138,7 @@ bounded! {
         l("translation_name", "The language", NAME),
     ],
     t::CloneTask => [l("taskName", "Task name", NAME)],
+    t::CloneTaskInto => [l("taskName", "Task name", NAME)],
     t::TaskObjectCreate => [
         l("name", "The object name", NAME),
         l("outline_color", "The outline colour", CODE),
@@ -284,6 +285,7 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<t::TaskCreate>(),
         of::<t::TaskPatch>(),
         of::<t::CloneTask>(),
+        of::<t::CloneTaskInto>(),
         of::<t::TaskObjectCreate>(),
         of::<t::TaskObjectPatch>(),
         of::<t::PlaneObjectWrite>(),

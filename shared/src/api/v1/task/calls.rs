@@ -117,6 +117,23 @@ pub struct CloneTask {
     pub task_name: String,
 }
 
+/// `PATCH generic/clone_task/`: a copy of `task` named `taskName` in another
+/// organisation the user may act in (docs/decisions.md "Clone").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CloneTaskInto {
+    pub task: i64,
+    #[serde(rename = "taskName")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
+    pub task_name: String,
+    /// The organisation the copy is made in.
+    pub organization: i64,
+}
+
+/// The answer for an organisation the user may not copy into (or none).
+pub const NOT_YOUR_ORGANIZATION: &str = "You cannot add tasks to this organization.";
+
 /// `PUT organization/train/stop/`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
