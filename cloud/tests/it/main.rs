@@ -33,6 +33,7 @@ mod fuzz_found;
 mod hardening;
 mod https;
 mod issues;
+mod kaizen;
 mod labeler;
 mod learning_loop;
 mod lengths;

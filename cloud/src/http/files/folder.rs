@@ -10,6 +10,7 @@ use gemba_shared::Permission;
 use gemba_shared::api::v1::files::{
     FileUrl, FolderRequest, MAX_FOLDER_OBJECTS, MAX_FOLDER_ZIP_BYTES, check_object_path,
 };
+use gemba_shared::api::v1::kaizen::BUCKET_MARKER;
 use gemba_shared::validate::Bounded;
 use object_store::{ObjectMeta, ObjectStoreExt};
 
@@ -33,6 +34,7 @@ async fn listing(
         format!("files/{bucket}/{folder}")
     };
     let prefix = objects::key(org, &prefix);
+    let marker = super::key(org, bucket, BUCKET_MARKER);
     let mut list = state.objects.list(Some(&prefix));
     let mut out = Vec::new();
     while let Some(m) = list.next().await {
@@ -41,6 +43,9 @@ async fn listing(
             Err(object_store::Error::NotFound { .. }) => break,
             Err(e) => return Err(ApiError::Internal(e.into())),
         };
+        if m.location == marker {
+            continue;
+        }
         if out.len() == MAX_FOLDER_OBJECTS {
             return Err(ApiError::field(
                 "folder",

@@ -18,6 +18,7 @@
 
 mod calls;
 mod folder;
+mod kaizen;
 mod upload;
 
 use std::time::Duration;
@@ -48,6 +49,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(calls::verify_generate_new_url))
         .routes(routes!(folder::get_bucket_folder_zip))
         .routes(routes!(folder::get_bucket_folder_presigned_url))
+        .routes(routes!(kaizen::create_kaizen_bucket))
         .merge(streamed)
 }
 

@@ -1270,6 +1270,11 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Some(json!({"bucket_name": "walk-files", "folder": "in"})),
             Perm(ViewTasks),
         ),
+        call(
+            "POST /organization/create_kaizen_bucket",
+            None,
+            Perm(ManageTasks),
+        ),
         call("PUT /files/{token}", None, Public).at("files/not-a-token"),
         call("POST /files/{token}", None, Public).at("files/not-a-token"),
         // No device online in the walk (400): the permission is what is walked.

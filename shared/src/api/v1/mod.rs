@@ -8,6 +8,7 @@ pub mod cameras;
 pub mod device;
 pub mod feature_control;
 pub mod files;
+pub mod kaizen;
 pub mod labeler;
 pub mod lengths;
 pub mod line;
