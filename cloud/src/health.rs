@@ -63,7 +63,14 @@ pub async fn mail_opened(state: &AppState, org: i64, device: i64, opened: &[New]
         if let Err(err) = state.mailer.send(&recipients, &subject, &body).await {
             tracing::error!(error = %err, "device health e-mail");
         }
-        crate::push::notify(state, org, DEVICE_HEALTH_EVENT, &recipients, &subject, &body);
+        crate::push::notify(
+            state,
+            org,
+            DEVICE_HEALTH_EVENT,
+            &recipients,
+            &subject,
+            &body,
+        );
     }
 }
 

@@ -215,7 +215,10 @@ pub async fn launch(
     if state.settings.train_in_process
         && let Err(e) = validation::resume(&state).await
     {
-        tracing::warn!(error = format!("{e:#}"), "unfinished validation runs stay queued");
+        tracing::warn!(
+            error = format!("{e:#}"),
+            "unfinished validation runs stay queued"
+        );
     }
     tokio::spawn(media::clips::sweep_every_hour(state.clone()));
     // A relay that cannot start (its port taken) leaves live view to direct paths.

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use anyhow::Context;
-use gemba_shared::cycle::EngineConfig;
 use gemba_shared::api::v1::training::LabelScore;
+use gemba_shared::cycle::EngineConfig;
 use gemba_shared::eval::{Scored, Scorer, most_overlapping};
 use gemba_shared::footage::{Truth, TruthCycle};
 use serde::Serialize;

@@ -9,8 +9,8 @@ mod common;
 
 mod account;
 mod admin_reports;
-mod annotations;
 mod analytics;
+mod annotations;
 mod audit;
 mod barcodes;
 mod broker;

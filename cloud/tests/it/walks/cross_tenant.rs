@@ -1037,7 +1037,10 @@ pub(super) fn cross_tenant(
         .or_unknown("task"),
         cross(
             "GET /organization/validation-videos/retrieve/",
-            format!("organization/validation-videos/retrieve/?group_id={}", bv.group),
+            format!(
+                "organization/validation-videos/retrieve/?group_id={}",
+                bv.group
+            ),
             None,
         ),
         cross(
@@ -1195,17 +1198,26 @@ pub(super) fn cross_tenant(
         ),
         cross(
             "PUT /organization/task/calculate_plane_object_equation/{id}/",
-            format!("organization/task/calculate_plane_object_equation/{}/", d.plane),
+            format!(
+                "organization/task/calculate_plane_object_equation/{}/",
+                d.plane
+            ),
             None,
         ),
         cross(
             "GET /organization/task/get_overlay_frame/{id}/",
-            format!("organization/task/get_overlay_frame/{bt}/?plane_id={}", d.plane),
+            format!(
+                "organization/task/get_overlay_frame/{bt}/?plane_id={}",
+                d.plane
+            ),
             None,
         ),
         cross(
             "GET /organization/task/get_overlay_frame/{id}/",
-            format!("organization/task/get_overlay_frame/{a_task}/?plane_id={}", d.plane),
+            format!(
+                "organization/task/get_overlay_frame/{a_task}/?plane_id={}",
+                d.plane
+            ),
             None,
         ),
         cross(
@@ -1225,8 +1237,16 @@ pub(super) fn cross_tenant(
     let bf = json!({"bucket_name": fb, "object_path": fp});
     let folder = json!({"bucket_name": fb, "folder": ""});
     v.extend([
-        cross("POST /generic/file_read/", "generic/file_read/", Some(bf.clone())),
-        cross("POST /generic/file_delete/", "generic/file_delete/", Some(bf)),
+        cross(
+            "POST /generic/file_read/",
+            "generic/file_read/",
+            Some(bf.clone()),
+        ),
+        cross(
+            "POST /generic/file_delete/",
+            "generic/file_delete/",
+            Some(bf),
+        ),
         cross(
             "POST /generic/get_bucket_folder_zip/",
             "generic/get_bucket_folder_zip/",

@@ -753,7 +753,11 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             w.video.model, w.task
         )),
         // Validation groups, videos and runs (unknown ids: a 404 or 400 is allowed).
-        call("GET /organization/validation-groups/", None, Perm(ViewTasks)),
+        call(
+            "GET /organization/validation-groups/",
+            None,
+            Perm(ViewTasks),
+        ),
         call(
             "POST /organization/validation-groups/",
             Some(json!({"name": format!("walk-{r}"), "task": w.task})),
@@ -824,13 +828,17 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Some(json!({"segments": []})),
             Perm(ManageTasks),
         )
-        .at(format!("websocket_inference/validation_record/{UNKNOWN_ID}/")),
+        .at(format!(
+            "websocket_inference/validation_record/{UNKNOWN_ID}/"
+        )),
         call(
             "DELETE /websocket_inference/validation_record/{id}/",
             None,
             Perm(ManageTasks),
         )
-        .at(format!("websocket_inference/validation_record/{UNKNOWN_ID}/")),
+        .at(format!(
+            "websocket_inference/validation_record/{UNKNOWN_ID}/"
+        )),
         // A refused value (400): the role's permission is what is walked, not training.
         call(
             "PATCH /organization/trained_task/{id}",
@@ -1003,8 +1011,12 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         ),
         call("GET /organization/task/is_3d/{id}/", None, Perm(ViewTasks))
             .at(format!("organization/task/is_3d/{}/", w.task)),
-        call("GET /organization/task/depth_frame/{id}/", None, Perm(ViewTasks))
-            .at(format!("organization/task/depth_frame/{}/", w.task)),
+        call(
+            "GET /organization/task/depth_frame/{id}/",
+            None,
+            Perm(ViewTasks),
+        )
+        .at(format!("organization/task/depth_frame/{}/", w.task)),
         call(
             "POST /organization/task/depth_frame/{id}/",
             None,
@@ -1234,7 +1246,11 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         call("GET /media/{token}", None, Public).at("media/not-a-token"),
         // Files (the `generic/` file calls): read with ViewTasks, written with
         // ManageTasks; the upload URLs of the local folder need no sign-in.
-        call("POST /generic/file_upload/", Some(json!({})), Perm(ManageTasks)),
+        call(
+            "POST /generic/file_upload/",
+            Some(json!({})),
+            Perm(ManageTasks),
+        ),
         call(
             "POST /generic/file_read/",
             Some(json!({"bucket_name": "walk-files", "object_path": "none.txt"})),
@@ -1247,12 +1263,16 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
         ),
         call(
             "POST /generic/generate_new_url/",
-            Some(json!({"bucket_name": "walk-files", "object_path": "in", "file": format!("{r}.txt")})),
+            Some(
+                json!({"bucket_name": "walk-files", "object_path": "in", "file": format!("{r}.txt")}),
+            ),
             Perm(ManageTasks),
         ),
         call(
             "POST /generic/generate_presigned_post/",
-            Some(json!({"bucket_name": "walk-files", "object_path": "in", "file": format!("{r}.txt")})),
+            Some(
+                json!({"bucket_name": "walk-files", "object_path": "in", "file": format!("{r}.txt")}),
+            ),
             Perm(ManageTasks),
         ),
         call(

@@ -382,8 +382,14 @@ pub(super) async fn new_annotation(app: &TestApp, admin: &str, org: i64, task: i
     assert_eq!(s, StatusCode::OK, "{v}");
     let video = v["results"][0]["id"].as_i64().expect("a video of the task");
     let body = gemba_shared::api::v1::annotation::AnnotationImageCreate { video, frame_ms: 0 };
-    let image: gemba_shared::api::v1::annotation::AnnotationImage =
-        created_in(app, admin, org, "organization/task/annotation_image/", &body).await;
+    let image: gemba_shared::api::v1::annotation::AnnotationImage = created_in(
+        app,
+        admin,
+        org,
+        "organization/task/annotation_image/",
+        &body,
+    )
+    .await;
     image.id
 }
 
