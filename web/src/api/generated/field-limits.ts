@@ -137,6 +137,9 @@ export const BODY_LIMITS = {
   CloneTask: {
     'taskName': 100,
   },
+  CloneTaskInto: {
+    'taskName': 100,
+  },
   TaskObjectCreate: {
     'name': 100,
     'outline_color': 64,
