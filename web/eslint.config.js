@@ -53,4 +53,9 @@ export default tseslint.config(
     extends: [js.configs.recommended],
     languageOptions: { globals: globals.node },
   },
+  // The service worker runs in the browser's worker scope (`self`, `clients`).
+  {
+    files: ['public/**/*.js'],
+    languageOptions: { globals: globals.serviceworker },
+  },
 );
