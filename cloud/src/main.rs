@@ -61,7 +61,8 @@ enum Command {
         #[command(flatten)]
         demo: DemoArgs,
     },
-    /// Take training jobs from the queue in the database (for scale: run `serve` with
+    /// Take jobs from the queue in the database: training runs and the messages of
+    /// `generic/send_message_to_sqs/` (for scale: run `serve` with
     /// `train_in_process = false` and any number of these, on the same database and
     /// object store).
     Worker {
@@ -236,7 +237,7 @@ async fn main() -> anyhow::Result<()> {
             let s = settings(cli.config.as_deref(), &overrides)?;
             let state = gemba_cloud::build_state(s).await?;
             let name = gemba_cloud::jobs::worker_name("worker");
-            tracing::info!(%name, "training worker waiting for jobs");
+            tracing::info!(%name, "worker waiting for jobs");
             state.jobs.work(state.clone(), name, stopped()).await?;
         }
         Command::Admin {
