@@ -87,23 +87,44 @@ pub(super) async fn group_in(
     })
 }
 
-/// Copies an object of `org` to a new key of the validation videos; answers it.
-pub(super) async fn copy_object(
+/// Copies objects of `org` (stored keys) to new keys of the validation videos, all
+/// or none: when one copy fails, the copies made are deleted. Answers the new keys.
+pub(super) async fn copy_objects(
     state: &AppState,
     org: i64,
-    from: &str,
-    ext: &str,
-) -> ApiResult<String> {
-    let name = format!("validation/{}.{ext}", uuid::Uuid::new_v4().simple());
-    state
-        .objects
-        .copy(
-            &crate::objects::key(org, from),
-            &crate::objects::key(org, &name),
-        )
-        .await
-        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("copying a video")))?;
-    Ok(name)
+    from: &[&str],
+) -> ApiResult<Vec<String>> {
+    let mut made = vec![];
+    for key in from {
+        let ext = key.rsplit('.').next().unwrap_or("mp4");
+        let name = format!("validation/{}.{ext}", uuid::Uuid::new_v4().simple());
+        let copied = state
+            .objects
+            .copy(
+                &crate::objects::key(org, key),
+                &crate::objects::key(org, &name),
+            )
+            .await;
+        if let Err(e) = copied {
+            delete_objects(state, org, &made).await;
+            return Err(ApiError::Internal(
+                anyhow::Error::new(e).context("copying a video"),
+            ));
+        }
+        made.push(name);
+    }
+    Ok(made)
+}
+
+/// Deletes objects of `org` this module made, best effort (a leftover is unreferenced).
+async fn delete_objects(state: &AppState, org: i64, keys: &[String]) {
+    for k in keys {
+        state
+            .objects
+            .delete(&crate::objects::key(org, k))
+            .await
+            .ok();
+    }
 }
 
 /// Adds the copies in `new` (their objects already made) to `group`, or takes the
@@ -115,15 +136,7 @@ pub(super) async fn add_all(
     new: Vec<NewVideo<'_>>,
 ) -> ApiResult<Vec<i64>> {
     let keys: Vec<String> = new.iter().map(|v| v.object_key.to_string()).collect();
-    let undo = async || {
-        for k in &keys {
-            state
-                .objects
-                .delete(&crate::objects::key(org, k))
-                .await
-                .ok();
-        }
-    };
+    let undo = async || delete_objects(state, org, &keys).await;
     match db::insert_videos(&state.db, group, &new, MAX_GROUP_VIDEOS).await {
         Ok(Some(ids)) => Ok(ids),
         Ok(None) => {

@@ -10,7 +10,7 @@ use gemba_shared::cycle::Segment;
 use object_store::ObjectStoreExt;
 
 use super::videos::videos_of;
-use super::{RECORD_DELETED, add_all, copy_object, group_in, not_too_many, path_id};
+use super::{RECORD_DELETED, add_all, copy_objects, group_in, not_too_many, path_id};
 use crate::db::validation::{self as db, NewVideo};
 use crate::db::{clips, tasks};
 use crate::http::error::{ApiError, ApiResult};
@@ -81,23 +81,11 @@ pub async fn records_from_trace(
         let segments = record_segments(&c.segments, clip.start_ms, clip.duration_ms);
         found.push((c, clip, segments));
     }
-    let mut keys = vec![];
-    for (_, clip, _) in &found {
-        let ext = clip.object_key.rsplit('.').next().unwrap_or("mp4");
-        match copy_object(&state, org, &clip.object_key, ext).await {
-            Ok(k) => keys.push(k),
-            Err(e) => {
-                for k in &keys {
-                    state
-                        .objects
-                        .delete(&crate::objects::key(org, k))
-                        .await
-                        .ok();
-                }
-                return Err(e);
-            }
-        }
-    }
+    let sources: Vec<&str> = found
+        .iter()
+        .map(|(_, clip, _)| clip.object_key.as_str())
+        .collect();
+    let keys = copy_objects(&state, org, &sources).await?;
     let names: Vec<String> = found
         .iter()
         .map(|(c, _, _)| format!("Cycle {}", c.id))

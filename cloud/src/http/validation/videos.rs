@@ -7,10 +7,9 @@ use gemba_shared::api::v1::validation::{
     AddVideosToGroup, GROUP_UPDATED, MAX_GROUP_VIDEOS, ValidationVideo, ValidationVideoPatch,
 };
 use gemba_shared::cycle::Segment;
-use object_store::ObjectStoreExt;
 use serde::Deserialize;
 
-use super::{add_all, copy_object, group_in, name_of, not_too_many, path_id};
+use super::{add_all, copy_objects, group_in, name_of, not_too_many, path_id};
 use crate::db::validation::{self as db, NewVideo};
 use crate::db::videos;
 use crate::http::error::{ApiError, ApiResult};
@@ -150,23 +149,11 @@ pub async fn add_to_group(
             .is_some_and(|l| l.propagated_from.is_none() || l.reviewed);
         found.push((v, segments, reviewed));
     }
-    let mut keys = vec![];
-    for (v, _, _) in &found {
-        let ext = v.object_key.rsplit('.').next().unwrap_or("mp4");
-        match copy_object(&state, org, &v.object_key, ext).await {
-            Ok(k) => keys.push(k),
-            Err(e) => {
-                for k in &keys {
-                    state
-                        .objects
-                        .delete(&crate::objects::key(org, k))
-                        .await
-                        .ok();
-                }
-                return Err(e);
-            }
-        }
-    }
+    let sources: Vec<&str> = found
+        .iter()
+        .map(|(v, _, _)| v.object_key.as_str())
+        .collect();
+    let keys = copy_objects(&state, org, &sources).await?;
     let new = found
         .iter()
         .zip(&keys)
