@@ -54,6 +54,33 @@ impl std::fmt::Debug for Queue {
 
 const MIGRATIONS_TABLE: &str = "_apalis_migrations";
 
+/// Runs one worker of `job` (a job function) on the queue's backend until `signal`:
+/// the same set-up for every job type, on SQLite or PostgreSQL.
+macro_rules! worker {
+    ($queue:expr, $name:expr, $state:expr, $job:expr, $signal:expr) => {
+        match $queue {
+            Queue::Sqlite(p) => {
+                WorkerBuilder::new($name)
+                    .backend(SqliteStorage::new(p).poll_with_interval(POLL))
+                    .concurrency(1)
+                    .data($state)
+                    .build($job)
+                    .run_until($signal)
+                    .await?
+            }
+            Queue::Postgres(p) => {
+                WorkerBuilder::new($name)
+                    .backend(PostgresStorage::new(p).poll_with_interval(POLL))
+                    .concurrency(1)
+                    .data($state)
+                    .build($job)
+                    .run_until($signal)
+                    .await?
+            }
+        }
+    };
+}
+
 impl Queue {
     /// Opens the queue on the cloud's database and applies apalis's migrations.
     pub async fn open(db: &Db) -> anyhow::Result<Queue> {
@@ -131,26 +158,7 @@ impl Queue {
         name: String,
         signal: impl Future<Output = Result<(), std::io::Error>> + Send + 'static,
     ) -> anyhow::Result<()> {
-        match self {
-            Queue::Sqlite(p) => {
-                WorkerBuilder::new(name)
-                    .backend(SqliteStorage::new(p).poll_with_interval(POLL))
-                    .concurrency(1)
-                    .data(state)
-                    .build(message)
-                    .run_until(signal)
-                    .await?
-            }
-            Queue::Postgres(p) => {
-                WorkerBuilder::new(name)
-                    .backend(PostgresStorage::new(p).poll_with_interval(POLL))
-                    .concurrency(1)
-                    .data(state)
-                    .build(message)
-                    .run_until(signal)
-                    .await?
-            }
-        }
+        worker!(self, name, state, message, signal);
         Ok(())
     }
 
@@ -160,26 +168,7 @@ impl Queue {
         name: String,
         signal: impl Future<Output = Result<(), std::io::Error>> + Send + 'static,
     ) -> anyhow::Result<()> {
-        match self {
-            Queue::Sqlite(p) => {
-                WorkerBuilder::new(name)
-                    .backend(SqliteStorage::new(p).poll_with_interval(POLL))
-                    .concurrency(1)
-                    .data(state)
-                    .build(train)
-                    .run_until(signal)
-                    .await?
-            }
-            Queue::Postgres(p) => {
-                WorkerBuilder::new(name)
-                    .backend(PostgresStorage::new(p).poll_with_interval(POLL))
-                    .concurrency(1)
-                    .data(state)
-                    .build(train)
-                    .run_until(signal)
-                    .await?
-            }
-        }
+        worker!(self, name, state, train, signal);
         Ok(())
     }
 }
