@@ -2,7 +2,6 @@
 //! records that name them, each with its size as the store has it (none once the store
 //! lost it); another organisation's task is unknown.
 
-use gemba_shared::api::v1::task::{Task, TaskCreate};
 use gemba_shared::api::v1::task_objects_store::StoredObject;
 use reqwest::StatusCode;
 
@@ -14,26 +13,13 @@ both!(
     a_tasks_stored_files_are_listed_with_their_sizes,
     |app: TestApp| async move {
         let admin = app.admin_token().await;
-        let a = app.create_org(&admin, "Store A").await;
-        let b = app.create_org(&admin, "Store B").await;
-        for f in ["Define Operation", "Record Training Set"] {
-            app.subscribe(&admin, a, f).await;
-        }
-        let eng = app.signed_in("eng@store-a.test", "org_user", a).await;
-        let analyst = app
-            .signed_in("analyst@store-a.test", "analytics_user", a)
-            .await;
-        let eng_b = app.signed_in("eng@store-b.test", "org_user", b).await;
-        let task: Task = app
-            .create_as(
-                "organization/task/",
-                &TaskCreate {
-                    task_detail: Some("Pump\nFit:\nPlace;\n".into()),
-                    ..TaskCreate::default()
-                },
-                &eng,
-            )
-            .await;
+        let TaskOrgs {
+            a,
+            eng,
+            analyst,
+            eng_b,
+            task,
+        } = app.task_orgs(&admin, "Store").await;
         let path = format!("organization/task/s3_objects/{}/", task.id);
         let none: Vec<StoredObject> = app.get_as(&path, &eng).await;
         assert!(none.is_empty(), "{none:?}");

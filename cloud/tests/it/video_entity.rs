@@ -3,7 +3,6 @@
 //! another organisation's video is unknown, and a role that does not see videos is
 //! refused.
 
-use gemba_shared::api::v1::task::{Task, TaskCreate};
 use gemba_shared::api::v1::video::{Video, VideoCreate};
 use gemba_shared::api::v1::video_entity::Entity;
 use reqwest::StatusCode;
@@ -18,26 +17,13 @@ both!(
     a_videos_entity_carries_its_comments,
     |app: TestApp| async move {
         let admin = app.admin_token().await;
-        let a = app.create_org(&admin, "Entity A").await;
-        let b = app.create_org(&admin, "Entity B").await;
-        for f in ["Define Operation", "Record Training Set"] {
-            app.subscribe(&admin, a, f).await;
-        }
-        let eng = app.signed_in("eng@entity-a.test", "org_user", a).await;
-        let analyst = app
-            .signed_in("analyst@entity-a.test", "analytics_user", a)
-            .await;
-        let eng_b = app.signed_in("eng@entity-b.test", "org_user", b).await;
-        let task: Task = app
-            .create_as(
-                "organization/task/",
-                &TaskCreate {
-                    task_detail: Some("Pump\nFit:\nPlace;\n".into()),
-                    ..TaskCreate::default()
-                },
-                &eng,
-            )
-            .await;
+        let TaskOrgs {
+            eng,
+            analyst,
+            eng_b,
+            task,
+            ..
+        } = app.task_orgs(&admin, "Entity").await;
         let video: Video = app
             .create_as(
                 &format!("organization/task/videos/{}", task.id),

@@ -2,7 +2,6 @@
 //! read again (length, frame rate, size, codec, container); a video still uploading is
 //! refused on its field; another organisation's video is unknown.
 
-use gemba_shared::api::v1::task::{Task, TaskCreate};
 use gemba_shared::api::v1::video::{Video, VideoCreate};
 use gemba_shared::api::v1::video_metadata::{NOT_READY, VideoMetadata};
 use reqwest::StatusCode;
@@ -18,26 +17,13 @@ both!(
     a_ready_videos_metadata_is_read_from_its_file,
     |app: TestApp| async move {
         let admin = app.admin_token().await;
-        let a = app.create_org(&admin, "Meta A").await;
-        let b = app.create_org(&admin, "Meta B").await;
-        for f in ["Define Operation", "Record Training Set"] {
-            app.subscribe(&admin, a, f).await;
-        }
-        let eng = app.signed_in("eng@meta-a.test", "org_user", a).await;
-        let analyst = app
-            .signed_in("analyst@meta-a.test", "analytics_user", a)
-            .await;
-        let eng_b = app.signed_in("eng@meta-b.test", "org_user", b).await;
-        let task: Task = app
-            .create_as(
-                "organization/task/",
-                &TaskCreate {
-                    task_detail: Some("Pump\nFit:\nPlace;\n".into()),
-                    ..TaskCreate::default()
-                },
-                &eng,
-            )
-            .await;
+        let TaskOrgs {
+            eng,
+            analyst,
+            eng_b,
+            task,
+            ..
+        } = app.task_orgs(&admin, "Meta").await;
         let dir = tempfile::tempdir().unwrap();
         let bytes = clip(dir.path(), 2);
         let video = upload_video(&app, &eng, task.id, "pump.mp4", &bytes, 1 << 20).await;

@@ -109,3 +109,54 @@ impl TestApp {
         id
     }
 }
+
+/// Two organisations for a test of a task's calls: A subscribed to Define Operation and
+/// Record Training Set, with its engineer and analyst and a task of the engineer's; B
+/// with an engineer of its own.
+pub struct TaskOrgs {
+    pub a: i64,
+    pub eng: String,
+    pub analyst: String,
+    pub eng_b: String,
+    pub task: gemba_shared::api::v1::task::Task,
+}
+
+impl TestApp {
+    /// [`TaskOrgs`] named `{name} A` and `{name} B`, their users at
+    /// `…@{name lowercase}-a.test` and `-b.test`.
+    pub async fn task_orgs(&self, admin: &str, name: &str) -> TaskOrgs {
+        use gemba_shared::api::v1::task::TaskCreate;
+        let slug = name.to_lowercase();
+        let a = self.create_org(admin, &format!("{name} A")).await;
+        let b = self.create_org(admin, &format!("{name} B")).await;
+        for f in ["Define Operation", "Record Training Set"] {
+            self.subscribe(admin, a, f).await;
+        }
+        let eng = self
+            .signed_in(&format!("eng@{slug}-a.test"), "org_user", a)
+            .await;
+        let analyst = self
+            .signed_in(&format!("analyst@{slug}-a.test"), "analytics_user", a)
+            .await;
+        let eng_b = self
+            .signed_in(&format!("eng@{slug}-b.test"), "org_user", b)
+            .await;
+        let task = self
+            .create_as(
+                "organization/task/",
+                &TaskCreate {
+                    task_detail: Some("Pump\nFit:\nPlace;\n".into()),
+                    ..TaskCreate::default()
+                },
+                &eng,
+            )
+            .await;
+        TaskOrgs {
+            a,
+            eng,
+            analyst,
+            eng_b,
+            task,
+        }
+    }
+}

@@ -83,6 +83,7 @@ pub fn pg_admin_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
+pub use accounts::TaskOrgs;
 pub use gemba_cloud::seed::{free_port, free_port_pair};
 
 impl TestApp {
