@@ -9,7 +9,6 @@
  * training status and its training. The organisation's admin sent to an admin route is
  * sent back to its landing screen.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,32 +16,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 
 import type { Task } from '../src/api/generated';
-import { addDevice, adminGet, adminSend, adminUiLogin, createOrganization, createTask, createUser, openFromMenu, origin, sidebarEntries, uiLogin, uniqueName, uploadVideo } from './env';
-
-/** Two seconds of 320×240 H.264 in MP4, made by GStreamer at `path`. */
-function makeClip(path: string): void {
-  const r = spawnSync(
-    'gst-launch-1.0',
-    [
-      '-q',
-      'videotestsrc',
-      'num-buffers=30',
-      'pattern=ball',
-      '!',
-      'video/x-raw,width=320,height=240,framerate=15/1',
-      '!',
-      'x264enc',
-      'speed-preset=ultrafast',
-      '!',
-      'mp4mux',
-      '!',
-      'filesink',
-      `location=${path}`,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`gst-launch-1.0: ${r.stderr}`);
-}
+import { addDevice, adminGet, adminSend, adminUiLogin, createOrganization, createTask, createUser, makeClip, openFromMenu, origin, sidebarEntries, uiLogin, uniqueName, uploadVideo } from './env';
 
 const PASSWORD = 'area-pass-2026';
 
@@ -55,7 +29,7 @@ test('the super admin works the admin area; an organisation admin is kept out of
   const task = await createTask(org.id, `${taskName}\nFit:\nPlace;\nCheck:\nLook;\n`);
   const dir = mkdtempSync(join(tmpdir(), 'gemba-e2e-admin-area-'));
   const clip = join(dir, `seam-${run}.mp4`);
-  makeClip(clip);
+  makeClip(clip, 'ball');
   await uploadVideo(org.id, task.id, clip);
   rmSync(dir, { recursive: true, force: true });
   await addDevice(org.id, `Lathe ${run}`);

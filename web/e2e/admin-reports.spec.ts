@@ -7,7 +7,6 @@
  * shows the operation's labelled video and links to its Task Videos. The organisation's
  * user is refused the reports' calls (403) and sent back from their screens.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,17 +14,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 
 import type { ActivitySession } from '../src/api/generated';
-import { adminUiLogin, apiLogin, createOrganization, createTask, createUser, labelVideo, openFromMenu, origin, uiLogin, uniqueName, uploadVideo } from './env';
-
-/** Two seconds of 320×240 H.264 in MP4, made by GStreamer at `path`. */
-function makeClip(path: string): void {
-  const r = spawnSync(
-    'gst-launch-1.0',
-    ['-q', 'videotestsrc', 'num-buffers=30', '!', 'video/x-raw,width=320,height=240,framerate=15/1', '!', 'x264enc', 'speed-preset=ultrafast', '!', 'mp4mux', '!', 'filesink', `location=${path}`],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`gst-launch-1.0: ${r.stderr}`);
-}
+import { adminUiLogin, apiLogin, createOrganization, createTask, createUser, labelVideo, makeClip, openFromMenu, origin, uiLogin, uniqueName, uploadVideo } from './env';
 
 /** Calls the API with `token` (no organisation): the status and the body's text. */
 async function as(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {

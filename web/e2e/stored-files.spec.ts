@@ -4,26 +4,15 @@
  * its thumbnail, with sizes); an analytics user of the same organisation is sent away
  * from the screen.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { expect, test } from '@playwright/test';
 
-import { createOrganization, createTask, createUser, origin, subscribe, uiLogin, uniqueName, uploadVideo } from './env';
+import { createOrganization, createTask, createUser, makeClip, origin, subscribe, uiLogin, uniqueName, uploadVideo } from './env';
 
 const PASSWORD = 'stored-pass-1';
-
-/** Two seconds of 320×240 H.264 in MP4, made by GStreamer at `path`. */
-function makeClip(path: string): void {
-  const r = spawnSync(
-    'gst-launch-1.0',
-    ['-q', 'videotestsrc', 'num-buffers=30', '!', 'video/x-raw,width=320,height=240,framerate=15/1', '!', 'x264enc', 'speed-preset=ultrafast', '!', 'mp4mux', '!', 'filesink', `location=${path}`],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`gst-launch-1.0: ${r.stderr}`);
-}
 
 test('an operation lists its files in the object store', async ({ page }) => {
   const run = uniqueName();
