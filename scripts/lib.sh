@@ -248,9 +248,10 @@ npm_ci_if_stale() {
 }
 
 # Builds the portal into web/dist (served by gemba-cloud at /).
-build_web() {
-  say "building the portal (web/dist)"
-  (cd web && npx --no-install vite build --logLevel warn)
+build_web() { # [OUT_DIR]: web/dist unless named
+  local out="${1:-$ROOT/web/dist}"
+  say "building the portal ($out)"
+  (cd "$ROOT/web" && npx --no-install vite build --logLevel warn --outDir "$out" --emptyOutDir)
 }
 
 # ARM (aarch64) edge agents (issue 30; docs/decisions.md "Fleet").

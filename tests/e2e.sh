@@ -11,10 +11,13 @@ gemba_bin
 export GEMBA_BIN
 # The OpenID provider global-setup.ts starts for the single sign-on spec.
 [ -d "$ROOT/tests/oidc/node_modules/oidc-provider" ] || npm_ci_oidc
-# The built portal, rebuilt when a source is newer than it.
-if [ ! -f "$ROOT/web/dist/index.html" ] ||
-  [ -n "$(find "$ROOT/web/src" "$ROOT/web/index.html" -newer "$ROOT/web/dist/index.html" -print -quit)" ]; then
-  build_web
+# The built portal, rebuilt when a source is newer than it. GEMBA_E2E_DIST names
+# another folder for it, so two checkouts' runs side by side do not share one build.
+dist="${GEMBA_E2E_DIST:-$ROOT/web/dist}"
+export GEMBA_E2E_DIST="$dist"
+if [ ! -f "$dist/index.html" ] ||
+  [ -n "$(find "$ROOT/web/src" "$ROOT/web/index.html" -newer "$dist/index.html" -print -quit)" ]; then
+  build_web "$dist"
 fi
 
 json="$(mktemp)"

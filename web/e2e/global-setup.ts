@@ -79,7 +79,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const oidc = await startProvider(root, http);
   const proc = spawn(
     bin,
-    ['serve', '--data', join(data, 'data'), '--http', `127.0.0.1:${http}`, '--mqtt', `127.0.0.1:${mqtt}`, '--web-dir', join(root, 'web/dist')],
+    ['serve', '--data', join(data, 'data'), '--http', `127.0.0.1:${http}`, '--mqtt', `127.0.0.1:${mqtt}`, '--web-dir', process.env.GEMBA_E2E_DIST ?? join(root, 'web/dist')],
     {
       env: {
         ...process.env,
