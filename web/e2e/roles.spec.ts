@@ -16,7 +16,10 @@ const PASSWORD = 'role-pass-1';
 /** The user area's entries an organisation without subscriptions shows (the gated
  * entries of section 6, and Pathfinder, hidden). */
 const LEAN = ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line'];
-const WITH_USERS = ['Dashboard', ...LEAN, 'Cameras', 'Users', 'Add Device', 'Label Training Set', 'Train Model', 'Validation'];
+const WITH_USERS = [
+  'Dashboard', ...LEAN, 'Cameras', 'Users', 'Add Device', 'Label Training Set', 'Train Model', 'Validation',
+  'User Manuals', 'App Fundamentals',
+];
 const WITHOUT_USERS = WITH_USERS.filter((e) => e !== 'Users');
 /** The organisation admin also reads the audit log (issue 28), after Add Device. */
 const ORG_ADMIN = WITH_USERS.flatMap((e) => (e === 'Add Device' ? [e, 'Audit Log'] : [e]));

@@ -68,9 +68,10 @@ export const routes: RouteObject[] = [
               screen(paths.labeler.setting, () => import('@/features/account/components/profile-screen')),
               screen(paths.labeler.videos, () => import('@/features/labeling/components/labeler-videos-screen')),
               ...[
-                u.opc, u.userManual,
-                u.fundamentals,
+                u.opc,
               ].map(todo),
+              screen(u.userManual, () => import('@/features/docs/components/user-manual-screen')),
+              screen(u.fundamentals, () => import('@/features/docs/components/fundamentals-screen')),
               screen(u.temp, () => import('@/features/temp/components/temp-screen')),
               screen(u.home, () => import('@/features/analytics/components/home-screen')),
               screen(u.analytics, () => import('@/features/analytics/components/analytics-screen')),

@@ -1,9 +1,11 @@
 /**
- * A small Markdown reader for texts the operator writes (the privacy policy): headings,
+ * A small Markdown reader for texts the operator writes (the privacy policy) and the
+ * user manuals (`features/docs/content/`): headings,
  * paragraphs, bulleted and numbered lists, rules, and inline strong, emphasis, code and
  * links. It builds a tree, never HTML: raw HTML in the text stays text (React escapes
- * it), and links go only to http(s) and mailto addresses. Anything it does not know
- * reads as plain text.
+ * it), and links go only to http(s) and mailto addresses and the portal's own pages (the
+ * user manuals link the screens they explain). Anything it does not know reads as plain
+ * text.
  */
 
 export type Inline =
@@ -74,9 +76,16 @@ export function parseMarkdown(text: string): Block[] {
   return out;
 }
 
-/** Whether a link may point at `href`: web and mail addresses only. */
+/** Whether a link may point at `href`: web and mail addresses, and the portal's own pages
+ * (`/user/…`: a path on this site, never `//host` or `/\host`, which browsers read as
+ * another site). */
 export function safeHref(href: string): boolean {
-  return /^(https?:\/\/|mailto:)/i.test(href.trim());
+  return /^(https?:\/\/|mailto:)/i.test(href.trim()) || isInternalHref(href);
+}
+
+/** Whether `href` is a page of the portal itself (`/user/process?task=3#steps`). */
+export function isInternalHref(href: string): boolean {
+  return /^\/(?![/\\])/.test(href.trim());
 }
 
 /** The inline pieces of one block's text. */

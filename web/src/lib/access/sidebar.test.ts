@@ -14,6 +14,7 @@ const FULL = [
   ['LEAN', ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line', 'Pathfinder']],
   ['MANAGEMENT', ['Devices', 'OPC', 'Cameras', 'Users', 'Add Device', 'Audit Log']],
   ['SETUP', ['Define Operation', 'Record Training Set', 'Label Training Set', 'Train Model', 'Deploy Model', 'Validation']],
+  ['HELP', ['User Manuals', 'App Fundamentals']],
 ] as const;
 
 const without = (labels: string[]) =>

@@ -1,8 +1,9 @@
 /**
  * The sidebar by role (spec section 6 "Sidebar access", section 2 "Sidebar"): the
- * entries of section 2 under the headers Dashboard, LEAN, MANAGEMENT and SETUP for
- * the organisation roles, the labeler's two entries, the admin entries for the super
- * admin, nothing for the workstation user.
+ * entries of section 2 under the headers Dashboard, LEAN, MANAGEMENT and SETUP, and
+ * User Manuals and App Fundamentals under HELP, for the organisation roles; the
+ * labeler's two entries, the admin entries for the super admin, nothing for the
+ * workstation user.
  *
  * An organisation role sees an entry when the route table lets it open the entry's
  * path (so the sidebar never offers a screen the guard refuses) and, for the
@@ -61,6 +62,15 @@ export const USER_SIDEBAR: readonly SidebarSection[] = [
       { label: 'Train Model', path: u.train },
       { label: 'Deploy Model', path: u.deploy, feature: 'Deploy Model' },
       { label: 'Validation', path: u.validation },
+    ],
+  },
+  // Not a header of the spec's sidebar: the manuals and lessons (issue 32) need a way
+  // in for every role of the user area (docs/decisions.md "Manuals in the sidebar").
+  {
+    header: 'HELP',
+    entries: [
+      { label: 'User Manuals', path: u.userManual },
+      { label: 'App Fundamentals', path: u.fundamentals },
     ],
   },
 ];
