@@ -32,9 +32,15 @@ test('a role opening a screen outside its list lands on its landing screen, with
 });
 
 test('unbuilt screens show their title and an honest empty state', async () => {
+  // OPC, gated by its feature, is the one left.
+  server.use(
+    http.get(apiUrl('feature_control/subscribed_feature/'), () =>
+      HttpResponse.json([{ id: 1, Feature: 4, Organization: 1, feature_name: 'OPCUA Explorer', is_suppressed: false }]),
+    ),
+  );
   signInAs('org_user');
-  renderApp('/user/user-manual');
-  expect(await screen.findByRole('heading', { name: 'User Manuals' })).toBeInTheDocument();
+  renderApp('/user/opc');
+  expect(await screen.findByRole('heading', { name: 'OPC' })).toBeInTheDocument();
   expect(screen.getByText('Nothing to show here yet.')).toBeInTheDocument();
 });
 
