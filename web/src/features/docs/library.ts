@@ -84,10 +84,14 @@ export function bareTitle(doc: Doc): string {
   return doc.title.replace(/^\d+\.\s*/, '');
 }
 
-/** The first paragraph of `doc`'s first section as plain text: a summary for lists. */
-export function summary(doc: Doc): string {
-  const first = doc.sections[0]?.text.split(/\n\s*\n/)[0] ?? '';
-  return plain(first);
+/** The start of `doc`'s first paragraph as plain text, whole sentences up to about
+ * `max` characters (at least the first sentence's words): a summary for lists. */
+export function summary(doc: Doc, max = 180): string {
+  const first = plain(doc.sections[0]?.text.split(/\n\s*\n/)[0] ?? '');
+  if (first.length <= max) return first;
+  const end = first.lastIndexOf('. ', max);
+  if (end > 0) return first.slice(0, end + 1);
+  return `${first.slice(0, first.lastIndexOf(' ', max))} …`;
 }
 
 /** Markdown as the words a reader sees: no emphasis marks, links as their text. */

@@ -31,20 +31,23 @@ export default function FundamentalsScreen() {
       <ScreenHeader title="App Fundamentals" />
       <DocsSearch />
       <div className={`${styles.layout}${lesson ? ` ${styles.reading}` : ''}`}>
-        <nav className={styles.toc} aria-label="Lessons">
-          <ol>
-            {LESSONS.map((d) => (
-              <li key={d.number} value={d.number}>
-                <Link to={lessonHref(d.number)} aria-current={d === lesson ? 'page' : undefined}>
-                  {bareTitle(d)}
-                </Link>
-              </li>
-            ))}
-          </ol>
-          <p>
-            <Link to={paths.user.userManual}>User Manuals</Link>
-          </p>
-        </nav>
+        {/* The list is the page itself until a lesson is open. */}
+        {lesson ? (
+          <nav className={styles.toc} aria-label="Lessons">
+            <ol>
+              {LESSONS.map((d) => (
+                <li key={d.number} value={d.number}>
+                  <Link to={lessonHref(d.number)} aria-current={d === lesson ? 'page' : undefined}>
+                    {bareTitle(d)}
+                  </Link>
+                </li>
+              ))}
+            </ol>
+            <p>
+              <Link to={paths.user.userManual}>User Manuals</Link>
+            </p>
+          </nav>
+        ) : null}
         <div>
           {asked === null ? (
             <LessonList />
@@ -79,7 +82,8 @@ function LessonList() {
       <h2 id="lessons-title">17 lessons on lean basics</h2>
       <p>
         The ideas behind Gemba&apos;s figures, from kaizen and the eight wastes to takt time, line balancing and
-        mistake-proofing. Each lesson is a short text with a diagram, and ends with where the idea shows in Gemba.
+        mistake-proofing. Each lesson is a short text with a diagram, and ends with where the idea shows in Gemba. How to
+        use the screens themselves is in the <Link to={paths.user.userManual}>User Manuals</Link>.
       </p>
       <ol className={styles.lessons}>
         {LESSONS.map((d) => (

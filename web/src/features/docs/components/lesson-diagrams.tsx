@@ -75,7 +75,7 @@ const DIAGRAMS: Record<number, () => ReactNode> = {
         line={{ value: 30, label: 'takt 30 s' }}
         bars={[
           { label: 'Station 1', value: 24 },
-          { label: 'Station 2', value: 27 },
+          { label: 'Station 2', value: 25 },
           { label: 'Station 3', value: 34, colour: palette.bad },
           { label: 'Station 4', value: 21 },
         ]}
@@ -132,13 +132,13 @@ const DIAGRAMS: Record<number, () => ReactNode> = {
   ),
   9: () => (
     <Figure title="The normal and the maximum reach of the hands" caption="Keep parts and tools inside the inner arc; reaching to the outer arc costs time and strain." height={150}>
-      <path d="M60,140 A120,120 0 0 1 300,140" fill="none" stroke={palette.secondary} strokeWidth={2} strokeDasharray="5 4" />
+      <path d="M65,140 A115,115 0 0 1 295,140" fill="none" stroke={palette.secondary} strokeWidth={2} strokeDasharray="5 4" />
       <path d="M110,140 A70,70 0 0 1 250,140" fill={palette.good} opacity={0.15} stroke={palette.good} strokeWidth={2} />
       <circle cx={180} cy={140} r={8} fill="currentColor" />
       <text x={180} y={105} textAnchor="middle" fontSize={11} fill="currentColor">
         normal reach
       </text>
-      <text x={180} y={30} textAnchor="middle" fontSize={11} fill="currentColor">
+      <text x={180} y={14} textAnchor="middle" fontSize={11} fill="currentColor">
         maximum reach
       </text>
     </Figure>
@@ -224,8 +224,8 @@ const DIAGRAMS: Record<number, () => ReactNode> = {
       <rect x={60} y={50} width={90} height={18} fill={palette.secondary} opacity={0.5} rx={3} />
       <rect x={150} y={50} width={70} height={18} fill={palette.bad} opacity={0.8} rx={3} />
       <rect x={220} y={50} width={50} height={18} fill={palette.secondary} opacity={0.5} rx={3} />
-      <text x={60} y={92} fontSize={10} fill="currentColor">
-        red: line stopped (internal) · orange: done while it runs (external)
+      <text x={10} y={92} fontSize={10} fill="currentColor">
+        red: line stopped (internal) · orange: while it runs (external)
       </text>
     </Figure>
   ),

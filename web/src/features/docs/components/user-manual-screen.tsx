@@ -29,20 +29,23 @@ export default function UserManualScreen() {
       <ScreenHeader title="User Manuals" />
       <DocsSearch />
       <div className={`${styles.layout}${doc ? ` ${styles.reading}` : ''}`}>
-        <nav className={styles.toc} aria-label="Chapters">
-          <ol>
-            {MANUAL.map((d) => (
-              <li key={d.slug}>
-                <Link to={manualHref(d.slug)} aria-current={d === doc ? 'page' : undefined}>
-                  {d.title}
-                </Link>
-              </li>
-            ))}
-          </ol>
-          <p>
-            <Link to={paths.user.fundamentals}>App Fundamentals: 17 lessons on lean basics</Link>
-          </p>
-        </nav>
+        {/* The contents are the page itself until a chapter is open. */}
+        {doc ? (
+          <nav className={styles.toc} aria-label="Chapters">
+            <ol>
+              {MANUAL.map((d) => (
+                <li key={d.slug}>
+                  <Link to={manualHref(d.slug)} aria-current={d === doc ? 'page' : undefined}>
+                    {d.title}
+                  </Link>
+                </li>
+              ))}
+            </ol>
+            <p>
+              <Link to={paths.user.fundamentals}>App Fundamentals: 17 lessons on lean basics</Link>
+            </p>
+          </nav>
+        ) : null}
         <div>
           {topic === null ? (
             <Contents />
