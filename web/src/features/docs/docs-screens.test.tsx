@@ -12,6 +12,8 @@ import { ScreenHeader } from '@/components/ui/screen-header';
 import { signInAs } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 
+import { LessonDiagram } from './components/lesson-diagrams';
+
 test('a docs user lands on User Manuals, searches, and opens the section with the words marked', async () => {
   const user = userEvent.setup();
   signInAs('doc_user');
@@ -60,7 +62,7 @@ test('App Fundamentals lists the 17 lessons in order and opens one with its diag
   expect(within(items[4]!).getByRole('link')).toHaveTextContent('Takt time');
 });
 
-test('a lesson shows its text and diagram, and links its neighbours; an unknown one says so', async () => {
+test('a lesson shows its text and diagram, and links its neighbours', async () => {
   signInAs('doc_user');
   renderApp('/user/fundamentals?lesson=7');
   expect(await screen.findByRole('heading', { level: 2, name: '7. Line balancing' })).toBeInTheDocument();
@@ -72,10 +74,24 @@ test('a lesson shows its text and diagram, and links its neighbours; an unknown 
   ]);
 });
 
+test("every lesson's diagram draws, named and captioned", () => {
+  for (let n = 1; n <= 17; n++) {
+    const { unmount } = render(<LessonDiagram n={n} />);
+    const img = screen.getByRole('img');
+    expect(img.getAttribute('aria-labelledby'), `lesson ${n}`).toBeTruthy();
+    expect(img.querySelector('title')?.textContent, `lesson ${n}`).toMatch(/\w{3}/);
+    expect(screen.getByRole('figure').querySelector('figcaption')?.textContent, `lesson ${n}`).toMatch(/\w{3}/);
+    unmount();
+  }
+});
+
 test('an unknown chapter or lesson says so', async () => {
   signInAs('doc_user');
-  renderApp('/user/fundamentals?lesson=18');
+  const { unmount } = renderApp('/user/fundamentals?lesson=18');
   expect(await screen.findByText('No such lesson.')).toBeInTheDocument();
+  unmount();
+  renderApp('/user/user-manual?topic=nothing');
+  expect(await screen.findByText('No such chapter.')).toBeInTheDocument();
 });
 
 describe("the screen header's Help link", () => {
