@@ -28,6 +28,7 @@ export const HELP: readonly (HelpTarget & { route: string })[] = [
   { route: u.remoteDevices, topic: 'cameras', section: 'the-cameras-screen' },
   { route: u.orgUsers, topic: 'users-roles', section: 'the-users-screen' },
   { route: u.setting, topic: 'users-roles', section: 'your-profile' },
+  { route: paths.auditLog, topic: 'users-roles', section: 'the-audit-log' },
   { route: u.process, topic: 'define-operation', section: 'the-define-operation-screen' },
   { route: u.tasks, topic: 'define-operation', section: 'the-define-operation-screen' },
   { route: u.record, topic: 'record', section: 'the-record-training-set-screen' },
