@@ -22,7 +22,9 @@ test('a docs user lands on User Manuals, searches, and opens the section with th
   expect(router.state.location.pathname).toBe('/user/user-manual');
   expect(screen.getByRole('heading', { level: 2, name: 'Contents' })).toBeInTheDocument();
 
-  await user.type(screen.getByLabelText('Search the manuals and lessons'), 'enrolment code');
+  // Pasted rather than typed key by key: each change searches again.
+  await user.click(screen.getByLabelText('Search the manuals and lessons'));
+  await user.paste('enrolment code');
   const results = screen.getByRole('region', { name: 'Search results' });
   const first = within(results).getAllByRole('link')[0]!;
   expect(first).toHaveTextContent('Devices and updates › Adding a device');
@@ -44,10 +46,12 @@ test('nothing found says so; Enter opens the first result', async () => {
   signInAs('org_user');
   const { router } = renderApp('/user/user-manual');
   const box = await screen.findByLabelText('Search the manuals and lessons');
-  await user.type(box, 'qqqzzz');
+  await user.click(box);
+  await user.paste('qqqzzz');
   expect(screen.getByRole('status')).toHaveTextContent('Nothing found for “qqqzzz”.');
   await user.clear(box);
-  await user.type(box, 'poka yoke{Enter}');
+  await user.paste('poka yoke');
+  await user.keyboard('{Enter}');
   expect(await screen.findByRole('heading', { level: 2, name: '14. Poka-yoke: mistake-proofing' })).toBeInTheDocument();
   expect(router.state.location.pathname).toBe('/user/fundamentals');
   expect(new URLSearchParams(router.state.location.search).get('lesson')).toBe('14');
