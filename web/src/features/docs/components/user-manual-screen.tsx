@@ -1,75 +1,43 @@
 import { Link, useSearchParams } from 'react-router';
 
 import { EmptyState } from '@/components/ui/empty-state';
-import { ScreenHeader } from '@/components/ui/screen-header';
 import { manualHref } from '@/config/help';
 import { paths } from '@/config/paths';
 
 import { MANUAL } from '../content';
 import styles from '../docs.module.css';
-import { DocArticle } from './doc-article';
-import { DocsSearch } from './docs-search';
+import { DocsFrame } from './docs-frame';
 
 /**
  * `/user/user-manual` (User Manuals; the docs user's landing screen): the search over
- * the manuals and lessons, the chapters beside the text, and one chapter
- * (`?topic=devices#a-devices-page`, the search's words as `q`). Without a chapter, the
- * contents: every chapter with its sections, and the way to App Fundamentals.
+ * the manuals and lessons, and one chapter (`?topic=devices#a-devices-page`, the
+ * search's words as `q`) beside the list of chapters. Without a chapter, the contents:
+ * every chapter with its sections, and the way to App Fundamentals.
  */
 export default function UserManualScreen() {
   const [params] = useSearchParams();
   const topic = params.get('topic');
-  const at = topic === null ? -1 : MANUAL.findIndex((d) => d.slug === topic);
-  const doc = at >= 0 ? MANUAL[at] : undefined;
-  const prev = MANUAL[at - 1];
-  const next = at >= 0 ? MANUAL[at + 1] : undefined;
-
   return (
-    <section>
-      <ScreenHeader title="User Manuals" />
-      <DocsSearch />
-      <div className={`${styles.layout}${doc ? ` ${styles.reading}` : ''}`}>
-        {/* The contents are the page itself until a chapter is open. */}
-        {doc ? (
-          <nav className={styles.toc} aria-label="Chapters">
-            <ol>
-              {MANUAL.map((d) => (
-                <li key={d.slug}>
-                  <Link to={manualHref(d.slug)} aria-current={d === doc ? 'page' : undefined}>
-                    {d.title}
-                  </Link>
-                </li>
-              ))}
-            </ol>
-            <p>
-              <Link to={paths.user.fundamentals}>App Fundamentals: 17 lessons on lean basics</Link>
-            </p>
-          </nav>
-        ) : null}
-        <div>
-          {topic === null ? (
-            <Contents />
-          ) : doc ? (
-            <>
-              <p className={styles.back}>
-                <Link to={paths.user.userManual}>← Contents</Link>
-              </p>
-              <DocArticle key={doc.slug} doc={doc} q={params.get('q') ?? ''} />
-              <nav className={styles.pager} aria-label="Chapter pages">
-                {prev ? <Link to={manualHref(prev.slug)}>← {prev.title}</Link> : <span />}
-                {next ? <Link to={manualHref(next.slug)}>{next.title} →</Link> : null}
-              </nav>
-            </>
-          ) : (
-            <EmptyState title="No such chapter.">
-              <p>
-                <Link to={paths.user.userManual}>See the contents</Link>.
-              </p>
-            </EmptyState>
-          )}
-        </div>
-      </div>
-    </section>
+    <DocsFrame
+      title="User Manuals"
+      docs={MANUAL}
+      asked={topic !== null}
+      current={MANUAL.find((d) => d.slug === topic)}
+      hrefOf={(d) => manualHref(d.slug)}
+      labelOf={(d) => d.title}
+      listLabel="Chapters"
+      pagerLabel="Chapter pages"
+      more={<Link to={paths.user.fundamentals}>App Fundamentals: 17 lessons on lean basics</Link>}
+      back={{ to: paths.user.userManual, label: 'Contents' }}
+      index={<Contents />}
+      missing={
+        <EmptyState title="No such chapter.">
+          <p>
+            <Link to={paths.user.userManual}>See the contents</Link>.
+          </p>
+        </EmptyState>
+      }
+    />
   );
 }
 
@@ -86,7 +54,7 @@ function Contents() {
       </p>
       <ol>
         {MANUAL.map((d) => (
-          <li key={d.slug}>
+          <li key={d.slug} value={d.number}>
             <Link to={manualHref(d.slug)}>{d.title}</Link>
             <ul>
               {d.sections
