@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { SearchForm } from '@/components/ui/search-form';
 import { paths } from '@/config/paths';
 import { formatDateTime } from '@/lib/format';
@@ -25,7 +26,7 @@ export default function TasksScreen() {
 
   return (
     <section>
-      <h1>Tasks</h1>
+      <ScreenHeader title="Tasks" />
       <div className="toolbar">
         <SearchForm label="Search tasks" value={search} onSearch={setSearch} />
       </div>
