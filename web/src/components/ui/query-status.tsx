@@ -1,3 +1,5 @@
+import { CircleAlert } from 'lucide-react';
+
 import { errorMessage } from '@/lib/api-errors';
 
 /** What a list shows while its data loads or when it could not be fetched. */
@@ -5,7 +7,7 @@ export function QueryStatus({ pending, error, what }: { pending: boolean; error:
   if (error) {
     return (
       <p role="alert" className="query-error">
-        {what} could not be loaded: {errorMessage(error, 'account')}
+        <CircleAlert aria-hidden="true" className="icon" /> {what} could not be loaded: {errorMessage(error, 'account')}
       </p>
     );
   }
