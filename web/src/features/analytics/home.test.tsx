@@ -5,6 +5,8 @@ import type { CycleFigures, CycleStats, StationFigures } from '@/api/generated';
 import { signInAs, tableRows } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
+import { WALL_REFRESH_MS } from '@/lib/wall-display';
+import { advance, fakeClock } from '@/testing/clock';
 import { fakeStream } from '@/testing/stream';
 
 import { statsQueryString, thisWeek, today } from './api/cycle-stats';
@@ -124,4 +126,39 @@ test("today and this week are the browser's, sent as instants with its offset", 
     task: 4,
     cycle_filter: 'bad_cycles',
   });
+});
+
+test('as a wall display the dashboard shows alone, large, and reads its figures again on its own', async () => {
+  const user = fakeClock();
+  signInAs('org_user', 1);
+  let calls = 0;
+  let cycles = 3;
+  server.use(
+    http.get(apiUrl('telemetry/cycle_stats'), ({ request }) => {
+      calls += 1;
+      const hours = new URL(request.url).searchParams.get('bucket') === 'hour';
+      return HttpResponse.json(hours ? stats(figures(cycles, 0, 40), []) : stats(figures(cycles, 0, 40), [], 7));
+    }),
+  );
+  fakeStream(() => ({ event: 'devices', data: [] }));
+  const { router } = renderApp('/user/home?display=wall');
+  const todayCard = await screen.findByRole('article', { name: 'Today' });
+  await waitFor(() => expect(within(todayCard).getByTestId('Today-cycles')).toHaveTextContent('3'));
+  // No chrome: neither the header nor the sidebar.
+  expect(screen.queryByRole('navigation', { name: 'Main' })).toBeNull();
+  expect(screen.queryByRole('banner')).toBeNull();
+  expect(document.querySelector('.app-layout')).toHaveClass('wall');
+  const before = calls;
+
+  // Nothing from the stream: the figures are read again all the same.
+  cycles = 5;
+  advance(WALL_REFRESH_MS);
+  await waitFor(() => expect(within(todayCard).getByTestId('Today-cycles')).toHaveTextContent('5'));
+  expect(calls).toBeGreaterThanOrEqual(before + 2);
+
+  // Out of it, the screen has its chrome and its way back in.
+  await user.click(screen.getByRole('link', { name: 'Leave wall display' }));
+  expect(router.state.location.search).toBe('');
+  expect(await screen.findByRole('navigation', { name: 'Main' })).toBeInTheDocument();
+  expect(screen.getByRole('link', { name: 'Wall display' })).toHaveAttribute('href', '/user/home?display=wall');
 });

@@ -177,3 +177,31 @@ test('a cycle with a barcode is followed by its barcode when asked', async () =>
   await waitFor(() => expect(traced).toEqual(['time', 'barcode']));
   expect(router.state.location.search).toContain('by=barcode');
 });
+
+test('as a wall display Line Analytics shows its figures alone: no chrome, no filters, the line and days named', async () => {
+  signInAs('analytics_user', 1);
+  const stats: LineStats = {
+    line: 3,
+    start_ms: 0,
+    end_ms: 0,
+    takt_time_s: null,
+    stations: [{ position: 0, ...station(4, 7, 'Bench 7'), figures: figures(10, 9, 40_000) }],
+    bottleneck: 0,
+    output: 9,
+    capacity_per_hour: 90,
+    balance: 1,
+  };
+  server.use(
+    http.get(apiUrl('telemetry/trace/line/'), () => HttpResponse.json([LINE])),
+    http.get(apiUrl('telemetry/line_stats'), () => HttpResponse.json(stats)),
+  );
+  renderApp('/user/line-analytics?line=3&from=2026-11-19&to=2026-11-25&display=wall');
+  expect(await screen.findByText('90.0')).toBeInTheDocument();
+  expect(screen.getByText(`${LINE.name} · 2026-11-19 to 2026-11-25`)).toBeInTheDocument();
+  expect(screen.queryByRole('form', { name: 'Line filters' })).toBeNull();
+  expect(screen.queryByRole('navigation', { name: 'Main' })).toBeNull();
+  expect(screen.getByRole('link', { name: 'Leave wall display' })).toHaveAttribute(
+    'href',
+    '/user/line-analytics?line=3&from=2026-11-19&to=2026-11-25',
+  );
+});

@@ -10,7 +10,10 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
+import { WallDisplayLink } from '@/components/ui/wall-display-link';
+import { isoDay } from '@/lib/days';
 import { useSession } from '@/lib/session';
+import { WALL_REFRESH_MS, useWallClock, useWallDisplay } from '@/lib/wall-display';
 
 import { cycleStatsQuery, percent, seconds, thisWeek, today } from '../api/cycle-stats';
 
@@ -18,20 +21,27 @@ import { cycleStatsQuery, percent, seconds, thisWeek, today } from '../api/cycle
  * `/user/home` (the dashboard): today's and this week's cycles of the organisation,
  * the good share, the average cycle time against the operation's target, today hour by
  * hour, and each station (an operation on a device) this week. Live: the device stream
- * tells of new cycles and the figures are asked for again at once.
+ * tells of new cycles and the figures are asked for again at once. As a wall display
+ * (`?display=wall`) it is also read again every `WALL_REFRESH_MS`, and its day follows
+ * the clock.
  */
 export default function HomeScreen() {
   const s = useSession();
   const org = s.organization;
   const stream = useDeviceStream(org);
-  // The day and week are fixed while the screen is open past midnight; a reload moves them.
+  const wall = useWallDisplay();
+  // The day and week are fixed while the screen is open past midnight (a reload moves
+  // them); a wall display's follow the clock.
+  const clock = useWallClock(wall);
+  const dayKey = isoDay(clock);
   const [day, week] = useMemo(() => {
-    const now = new Date();
+    const now = new Date(`${dayKey}T12:00:00`);
     return [today(now), thisWeek(now)];
-  }, []);
+  }, [dayKey]);
   const on = org !== null;
-  const dayQ = useQuery({ ...cycleStatsQuery(org ?? 0, { ...day, bucket: 'hour' }), enabled: on });
-  const weekQ = useQuery({ ...cycleStatsQuery(org ?? 0, { ...week, bucket: 'day' }), enabled: on });
+  const refetchInterval = wall ? WALL_REFRESH_MS : false;
+  const dayQ = useQuery({ ...cycleStatsQuery(org ?? 0, { ...day, bucket: 'hour' }), enabled: on, refetchInterval });
+  const weekQ = useQuery({ ...cycleStatsQuery(org ?? 0, { ...week, bucket: 'day' }), enabled: on, refetchInterval });
 
   if (org === null) {
     return (
@@ -49,13 +59,14 @@ export default function HomeScreen() {
     <section>
       <ScreenHeader title="Dashboard">
         <StreamBadge state={stream} />
+        <WallDisplayLink />
       </ScreenHeader>
       <QueryStatus pending={dayQ.isPending} error={dayQ.error ?? weekQ.error} what="Cycle figures" />
       <div className="figure-cards">
         <PeriodCard title="Today" figures={dayQ.data?.total} target={target} />
         <PeriodCard title="This week" figures={weekQ.data?.total} target={target} />
       </div>
-      {dayQ.data ? <TodayChart stats={dayQ.data} /> : null}
+      {dayQ.data ? <TodayChart stats={dayQ.data} height={wall ? 360 : 220} /> : null}
       <h2>Stations this week</h2>
       {weekQ.data && weekQ.data.stations.length === 0 ? (
         <EmptyState title="No cycles this week yet.">
@@ -90,7 +101,7 @@ function PeriodCard({ title, figures, target }: { title: string; figures?: Cycle
 }
 
 /** Today hour by hour: good and bad cycles stacked. */
-function TodayChart({ stats }: { stats: CycleStats }) {
+function TodayChart({ stats, height }: { stats: CycleStats; height: number }) {
   const data = stats.trend.map((p) => ({
     hour: `${String(new Date(p.start_ms).getHours()).padStart(2, '0')}:00`,
     good: p.good,
@@ -101,7 +112,7 @@ function TodayChart({ stats }: { stats: CycleStats }) {
       <figcaption>Cycles today by hour</figcaption>
       <BarChart
         data={data}
-        height={220}
+        height={height}
         x="hour"
         xEvery={2}
         yIntegers

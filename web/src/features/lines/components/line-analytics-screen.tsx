@@ -9,8 +9,10 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { DayRange } from '@/components/ui/range-fields';
+import { WallDisplayLink } from '@/components/ui/wall-display-link';
 import { addDays, dayOf, isoDay, startOfDay } from '@/lib/days';
 import { seconds } from '@/lib/format';
+import { useWallClock, useWallDisplay } from '@/lib/wall-display';
 
 import { lineStatsQuery, linesQuery, stationText } from '../api/lines';
 
@@ -20,12 +22,15 @@ import { lineStatsQuery, linesQuery, stationText } from '../api/lines';
  * last 7 by default): the parts it finished (the last station's good cycles), its pace
  * (parts an hour at the bottleneck's mean cycle time), the balance of the work (1 when spread evenly), the bottleneck (the slowest
  * station), and a balance chart of each station's mean cycle time against the takt
- * time. The line and the days live in the address.
+ * time. The line and the days live in the address. As a wall display (`?display=wall`)
+ * the filters step aside and the default days follow the clock (the figures are read
+ * again every 30 s either way).
  */
 export default function LineAnalyticsScreen() {
   const [params, setParams] = useSearchParams();
   const lines = useQuery(linesQuery());
-  const today = startOfDay(new Date());
+  const wall = useWallDisplay();
+  const today = startOfDay(useWallClock(wall));
   const from = params.get('from') ?? isoDay(addDays(today, -6));
   const to = params.get('to') ?? isoDay(today);
   const chosen = Number(params.get('line')) || lines.data?.[0]?.id || null;
@@ -40,10 +45,12 @@ export default function LineAnalyticsScreen() {
   };
   return (
     <section>
-      <ScreenHeader title="Line Analytics" />
+      <ScreenHeader title="Line Analytics">
+        <WallDisplayLink />
+      </ScreenHeader>
       <QueryStatus pending={lines.isPending} error={lines.error} what="Lines" />
       {lines.data && lines.data.length === 0 ? <EmptyState title="No lines yet: define one on Line." /> : null}
-      {lines.data && lines.data.length > 0 ? (
+      {lines.data && lines.data.length > 0 && !wall ? (
         <form className="filters" aria-label="Line filters" onSubmit={(e) => e.preventDefault()}>
           <label>
             Line{' '}
@@ -60,12 +67,17 @@ export default function LineAnalyticsScreen() {
       ) : null}
       {badRange ? <p role="alert">The end must come after the start.</p> : null}
       {chosen !== null ? <QueryStatus pending={q.isPending && !badRange} error={q.error} what="Line figures" /> : null}
-      {q.data ? <Figures stats={q.data} /> : null}
+      {wall && chosen !== null ? (
+        <p className="muted">
+          {lines.data?.find((l) => l.id === chosen)?.name} · {from} to {to}
+        </p>
+      ) : null}
+      {q.data ? <Figures stats={q.data} chartHeight={wall ? 400 : 260} /> : null}
     </section>
   );
 }
 
-function Figures({ stats }: { stats: LineStats }) {
+function Figures({ stats, chartHeight }: { stats: LineStats; chartHeight: number }) {
   const takt = stats.takt_time_s === null ? null : stats.takt_time_s * 1000;
   const slowest = stats.bottleneck === null ? null : stats.stations[stats.bottleneck];
   const bars = stats.stations.map((s) => ({
@@ -90,7 +102,7 @@ function Figures({ stats }: { stats: LineStats }) {
       <figure className="chart wide" aria-label="Station cycle times against takt time">
         <BarChart
           data={bars}
-          height={260}
+          height={chartHeight}
           x="name"
           yUnit=" s"
           tooltipValue={(v) => `${v.toFixed(1)} s`}
@@ -100,6 +112,7 @@ function Figures({ stats }: { stats: LineStats }) {
               name: 'Mean cycle time',
               colour: palette.primary,
               colourOf: (b) => (b.bottleneck ? palette.bad : palette.primary),
+              hatched: (b) => b.bottleneck,
             },
           ]}
           target={takt !== null ? { y: takt / 1000, label: 'Takt', colour: palette.good } : undefined}
