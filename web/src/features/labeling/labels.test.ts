@@ -1,6 +1,6 @@
 import { exactSeconds as seconds } from '@/lib/format';
 
-import { addSegment, removeSegment, stepAt, timelineWindow } from './labels';
+import { DRAG_PX, addSegment, removeSegment, stepAt, timelineGesture, timelineMs, timelineWindow } from './labels';
 
 test('segments are added in time order from a start and an end in either order', () => {
   let r = addSegment([], 1, 2000, 1000);
@@ -36,4 +36,23 @@ test('a zoomed timeline shows a window around the playhead, inside the video', (
   expect(timelineWindow(120_000, 1_000, 4)).toEqual({ from: 0, to: 30_000 });
   expect(timelineWindow(120_000, 119_000, 4)).toEqual({ from: 90_000, to: 120_000 });
   expect(timelineWindow(0, 0, 8)).toEqual({ from: 0, to: 0 });
+});
+
+describe('the timeline by pointer', () => {
+  const view = { from: 10_000, to: 20_000 };
+  test('a tap goes to the moment under it, inside the shown part', () => {
+    expect(timelineGesture(view, 500, 250, 252, true)).toEqual({ seek: 15_040 });
+    expect(timelineGesture(view, 500, 2, -3, true)).toEqual({ seek: 10_000 });
+  });
+  test('a drag marks between where it began and ended, either way', () => {
+    expect(timelineGesture(view, 500, 100, 300, true)).toEqual({ mark: [12_000, 16_000] });
+    expect(timelineGesture(view, 500, 300, 100, true)).toEqual({ mark: [12_000, 16_000] });
+    expect(timelineGesture(view, 500, 100, 100 + DRAG_PX, true)).toEqual({ mark: [12_000, 12_000 + DRAG_PX * 20] });
+  });
+  test('without marking (read only) a drag only seeks', () => {
+    expect(timelineGesture(view, 500, 100, 300, false)).toEqual({ seek: 16_000 });
+  });
+  test('a timeline with no width stays at its start', () => {
+    expect(timelineMs(view, 0, 40)).toBe(10_000);
+  });
 });

@@ -39,3 +39,27 @@ export function timelineWindow(duration: number, now: number, zoom: number): { f
   const from = Math.min(Math.max(0, now - width / 2), Math.max(0, duration - width));
   return { from, to: from + width };
 }
+
+/** How far (px) a pointer moves along the timeline before it marks (a drag) rather than seeks (a tap). */
+export const DRAG_PX = 8;
+
+/** The moment (ms) at `x` px along a `width`-px timeline showing `view`, kept inside it. */
+export function timelineMs(view: { from: number; to: number }, width: number, x: number): number {
+  if (width <= 0) return view.from;
+  return view.from + (Math.min(Math.max(0, x), width) / width) * (view.to - view.from);
+}
+
+/** What a press at `x0` and a release at `x1` (px along the timeline) do. */
+export type Gesture = { seek: number } | { mark: [number, number] };
+
+/**
+ * A press and release on the labeling timeline (mouse, pen or finger): moved
+ * `DRAG_PX` or more where marking is allowed, it marks a segment between the two
+ * moments (the chosen step's); else it is a tap, going to the moment released at.
+ */
+export function timelineGesture(view: { from: number; to: number }, width: number, x0: number, x1: number, canMark: boolean): Gesture {
+  const at = timelineMs(view, width, x1);
+  if (!canMark || Math.abs(x1 - x0) < DRAG_PX) return { seek: at };
+  const from = timelineMs(view, width, x0);
+  return { mark: [Math.min(from, at), Math.max(from, at)] };
+}

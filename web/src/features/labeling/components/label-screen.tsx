@@ -22,6 +22,7 @@ import { notify } from '@/lib/toast';
 import { labelerKey } from '../api/labeler';
 import { type LabelsVia, deleteAnnotations, labelsKey, labelsQuery, markPropagationsReviewed, saveLabels } from '../api/labels';
 import { ZOOMS, addSegment, removeSegment, stepAt, timelineWindow } from '../labels';
+import { LabelTimeline } from './label-timeline';
 import { LabelersPanel } from './labelers-panel';
 import { ObjectBoxes } from './object-boxes';
 import { VideosToLabel } from './videos-to-label';
@@ -184,6 +185,17 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
       setStart(null);
       setProblem(null);
     },
+    /** A segment of the chosen step from `a` to `b` (ms), dragged on the timeline. */
+    mark: (a: number, b: number) => {
+      if (!editable) return;
+      const r = addSegment(shown, step, a, b);
+      if ('error' in r) {
+        setProblem(r.error);
+        return;
+      }
+      setSegments(r.segments);
+      setProblem(null);
+    },
     undo: () => {
       if (editable && shown.length > 0) setSegments(removeSegment(shown, shown.length - 1));
     },
@@ -219,8 +231,6 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
   if (q.isPending || q.error) return <QueryStatus pending={q.isPending} error={q.error} what="Labels" />;
   const current = stepAt(shown, now);
   const view = timelineWindow(duration, now, zoom);
-  const span = view.to - view.from;
-  const pct = (ms: number) => `${span > 0 ? ((ms - view.from) / span) * 100 : 0}%`;
 
   return (
     <div className="label-editor">
@@ -253,29 +263,25 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
         {start !== null ? ` · start marked at ${exactSeconds(start)}` : ''}
         {dirty ? ' · unsaved changes' : ''}
       </p>
-      <div
-        className="timeline"
-        role="img"
-        aria-label={`Timeline: ${shown.length} segment${shown.length === 1 ? '' : 's'}${
+      <LabelTimeline
+        view={view}
+        segments={shown}
+        steps={steps}
+        start={start}
+        now={now}
+        canMark={editable}
+        label={`Timeline: ${shown.length} segment${shown.length === 1 ? '' : 's'}${
           zoom > 1 ? `, ${exactSeconds(Math.round(view.from))} to ${exactSeconds(Math.round(view.to))}` : ''
         }`}
-        onClick={(e) => {
-          const r = e.currentTarget.getBoundingClientRect();
+        onSeek={(ms) => {
           const v = player.current;
-          if (v && r.width > 0) v.currentTime = (view.from + ((e.clientX - r.left) / r.width) * span) / 1000;
+          if (v) v.currentTime = ms / 1000;
         }}
-      >
-        {shown.map((sg) => (
-          <span
-            key={`${sg.start_ms}-${sg.end_ms}`}
-            className="timeline-segment"
-            style={{ left: pct(sg.start_ms), width: pct(sg.end_ms - sg.start_ms), background: stepColour(sg.step) }}
-            title={`${sg.step + 1}. ${steps[sg.step] ?? ''}`}
-          />
-        ))}
-        {start !== null ? <span className="timeline-start" style={{ left: pct(start) }} /> : null}
-        <span className="timeline-head" style={{ left: pct(now) }} />
-      </div>
+        onMark={(a, b) => act.mark(a, b)}
+      />
+      <p className="muted timeline-hint">
+        {editable ? 'Tap the timeline to go there; drag along it to mark the chosen step.' : 'Tap the timeline to go there.'}
+      </p>
       <div className="label-controls" role="group" aria-label="Player">
         <button type="button" onClick={() => act.move(-frameStep)}>
           Back {frameStep} frames
