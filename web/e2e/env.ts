@@ -278,19 +278,23 @@ const BROKER_NAME = 'gemba-broker';
  * its credential id), QoS 1, through the broker the enrolment named.
  */
 async function publishSigned(c: Credentials, channel: 'status' | 'cycles', ...msgs: object[]): Promise<void> {
-  const b64 = (s: string) => Buffer.from(s).toString('base64url');
   const client = await connectAsync(c.mqtt, { ...brokerLogin(c), ...brokerTls(c) });
-  // Under TLS the broker keeps each device to its tenant's topics.
-  const prefix = c.tls ? `/tenants/${c.tls.tenant}/` : '';
   try {
-    for (const msg of msgs) {
-      const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(msg))}`;
-      const signature = createHmac('sha256', Buffer.from(c.key, 'base64')).update(signed).digest('base64url');
-      await client.publishAsync(`${prefix}gemba/v1/${c.organization}/${c.device}/${channel}`, `${signed}.${signature}`, { qos: 1 });
-    }
+    for (const msg of msgs) await client.publishAsync(deviceTopic(c, channel), signedBy(c, msg), { qos: 1 });
   } finally {
     await client.endAsync();
   }
+}
+
+/** The topic of channel `channel` of the enrolled device `c` (under TLS the broker keeps
+ * each device to its tenant's topics). */
+const deviceTopic = (c: Credentials, channel: string) => `${c.tls ? `/tenants/${c.tls.tenant}/` : ''}gemba/v1/${c.organization}/${c.device}/${channel}`;
+
+/** `msg` signed with the device's key (compact JWS, HS256, `kid` its credential id). */
+function signedBy(c: Credentials, msg: object): string {
+  const b64 = (s: string) => Buffer.from(s).toString('base64url');
+  const signed = `${b64(JSON.stringify({ alg: 'HS256', kid: String(c.credential_id) }))}.${b64(JSON.stringify(msg))}`;
+  return `${signed}.${createHmac('sha256', Buffer.from(c.key, 'base64')).update(signed).digest('base64url')}`;
 }
 
 /** Says the enrolled device `c` is online (or offline), as its agent would, with its
@@ -321,28 +325,73 @@ export async function sendCycle(c: Credentials, task: number, at: { start_ms: nu
 
 /** [`sendCycle`] for many cycles, over one connection. */
 export async function sendCycles(c: Credentials, task: number, cycles: { start_ms: number; end_ms: number; good: boolean }[]): Promise<void> {
-  const message = (at: { start_ms: number; end_ms: number; good: boolean }) => {
-    const mid = Math.round((at.start_ms + at.end_ms) / 2);
-    return {
-      v: 1,
-      id: randomUUID(),
-      task,
-      camera: 'cam0',
-      start_ms: at.start_ms,
-      end_ms: at.end_ms,
-      segments: at.good
-        ? [
-            { step: 0, start_ms: at.start_ms, end_ms: mid },
-            { step: 1, start_ms: mid, end_ms: at.end_ms },
-          ]
-        : [{ step: 0, start_ms: at.start_ms, end_ms: at.end_ms }],
-      idle_ms: 0,
-      good: at.good,
-      reasons: at.good ? [] : [{ reason: 'missed_step', step: 1 }],
-      metadata: {},
-    };
+  await publishSigned(c, 'cycles', ...cycles.map((at) => cycleMessage(task, at)));
+}
+
+/** A cycle of `task` as an agent sends it: two steps splitting it; a bad one misses the second. */
+function cycleMessage(task: number, at: { start_ms: number; end_ms: number; good: boolean }) {
+  const mid = Math.round((at.start_ms + at.end_ms) / 2);
+  return {
+    v: 1,
+    id: randomUUID(),
+    task,
+    camera: 'cam0',
+    start_ms: at.start_ms,
+    end_ms: at.end_ms,
+    segments: at.good
+      ? [
+          { step: 0, start_ms: at.start_ms, end_ms: mid },
+          { step: 1, start_ms: mid, end_ms: at.end_ms },
+        ]
+      : [{ step: 0, start_ms: at.start_ms, end_ms: at.end_ms }],
+    idle_ms: 0,
+    good: at.good,
+    reasons: at.good ? [] : [{ reason: 'missed_step', step: 1 }],
+    metadata: {},
   };
-  await publishSigned(c, 'cycles', ...cycles.map(message));
+}
+
+/**
+ * [`sendCycle`], then its clip as the agent uploads it: the cycle's acknowledgement on
+ * `cycles/ack` carries the clip link, and the video file at `clip` (its first frame
+ * `clipStartMs` on the cycle's clock) goes whole in one `PUT` to it. Answers the cycle's id.
+ */
+export async function sendCycleWithClip(
+  c: Credentials,
+  task: number,
+  at: { start_ms: number; end_ms: number; good: boolean },
+  clip: string,
+  clipStartMs: number,
+): Promise<string> {
+  const msg = cycleMessage(task, at);
+  const client = await connectAsync(c.mqtt, { ...brokerLogin(c), ...brokerTls(c) });
+  let clipUrl: string;
+  try {
+    const acked = new Promise<string>((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no acknowledgement of cycle ${msg.id}`)), 15_000);
+      client.on('message', (_topic, payload) => {
+        // The cloud's signed message: its middle part is the acknowledgement.
+        const ack = JSON.parse(Buffer.from(payload.toString().split('.')[1] ?? '', 'base64url').toString()) as { ids: string[]; clip_url?: string };
+        if (!ack.ids.includes(msg.id)) return;
+        clearTimeout(timer);
+        if (ack.clip_url) done(ack.clip_url);
+        else fail(new Error('the acknowledgement asks for no clip'));
+      });
+    });
+    await client.subscribeAsync(deviceTopic(c, 'cycles/ack'), { qos: 1 });
+    await client.publishAsync(deviceTopic(c, 'cycles'), signedBy(c, msg), { qos: 1 });
+    clipUrl = await acked;
+  } finally {
+    await client.endAsync();
+  }
+  // The link's path, on the test server (its public address may be another name of it).
+  const res = await fetch(`http://127.0.0.1:${port()}${new URL(clipUrl).pathname}${msg.id}?start_ms=${clipStartMs}`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/octet-stream' },
+    body: readFileSync(clip),
+  });
+  if (!res.ok) throw new Error(`uploading the clip of ${msg.id}: ${res.status} ${await res.text()}`);
+  return msg.id;
 }
 
 /** The super admin changes task `task` of `org` (`PATCH organization/task/{id}/`). */
