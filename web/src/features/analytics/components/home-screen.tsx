@@ -12,6 +12,7 @@ import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
 import { WallDisplayLink } from '@/components/ui/wall-display-link';
 import { isoDay } from '@/lib/days';
+import { BREAKPOINTS, below, useMediaQuery } from '@/lib/media-query';
 import { useSession } from '@/lib/session';
 import { WALL_REFRESH_MS, useWallClock, useWallDisplay } from '@/lib/wall-display';
 
@@ -102,6 +103,8 @@ function PeriodCard({ title, figures, target }: { title: string; figures?: Cycle
 
 /** Today hour by hour: good and bad cycles stacked. */
 function TodayChart({ stats, height }: { stats: CycleStats; height: number }) {
+  // A phone's width has room for every sixth hour's label.
+  const narrow = useMediaQuery(below(BREAKPOINTS.cards));
   const data = stats.trend.map((p) => ({
     hour: `${String(new Date(p.start_ms).getHours()).padStart(2, '0')}:00`,
     good: p.good,
@@ -114,7 +117,7 @@ function TodayChart({ stats, height }: { stats: CycleStats; height: number }) {
         data={data}
         height={height}
         x="hour"
-        xEvery={2}
+        xEvery={narrow ? 5 : 2}
         yIntegers
         legend
         series={[
