@@ -65,7 +65,7 @@ test('a line is defined, its bottleneck found, and a part followed along it', as
   await page.getByRole('combobox', { name: 'Operation' }).selectOption({ label: 'Press body' });
   await page.getByRole('figure', { name: 'Good and bad cycles over time' }).locator('.recharts-bar-rectangle path').last().click();
   const drill = page.getByRole('region', { name: /^Cycles of / });
-  await drill.getByRole('link', { name: /^The line of the cycle ended/ }).last().click();
+  await drill.getByRole('link', { name: /^In line: the cycle ended/ }).last().click();
   await expect(page.getByRole('heading', { level: 1, name: 'Line Visibility' })).toBeVisible();
   const boxes = page.getByRole('list', { name: 'Stations of Body line' }).getByRole('listitem');
   await expect(boxes.nth(0)).toContainText('(this cycle)');

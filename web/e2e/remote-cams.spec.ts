@@ -25,7 +25,7 @@ test('a remote camera is added (a bad URL refused first), renamed and deleted', 
 
   const device = page.getByRole('region', { name: /^Bench/ });
   await expect(device.getByText('No remote cameras.')).toBeVisible();
-  await device.getByRole('button', { name: 'Add a remote camera to Bench' }).click();
+  await device.getByRole('button', { name: 'Add remote camera to Bench' }).click();
   const form = page.getByRole('dialog', { name: 'Add a remote camera to Bench' });
   await form.getByLabel('Name', { exact: true }).fill('gate');
   await form.getByLabel('URL').fill('rtsp://10.0.0.5:99999/stream1');

@@ -103,7 +103,7 @@ test('a remote RTSP camera plays live, fails when its server stops, plays again,
     await expect(device.getByRole('button', { name: 'cam0 on Bench' })).toBeVisible({ timeout: 60_000 });
 
     // Attached through the form; listed, then reported by the device (its tile).
-    await device.getByRole('button', { name: 'Add a remote camera to Bench' }).click();
+    await device.getByRole('button', { name: 'Add remote camera to Bench' }).click();
     const form = page.getByRole('dialog', { name: 'Add a remote camera to Bench' });
     await form.getByLabel('Name', { exact: true }).fill('door');
     await form.getByLabel('URL').fill(url);

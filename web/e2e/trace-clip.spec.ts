@@ -64,7 +64,7 @@ test('a cycle plays its clip with the step timeline following, and jumps to a st
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Trace', exact: true }).click();
   await expect(page.getByRole('link', { name: /^Trace of the cycle ended/ }).first()).toBeVisible();
   // Those with a clip say so.
-  await expect(page.getByRole('link', { name: /^Play the clip of the cycle ended/ }).first()).toContainText(/▶ Play clip \(\d+\.\d s\)/);
+  await expect(page.getByRole('link', { name: /^Play clip \(\d+\.\d s\) of the cycle ended/ }).first()).toContainText(/▶ Play clip \(\d+\.\d s\)/);
   await page.goto(`${site}/cycle-trace/${d.cycle.id}`);
   await expect(page.getByRole('heading', { level: 1, name: 'Cycle Trace' })).toBeVisible();
 

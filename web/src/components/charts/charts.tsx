@@ -4,7 +4,7 @@
  * from `palette.ts`. Screens import these, never recharts. The chart fills its parent's
  * width at `height` pixels; the screen gives it its figure and accessible name.
  */
-import type { ReactElement } from 'react';
+import { type ReactElement, useId } from 'react';
 import {
   Bar,
   BarChart as RBarChart,
@@ -57,6 +57,9 @@ export type BarSeries<Row> = {
   colour: string;
   /** A bar's own colour, over `colour` (a bar to stand out). */
   colourOf?: (row: Row) => string;
+  /** Striped as well as coloured (the whole series, or the bars it says): what means
+   * "bad" is told apart without colour too (WCAG 1.4.1). */
+  hatched?: boolean | ((row: Row) => boolean);
   /** Series with the same stack are drawn on top of each other. */
   stack?: string;
   /** The field holding each bar's spread, drawn as an error bar. */
@@ -84,11 +87,37 @@ function frame<Row>(f: ChartFrame<Row>): ReactElement[] {
   ];
 }
 
+/** White diagonal stripes over `colour`, as a fill (`url(#id)`). */
+function Hatch({ id, colour }: { id: string; colour: string }) {
+  return (
+    <pattern id={id} width={6} height={6} patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+      <rect width={6} height={6} fill={colour} />
+      <line x1={0} y1={0} x2={0} y2={6} stroke="#fff" strokeWidth={3} />
+    </pattern>
+  );
+}
+
 /** Bars: one series, several side by side, or stacked. */
 export function BarChart<Row>({ series, target, ...f }: ChartFrame<Row> & { series: BarSeries<Row>[]; target?: TargetLine }) {
+  const uid = useId().replace(/[^\w-]/g, '');
+  // One stripe pattern per colour a hatched bar may take.
+  const colours = [...new Set(series.filter((s) => s.hatched).flatMap((s) => [s.colour, ...(s.colourOf ? f.data.map(s.colourOf) : [])]))];
+  const hatchOf = (colour: string) => `url(#${uid}-hatch-${colours.indexOf(colour)})`;
+  const fillOf = (s: BarSeries<Row>, row: Row | null) => {
+    const colour = row !== null && s.colourOf ? s.colourOf(row) : s.colour;
+    const hatched = typeof s.hatched === 'function' ? row !== null && s.hatched(row) : s.hatched === true;
+    return hatched ? hatchOf(colour) : colour;
+  };
   return (
     <ResponsiveContainer width="100%" height={f.height}>
       <RBarChart data={f.data} margin={target ? MARGIN_WITH_TARGET : MARGIN}>
+        {colours.length > 0 ? (
+          <defs>
+            {colours.map((c, i) => (
+              <Hatch key={c} id={`${uid}-hatch-${i}`} colour={c} />
+            ))}
+          </defs>
+        ) : null}
         {frame(f)}
         {series.map((s) => (
           <Bar
@@ -96,12 +125,12 @@ export function BarChart<Row>({ series, target, ...f }: ChartFrame<Row> & { seri
             dataKey={s.field}
             name={s.name}
             stackId={s.stack}
-            fill={s.colour}
+            fill={fillOf(s, null)}
             isAnimationActive={false}
             onClick={s.onPick ? (_, i) => s.onPick!(f.data[i]!) : undefined}
             cursor={s.onPick ? 'pointer' : undefined}
           >
-            {s.colourOf ? f.data.map((row, i) => <Cell key={i} fill={s.colourOf!(row)} />) : null}
+            {s.colourOf || typeof s.hatched === 'function' ? f.data.map((row, i) => <Cell key={i} fill={fillOf(s, row)} />) : null}
             {s.spread ? <ErrorBar dataKey={s.spread} width={6} stroke={palette.ink} /> : null}
           </Bar>
         ))}

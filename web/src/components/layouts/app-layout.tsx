@@ -14,6 +14,7 @@ import { useWallDisplay } from '@/lib/wall-display';
 import { sidebarIcon } from './sidebar-icons';
 
 const NAV_ID = 'main-nav';
+const MAIN_ID = 'screen';
 
 /**
  * The signed-in layout: header, the role's sidebar (section 6), the screen. Below a
@@ -73,6 +74,10 @@ export function AppLayout() {
   const hasNav = sections.length > 0;
   return (
     <div className={`app-layout${open ? ' drawer-open' : ''}`}>
+      {/* The keyboard's first stop: past the header and the sidebar (WCAG 2.4.1). */}
+      <a className="skip-link" href={`#${MAIN_ID}`} inert={open}>
+        Skip to the screen
+      </a>
       <header className="app-header" inert={open}>
         {hasNav && narrow ? (
           <button
@@ -112,7 +117,7 @@ export function AppLayout() {
           {open ? <div className="drawer-backdrop" aria-hidden="true" onClick={() => close(true)} /> : null}
         </>
       ) : null}
-      <main className="app-main" inert={open}>
+      <main id={MAIN_ID} className="app-main" tabIndex={-1} inert={open}>
         <Outlet />
       </main>
     </div>

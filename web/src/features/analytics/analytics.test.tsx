@@ -348,7 +348,7 @@ test('Trace lists the cycles of its days, those with a clip marked, each opening
     }),
   );
   renderApp('/user/trace?filter=bad_cycles');
-  const play = await screen.findAllByRole('link', { name: /^Play the clip of the cycle ended/ });
+  const play = await screen.findAllByRole('link', { name: /^Play clip \(\d+\.\d s\) of the cycle ended/ });
   expect(play).toHaveLength(1);
   expect(play[0]).toHaveTextContent('▶ Play clip (44.5 s)');
   expect(play[0]).toHaveAttribute('href', '/cycle-trace/c-1');

@@ -96,7 +96,7 @@ test("an engineer sees the range's issues, opens one's cycles and marks its open
   expect(asked[1]!.get('cycle_filter')).toBe('bad_cycles');
   expect(asked[1]!.get('task')).toBe('4');
   // Reviewed, with a note.
-  await user.click(screen.getByRole('button', { name: 'Mark Missed Check seal (Assemble pump) reviewed' }));
+  await user.click(screen.getByRole('button', { name: 'Mark reviewed: Missed Check seal (Assemble pump)' }));
   const dialog = await screen.findByRole('dialog', { name: 'Mark Missed Check seal reviewed' });
   expect(dialog).toHaveTextContent('2 bad cycles of Assemble pump in this range, not reviewed yet.');
   await user.type(within(dialog).getByLabelText('Note (optional)'), 'Retrained the shift');

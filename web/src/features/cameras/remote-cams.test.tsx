@@ -116,7 +116,7 @@ test('a remote camera is added: wrong fields are refused before sending, a 400 s
   const rec = recordCalls();
   const user = userEvent.setup();
   renderApp('/user/cameras');
-  await user.click(await screen.findByRole('button', { name: 'Add a remote camera to Bench' }));
+  await user.click(await screen.findByRole('button', { name: 'Add remote camera to Bench' }));
   const dialog = screen.getByRole('dialog', { name: 'Add a remote camera to Bench' });
 
   await user.click(within(dialog).getByRole('button', { name: 'Add' }));

@@ -64,7 +64,7 @@ export function Trend({ stats, picked, onPick }: { stats: CycleStats; picked: Sp
           legend
           series={[
             { field: 'good', name: 'Good', stack: 'c', colour: palette.good, onPick },
-            { field: 'bad', name: 'Bad', stack: 'c', colour: palette.bad, onPick },
+            { field: 'bad', name: 'Bad', stack: 'c', colour: palette.bad, hatched: true, onPick },
           ]}
         />
       </figure>

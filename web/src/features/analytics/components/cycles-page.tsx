@@ -65,12 +65,12 @@ export function CyclesPage({
                 </Link>{' '}
                 {clipOf.get(c.id) ? (
                   <>
-                    <Link to={cycleTracePath(c.id)} aria-label={`Play the clip of the cycle ended ${formatDateTime(c.end_ms)}`}>
-                      ▶ Play clip ({seconds(clipOf.get(c.id)?.duration_ms)})
+                    <Link to={cycleTracePath(c.id)} aria-label={`Play clip (${seconds(clipOf.get(c.id)?.duration_ms)}) of the cycle ended ${formatDateTime(c.end_ms)}`}>
+                      <span aria-hidden="true">▶ </span>Play clip ({seconds(clipOf.get(c.id)?.duration_ms)})
                     </Link>{' '}
                   </>
                 ) : null}
-                <Link to={`${paths.user.lineVisibility}?cycleId=${encodeURIComponent(c.id)}&taskId=${c.task}`} aria-label={`The line of the cycle ended ${formatDateTime(c.end_ms)}`}>
+                <Link to={`${paths.user.lineVisibility}?cycleId=${encodeURIComponent(c.id)}&taskId=${c.task}`} aria-label={`In line: the cycle ended ${formatDateTime(c.end_ms)}`}>
                   In line
                 </Link>
               </>

@@ -122,7 +122,7 @@ function TodayChart({ stats, height }: { stats: CycleStats; height: number }) {
         legend
         series={[
           { field: 'good', name: 'Good', stack: 'c', colour: palette.good },
-          { field: 'bad', name: 'Bad', stack: 'c', colour: palette.bad },
+          { field: 'bad', name: 'Bad', stack: 'c', colour: palette.bad, hatched: true },
         ]}
       />
     </figure>

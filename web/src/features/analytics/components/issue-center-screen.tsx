@@ -126,7 +126,7 @@ export default function IssueCenterScreen() {
                           Cycles
                         </button>{' '}
                         {manage && i.open > 0 ? (
-                          <button type="button" className="secondary" onClick={() => setReviewing(i)} aria-label={`Mark ${name} reviewed`}>
+                          <button type="button" className="secondary" onClick={() => setReviewing(i)} aria-label={`Mark reviewed: ${name}`}>
                             Mark reviewed
                           </button>
                         ) : null}

@@ -40,13 +40,14 @@ export function CameraTile({
         <span id={`${id}-title`} className="camera-tile-title">
           {title}
         </span>
-        <span id={`${id}-live`} className={liveClass(state)}>
-          {liveText(state)}
-        </span>
-        <span id={`${id}-camera`} className="muted">
-          {cameraText(camera, device)}
-        </span>
       </button>
+      {/* Outside the button, which they describe: its name stays its visible words. */}
+      <span id={`${id}-live`} className={liveClass(state)}>
+        {liveText(state)}
+      </span>
+      <span id={`${id}-camera`} className="muted">
+        {cameraText(camera, device)}
+      </span>
     </li>
   );
 }

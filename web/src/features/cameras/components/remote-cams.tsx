@@ -45,7 +45,7 @@ export function RemoteCams({ device, editable }: { device: Device; editable: boo
           Remote cameras
         </h3>
         {editable ? (
-          <button type="button" className="secondary small" aria-label={`Add a remote camera to ${device.display_name}`} onClick={() => setEditing('new')}>
+          <button type="button" className="secondary small" aria-label={`Add remote camera to ${device.display_name}`} onClick={() => setEditing('new')}>
             Add remote camera
           </button>
         ) : null}
