@@ -161,12 +161,13 @@ ensure_mosquitto() {
 # Python tools the tests use (a real SMTP server, aiosmtpd; python-docx and reportlab
 # make the SOP documents of cloud/tests/sop_documents.py; http_ece decrypts Web Push
 # messages in cloud/tests/push_receiver.py; moto in server mode is the S3-compatible
-# server of cloud/tests/it/files/), in a venv under target/.
+# server of cloud/tests/it/files/; mockllm serves the OpenAI chat-completions API for the
+# assistant's model path, cloud/tests/it/assistant.rs), in a venv under target/.
 # Exports GEMBA_TEST_PYTHON, the interpreter the e-mail tests start their server with.
-PY_TOOLS=(aiosmtpd==1.4.6 python-docx==1.2.0 reportlab==5.1.0 http_ece==1.2.1 'moto[server]==5.2.5')
+PY_TOOLS=(aiosmtpd==1.4.6 python-docx==1.2.0 reportlab==5.1.0 http_ece==1.2.1 'moto[server]==5.2.5' mockllm==0.0.8)
 ensure_python_tools() {
   local venv="$ROOT/target/venv"
-  python_venv "$venv" 'import aiosmtpd, docx, reportlab, http_ece, moto.server' "${PY_TOOLS[@]}"
+  python_venv "$venv" 'import aiosmtpd, docx, reportlab, http_ece, moto.server, mockllm.server' "${PY_TOOLS[@]}"
   export GEMBA_TEST_PYTHON="$venv/bin/python"
 }
 

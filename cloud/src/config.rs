@@ -182,6 +182,10 @@ pub struct Settings {
     /// First-start super admin (also `GEMBA_ADMIN_EMAIL` / `GEMBA_ADMIN_PASSWORD`).
     pub admin_email: Option<String>,
     pub admin_password: Option<Secret>,
+    /// The Kaizen assistant's language model (an OpenAI-compatible endpoint); unset,
+    /// its answers are the facts in plain sentences.
+    #[serde(default)]
+    pub assistant: Option<crate::assistant::llm::AssistantSettings>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -287,6 +291,7 @@ impl Default for Settings {
             agent_bin: None,
             admin_email: None,
             admin_password: None,
+            assistant: None,
         }
     }
 }

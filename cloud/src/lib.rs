@@ -2,6 +2,7 @@
 //! the embedded MQTT broker and e-mail. `main.rs` only parses the command line;
 //! [`launch`] runs the service on a listener, so tests run the real server on port 0.
 
+pub mod assistant;
 pub mod auth;
 pub mod config;
 pub mod db;

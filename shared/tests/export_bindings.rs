@@ -331,6 +331,14 @@ fn export_bindings() {
             st::ServiceTokenCreated
         );
         export!(&cfg, names, gemba_shared::api::v1::privacy::PrivacyPolicy);
+        use gemba_shared::api::v1::assistant as ka;
+        export!(
+            &cfg,
+            names,
+            ka::AssistantAsk,
+            ka::AssistantAnswer,
+            ka::AssistantDocument
+        );
     }
     // Every file written, listed once: the types above and what they refer to
     // (`serde_json/JsonValue.ts` for JSON objects).

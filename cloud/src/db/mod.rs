@@ -15,6 +15,7 @@
 
 pub mod admin_reports;
 pub mod analytics;
+pub mod assistant_docs;
 pub mod annotations;
 pub mod audit;
 pub mod barcodes;

@@ -3,6 +3,7 @@
 //! handlers' annotations at `/api/openapi.json`.
 
 pub mod account;
+pub mod assistant;
 pub mod admin;
 pub mod admin_reports;
 pub mod annotations;
@@ -160,6 +161,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(privacy::router())
         .merge(files::router())
         .merge(telemetry::router())
+        .merge(assistant::router())
         .merge(validation::router())
         .split_for_parts()
 }

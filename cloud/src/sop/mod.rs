@@ -73,6 +73,21 @@ pub fn read(bytes: &[u8], file_name: &str) -> Result<(Draft, Source), String> {
     Ok((draft, source))
 }
 
+/// The document `bytes`' paragraphs as its reader makes them, without drafting an
+/// operation (the assistant's documents, `crate::assistant::rag`); `Err` says why not.
+pub fn paragraphs(bytes: &[u8]) -> Result<(Vec<outline::Para>, Source), String> {
+    if bytes.starts_with(b"%PDF-") {
+        Ok((outline::from_text(&pdf::text(bytes)?), Source::Pdf))
+    } else if bytes.starts_with(b"PK\x03\x04") {
+        Ok((docx::paragraphs(bytes)?, Source::Docx))
+    } else if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+        Err(OLD_WORD.into())
+    } else {
+        let text = decode(bytes).ok_or_else(|| NOT_A_DOCUMENT.to_owned())?;
+        Ok((outline::from_text(&text), Source::Text))
+    }
+}
+
 /// UTF-8 (with or without its byte-order mark) or UTF-16 with one; text with NUL bytes
 /// or that decodes to nothing is not text.
 fn decode(bytes: &[u8]) -> Option<String> {

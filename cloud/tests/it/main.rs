@@ -11,6 +11,7 @@ mod account;
 mod admin_reports;
 mod analytics;
 mod annotations;
+mod assistant;
 mod audit;
 mod barcodes;
 mod broker;

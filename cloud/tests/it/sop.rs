@@ -28,7 +28,7 @@ fn python() -> PathBuf {
 }
 
 /// The two documents, made afresh by the script.
-fn documents() -> (Vec<u8>, Vec<u8>) {
+pub(crate) fn documents() -> (Vec<u8>, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(python())
         .arg(concat!(

@@ -14,10 +14,10 @@
 
 mod changes;
 mod cycles;
-mod issue_center;
-mod lines;
+pub(crate) mod issue_center;
+pub(crate) mod lines;
 mod math;
-mod stats;
+pub(crate) mod stats;
 mod tampering;
 
 use gemba_shared::api::v1::PAGE_SIZE;

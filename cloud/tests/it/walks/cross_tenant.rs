@@ -764,6 +764,24 @@ pub(super) fn cross_tenant(
         )
         .or_unknown("device"),
         cross(
+            "POST /organization/assistant/",
+            "organization/assistant/",
+            Some(json!({"mode": "line_performance", "line": b.line,
+                "datetime_start": "2026-11-01", "datetime_end": "2026-11-30"})),
+        ),
+        cross(
+            "POST /organization/assistant/",
+            "organization/assistant/",
+            Some(json!({"mode": "station_performance", "task": bt,
+                "datetime_start": "2026-11-01", "datetime_end": "2026-11-30"})),
+        )
+        .or_unknown("task"),
+        cross(
+            "DELETE /organization/assistant/documents/{id}/",
+            format!("organization/assistant/documents/{}/", b.assistant_doc),
+            None,
+        ),
+        cross(
             "GET /telemetry/tampering_requests/",
             format!("telemetry/tampering_requests/?organization={bo}"),
             None,

@@ -648,6 +648,31 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             .at("telemetry/issues?datetime_start=2026-11-01&datetime_end=2026-11-30"),
         call("GET /telemetry/device_events", None, Perm(ViewCycles))
             .at("telemetry/device_events?datetime_start=2026-11-01&datetime_end=2026-11-30"),
+        // The assistant: a question over a month (no cycles: the facts say so); the
+        // documents listed; an unknown one deleted (404); an empty upload refused (400).
+        call(
+            "POST /organization/assistant/",
+            Some(json!({"mode": "station_performance",
+                "datetime_start": "2026-11-01", "datetime_end": "2026-11-30"})),
+            Perm(ViewCycles),
+        ),
+        call(
+            "GET /organization/assistant/documents/",
+            None,
+            Perm(ViewCycles),
+        ),
+        call(
+            "POST /organization/assistant/documents/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at("organization/assistant/documents/?name=walk.txt"),
+        call(
+            "DELETE /organization/assistant/documents/{id}/",
+            None,
+            Perm(ManageTasks),
+        )
+        .at(format!("organization/assistant/documents/{UNKNOWN_ID}/")),
         call(
             "GET /telemetry/tampering_requests/",
             None,

@@ -294,6 +294,7 @@ both!(
             task_history: b_task_history,
             detector: new_detector(&app, &admin, b_task).await,
             line: new_line(&app, &admin, b, b_task, b_devices.device).await,
+            assistant_doc: crate::assistant::walk_document(&app, &admin, b).await,
             devices: b_devices,
             video: new_video(&app, &admin, b, b_task).await,
             barcodes: new_barcodes(&app, &admin, b, b_task).await,

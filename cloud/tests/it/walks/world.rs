@@ -216,6 +216,8 @@ pub(super) struct TenantB {
     pub(super) video: Media,
     /// A line of B's task on B's device.
     pub(super) line: i64,
+    /// A document of B's for the assistant.
+    pub(super) assistant_doc: i64,
     /// B's barcodes, associated with B's task.
     pub(super) barcodes: Barcodes,
     /// A rectification step of B's task.

@@ -1,6 +1,7 @@
 //! REST API v1 payloads (served under `/api/`), named after the spec's fields.
 
 pub mod account;
+pub mod assistant;
 pub mod admin_report;
 pub mod annotation;
 pub mod barcode;
