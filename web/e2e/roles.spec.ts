@@ -15,7 +15,7 @@ const PASSWORD = 'role-pass-1';
 
 /** The user area's entries an organisation without subscriptions shows (the gated
  * entries of section 6, and Pathfinder, hidden). */
-const LEAN = ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line'];
+const LEAN = ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line', 'Kaizen Assistant'];
 const WITH_USERS = [
   'Dashboard', ...LEAN, 'Cameras', 'Users', 'Add Device', 'Label Training Set', 'Train Model', 'Validation',
   'User Manuals', 'App Fundamentals',
@@ -36,7 +36,7 @@ const EXPECTED: { role: string; landing: string; heading: string; sidebar: strin
     role: 'analytics_user',
     landing: '/user/analytics',
     heading: 'Analytics',
-    sidebar: ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center'],
+    sidebar: ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Kaizen Assistant'],
   },
   { role: 'labeler', landing: '/labeler/tasks', heading: 'Operations Requested', sidebar: ['Tasks Requested', 'Profile Setting'], onBase: true },
 ];

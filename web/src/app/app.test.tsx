@@ -26,7 +26,7 @@ test('a role opening a screen outside its list lands on its landing screen, with
   expect(router.state.location.pathname).toBe('/user/analytics');
   const nav = screen.getByRole('navigation', { name: 'Main' });
   expect(within(nav).getAllByRole('link').map((a) => a.textContent)).toEqual([
-    'Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center',
+    'Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Kaizen Assistant',
   ]);
   expect(within(nav).getByRole('heading', { name: 'LEAN' })).toBeInTheDocument();
 });

@@ -77,6 +77,7 @@ export const routes: RouteObject[] = [
               screen(u.analytics, () => import('@/features/analytics/components/analytics-screen')),
               screen(u.trace, () => import('@/features/analytics/components/trace-screen')),
               screen(u.issueCenter, () => import('@/features/analytics/components/issue-center-screen')),
+              screen(u.assistant, () => import('@/features/assistant/components/assistant-screen')),
               screen(u.line, () => import('@/features/lines/components/lines-screen')),
               screen(u.lineAnalytics, () => import('@/features/lines/components/line-analytics-screen')),
               screen(u.lineVisibility, () => import('@/features/lines/components/line-visibility-screen')),

@@ -57,6 +57,8 @@ export const paths = {
     addDevice: '/user/add-device',
     labelData: '/user/label-data',
     issueCenter: '/user/issue-center',
+    /** The Kaizen assistant (the spec names no route: docs/decisions.md). */
+    assistant: '/user/assistant',
     line: '/user/line',
     lineVisibility: '/user/line-visibility',
   },

@@ -92,6 +92,7 @@ export const ROUTES: readonly RouteRule[] = [
   only(u.addDevice, 'Add Device', USER_SCREENS),
   only(u.labelData, 'Label Training Set', USER_SCREENS),
   only(u.issueCenter, 'Issue Center', ANALYTICS_SCREENS),
+  only(u.assistant, 'Kaizen Assistant', ANALYTICS_SCREENS),
   only(u.line, 'Line', USER_SCREENS),
   only(u.lineVisibility, 'Line Visibility', ANALYTICS_SCREENS),
 

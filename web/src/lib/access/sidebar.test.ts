@@ -11,7 +11,7 @@ const shape = (role: Parameters<typeof sidebarFor>[0], f: ReadonlySet<string>) =
 
 const FULL = [
   ['Dashboard', ['Dashboard']],
-  ['LEAN', ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line', 'Pathfinder']],
+  ['LEAN', ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Line', 'Pathfinder', 'Kaizen Assistant']],
   ['MANAGEMENT', ['Devices', 'OPC', 'Cameras', 'Users', 'Add Device', 'Audit Log']],
   ['SETUP', ['Define Operation', 'Record Training Set', 'Label Training Set', 'Train Model', 'Deploy Model', 'Validation']],
   ['HELP', ['User Manuals', 'App Fundamentals']],
@@ -39,7 +39,7 @@ test('docs user: the sections without OPC', () => {
 
 test('analytics user: Analytics, Line Analytics, Trace, Cycle Trace, Issue Center, Line Visibility', () => {
   expect(shape('analytics_user', ALL)).toEqual([
-    ['LEAN', ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center']],
+    ['LEAN', ['Analytics', 'Line Analytics', 'Trace', 'Cycle Trace', 'Line Visibility', 'Issue Center', 'Kaizen Assistant']],
   ]);
 });
 

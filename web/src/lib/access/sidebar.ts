@@ -40,6 +40,7 @@ export const USER_SIDEBAR: readonly SidebarSection[] = [
       { label: 'Issue Center', path: u.issueCenter },
       { label: 'Line', path: u.line },
       { label: 'Pathfinder', path: null, feature: 'Pathfinder' },
+      { label: 'Kaizen Assistant', path: u.assistant },
     ],
   },
   {
