@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Pause, Play, Save, SkipBack, SkipForward } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
@@ -283,13 +284,17 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
         {editable ? 'Tap the timeline to go there; drag along it to mark the chosen step.' : 'Tap the timeline to go there.'}
       </p>
       <div className="label-controls" role="group" aria-label="Player">
-        <button type="button" onClick={() => act.move(-frameStep)}>
+        <button type="button" className="with-icon" onClick={() => act.move(-frameStep)}>
+          <SkipBack aria-hidden="true" />
           Back {frameStep} frames
         </button>
-        <button type="button" onClick={() => act.toggle()}>
+        <button type="button" className="with-icon" onClick={() => act.toggle()}>
+          <Play aria-hidden="true" />
+          <Pause aria-hidden="true" />
           Play / pause
         </button>
-        <button type="button" onClick={() => act.move(frameStep)}>
+        <button type="button" className="with-icon" onClick={() => act.move(frameStep)}>
+          <SkipForward aria-hidden="true" />
           Forward {frameStep} frames
         </button>
         <Field label="Frame step" type="number" min={1} max={1000} value={frameStep} onChange={(e) => setFrameStep(Math.max(1, Number(e.target.value) || 1))} />
@@ -353,7 +358,8 @@ export function Editor({ video, editable, via = 'organization' }: { video: Video
             <option value="annotation">Annotation</option>
             <option value="verification">Verification</option>
           </SelectField>
-          <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>
+          <button type="button" className="with-icon" onClick={() => save.mutate()} disabled={save.isPending}>
+            <Save aria-hidden="true" />
             {save.isPending ? 'Saving…' : mode === 'verification' ? 'Save as checked' : 'Save labels'}
           </button>
           {via === 'organization' && q.data?.updated_at != null ? (
