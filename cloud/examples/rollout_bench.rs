@@ -175,6 +175,7 @@ async fn device(
             id: m.id.clone(),
             ok: true,
             message: "in place".into(),
+            opcua: None,
         };
         client
             .publish(

@@ -183,6 +183,7 @@ pub async fn build(state: &AppState, org: i64, device: i64) -> sqlx::Result<Opti
         remote_cameras,
         blur,
         schedules,
+        opcua: vec![],
         barcodes,
     }))
 }
@@ -360,6 +361,22 @@ mod tests {
                 .collect(),
             schedules: (1..=v1::MAX_SCHEDULES as i64)
                 .map(|i| schedule(i, &engine))
+                .collect(),
+            // The most OPC UA bindings, each text at its longest.
+            opcua: (0..v1::opcua::MAX_BINDINGS)
+                .map(|i| v1::OpcuaBinding {
+                    endpoint: format!(
+                        "opc.tcp://{}{}",
+                        i % v1::opcua::MAX_BINDING_ENDPOINTS,
+                        "h".repeat(v1::opcua::MAX_ENDPOINT_BYTES - 11)
+                    ),
+                    node_id: format!("ns=1;s={}", "n".repeat(v1::opcua::MAX_NODE_ID_BYTES - 7)),
+                    camera: format!("{i:0>100}"),
+                    task: Some(i64::MAX),
+                    role: v1::OpcuaRole::Metadata {
+                        key: "k".repeat(v1::opcua::MAX_KEY_BYTES),
+                    },
+                })
                 .collect(),
             barcodes: (0..v1::MAX_TASK_BARCODES as i64)
                 .map(|i| v1::TaskBarcode {

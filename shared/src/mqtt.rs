@@ -18,6 +18,8 @@ pub mod v1 {
     pub use update::*;
     mod health;
     pub use health::*;
+    pub mod opcua;
+    pub use opcua::*;
 
     /// The schema version of every payload below but commands.
     pub const VERSION: u32 = 1;
@@ -359,6 +361,7 @@ pub mod v1 {
                 Command::Screenshot { camera, .. } | Command::Rebaseline { camera } => {
                     check_camera(camera).map(|_| ())
                 }
+                Command::Opcua { request } => request.check(),
                 _ => Ok(()),
             }
         }
@@ -369,7 +372,7 @@ pub mod v1 {
             if self.message.len() > 1000 {
                 return Err("message over 1000 bytes".into());
             }
-            Ok(())
+            self.opcua.as_ref().map_or(Ok(()), OpcuaReply::check)
         }
     }
 
@@ -465,6 +468,11 @@ pub mod v1 {
             size_bytes: i64,
             signature: String,
         },
+        /// Answer an OPC UA question (issue 32, `mqtt/v1/opcua.rs`): discover the servers
+        /// the device reaches, browse a node's children, read a node. The answer is the
+        /// acknowledgement's `opcua` ([`CommandAck::opcua`]), sent once the device has
+        /// it (a server that does not answer: an error after a few seconds).
+        Opcua { request: OpcuaRequest },
     }
 
     /// `cmd` (cloud → agent, QoS 1), version [`COMMAND_VERSION`]. Carried out once:
@@ -496,6 +504,9 @@ pub mod v1 {
         pub ok: bool,
         #[serde(default)]
         pub message: String,
+        /// The answer to a [`Command::Opcua`], when `ok`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub opcua: Option<OpcuaReply>,
     }
 
     /// A topic's organisation, device and channel; `None` for anything else (a wrong

@@ -289,6 +289,7 @@ impl TestDevice {
             id: id.into(),
             ok,
             message: message.into(),
+            opcua: None,
         };
         self.publish(
             self.topic(Channel::CmdAck),
@@ -612,6 +613,7 @@ both!(
                         id: "nope".into(),
                         ok: true,
                         message: String::new(),
+                        opcua: None,
                     },
                 ),
             ),

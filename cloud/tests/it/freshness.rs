@@ -228,6 +228,7 @@ both!(
                     id: cmd.id.clone(),
                     ok,
                     message: message.into(),
+                    opcua: None,
                 },
             )
         };

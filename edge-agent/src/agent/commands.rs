@@ -109,6 +109,9 @@ impl Agent {
                 Err(e) => Err(e),
             },
             Command::Rebaseline { camera } => self.rebaseline(&camera),
+            Command::Opcua { .. } => Err(anyhow::anyhow!(
+                "this agent does not answer OPC UA requests yet"
+            )),
             Command::Update {
                 release,
                 version,
@@ -347,6 +350,7 @@ fn make_ack(id: String, r: anyhow::Result<String>) -> CommandAck {
         id,
         ok,
         message: message.chars().take(1000).collect(),
+        opcua: None,
     }
 }
 

@@ -17,7 +17,9 @@
 //!   weekday and a minute.
 //!
 //! - a task barcode's value is a barcode value (`api::v1::barcode::check_value`'s rule)
-//!   and no value is given twice.
+//!   and no value is given twice;
+//! - its OPC UA bindings pass `opcua::check_bindings` (issue 32: `opc.tcp://` endpoints,
+//!   node ids, camera names, no metadata key given twice for a camera and task).
 //!
 //! The time zone's name is checked for its shape here (the tz database is not part of
 //! this crate); the cloud checks it against the database before it sends one.
@@ -62,6 +64,11 @@ pub struct DeviceConfig {
     pub blur: Vec<BlurRegion>,
     #[serde(default)]
     pub schedules: Vec<Schedule>,
+    /// The OPC UA nodes the device subscribes to and what each does to a camera's
+    /// cycles (issue 32, `opcua.rs`). Left out when empty, as `barcodes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional, as = "Option<Vec<super::OpcuaBinding>>"))]
+    pub opcua: Vec<super::OpcuaBinding>,
     /// The organisation's barcodes associated with tasks: one read on a camera starts
     /// its task there. Left out when empty, so an agent older than barcodes still
     /// takes the configuration of an organisation without them.
@@ -77,6 +84,7 @@ impl Default for DeviceConfig {
             remote_cameras: vec![],
             blur: vec![],
             schedules: vec![],
+            opcua: vec![],
             barcodes: vec![],
         }
     }
@@ -361,6 +369,7 @@ impl Message for DeviceConfig {
             check_camera(&b.camera)?;
             b.check()?;
         }
+        super::opcua::check_bindings(&self.opcua)?;
         for (i, s) in self.schedules.iter().enumerate() {
             s.check()?;
             if let Some(o) = self.schedules[..i].iter().find(|o| o.meets(s)) {
@@ -415,6 +424,13 @@ mod tests {
                 schedule(2, "cam0", &[0, 1, 2, 3, 4], "14:00", "22:00"),
                 schedule(3, "door", &[5], "00:00", "24:00"),
             ],
+            opcua: vec![super::super::OpcuaBinding {
+                endpoint: "opc.tcp://plc:4840".into(),
+                node_id: "ns=2;s=Part".into(),
+                camera: "cam0".into(),
+                task: Some(3),
+                role: super::super::OpcuaRole::Metadata { key: "part".into() },
+            }],
             barcodes: vec![TaskBarcode {
                 value: "LOT-42".into(),
                 task: 7,
@@ -470,6 +486,8 @@ mod tests {
         assert!(bad(&|c| c.barcodes.push(c.barcodes[0].clone())).contains("twice"));
         assert!(bad(&|c| c.barcodes[0].value = " LOT".into()).contains("barcode value"));
         assert!(bad(&|c| c.barcodes[0].task = 0).contains("positive"));
+        assert!(bad(&|c| c.opcua[0].node_id = "Part".into()).contains("node id"));
+        assert!(bad(&|c| c.opcua.push(c.opcua[0].clone())).contains("twice"));
         assert!(bad(&|c| c.schedules[0].days = vec![]).contains("weekday"));
         assert!(bad(&|c| c.schedules[0].days = vec![7]).contains("0 (Monday)"));
         assert!(bad(&|c| c.schedules[0].days = vec![1, 1]).contains("twice"));
