@@ -45,7 +45,7 @@ test('the assistant answers from the cycles and from the manuals', async ({ page
   });
   await page.getByRole('button', { name: 'Add document' }).click();
   await expect(page.getByRole('region', { name: 'Documents' })).toContainText('fastening.txt (text, 1 passages)');
-  await page.getByLabel('Mode', { exact: true }).selectOption('rag');
+  await page.getByRole('combobox', { name: 'Mode' }).selectOption({ label: 'Retrieval-Augmented Generation' });
   await page.getByLabel('Question', { exact: true }).fill('What torque for the M6 screws?');
   await page.getByRole('button', { name: 'Ask' }).click();
   await expect(chat).toContainText('From "fastening.txt" (passage 1): Tighten the M6 housing screws to 12 Nm');

@@ -7,6 +7,7 @@ use gemba_shared::api::v1::telemetry::{
 };
 
 use super::*;
+use crate::assistant::facts::Facts;
 
 const DAY: i64 = 86_400_000;
 /// 2026-10-13T00:00Z.
