@@ -62,12 +62,13 @@ export default function HomeScreen() {
         <StreamBadge state={stream} />
         <WallDisplayLink />
       </ScreenHeader>
-      <QueryStatus pending={dayQ.isPending} error={dayQ.error ?? weekQ.error} what="Cycle figures" />
+      {/* No "Loading…" line: the cards show "…" meanwhile, and nothing moves when the figures come. */}
+      <QueryStatus pending={false} error={dayQ.error ?? weekQ.error} what="Cycle figures" />
       <div className="figure-cards">
         <PeriodCard title="Today" figures={dayQ.data?.total} target={target} />
         <PeriodCard title="This week" figures={weekQ.data?.total} target={target} />
       </div>
-      {dayQ.data ? <TodayChart stats={dayQ.data} height={wall ? 360 : 220} /> : null}
+      <TodayChart stats={dayQ.data} height={wall ? 360 : 220} />
       <h2>Stations this week</h2>
       {weekQ.data && weekQ.data.stations.length === 0 ? (
         <EmptyState title="No cycles this week yet.">
@@ -101,11 +102,12 @@ function PeriodCard({ title, figures, target }: { title: string; figures?: Cycle
   );
 }
 
-/** Today hour by hour: good and bad cycles stacked. */
-function TodayChart({ stats, height }: { stats: CycleStats; height: number }) {
+/** Today hour by hour: good and bad cycles stacked; its frame drawn at its size before
+ * the figures come, so the screen does not shift when they do. */
+function TodayChart({ stats, height }: { stats: CycleStats | undefined; height: number }) {
   // A phone's width has room for every sixth hour's label.
   const narrow = useMediaQuery(below(BREAKPOINTS.cards));
-  const data = stats.trend.map((p) => ({
+  const data = (stats?.trend ?? []).map((p) => ({
     hour: `${String(new Date(p.start_ms).getHours()).padStart(2, '0')}:00`,
     good: p.good,
     bad: p.bad,
