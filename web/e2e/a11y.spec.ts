@@ -91,6 +91,7 @@ const USER_AREA: Visit[] = [
     '/user/issue-center',
     '/user/line',
     '/user/line-visibility',
+    '/user/assistant',
     '/audit-log',
     '/change-password',
   ].map((r) => at(r)),
