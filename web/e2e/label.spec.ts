@@ -47,14 +47,14 @@ test('two segments are labelled with the keyboard, saved, and found again', asyn
   await page.keyboard.press('s');
   for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowRight');
   await page.keyboard.press('e');
-  await expect(page.getByRole('img', { name: 'Timeline: 2 segments' })).toBeVisible();
+  await expect(page.getByRole('slider', { name: 'Timeline: 2 segments' })).toBeVisible();
   await expect(at).toContainText('unsaved changes');
   // The chosen step's button shows it; the timeline zooms in around the playhead.
   await expect(page.getByRole('button', { name: '2. Pick cover' })).toHaveAttribute('aria-pressed', 'true');
   await page.keyboard.press('+');
   await page.keyboard.press('+');
   await expect(page.getByText('Timeline 4×')).toBeVisible();
-  await expect(page.getByRole('img', { name: 'Timeline: 2 segments, 0.000 s to 30.000 s' })).toBeVisible();
+  await expect(page.getByRole('slider', { name: 'Timeline: 2 segments, 0.000 s to 30.000 s' })).toBeVisible();
   await page.keyboard.press('-');
   await expect(page.getByText('Timeline 2×')).toBeVisible();
   // Back 10 frames: inside step 2.
@@ -69,7 +69,7 @@ test('two segments are labelled with the keyboard, saved, and found again', asyn
   await expect(rows).toHaveCount(3);
   await expect(rows.nth(1)).toHaveText(/1\. Pick base\s*0\.000 s\s*2\.000 s\s*2\.000 s/);
   await expect(rows.nth(2)).toHaveText(/2\. Pick cover\s*2\.000 s\s*3\.333 s\s*1\.333 s/);
-  await expect(page.getByRole('img', { name: 'Timeline: 2 segments' })).toBeVisible();
+  await expect(page.getByRole('slider', { name: 'Timeline: 2 segments' })).toBeVisible();
 
   // The operation is now being annotated.
   await page.goto(`${site}/user/tasks`);

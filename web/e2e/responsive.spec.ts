@@ -177,7 +177,7 @@ for (const viewport of VIEWPORTS) {
         // Touch-sized, full-width player; a tap on the timeline seeks, a drag marks.
         const width = await player.evaluate((v) => v.getBoundingClientRect().width);
         expect(width).toBeGreaterThan(viewport.width - 40);
-        const timeline = page.getByRole('img', { name: /^Timeline/ });
+        const timeline = page.getByRole('slider', { name: /^Timeline/ });
         const box = (await timeline.boundingBox())!;
         expect(box.height).toBeGreaterThanOrEqual(44);
         await timeline.scrollIntoViewIfNeeded();
@@ -190,7 +190,7 @@ for (const viewport of VIEWPORTS) {
         await page.mouse.move(b.x + b.width * 0.3, b.y + b.height / 2, { steps: 4 });
         await page.mouse.move(b.x + b.width * 0.4, b.y + b.height / 2, { steps: 4 });
         await page.mouse.up();
-        await expect(page.getByRole('img', { name: 'Timeline: 1 segment' })).toBeVisible();
+        await expect(page.getByRole('slider', { name: 'Timeline: 1 segment' })).toBeVisible();
         await expect(page.getByRole('table', { name: 'Segments' }).getByRole('row').nth(1)).toContainText('2. Check seal');
       }
 

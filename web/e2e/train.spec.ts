@@ -135,7 +135,7 @@ test('training starts from the screen, shows the model it made, and deploys it t
   await videos.getByRole('button', { name: 'Review unlabelled.mp4' }).click();
   const notice = page.getByRole('status', { name: 'Propagated labels' });
   await expect(notice).toContainText(/Model t\d+-r\d+ guessed these segments/);
-  await expect(page.getByRole('img', { name: /^Timeline: \d+ segments$/ })).toBeVisible();
+  await expect(page.getByRole('slider', { name: /^Timeline: \d+ segments$/ })).toBeVisible();
   await notice.getByRole('button', { name: 'Mark reviewed' }).click();
   await expect(page.getByText('Propagated labels of 1 video marked reviewed.')).toBeVisible();
   await expect(notice).toBeHidden();

@@ -19,7 +19,7 @@ function timeline(canMark: boolean) {
       onMark={onMark}
     />,
   );
-  const el = screen.getByRole('img', { name: 'Timeline' });
+  const el = screen.getByRole('slider', { name: 'Timeline' });
   el.getBoundingClientRect = () => ({ left: 100, width: 500, top: 0, height: 44, right: 600, bottom: 44, x: 100, y: 0, toJSON: () => ({}) });
   return { el, onSeek, onMark };
 }
@@ -57,4 +57,19 @@ test('read only, a drag seeks; a cancelled press does nothing', () => {
   fireEvent.pointerUp(el, at(300));
   expect(onSeek).toHaveBeenCalledTimes(1);
   expect(onMark).not.toHaveBeenCalled();
+});
+
+test('by keyboard it is a slider: Home, End and a tenth back or on', () => {
+  const { el, onSeek } = timeline(true);
+  expect(el).toHaveAttribute('tabindex', '0');
+  expect(el).toHaveAttribute('aria-valuetext', '0.000 s');
+  fireEvent.keyDown(el, { key: 'End' });
+  expect(onSeek).toHaveBeenLastCalledWith(10_000);
+  fireEvent.keyDown(el, { key: 'PageDown' });
+  expect(onSeek).toHaveBeenLastCalledWith(1000);
+  fireEvent.keyDown(el, { key: 'Home' });
+  expect(onSeek).toHaveBeenLastCalledWith(0);
+  // From the start, a tenth back stays at the start.
+  fireEvent.keyDown(el, { key: 'PageUp' });
+  expect(onSeek).toHaveBeenLastCalledWith(0);
 });

@@ -28,7 +28,9 @@ type Props = {
  * The labeling timeline: the segments in their steps' colours, a marked start, the
  * playhead. With a mouse, pen or finger (pointer events): a tap goes to that moment, a
  * drag along it marks the chosen step between where it began and ended (shown while
- * dragging); vertical moves still scroll the page on a touch screen.
+ * dragging); vertical moves still scroll the page on a touch screen. With the keyboard
+ * it is a slider over the part shown: Home and End go to its ends, Page Up / Page Down a
+ * tenth of it back or on (the arrows step frames, as everywhere in the editor).
  */
 export function LabelTimeline({ view, segments, steps, start, now, canMark, label, onSeek, onMark }: Props) {
   const span = view.to - view.from;
@@ -45,8 +47,19 @@ export function LabelTimeline({ view, segments, steps, start, now, canMark, labe
   return (
     <div
       className={canMark ? 'timeline markable' : 'timeline'}
-      role="img"
+      role="slider"
+      tabIndex={0}
       aria-label={label}
+      aria-valuemin={Math.round(view.from)}
+      aria-valuemax={Math.round(view.to)}
+      aria-valuenow={Math.round(now)}
+      aria-valuetext={exactSeconds(now)}
+      onKeyDown={(e) => {
+        const to = { Home: view.from, End: view.to, PageUp: now - span / 10, PageDown: now + span / 10 }[e.key];
+        if (to === undefined) return;
+        e.preventDefault();
+        onSeek(Math.min(Math.max(view.from, to), view.to));
+      }}
       onPointerDown={(e) => {
         if (e.button !== 0) return;
         e.currentTarget.setPointerCapture?.(e.pointerId);
