@@ -183,7 +183,7 @@ pub async fn build(state: &AppState, org: i64, device: i64) -> sqlx::Result<Opti
         remote_cameras,
         blur,
         schedules,
-        opcua: vec![],
+        opcua: crate::opcua::configured(state, org, device).await?,
         barcodes,
     }))
 }

@@ -21,6 +21,7 @@ pub mod mqtt;
 pub mod objects;
 pub mod oidc;
 pub mod onnx;
+pub mod opcua;
 pub mod privacy;
 pub mod private;
 pub mod push;

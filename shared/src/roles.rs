@@ -124,6 +124,9 @@ impl Role {
                 Admin | OrgAdmin | OrgUser | User | SupportUser | DocUser
             ),
             ManageDevices => matches!(self, Admin | OrgAdmin | SupportUser),
+            // The OPC screen (docs/decisions.md "The OPC UA explorer's relay"): the device roles but
+            // the docs user, whose sidebar has no OPC (spec section 6).
+            ExploreOpcua => matches!(self, Admin | OrgAdmin | OrgUser | User | SupportUser),
             // Videos (docs/decisions.md "Who records and sees training video"): those who
             // define operations record them; labelers reach only the tasks requested of
             // them, through the labeler area's own calls.
@@ -189,6 +192,9 @@ pub enum Permission {
     /// Start and stop tasks on a device's cameras, change its name and settings.
     OperateDevices,
     ManageDevices,
+    /// The OPC UA explorer: ask a device to discover, browse and read OPC UA servers,
+    /// and bind their nodes to a camera's cycles.
+    ExploreOpcua,
     /// List and play a task's videos.
     ViewVideos,
     /// Upload, record and delete a task's videos.
@@ -206,7 +212,7 @@ pub enum Permission {
 }
 
 impl Permission {
-    pub const ALL: [Permission; 31] = [
+    pub const ALL: [Permission; 32] = [
         Permission::ManageOrganizations,
         Permission::ViewOrganizations,
         Permission::ManageLinkedOrganizations,
@@ -231,6 +237,7 @@ impl Permission {
         Permission::ViewDevices,
         Permission::OperateDevices,
         Permission::ManageDevices,
+        Permission::ExploreOpcua,
         Permission::ViewVideos,
         Permission::ManageVideos,
         Permission::LabelVideos,

@@ -225,6 +225,11 @@ fn export_bindings() {
         s::ServerEvent,
         s::DeviceStatusEvent,
         s::StreamError,
+        s::OpcuaAsk,
+        s::OpcuaEvent,
+        gemba_shared::api::v1::opcua::OpcuaRoleName,
+        gemba_shared::api::v1::opcua::OpcuaBindingCreate,
+        gemba_shared::api::v1::opcua::OpcuaBindingRecord,
     );
     export!(
         &cfg,

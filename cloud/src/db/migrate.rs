@@ -198,6 +198,11 @@ const FILES: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/20261229000700_queue_messages.sql"),
     ),
     (
+        20261230300001,
+        "opcua_bindings",
+        include_str!("../../migrations/20261230300001_opcua_bindings.sql"),
+    ),
+    (
         20261230400001,
         "assistant_documents",
         include_str!("../../migrations/20261230400001_assistant_documents.sql"),

@@ -32,6 +32,7 @@ pub mod labelers;
 pub mod lines;
 pub mod migrate;
 pub mod model_types;
+pub mod opcua;
 pub mod orgs;
 pub mod outbox;
 pub mod push;

@@ -11,6 +11,12 @@
 //! session is made only for a device of the stream's organisation, its offer goes to
 //! that device signed with its key, and only that device's answer comes back, to this
 //! stream alone. Closing the stream ends its sessions on their devices.
+//!
+//! The OPC UA explorer rides it too (`discover_devices_opcua`, [`crate::opcua`]): a
+//! request goes, as a command, only to an online device of the stream's organisation,
+//! for a role with `ExploreOpcua` in an organisation holding the "OPCUA Explorer"
+//! subscription; the device's reply (its command's acknowledgement) comes back to this
+//! stream alone, or its failure after [`crate::opcua::ANSWER_WITHIN`].
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -20,17 +26,19 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::device::Device;
+use gemba_shared::api::v1::feature_control::Gated;
 use gemba_shared::api::v1::stream::{
-    ClientEvent, LiveEvent, LiveRequest, MAX_STREAM_DEVICES, MAX_STREAM_FRAME_BYTES,
-    STREAM_PROTOCOL, ServerEvent, StreamDevices, StreamError,
+    ClientEvent, LiveEvent, LiveRequest, MAX_STREAM_DEVICES, MAX_STREAM_FRAME_BYTES, OpcuaAsk,
+    OpcuaEvent, STREAM_PROTOCOL, ServerEvent, StreamDevices, StreamError,
 };
-use gemba_shared::mqtt::v1::{self, Channel, RtcMessage, RtcRequest};
+use gemba_shared::mqtt::v1::{self, Channel, Command, RtcMessage, RtcRequest};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::db::devices::{self, Filter};
 use crate::http::error::ApiResult;
 use crate::http::extract::{AuthUser, StreamUser};
 use crate::live::Viewing;
+use crate::opcua::Exploring;
 use crate::state::AppState;
 
 /// The close code of a stream whose sign-in ended.
@@ -81,14 +89,22 @@ async fn session(
     org: i64,
     mut socket: WebSocket,
 ) -> anyhow::Result<()> {
-    let mut watch = Watch::Nothing;
-    let mut viewing = Viewing::default();
-    let r = stream(&state, &me, org, &mut socket, &mut watch, &mut viewing).await;
+    let mut kept = Kept::default();
+    let r = stream(&state, &me, org, &mut socket, &mut kept).await;
     // The devices of sessions still open are told their viewer left.
-    for (session, s) in viewing.drain() {
+    for (session, s) in kept.viewing.drain() {
         close_on_device(&state, org, s.device, &session).await;
     }
     r
+}
+
+/// What one stream keeps: the devices it watches, its live sessions, its OPC UA
+/// requests waiting for their answers.
+#[derive(Debug, Default)]
+struct Kept {
+    watch: Watch,
+    viewing: Viewing,
+    exploring: Exploring,
 }
 
 async fn stream(
@@ -96,8 +112,7 @@ async fn stream(
     me: &AuthUser,
     org: i64,
     socket: &mut WebSocket,
-    watch: &mut Watch,
-    viewing: &mut Viewing,
+    s: &mut Kept,
 ) -> anyhow::Result<()> {
     let mut events = state.events.subscribe();
     let recheck = Duration::from_millis(state.settings.stream_recheck_ms.max(100));
@@ -108,9 +123,7 @@ async fn stream(
         let reply = tokio::select! {
             frame = socket.recv() => match frame {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Ok(()),
-                Some(Ok(Message::Text(text))) => {
-                    take(state, me, org, watch, viewing, text.as_str()).await?
-                }
+                Some(Ok(Message::Text(text))) => take(state, me, org, s, text.as_str()).await?,
                 Some(Ok(Message::Binary(_))) => Some(error("Send JSON text frames.")),
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => None,
             },
@@ -118,21 +131,34 @@ async fn stream(
                 Ok(e) if e.org != org => None,
                 Ok(e) => match &e.event {
                     ServerEvent::WebrtcStreamOffer(l) => {
-                        viewing.heard(e.device, l).then(|| e.event.clone())
+                        s.viewing.heard(e.device, l).then(|| e.event.clone())
                     }
-                    _ if watch.has(e.device) => Some(e.event.clone()),
+                    ServerEvent::DiscoverDevicesOpcua(o) => {
+                        s.exploring.heard(e.device, o.id()).map(|_| e.event.clone())
+                    }
+                    _ if s.watch.has(e.device) => Some(e.event.clone()),
                     _ => None,
                 },
                 // Missed some: the devices as they are now stand in for what was missed.
-                Err(RecvError::Lagged(_)) => match watch {
+                Err(RecvError::Lagged(_)) => match s.watch {
                     Watch::Nothing => None,
-                    _ => Some(ServerEvent::Devices(watched(state, me, org, watch).await?)),
+                    _ => Some(ServerEvent::Devices(watched(state, me, org, &s.watch).await?)),
                 },
                 Err(RecvError::Closed) => return Ok(()),
             },
             _ = live_tick.tick() => {
-                for late in viewing.overdue(std::time::Instant::now()) {
+                let now = std::time::Instant::now();
+                for late in s.viewing.overdue(now) {
                     send(socket, &ServerEvent::WebrtcStreamOffer(late)).await?;
+                }
+                for (id, a) in s.exploring.overdue(now) {
+                    let failed = OpcuaEvent::Failed {
+                        id,
+                        device: a.device,
+                        request: a.request,
+                        message: crate::opcua::UNANSWERED.into(),
+                    };
+                    send(socket, &ServerEvent::DiscoverDevicesOpcua(failed)).await?;
                 }
                 None
             }
@@ -167,15 +193,14 @@ fn error(message: impl Into<String>) -> ServerEvent {
     })
 }
 
-/// Takes one frame from the client: a step of a live view, or a change to what it
-/// watches (answered with the devices now watched), or answers why not and changes
-/// nothing.
+/// Takes one frame from the client: a step of a live view, an OPC UA request, or a
+/// change to what it watches (answered with the devices now watched), or answers why
+/// not and changes nothing.
 async fn take(
     state: &AppState,
     me: &AuthUser,
     org: i64,
-    watch: &mut Watch,
-    viewing: &mut Viewing,
+    s: &mut Kept,
     text: &str,
 ) -> anyhow::Result<Option<ServerEvent>> {
     let event = match serde_json::from_str::<ClientEvent>(text) {
@@ -186,10 +211,13 @@ async fn take(
         ClientEvent::Subscribe(d) => (true, d),
         ClientEvent::Unsubscribe(d) => (false, d),
         ClientEvent::WebrtcStreamOffer(step) => {
-            return live_step(state, me, org, viewing, step).await;
+            return live_step(state, me, org, &mut s.viewing, step).await;
+        }
+        ClientEvent::DiscoverDevicesOpcua(ask) => {
+            return opcua_step(state, me, org, &mut s.exploring, ask).await;
         }
     };
-    watch_step(state, me, org, watch, subscribe, devices)
+    watch_step(state, me, org, &mut s.watch, subscribe, devices)
         .await
         .map(Some)
 }
@@ -285,6 +313,66 @@ async fn live_step(
     }
 }
 
+/// An OPC UA request (see [`crate::opcua`]): sent to the device and answered `sent`,
+/// or refused with why.
+async fn opcua_step(
+    state: &AppState,
+    me: &AuthUser,
+    org: i64,
+    exploring: &mut Exploring,
+    OpcuaAsk { device, request }: OpcuaAsk,
+) -> anyhow::Result<Option<ServerEvent>> {
+    if !me.role.can(Permission::ExploreOpcua) {
+        return Ok(Some(error("Your role may not use the OPC UA explorer.")));
+    }
+    let gate = Gated::OpcuaExplorer;
+    if !me.is_admin() && !crate::db::features::enabled(&state.db, org, gate.name()).await? {
+        return Ok(Some(error(format!(
+            "{gate} is not enabled for this organization."
+        ))));
+    }
+    if let Err(e) = request.check() {
+        return Ok(Some(error(e)));
+    }
+    if let Err(e) = exploring.room() {
+        return Ok(Some(error(e)));
+    }
+    let row = devices::get(&state.db, me.user.id, Some(org), device).await?;
+    let Some(row) = row.filter(|r| !r.archived) else {
+        return Ok(Some(error(format!("Device {device} not found."))));
+    };
+    if !row.enrolled || !row.online {
+        return Ok(Some(error(format!(
+            "{} is offline: try again once it is online.",
+            row.display_name
+        ))));
+    }
+    // Noted before it is sent, so the answer finds it however soon it comes.
+    let id = crate::mqtt::new_command_id();
+    exploring.asked(
+        id.clone(),
+        device,
+        request.clone(),
+        std::time::Instant::now(),
+    );
+    let command = Command::Opcua {
+        request: request.clone(),
+    };
+    if let Err(e) = state
+        .mqtt
+        .command_with_id(&state.db, org, device, &id, command)
+        .await
+    {
+        exploring.forget(&id);
+        return Err(e.into());
+    }
+    Ok(Some(ServerEvent::DiscoverDevicesOpcua(OpcuaEvent::Sent {
+        id,
+        device,
+        request,
+    })))
+}
+
 /// Tells `device` that the viewer of `session` left.
 async fn close_on_device(state: &AppState, org: i64, device: i64, session: &str) {
     let msg = RtcMessage::new(session, crate::db::now_ms(), RtcRequest::Close);
@@ -359,9 +447,14 @@ fn why_not(text: &str, e: &serde_json::Error) -> String {
              {{\"type\": \"offer\", \"session\": id, \"sdp\": text}} or \
              {{\"type\": \"close\", \"session\": id}} as data: {e}"
         ),
+        Some("discover_devices_opcua") => format!(
+            "Send {{\"device\": id, \"request\": {{\"op\": \"discover\"}}}}, \
+             {{\"op\": \"browse\", \"endpoint\": url, \"node_id\": id}} or \
+             {{\"op\": \"read\", \"endpoint\": url, \"node_id\": id}} as data: {e}"
+        ),
         Some(other) => format!(
-            "Unknown event {other:?}: send \"subscribe\", \"unsubscribe\" or \
-             \"webrtc_stream_offer\"."
+            "Unknown event {other:?}: send \"subscribe\", \"unsubscribe\", \
+             \"webrtc_stream_offer\" or \"discover_devices_opcua\"."
         ),
         None => "Send a JSON object {\"event\": \"subscribe\" or \"unsubscribe\", \"data\": {\"devices\": [device ids]}}.".into(),
     }

@@ -343,6 +343,18 @@ async fn read(
                     crate::db::videos::fail_recording(&state.db, None, Some(&a.id), &a.message)
                         .await?;
                 }
+                // An explorer's request: its answer goes to the stream that asked.
+                Ok(v1::Command::Opcua { request }) => {
+                    let event = crate::opcua::answered(a.id.clone(), device, request, &a);
+                    state.events.raise(
+                        &state.mqtt,
+                        OrgEvent {
+                            org,
+                            device,
+                            event: ServerEvent::DiscoverDevicesOpcua(event),
+                        },
+                    );
+                }
                 Ok(v1::Command::Config { config }) if !a.ok => {
                     tracing::warn!(
                         device,

@@ -43,6 +43,7 @@ mod live;
 mod media_session;
 mod model_types;
 mod monitoring;
+mod opcua;
 mod portal;
 mod privacy;
 mod push;

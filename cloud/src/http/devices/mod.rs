@@ -25,6 +25,7 @@ pub mod cameras;
 pub mod device;
 pub mod enrol;
 pub mod lists;
+pub mod opcua;
 pub mod remote_cams;
 pub mod schedules;
 pub mod settings;
@@ -91,6 +92,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(schedules::list))
         .routes(routes!(schedules::create))
         .routes(routes!(schedules::patch, schedules::delete))
+        // OPC UA node bindings (issue 32)
+        .routes(routes!(opcua::list, opcua::create))
+        .routes(routes!(opcua::delete))
 }
 
 // ----- helpers shared by the handlers ----------------------------------------------------

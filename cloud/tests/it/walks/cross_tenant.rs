@@ -247,6 +247,28 @@ pub(super) fn cross_tenant(
             None,
         ),
         cross(
+            "GET /device/{id}/opcua_bindings/",
+            format!("device/{bd}/opcua_bindings/"),
+            None,
+        ),
+        cross(
+            "POST /device/{id}/opcua_bindings/",
+            format!("device/{bd}/opcua_bindings/"),
+            Some(json!({"endpoint": "opc.tcp://10.0.0.66:4840", "node_id": "i=85",
+                "camera": "door", "role": "end_cycle"})),
+        ),
+        cross(
+            "DELETE /device/{id}/opcua_bindings/{binding}/",
+            format!("device/{bd}/opcua_bindings/{}/", b.devices.binding),
+            None,
+        ),
+        // B's binding named under A's device.
+        cross(
+            "DELETE /device/{id}/opcua_bindings/{binding}/",
+            format!("device/{a_device}/opcua_bindings/{}/", b.devices.binding),
+            None,
+        ),
+        cross(
             "GET /device/blur_regions",
             format!("device/blur_regions?device={bd}"),
             None,

@@ -1561,6 +1561,25 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(OperateDevices),
         )
         .at(format!("device/remote_cam/{}/", w.devices.doomed_cam)),
+        // OPC UA node bindings (issue 32): a node of its own per caller.
+        call("GET /device/{id}/opcua_bindings/", None, Perm(ViewDevices))
+            .at(format!("device/{}/opcua_bindings/", w.devices.device)),
+        call(
+            "POST /device/{id}/opcua_bindings/",
+            Some(json!({"endpoint": "opc.tcp://10.0.0.20:4840",
+                "node_id": format!("ns=2;s=walk-{r}"), "camera": "door", "role": "start_cycle"})),
+            Perm(ExploreOpcua),
+        )
+        .at(format!("device/{}/opcua_bindings/", w.devices.device)),
+        call(
+            "DELETE /device/{id}/opcua_bindings/{binding}/",
+            None,
+            Perm(ExploreOpcua),
+        )
+        .at(format!(
+            "device/{}/opcua_bindings/{}/",
+            w.devices.device, w.devices.doomed_binding
+        )),
         call("GET /device/blur_regions", None, Perm(ViewDevices))
             .at(format!("device/blur_regions?device={}", w.devices.device)),
         call(

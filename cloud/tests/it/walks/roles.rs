@@ -208,7 +208,13 @@ both!(
             .filter(|s| {
                 !matches!(
                     s["feature_name"].as_str(),
-                    Some("Define Operation" | "Devices" | "Record Training Set" | "Deploy Model")
+                    Some(
+                        "Define Operation"
+                            | "Devices"
+                            | "Record Training Set"
+                            | "Deploy Model"
+                            | "OPCUA Explorer"
+                    )
                 )
             })
             .map(|s| {

@@ -167,6 +167,17 @@ async fn state_of(app: &TestApp, admin: &str, b: i64) -> BTreeMap<String, String
     .fetch_all(pool)
     .await
     .unwrap();
+    let bindings: Vec<(i64, String, String, String, String, String)> = sqlx::query_as(
+        "SELECT o.id, o.endpoint, o.node_id, o.camera, o.role, o.metadata_key \
+         FROM opcua_bindings o JOIN devices d ON d.id = o.device_id \
+         WHERE d.organization_id = $1 ORDER BY o.id",
+    )
+    .bind(b)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert!(!bindings.is_empty());
+    st.insert("OPC UA bindings".into(), format!("{bindings:?}"));
     assert!(!cams.is_empty() && !blur.is_empty() && !schedules.is_empty());
     st.insert("remote cameras".into(), format!("{cams:?}"));
     st.insert("blur regions".into(), format!("{blur:?}"));

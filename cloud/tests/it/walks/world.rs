@@ -14,6 +14,7 @@ use gemba_shared::api::v1::feature_control::{
     SubscribedFeatureCreate,
 };
 use gemba_shared::api::v1::line::{Line, LineBody, Station};
+use gemba_shared::api::v1::opcua::{OpcuaBindingCreate, OpcuaBindingRecord};
 use gemba_shared::api::v1::organization::{Department, DepartmentCreate};
 use gemba_shared::api::v1::rectification::{RectificationStep, RectificationStepCreate};
 use gemba_shared::api::v1::task::{
@@ -180,6 +181,10 @@ pub(super) struct Devices {
     /// A tampering request of `device` (its camera `door` covered, as if its status
     /// had said so).
     pub(super) tamper: i64,
+    /// OPC UA node bindings of `door` (the org is subscribed to OPCUA Explorer): one
+    /// kept, one the walk deletes.
+    pub(super) binding: i64,
+    pub(super) doomed_binding: i64,
 }
 
 #[derive(Clone, Copy)]
@@ -548,6 +553,20 @@ pub(super) async fn new_devices(app: &TestApp, admin: &str, org: i64, task: i64)
         &schedule("02:00", "03:00"),
     )
     .await;
+    app.subscribe(admin, org, "OPCUA Explorer").await;
+    let bind = |node: &str| OpcuaBindingCreate {
+        endpoint: "opc.tcp://10.0.0.20:4840".into(),
+        node_id: node.into(),
+        camera: "door".into(),
+        task: Some(task),
+        role: "metadata".into(),
+        key: Some(node.into()),
+    };
+    let bindings_path = format!("device/{}/opcua_bindings/", ids[0]);
+    let binding: OpcuaBindingRecord =
+        created_in(app, admin, org, &bindings_path, &bind("i=2258")).await;
+    let doomed_binding: OpcuaBindingRecord =
+        created_in(app, admin, org, &bindings_path, &bind("i=2259")).await;
     let tamper: i64 = sqlx::query_scalar(
         "INSERT INTO device_camera_events (device_id, camera, kind, device_since, started_at) \
          VALUES ($1, 'door', 'covered', 1, $2) RETURNING id",
@@ -567,6 +586,8 @@ pub(super) async fn new_devices(app: &TestApp, admin: &str, org: i64, task: i64)
         schedule: kept.id,
         doomed_schedule: doomed.id,
         tamper,
+        binding: binding.id,
+        doomed_binding: doomed_binding.id,
     }
 }
 

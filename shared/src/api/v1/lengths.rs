@@ -18,8 +18,8 @@ use crate::validate::{
 
 use super::{
     account as a, barcode as bc, cameras as c, device as d, feature_control as f, labeler as lb,
-    line as ln, organization as o, sso as s, task as t, telemetry as tm, training as tr,
-    video as v,
+    line as ln, opcua as op, organization as o, sso as s, task as t, telemetry as tm,
+    training as tr, video as v,
 };
 
 /// What an identity provider hands over (single sign-on): an ID token is a few
@@ -181,6 +181,13 @@ bounded! {
         password("password", "Password"),
     ],
     c::BlurRegionsWrite => [l("camera", "Camera", NAME)],
+    op::OpcuaBindingCreate => [
+        l("endpoint", "Endpoint", crate::mqtt::v1::MAX_ENDPOINT_BYTES),
+        l("node_id", "Node id", crate::mqtt::v1::MAX_NODE_ID_BYTES),
+        l("camera", "Camera", NAME),
+        l("role", "Role", 20),
+        l("key", "Metadata key", crate::mqtt::v1::MAX_KEY_BYTES),
+    ],
     c::ScheduleCreate => [
         l("camera", "Camera", NAME),
         l("start", "Start", CODE),
@@ -301,6 +308,7 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<c::BlurRegionsWrite>(),
         of::<c::ScheduleCreate>(),
         of::<c::SchedulePatch>(),
+        of::<op::OpcuaBindingCreate>(),
         of::<v::VideoCreate>(),
         of::<v::VideoPatch>(),
         of::<v::RecordRequest>(),

@@ -14,6 +14,7 @@ pub mod labeler;
 pub mod lengths;
 pub mod line;
 pub mod monitoring;
+pub mod opcua;
 pub mod organization;
 pub mod privacy;
 pub mod push;

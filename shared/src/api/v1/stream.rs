@@ -14,11 +14,17 @@
 //! (all candidates gathered) and gets the device's `answer`, or `refused` with why;
 //! `ended` says the device ended it; `close` ends it from the client (as does
 //! closing the stream).
+//!
+//! The OPC UA explorer (`discover_devices_opcua`, both ways, issue 32): the client asks
+//! a device of the organisation to discover servers, browse a node or read one
+//! ([`OpcuaAsk`]); the server answers at once `sent` (the request's id) or `error`, and
+//! later `answer` (the device's reply) or `failed` (the device's error, or no answer
+//! in time), only to the stream that asked.
 
 use serde::{Deserialize, Serialize};
 
 use super::device::{Device, DeviceSettings};
-use crate::mqtt::v1::{IceServer, StatusMessage};
+use crate::mqtt::v1::{IceServer, OpcuaReply, OpcuaRequest, StatusMessage};
 
 /// Ids a `subscribe` or `unsubscribe` may name, at most.
 pub const MAX_STREAM_DEVICES: usize = 1_000;
@@ -40,6 +46,55 @@ pub enum ClientEvent {
     Unsubscribe(StreamDevices),
     /// A step of a live view (see the module's text).
     WebrtcStreamOffer(LiveRequest),
+    /// An OPC UA request to a device (see the module's text).
+    DiscoverDevicesOpcua(OpcuaAsk),
+}
+
+/// `discover_devices_opcua` from the client: `request` for `device`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct OpcuaAsk {
+    pub device: i64,
+    pub request: OpcuaRequest,
+}
+
+/// `discover_devices_opcua` from the server, `type` saying which.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OpcuaEvent {
+    /// The request went to the device as `id`.
+    Sent {
+        id: String,
+        device: i64,
+        request: OpcuaRequest,
+    },
+    /// The device's reply to request `id`.
+    Answer {
+        id: String,
+        device: i64,
+        request: OpcuaRequest,
+        reply: OpcuaReply,
+    },
+    /// No reply to request `id`, and why (the device's error, or no answer in time).
+    Failed {
+        id: String,
+        device: i64,
+        request: OpcuaRequest,
+        message: String,
+    },
+}
+
+impl OpcuaEvent {
+    /// The request it is about.
+    pub fn id(&self) -> &str {
+        match self {
+            OpcuaEvent::Sent { id, .. }
+            | OpcuaEvent::Answer { id, .. }
+            | OpcuaEvent::Failed { id, .. } => id,
+        }
+    }
 }
 
 /// The client's steps of a live view.
@@ -114,6 +169,8 @@ pub enum ServerEvent {
     Cycles(CyclesEvent),
     /// A step of a live view (see the module's text); only to the session's stream.
     WebrtcStreamOffer(LiveEvent),
+    /// An OPC UA request's fate (see the module's text); only to the stream that asked.
+    DiscoverDevicesOpcua(OpcuaEvent),
     /// A frame the server could not take, and why; nothing changed.
     Error(StreamError),
 }
@@ -168,7 +225,23 @@ mod tests {
                 camera: "cam0".into()
             })
         );
+        let c: ClientEvent = serde_json::from_str(
+            r#"{"event":"discover_devices_opcua","data":{"device":3,"request":{"op":"browse","endpoint":"opc.tcp://plc:4840"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            ClientEvent::DiscoverDevicesOpcua(OpcuaAsk {
+                device: 3,
+                request: OpcuaRequest::Browse {
+                    endpoint: "opc.tcp://plc:4840".into(),
+                    node_id: None
+                }
+            })
+        );
         for bad in [
+            r#"{"event":"discover_devices_opcua","data":{"device":3}}"#,
+            r#"{"event":"discover_devices_opcua","data":{"device":3,"request":{"op":"scan"}}}"#,
             r#"{"event":"subscribe","data":{"devices":"all"}}"#,
             r#"{"event":"subscribe","data":{"device":[1]}}"#,
             r#"{"event":"webrtc_stream_offer","data":{}}"#,
@@ -185,6 +258,17 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&e).unwrap(),
             serde_json::json!({"event": "error", "data": {"message": "x"}})
+        );
+        let e = ServerEvent::DiscoverDevicesOpcua(OpcuaEvent::Failed {
+            id: "r".into(),
+            device: 3,
+            request: OpcuaRequest::Discover { urls: vec![] },
+            message: "no".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({"event": "discover_devices_opcua", "data": {"type": "failed",
+                "id": "r", "device": 3, "request": {"op": "discover", "urls": []}, "message": "no"}})
         );
     }
 }

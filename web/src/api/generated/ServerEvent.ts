@@ -4,9 +4,10 @@ import type { Device } from "./Device";
 import type { DeviceSettings } from "./DeviceSettings";
 import type { DeviceStatusEvent } from "./DeviceStatusEvent";
 import type { LiveEvent } from "./LiveEvent";
+import type { OpcuaEvent } from "./OpcuaEvent";
 import type { StreamError } from "./StreamError";
 
 /**
  * What the server sends.
  */
-export type ServerEvent = { "event": "devices", "data": Array<Device> } | { "event": "device_status", "data": DeviceStatusEvent } | { "event": "device_settings", "data": DeviceSettings } | { "event": "cycles", "data": CyclesEvent } | { "event": "webrtc_stream_offer", "data": LiveEvent } | { "event": "error", "data": StreamError };
+export type ServerEvent = { "event": "devices", "data": Array<Device> } | { "event": "device_status", "data": DeviceStatusEvent } | { "event": "device_settings", "data": DeviceSettings } | { "event": "cycles", "data": CyclesEvent } | { "event": "webrtc_stream_offer", "data": LiveEvent } | { "event": "discover_devices_opcua", "data": OpcuaEvent } | { "event": "error", "data": StreamError };

@@ -202,6 +202,13 @@ export const BODY_LIMITS = {
     'start': 64,
     'end': 64,
   },
+  OpcuaBindingCreate: {
+    'endpoint': 256,
+    'node_id': 256,
+    'camera': 100,
+    'role': 20,
+    'key': 100,
+  },
   VideoCreate: {
     'file_name': 255,
   },
