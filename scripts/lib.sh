@@ -162,12 +162,13 @@ ensure_mosquitto() {
 # make the SOP documents of cloud/tests/sop_documents.py; http_ece decrypts Web Push
 # messages in cloud/tests/push_receiver.py; moto in server mode is the S3-compatible
 # server of cloud/tests/it/files/; mockllm serves the OpenAI chat-completions API for the
-# assistant's model path, cloud/tests/it/assistant.rs), in a venv under target/.
+# assistant's model path, cloud/tests/it/assistant.rs; asyncua is the OPC UA server of
+# edge-agent/tests/opcua_server.py), in a venv under target/.
 # Exports GEMBA_TEST_PYTHON, the interpreter the e-mail tests start their server with.
-PY_TOOLS=(aiosmtpd==1.4.6 python-docx==1.2.0 reportlab==5.1.0 http_ece==1.2.1 'moto[server]==5.2.5' mockllm==0.0.8)
+PY_TOOLS=(aiosmtpd==1.4.6 python-docx==1.2.0 reportlab==5.1.0 http_ece==1.2.1 'moto[server]==5.2.5' mockllm==0.0.8 asyncua==2.1.0)
 ensure_python_tools() {
   local venv="$ROOT/target/venv"
-  python_venv "$venv" 'import aiosmtpd, docx, reportlab, http_ece, moto.server, mockllm.server' "${PY_TOOLS[@]}"
+  python_venv "$venv" 'import aiosmtpd, docx, reportlab, http_ece, moto.server, mockllm.server, asyncua' "${PY_TOOLS[@]}"
   export GEMBA_TEST_PYTHON="$venv/bin/python"
 }
 

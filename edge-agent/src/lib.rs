@@ -10,6 +10,7 @@ pub mod eval;
 pub mod http;
 pub mod infer;
 pub mod live;
+pub mod opcua;
 pub mod outbox;
 pub mod schedules;
 pub mod sync;

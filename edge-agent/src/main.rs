@@ -147,6 +147,10 @@ struct RunArgs {
     #[arg(long, env = "GEMBA_AGENT_TAMPER_AFTER", default_value_t = 10,
         value_parser = clap::value_parser!(u64).range(0..=86400))]
     tamper_after: u64,
+    /// An OPC UA discovery URL (`opc.tcp://host:port`) asked besides those the cloud
+    /// names (repeatable).
+    #[arg(long = "opcua-discovery", env = "GEMBA_AGENT_OPCUA_DISCOVERY", value_delimiter = ',')]
+    opcua_discovery: Vec<String>,
 }
 
 /// The clips asked for: `seconds` of video, in `format` (checked against GStreamer).
@@ -265,6 +269,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 frozen_after: std::time::Duration::from_secs(a.frozen_after),
                 tamper_after: (a.tamper_after > 0)
                     .then(|| std::time::Duration::from_secs(a.tamper_after)),
+                opcua_discovery: a.opcua_discovery,
             };
             let (tx, rx) = tokio::sync::watch::channel(false);
             let stop = stop_signal()?;

@@ -301,6 +301,10 @@ pub struct CycleEngine {
     /// Where the last cycle ended: the next cannot start before (a run confirmed late
     /// reaches back in time).
     closed_ms: i64,
+    /// Cycles are opened ([`CycleEngine::start_at`]) and closed
+    /// ([`CycleEngine::end_at`]) from outside (a PLC), not by the steps seen.
+    outside_starts: bool,
+    outside_ends: bool,
 }
 
 impl CycleEngine {
@@ -312,7 +316,48 @@ impl CycleEngine {
             open: None,
             last_ms: i64::MIN,
             closed_ms: i64::MIN,
+            outside_starts: false,
+            outside_ends: false,
         }
+    }
+
+    /// Whether cycles start (`starts`) and end (`ends`) from outside from now on: a
+    /// start step then opens no cycle, and an end step (or a start step again) closes
+    /// none; [`Self::start_at`] and [`Self::end_at`] do.
+    pub fn set_outside(&mut self, starts: bool, ends: bool) {
+        self.outside_starts = starts;
+        self.outside_ends = ends;
+    }
+
+    /// A cycle starts at `t_ms` (told from outside): the open one closes there, whatever
+    /// it has seen, and the next opens; the step going on counts as seen in it.
+    pub fn start_at(&mut self, t_ms: i64) -> Vec<Event> {
+        let out = self.end_at(t_ms);
+        let t = t_ms.max(self.closed_ms);
+        self.open_at(t);
+        if let (Some(step), Some(open)) = (self.current.and_then(|r| r.label), self.open.as_mut())
+        {
+            open.seen.insert(step);
+        }
+        out
+    }
+
+    /// The open cycle ends at `t_ms` (told from outside), whatever it has seen; one
+    /// that would end where it began is dropped as rejected.
+    pub fn end_at(&mut self, t_ms: i64) -> Vec<Event> {
+        let mut out = vec![];
+        if let Some(open) = &self.open {
+            if t_ms <= open.start_ms {
+                out.push(Event::Rejected {
+                    start_ms: open.start_ms,
+                    end_ms: open.start_ms,
+                });
+                self.open = None;
+            } else {
+                self.close(t_ms, false, &mut out);
+            }
+        }
+        out
     }
 
     /// One frame: the model's probabilities for each step and, last, background.
@@ -409,17 +454,22 @@ impl CycleEngine {
         // The run before ends where this one starts; an end step's end closes the cycle.
         let ended = self.current.and_then(|r| r.label);
         self.end_current(start);
-        if self.open.is_some() && ended.is_some_and(|s| self.cfg.end_steps.contains(&s)) {
+        if self.open.is_some()
+            && !self.outside_ends
+            && ended.is_some_and(|s| self.cfg.end_steps.contains(&s))
+        {
             self.close(start, false, out);
         }
         if let Some(step) = label {
-            let is_start = self.cfg.start_steps.contains(&step);
+            // Told from outside, steps neither open nor close cycles.
+            let is_start = self.cfg.start_steps.contains(&step) && !self.outside_starts;
             match &self.open {
                 None if is_start => self.open_at(start),
                 // "Again": this start step, or one before a step already seen (a cycle
                 // that skipped step 0 still ends when the next begins with it).
                 Some(open)
                     if is_start
+                        && !self.outside_ends
                         && self.cfg.end_steps.is_empty()
                         && (open.seen.contains(&step)
                             || open.seen.last().is_some_and(|&m| step < m))

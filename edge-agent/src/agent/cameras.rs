@@ -175,6 +175,7 @@ impl Agent {
             reference: crate::cameras::tamper::reference_path(&self.cfg.data, camera),
             barcodes: self.config.barcodes.clone(),
             barcode: None,
+            plc: self.opcua.board(),
         };
         Ok((job, model))
     }

@@ -109,9 +109,25 @@ impl Agent {
                 Err(e) => Err(e),
             },
             Command::Rebaseline { camera } => self.rebaseline(&camera),
-            Command::Opcua { .. } => Err(anyhow::anyhow!(
-                "this agent does not answer OPC UA requests yet"
-            )),
+            Command::Opcua { request } => {
+                // Answered once the server has (seconds at most), off the loop.
+                let asked = self.opcua.answer(request);
+                let (outbox, org, device) =
+                    (self.outbox.clone(), self.org.clone(), self.device.clone());
+                let id = c.id.clone();
+                tokio::spawn(async move {
+                    let (r, reply) = match asked.await {
+                        Ok((message, reply)) => (Ok(message), Some(reply)),
+                        Err(e) => (Err(e), None),
+                    };
+                    let mut ack = make_ack(id, r);
+                    ack.opcua = reply;
+                    if let Err(e) = push_ack(&outbox, &org, &device, &ack) {
+                        tracing::error!(error = %format!("{e:#}"), "acknowledging a command");
+                    }
+                });
+                return None;
+            }
             Command::Update {
                 release,
                 version,

@@ -86,6 +86,7 @@ impl Agent {
             self.live.release(&camera);
         }
         self.set_blur();
+        self.opcua.set_bindings(&self.config.opcua);
         for w in self.workers.values() {
             w.set_barcodes(self.config.barcodes.clone());
         }

@@ -93,6 +93,8 @@ pub struct Config {
     /// How long a camera must stay covered, or its view moved from its reference,
     /// before the status says so (`crate::cameras::tamper`); `None`: not watched.
     pub tamper_after: Option<Duration>,
+    /// Where an OPC UA discovery asks besides the cloud's URLs (`crate::opcua`).
+    pub opcua_discovery: Vec<String>,
 }
 
 /// Why [`run`] returned.
@@ -142,6 +144,8 @@ struct Agent {
     updates: update::Updates,
     /// The device's own faults (`vitals.rs`).
     device_vitals: vitals::DeviceVitals,
+    /// OPC UA: the bindings' links, the cloud's questions (`crate::opcua`).
+    opcua: crate::opcua::Opcua,
 }
 
 /// Runs until `stop` turns true, or until a release is staged.
@@ -167,6 +171,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     };
     let (replies_tx, mut replies) = mpsc::unbounded_channel();
     let cfg_data = cfg.data.clone();
+    let opcua_discovery = cfg.opcua_discovery.clone();
     let mut agent = Agent {
         live: Live::new(replies_tx),
         org: link.org.to_string(),
@@ -181,9 +186,11 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
         blur: BTreeMap::new(),
         updates: update::Updates::load(&cfg_data, enrolment.credentials.release_key.clone()),
         device_vitals: Default::default(),
+        opcua: crate::opcua::Opcua::new(&cfg_data, opcua_discovery)?,
     };
     agent.tend_vitals();
     agent.config = config::load(&agent.cfg.data);
+    agent.opcua.set_bindings(&agent.config.opcua);
     agent.set_blur();
     agent.running.scheduled = running.scheduled;
     agent.running.barcodes = running.barcodes;

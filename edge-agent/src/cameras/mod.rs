@@ -122,6 +122,8 @@ pub struct Job {
     /// barcodes), and the value that started this task, for its first cycle.
     pub barcodes: Vec<gemba_shared::mqtt::v1::TaskBarcode>,
     pub barcode: Option<String>,
+    /// What the device's OPC UA bindings say of this camera's cycles (`crate::opcua`).
+    pub plc: crate::opcua::Board,
 }
 
 pub struct Worker {
@@ -363,6 +365,7 @@ fn work(
     }
     let mut window = (Instant::now(), 0u32);
     let mut last_t = 0;
+    let mut plc_seen = 0;
     loop {
         match control.try_recv() {
             Ok(Control::Model(m)) => {
@@ -457,6 +460,22 @@ fn work(
             }
         }
         last_t = frame.t_ms;
+        // A PLC's word (OPC UA) first: its latest values, then its starts and ends, at
+        // this frame's time.
+        let plc = job.plc.take(&job.camera, job.task, plc_seen, now);
+        plc_seen = plc.version;
+        rec.outside(plc.starts, plc.ends);
+        if let Some(values) = plc.metadata {
+            rec.hold(values);
+        }
+        for edge in plc.edges {
+            let made = match edge {
+                crate::opcua::Edge::Start => rec.start_at(frame.t_ms)?,
+                crate::opcua::Edge::End => rec.end_at(frame.t_ms)?,
+            };
+            clip(&made);
+            stats.lock().expect("stats lock").cycles += made.len() as u64;
+        }
         let made = rec.frame(frame.t_ms, &probs)?;
         clip(&made);
         window.1 += 1;

@@ -26,6 +26,8 @@ pub struct Recorder {
     pub rejected: u64,
     /// For the cycle that finishes next (a barcode read at the station).
     metadata: BTreeMap<String, String>,
+    /// For every cycle it finishes, until changed (a PLC's latest values, OPC UA).
+    held: BTreeMap<String, String>,
 }
 
 impl Recorder {
@@ -46,7 +48,32 @@ impl Recorder {
             waiting: VecDeque::new(),
             rejected: 0,
             metadata: BTreeMap::new(),
+            held: BTreeMap::new(),
         }
+    }
+
+    /// Puts `values` on every cycle it finishes from now on (a value attached for the
+    /// next cycle alone wins over one of the same key).
+    pub fn hold(&mut self, values: BTreeMap<String, String>) {
+        self.held = values;
+    }
+
+    /// Whether its cycles start and end from outside (a PLC): see
+    /// `CycleEngine::set_outside`.
+    pub fn outside(&mut self, starts: bool, ends: bool) {
+        self.engine.set_outside(starts, ends);
+    }
+
+    /// A cycle starts at `t_ms` (told from outside); answers the cycle it finished.
+    pub fn start_at(&mut self, t_ms: i64) -> Result<Vec<CycleMessage>, PushError> {
+        let events = self.engine.start_at(t_ms);
+        self.record(events, t_ms)
+    }
+
+    /// The open cycle ends at `t_ms` (told from outside).
+    pub fn end_at(&mut self, t_ms: i64) -> Result<Vec<CycleMessage>, PushError> {
+        let events = self.engine.end_at(t_ms);
+        self.record(events, t_ms)
     }
 
     /// Puts `key` = `value` on the cycle that finishes next (a later value of the same
@@ -88,7 +115,8 @@ impl Recorder {
                         self.camera.clone(),
                         c,
                     );
-                    m.metadata = std::mem::take(&mut self.metadata);
+                    m.metadata = self.held.clone();
+                    m.metadata.extend(std::mem::take(&mut self.metadata));
                     self.waiting.push_back((
                         m.id.clone(),
                         serde_json::to_vec(&m).expect("a cycle message serialises"),

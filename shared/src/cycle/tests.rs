@@ -539,3 +539,76 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn cycles_told_from_outside_follow_the_plc_not_the_steps() {
+    // Steps 0..3 go round every 20 frames (2 s); the PLC says start at 0.5 s and 3 s,
+    // end at 5 s.
+    let mut e = CycleEngine::new(cfg(4));
+    e.set_outside(true, true);
+    let one = [(S0, 5), (S1, 5), (S2, 5), (S3, 5)];
+    let labels: Vec<Option<u32>> = one
+        .iter()
+        .chain(&one)
+        .chain(&one)
+        .flat_map(|&(l, n)| std::iter::repeat_n(l, n))
+        .collect();
+    let mut out = vec![];
+    for (i, l) in labels.iter().enumerate() {
+        let t = i as i64 * FRAME;
+        match t {
+            500 | 3_000 => out.extend(e.start_at(t)),
+            5_000 => out.extend(e.end_at(t)),
+            _ => {}
+        }
+        out.extend(e.push_label(t, *l));
+    }
+    out.extend(e.finish(labels.len() as i64 * FRAME));
+    let got = cycles(&out);
+    // The steps' own starts (at 0, 2 s, 4 s) opened none; the PLC's did.
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!((got[0].start_ms, got[0].end_ms), (500, 3_000));
+    assert_eq!((got[1].start_ms, got[1].end_ms), (3_000, 5_000));
+    // Step 1 was going on at 0.5 s: it counts, and its time inside the cycle too.
+    assert_eq!(got[0].segments[0], Segment::new(1, 500, 1_000));
+    assert!(got[0].good, "{:?}", got[0].reasons);
+    // Segments and idle time add up to each cycle, as ever.
+    for c in &got {
+        let busy: i64 = c.segments.iter().map(|s| s.end_ms - s.start_ms).sum();
+        assert_eq!(busy + c.idle_ms, c.end_ms - c.start_ms);
+    }
+    // After the end nothing is open: the steps after 5 s made no cycle.
+    assert!(out.iter().all(|x| !matches!(x, Event::Cycle(c) if c.start_ms > 5_000)));
+}
+
+#[test]
+fn an_outside_end_closes_what_the_steps_opened_and_an_empty_one_is_rejected() {
+    // Steps open cycles; the PLC ends them (not a start step again).
+    let mut e = CycleEngine::new(cfg(2));
+    e.set_outside(false, true);
+    let mut out = vec![];
+    let mut t = 0;
+    for (l, n) in [(S0, 5), (S1, 5), (S0, 5), (S1, 5)] {
+        for _ in 0..n {
+            out.extend(e.push_label(t, l));
+            t += FRAME;
+        }
+    }
+    assert!(cycles(&out).is_empty(), "step 0 again closed nothing");
+    out.extend(e.end_at(t));
+    let got = cycles(&out);
+    assert_eq!((got.len(), got[0].start_ms, got[0].end_ms), (1, 0, 2_000));
+    // Nothing open: an end changes nothing.
+    assert!(e.end_at(t + 100).is_empty());
+    // A start and an end at the same time: no cycle.
+    let mut e = CycleEngine::new(cfg(2));
+    e.set_outside(true, true);
+    assert!(e.start_at(1_000).is_empty());
+    assert_eq!(
+        e.end_at(1_000),
+        [Event::Rejected {
+            start_ms: 1_000,
+            end_ms: 1_000
+        }]
+    );
+}
