@@ -1,5 +1,6 @@
 //! A device's configuration (issue 29, `mqtt::v1::DeviceConfig`): its remote cameras,
-//! blur regions and schedules, its organisation's task barcodes, with the
+//! blur regions and schedules, its organisation's task barcodes, whether it sends its
+//! analytics now (issue 31), with the
 //! organisation's time zone, built from the
 //! database ([`build`]) and sent whole as `Command::Config` ([`send`]) after every
 //! change, and again on a status whose `config_version` is behind ([`on_status`]).
@@ -119,6 +120,9 @@ pub async fn build(state: &AppState, org: i64, device: i64) -> sqlx::Result<Opti
     let Some(version) = db::version(&state.db, device).await? else {
         return Ok(None);
     };
+    let fetch_analytics = db::fetch_analytics(&state.db, device)
+        .await?
+        .unwrap_or(true);
     let time_zone = orgs::by_id(&state.db, org)
         .await?
         .map_or_else(|| "UTC".to_string(), |o| o.time_zone);
@@ -185,6 +189,7 @@ pub async fn build(state: &AppState, org: i64, device: i64) -> sqlx::Result<Opti
         schedules,
         opcua: crate::opcua::configured(state, org, device).await?,
         barcodes,
+        fetch_analytics,
     }))
 }
 
@@ -385,6 +390,7 @@ mod tests {
                     engine: engine.clone(),
                 })
                 .collect(),
+            fetch_analytics: false,
         };
         assert!(fits(&c));
         // A task of thousands of steps, scheduled 64 times, does not.

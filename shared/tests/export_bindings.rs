@@ -192,6 +192,7 @@ fn export_bindings() {
         d::DevicePatch,
         d::Archive,
         d::UpdateChannel,
+        d::FetchAnalytics,
         d::EnrolRequest,
         d::Credentials,
         d::StartTask,

@@ -58,6 +58,28 @@ pub async fn version(db: &Db, device: i64) -> sqlx::Result<Option<i64>> {
         .await
 }
 
+/// Whether device `device` sends its analytics now (`None`: the device is gone).
+pub async fn fetch_analytics(db: &Db, device: i64) -> sqlx::Result<Option<bool>> {
+    let v: Option<i64> = sqlx::query_scalar("SELECT fetch_analytics FROM devices WHERE id = $1")
+        .bind(device)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(v.map(|v| v != 0))
+}
+
+/// Switches device `device`'s analytics `on` or off; answers whether that changed it.
+pub async fn set_fetch_analytics(tx: &mut Tx, device: i64, on: bool) -> sqlx::Result<bool> {
+    let n = sqlx::query(
+        "UPDATE devices SET fetch_analytics = $2 WHERE id = $1 AND fetch_analytics <> $2",
+    )
+    .bind(device)
+    .bind(i64::from(on))
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    Ok(n > 0)
+}
+
 // ----- remote cameras -----------------------------------------------------------------
 
 #[derive(Debug, Clone, FromRow)]

@@ -198,6 +198,16 @@ const FILES: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/20261229000700_queue_messages.sql"),
     ),
     (
+        20261230100001,
+        "fetch_analytics",
+        include_str!("../../migrations/20261230100001_fetch_analytics.sql"),
+    ),
+    (
+        20261230100002,
+        "queue_message_tasks",
+        include_str!("../../migrations/20261230100002_queue_message_tasks.sql"),
+    ),
+    (
         20261230300001,
         "opcua_bindings",
         include_str!("../../migrations/20261230300001_opcua_bindings.sql"),

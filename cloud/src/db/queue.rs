@@ -4,6 +4,7 @@
 use gemba_shared::api::v1::queue::{
     FAILED, FINISHED, QUEUED, QueueMessage, QueueMessageCreate, STARTED,
 };
+use gemba_shared::api::v1::task::TaskPatch;
 use sqlx::FromRow;
 
 use super::{Db, now_ms};
@@ -18,6 +19,17 @@ pub struct MessageRow {
     pub start_ms: Option<i64>,
     pub end_ms: Option<i64>,
     pub result_video_id: Option<i64>,
+    pub task_id: Option<i64>,
+    pub task_name: Option<String>,
+    pub target_organization_id: Option<i64>,
+    /// JSON of the `TaskPatch` of an `update_task`.
+    pub changes: Option<String>,
+    pub frames_per_video: Option<i64>,
+    pub result_task_id: Option<i64>,
+    /// Comma-separated image ids.
+    pub result_image_ids: String,
+    /// The role the sender's call acted as.
+    pub sender_role: Option<String>,
     pub message: String,
     pub created_by: Option<i64>,
     pub created_at: i64,
@@ -25,6 +37,14 @@ pub struct MessageRow {
 }
 
 impl MessageRow {
+    /// The changes of an `update_task` (none when unreadable: it never is, being
+    /// written from one).
+    pub fn changes(&self) -> Option<TaskPatch> {
+        self.changes
+            .as_deref()
+            .and_then(|c| serde_json::from_str(c).ok())
+    }
+
     pub fn to_api(&self) -> QueueMessage {
         QueueMessage {
             id: self.id,
@@ -34,6 +54,17 @@ impl MessageRow {
             start_ms: self.start_ms,
             end_ms: self.end_ms,
             result_video_id: self.result_video_id,
+            task_id: self.task_id,
+            task_name: self.task_name.clone(),
+            organization: self.target_organization_id,
+            changes: self.changes(),
+            frames_per_video: self.frames_per_video,
+            result_task_id: self.result_task_id,
+            result_image_ids: self
+                .result_image_ids
+                .split(',')
+                .filter_map(|i| i.parse().ok())
+                .collect(),
             message: self.message.clone(),
             created_at: self.created_at,
             updated_at: self.updated_at,
@@ -42,20 +73,29 @@ impl MessageRow {
 }
 
 const COLS: &str = "id, organization_id, queue, status, video_id, start_ms, end_ms, \
-    result_video_id, message, created_by, created_at, updated_at";
+    result_video_id, task_id, task_name, target_organization_id, changes, frames_per_video, \
+    result_task_id, result_image_ids, sender_role, message, created_by, created_at, updated_at";
+
+/// Who sent a message: the user and the role their call acted as.
+#[derive(Debug, Clone, Copy)]
+pub struct Sender<'a> {
+    pub user: i64,
+    pub role: &'a str,
+}
 
 /// A new message of `org` sent by `by`, `queued`.
 pub async fn create(
     db: &Db,
     org: i64,
-    by: Option<i64>,
+    by: Option<Sender<'_>>,
     m: &QueueMessageCreate,
 ) -> sqlx::Result<MessageRow> {
     let now = now_ms();
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "INSERT INTO queue_messages (organization_id, queue, status, video_id, start_ms, \
-         end_ms, created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) \
-         RETURNING {COLS}"
+         end_ms, created_by, created_at, updated_at, task_id, task_name, \
+         target_organization_id, changes, frames_per_video, sender_role) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14) RETURNING {COLS}"
     )))
     .bind(org)
     .bind(&m.queue)
@@ -63,8 +103,18 @@ pub async fn create(
     .bind(m.video_id)
     .bind(m.start_ms)
     .bind(m.end_ms)
-    .bind(by)
+    .bind(by.map(|s| s.user))
     .bind(now)
+    .bind(m.task_id)
+    .bind(&m.task_name)
+    .bind(m.organization)
+    .bind(
+        m.changes
+            .as_ref()
+            .map(|c| serde_json::to_string(c).expect("changes serialise")),
+    )
+    .bind(m.frames_per_video)
+    .bind(by.map(|s| s.role))
     .fetch_one(&db.pool)
     .await
 }
@@ -112,13 +162,25 @@ pub async fn start(db: &Db, id: i64) -> sqlx::Result<()> {
     Ok(())
 }
 
-/// Message `id` ended well, making video `result` (if any).
-pub async fn finish(db: &Db, id: i64, result: Option<i64>) -> sqlx::Result<()> {
+/// What a message's job made.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Made {
+    pub video: Option<i64>,
+    pub task: Option<i64>,
+    pub images: Vec<i64>,
+}
+
+/// Message `id` ended well, making `made`.
+pub async fn finish(db: &Db, id: i64, made: &Made) -> sqlx::Result<()> {
+    let images: Vec<String> = made.images.iter().map(i64::to_string).collect();
     sqlx::query(
-        "UPDATE queue_messages SET status = $1, result_video_id = $2, updated_at = $3 WHERE id = $4",
+        "UPDATE queue_messages SET status = $1, result_video_id = $2, result_task_id = $3, \
+         result_image_ids = $4, updated_at = $5 WHERE id = $6",
     )
     .bind(FINISHED)
-    .bind(result)
+    .bind(made.video)
+    .bind(made.task)
+    .bind(images.join(","))
     .bind(now_ms())
     .bind(id)
     .execute(&db.pool)

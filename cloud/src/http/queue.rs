@@ -1,8 +1,12 @@
 //! The cloud's own job queue over HTTP (docs/decisions.md "send_message_to_sqs"):
-//! - `POST generic/send_message_to_sqs/`: a message onto a queue of the spec's
-//!   (`trim_video` is run; the others answer 400, not supported yet). Trimming makes a
-//!   video, so it needs `ManageVideos` and the subscription, like an upload; the video
-//!   must be a ready video of the caller's organisation and the span start inside it.
+//! - `POST generic/send_message_to_sqs/`: a message onto a queue of the spec's, checked
+//!   when sent as the call it stands for would check it (the job checks again when it
+//!   runs, as the sender): `trim_video` makes a video, so it needs `ManageVideos` and
+//!   the subscription, like an upload, and a ready video of the caller's organisation
+//!   whose length the span starts in; `update_task` and `cloning_task` what the task's
+//!   PATCH and `generic/clone_task/` need (`ManageTasks`, Define Operation, the changes
+//!   or the copy's name good for the task now); `sample_images_for_detector` what
+//!   taking an annotation image needs (`LabelVideos`, the organisation's task).
 //!   Answers 201 with the message, `queued`.
 //! - `GET generic/queue_message/{id}/` (ours): the message as its job went, `started`
 //!   then `finished` (with the new video) or `failed` (with why); `ViewVideos`.
@@ -15,8 +19,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::db::{queue as db, videos};
+use crate::http::annotations::sample;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path};
+use crate::http::tasks::queued as tasks;
 use crate::jobs::MessageJob;
 use crate::state::AppState;
 
@@ -35,8 +41,40 @@ pub async fn send_message(
     me: AuthUser,
     Json(req): Json<QueueMessageCreate>,
 ) -> ApiResult<(StatusCode, axum::Json<QueueMessage>)> {
-    let org = crate::http::videos::org_to_change(&state, &me).await?;
     check(&req).map_err(|(f, m)| ApiError::field(f, m))?;
+    let task = req.task_id.unwrap_or_default();
+    let org = match req.queue.as_str() {
+        "trim_video" => check_trim(&state, &me, &req).await?,
+        "update_task" => {
+            let changes = req.changes.as_ref().expect("checked");
+            tasks::check_update(&state, &me, task, changes).await?
+        }
+        "cloning_task" => {
+            let name = req.task_name.as_deref().expect("checked");
+            tasks::check_clone(&state, &me, task, name, req.organization).await?
+        }
+        _ => sample::check(&state, &me, task).await?,
+    };
+    let sender = db::Sender {
+        user: me.user.id,
+        role: me.role.as_str(),
+    };
+    let row = db::create(&state.db, org, Some(sender), &req).await?;
+    if let Err(e) = state
+        .jobs
+        .push_message(MessageJob { message: row.id })
+        .await
+    {
+        db::delete(&state.db, row.id).await?;
+        return Err(e.into());
+    }
+    Ok((StatusCode::CREATED, axum::Json(row.to_api())))
+}
+
+/// A `trim_video` message's checks: the right to add videos, and a ready video of the
+/// organisation whose length the span starts in. Answers the organisation.
+async fn check_trim(state: &AppState, me: &AuthUser, req: &QueueMessageCreate) -> ApiResult<i64> {
+    let org = crate::http::videos::org_to_change(state, me).await?;
     let vid = req.video_id.unwrap_or_default();
     let v = videos::get(&state.db, org, vid)
         .await?
@@ -53,16 +91,7 @@ pub async fn send_message(
             ),
         ));
     }
-    let row = db::create(&state.db, org, Some(me.user.id), &req).await?;
-    if let Err(e) = state
-        .jobs
-        .push_message(MessageJob { message: row.id })
-        .await
-    {
-        db::delete(&state.db, row.id).await?;
-        return Err(e.into());
-    }
-    Ok((StatusCode::CREATED, axum::Json(row.to_api())))
+    Ok(org)
 }
 
 /// A message and how its job went.

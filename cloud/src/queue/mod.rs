@@ -1,19 +1,32 @@
 //! Messages on the cloud's own job queue (`POST generic/send_message_to_sqs/`, spec
 //! sections 7 and 9): the call keeps a `queue_messages` row and queues a
 //! [`crate::jobs::MessageJob`]; a worker runs it here, moving the row `started`, then
-//! `finished` (or `failed`, with why). Built so far: `trim_video` ([`trim`]), which cuts
-//! a ready task video to a span and keeps the cut as a new video of the same task.
+//! `finished` (or `failed`, with why). The queues:
+//! - `trim_video` ([`trim`]): cuts a ready task video to a span and keeps the cut as a
+//!   new video of the same task;
+//! - `update_task`: the task's changes, made by the code of `PATCH
+//!   organization/task/{id}/` (`http::tasks::queued`);
+//! - `cloning_task`: the task copied by the code of `generic/clone_task/` (same);
+//! - `sample_images_for_detector`: evenly spaced frames of each ready video of the
+//!   task taken as its annotation images (`http::annotations::sample`).
+//!
+//! The task queues act as the message's sender ([`sender`]), so the sender's rights are
+//! checked again when the job runs, by the same code as the calls'.
 
+pub mod sender;
 pub mod trim;
 
 use anyhow::Context;
 use futures_util::StreamExt;
-use gemba_shared::api::v1::queue::FINISHED;
+use gemba_shared::api::v1::queue::{DEFAULT_FRAMES_PER_VIDEO, FINISHED};
 use object_store::ObjectStoreExt;
 use tokio::io::AsyncWriteExt;
 
-use crate::db::queue::{self as db, MessageRow};
+use crate::db::queue::{self as db, Made, MessageRow};
 use crate::db::videos::{self, NewVideo};
+use crate::http::annotations::sample;
+use crate::http::error::ApiError;
+use crate::http::tasks::queued as tasks;
 use crate::media::upload;
 use crate::objects;
 use crate::state::AppState;
@@ -29,11 +42,14 @@ pub async fn run(state: &AppState, id: i64) -> anyhow::Result<()> {
     }
     db::start(&state.db, id).await?;
     let done = match m.queue.as_str() {
-        "trim_video" => trim_video(state, &m).await,
-        q => Err(anyhow::anyhow!("the queue {q} is not supported yet")),
+        "trim_video" => trim_video(state, &m).await.map(|video| Made {
+            video,
+            ..Made::default()
+        }),
+        _ => task_job(state, &m).await,
     };
     match done {
-        Ok(result) => db::finish(&state.db, id, result).await?,
+        Ok(made) => db::finish(&state.db, id, &made).await?,
         Err(e) => {
             tracing::info!(
                 message = id,
@@ -44,6 +60,60 @@ pub async fn run(state: &AppState, id: i64) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A task queue's job, as the message's sender.
+async fn task_job(state: &AppState, m: &MessageRow) -> anyhow::Result<Made> {
+    let task = m.task_id.context("the message names no task")?;
+    let me = sender::of(state, m).await?;
+    let made = match m.queue.as_str() {
+        "update_task" => {
+            let changes = m.changes().context("the message carries no changes")?;
+            Made {
+                task: Some(
+                    tasks::update(state, &me, task, changes)
+                        .await
+                        .map_err(why)?,
+                ),
+                ..Made::default()
+            }
+        }
+        "cloning_task" => {
+            let name = m.task_name.as_deref().unwrap_or_default();
+            let to = m.target_organization_id;
+            Made {
+                task: Some(
+                    tasks::clone(state, &me, task, name, to)
+                        .await
+                        .map_err(why)?,
+                ),
+                ..Made::default()
+            }
+        }
+        "sample_images_for_detector" => {
+            let n = m.frames_per_video.unwrap_or(DEFAULT_FRAMES_PER_VIDEO);
+            Made {
+                images: sample::sample(state, &me, task, n).await.map_err(why)?,
+                ..Made::default()
+            }
+        }
+        q => anyhow::bail!("the queue {q} is not one of the cloud's"),
+    };
+    Ok(made)
+}
+
+/// A call's refusal as a job's failure: its message as the call would say it.
+fn why(e: ApiError) -> anyhow::Error {
+    match e {
+        ApiError::Field { field, message } if field == "non_field_errors" => {
+            anyhow::anyhow!(message)
+        }
+        ApiError::Forbidden => {
+            anyhow::anyhow!("the user who sent the message may not do this (any more)")
+        }
+        ApiError::NotFound => anyhow::anyhow!("the task is gone"),
+        e => anyhow::Error::from(e),
+    }
 }
 
 /// Cuts the message's video to its span: the new video's id.

@@ -1,14 +1,18 @@
 //! `POST generic/send_message_to_sqs/` and `GET generic/queue_message/{id}/`: a
 //! `trim_video` message waits on the cloud's job queue, the in-process worker takes it
 //! (`started`) and cuts the video, and the message ends `finished` with a new ready
-//! video of the task, as long as the span; bad messages are refused on their field, the
-//! queues not built yet say so, another organisation's video and message are unknown,
-//! and a job whose video went ends `failed` with why. On both backends.
+//! video of the task, as long as the span; `update_task` changes the task as its PATCH
+//! does (with the 'Task Update' mail), `cloning_task` copies it, and
+//! `sample_images_for_detector` takes evenly spaced frames of its video as annotation
+//! images, all as the sender; bad messages are refused on their field, another
+//! organisation's video, task and message are unknown, and a job whose video or sender
+//! went ends `failed` with why. On both backends.
 
 use std::time::{Duration, Instant};
 
 use gemba_shared::api::v1::queue::{FAILED, FINISHED, QUEUED, QueueMessage, QueueMessageCreate};
-use gemba_shared::api::v1::task::{Task, TaskCreate};
+use gemba_shared::api::v1::task::{Task, TaskCreate, TaskPatch};
+use gemba_shared::api::v1::video::Video;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -113,16 +117,12 @@ both!(
             v["queue"][0],
             "Unknown queue: use one of update_task, sample_images_for_detector, cloning_task, trim_video."
         );
-        for q in ["update_task", "sample_images_for_detector", "cloning_task"] {
-            let v = refused(&app, &eng, body(q), StatusCode::BAD_REQUEST).await;
-            assert!(
-                v["queue"][0]
-                    .as_str()
-                    .unwrap()
-                    .contains("not supported yet"),
-                "{v}"
-            );
-        }
+        // A queue's fields are its own.
+        let v = refused(&app, &eng, body("update_task"), StatusCode::BAD_REQUEST).await;
+        assert_eq!(
+            v["video_id"][0],
+            "The queue update_task does not take video_id."
+        );
         let v = refused(
             &app,
             &eng,
@@ -175,6 +175,7 @@ both!(
                 video_id: Some(i64::MAX),
                 start_ms: Some(0),
                 end_ms: Some(100),
+                ..QueueMessageCreate::default()
             },
         )
         .await
@@ -186,8 +187,169 @@ both!(
             .unwrap();
         assert_eq!(m.status, FAILED);
         assert_eq!(m.message, "the video is gone");
+
+        task_queues(&app, &admin, &eng, &eng_b, (a, b), &task, &video).await;
     }
 );
+
+/// `update_task`, `cloning_task` and `sample_images_for_detector` on A's task `task`
+/// with its ready video `video` (3 s), as `eng` of A; `eng_b` is of B.
+async fn task_queues(
+    app: &TestApp,
+    admin: &str,
+    eng: &str,
+    eng_b: &str,
+    (a, b): (i64, i64),
+    task: &Task,
+    video: &Video,
+) {
+    let send = |body: Value| async move {
+        let (s, v) = app.post(SEND, body.clone(), Some(eng)).await;
+        assert_eq!(s, StatusCode::CREATED, "{body}: {v}");
+        let m: QueueMessage = serde_json::from_value(v).unwrap();
+        assert_eq!(m.status, QUEUED);
+        settled(app, eng, m.id).await
+    };
+
+    // update_task: the PATCH's change, its history and its 'Task Update' mail.
+    let (s, v) = app
+        .post(
+            "feature_control/event_notifications",
+            json!({"event_type": "Task Update", "recipients": ["lead@queue-a.test"], "Organization": a}),
+            Some(admin),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let changes = TaskPatch {
+        task_detail: Some("Pump\nFit:\nPlace;\nCheck:\nLook;\n".into()),
+        ..TaskPatch::default()
+    };
+    let done = send(json!({"queue": "update_task", "task_id": task.id, "changes": changes})).await;
+    assert_eq!(
+        (done.status.as_str(), done.result_task_id),
+        (FINISHED, Some(task.id)),
+        "{done:?}"
+    );
+    let now: Task = app
+        .get_as(&format!("organization/task/{}/", task.id), eng)
+        .await;
+    assert_eq!(now.steps_count, 2);
+    let (subject, body) = app.last_mail("lead@queue-a.test").await.expect("the mail");
+    assert_eq!(subject, "Task Update: Pump");
+    assert!(body.contains("1: Check (Look)"), "{body}");
+    // Changes that would not apply are refused when sent, on their field.
+    let v = refused(
+        app,
+        eng,
+        json!({"queue": "update_task", "task_id": task.id, "changes": {"taskName": " "}}),
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert_eq!(v["taskName"][0], "Task name is required!");
+    let v = refused(
+        app,
+        eng,
+        json!({"queue": "update_task", "task_id": task.id}),
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(v["changes"][0].is_string(), "{v}");
+
+    // cloning_task: a copy under the new name; a name taken by then fails the job.
+    let done =
+        send(json!({"queue": "cloning_task", "task_id": task.id, "task_name": "Pump copy"})).await;
+    assert_eq!(done.status, FINISHED, "{done:?}");
+    let copy = done.result_task_id.expect("the copy");
+    assert_ne!(copy, task.id);
+    let c: Task = app.get_as(&format!("organization/task/{copy}/"), eng).await;
+    assert_eq!(
+        (c.settings.task_name.as_str(), c.steps_count),
+        ("Pump copy", 2)
+    );
+    let again =
+        send(json!({"queue": "cloning_task", "task_id": task.id, "task_name": "Pump copy"})).await;
+    assert_eq!(
+        (again.status.as_str(), again.result_task_id),
+        (FAILED, None)
+    );
+    assert!(again.message.starts_with("taskName: "), "{again:?}");
+    // Into an organisation the sender is not in: refused when sent.
+    let v = refused(
+        app,
+        eng,
+        json!({"queue": "cloning_task", "task_id": task.id, "task_name": "Out", "organization": b}),
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(v["organization"][0].is_string(), "{v}");
+
+    // sample_images_for_detector: the middles of three equal parts of each ready video
+    // (the source and its trimmed copy); sent again, the same images.
+    let body =
+        json!({"queue": "sample_images_for_detector", "task_id": task.id, "frames_per_video": 3});
+    let done = send(body.clone()).await;
+    assert_eq!(done.status, FINISHED, "{done:?}");
+    assert_eq!(done.result_image_ids.len(), 6, "{done:?}");
+    let mut frames = vec![];
+    for &i in &done.result_image_ids {
+        let img = gemba_cloud::db::annotations::get(&app.state.db, a, i)
+            .await
+            .unwrap()
+            .expect("an image of A's");
+        assert_eq!(img.task_id, task.id);
+        if img.video_id == Some(video.id) {
+            frames.push(img.frame_ms);
+        }
+    }
+    let d = video.duration_ms.expect("a ready video's length");
+    assert_eq!(frames, [d / 6, d / 2, 5 * d / 6]);
+    let again = send(body).await;
+    assert_eq!(again.result_image_ids, done.result_image_ids);
+    let v = refused(
+        app,
+        eng,
+        json!({"queue": "sample_images_for_detector", "task_id": task.id, "frames_per_video": 0}),
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(v["frames_per_video"][0].is_string(), "{v}");
+
+    // Another organisation's task is unknown to each queue.
+    for body in [
+        json!({"queue": "update_task", "task_id": task.id, "changes": {"taskName": "Taken"}}),
+        json!({"queue": "cloning_task", "task_id": task.id, "task_name": "Taken"}),
+        json!({"queue": "sample_images_for_detector", "task_id": task.id}),
+    ] {
+        let (s, v) = app.post(SEND, body.clone(), Some(eng_b)).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{body}: {v}");
+    }
+
+    // A job whose sender is gone fails saying so, changing nothing.
+    let orphan = gemba_cloud::db::queue::create(
+        &app.state.db,
+        a,
+        None,
+        &QueueMessageCreate {
+            queue: "cloning_task".into(),
+            task_id: Some(task.id),
+            task_name: Some("Orphan".into()),
+            ..QueueMessageCreate::default()
+        },
+    )
+    .await
+    .unwrap();
+    gemba_cloud::queue::run(&app.state, orphan.id)
+        .await
+        .unwrap();
+    let m = gemba_cloud::db::queue::get(&app.state.db, a, orphan.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (m.status.as_str(), m.message.as_str()),
+        (FAILED, "the user who sent the message is gone")
+    );
+}
 
 /// A message of `org` for the walks (queued, never run: no job carries it).
 pub(crate) async fn walk_message(app: &TestApp, org: i64) -> i64 {
@@ -200,6 +362,7 @@ pub(crate) async fn walk_message(app: &TestApp, org: i64) -> i64 {
             video_id: None,
             start_ms: Some(0),
             end_ms: Some(100),
+            ..QueueMessageCreate::default()
         },
     )
     .await

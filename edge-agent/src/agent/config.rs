@@ -3,6 +3,9 @@
 //! its remote cameras added to the device's own, and its schedules followed once a
 //! second (`crate::schedules`).
 //!
+//! Whether the device sends its analytics now (`fetch_analytics`, issue 31) is the
+//! outbox's hold on its cycles ([`Agent::hold_analytics`]), set again on every start.
+//!
 //! A configuration older than the one kept is acknowledged and ignored (the cloud may
 //! send one twice); one this agent cannot follow (a time zone its tz database does
 //! not know) is refused whole, the one kept staying in force.
@@ -71,6 +74,7 @@ impl Agent {
             .map(|c| c.name.clone())
             .collect();
         self.config = config;
+        self.hold_analytics();
         // A remote camera gone stops what ran on it; one whose address changed starts
         // again from the new one.
         for camera in dropped {
@@ -99,6 +103,21 @@ impl Agent {
             self.config.blur.len(),
             self.config.schedules.len()
         ))
+    }
+
+    /// The outbox holds the cycles back while the configuration says the device keeps
+    /// its analytics (`fetch_analytics` off), and lets them go, in order, once it is on.
+    pub(super) fn hold_analytics(&self) {
+        let hold = !self.config.fetch_analytics;
+        let mut outbox = self.outbox.lock().expect("outbox lock");
+        if outbox.holding_cycles() != hold {
+            outbox.hold_cycles(hold);
+            if hold {
+                tracing::info!("analytics kept on the device until the cloud asks for them");
+            } else {
+                tracing::info!("analytics sent to the cloud, those kept first");
+            }
+        }
     }
 
     /// The device's cameras: its own (the command line's), then the configuration's

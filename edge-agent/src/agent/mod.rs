@@ -191,6 +191,7 @@ pub async fn run(cfg: Config, mut stop: watch::Receiver<bool>) -> anyhow::Result
     agent.tend_vitals();
     agent.config = config::load(&agent.cfg.data);
     agent.opcua.set_bindings(&agent.config.opcua);
+    agent.hold_analytics();
     agent.set_blur();
     agent.running.scheduled = running.scheduled;
     agent.running.barcodes = running.barcodes;

@@ -10,6 +10,13 @@
 //! When only cycles are left, the new message is refused with [`Full`] and the caller
 //! keeps its cycle in memory and retries: recorded work is never dropped silently.
 //!
+//! Held back (issue 31, the configuration's `fetch_analytics` off): while
+//! [`Outbox::hold_cycles`] is on, [`Outbox::next`] offers only the other messages; the
+//! cycles stay, in the order they were recorded, and are offered again, in that order,
+//! once it is off. Holding drops nothing and changes no bound: a cycle the broker took
+//! before the hold still leaves on the cloud's word. The hold is not kept in the file:
+//! the agent sets it from its kept configuration when it starts.
+//!
 //! Versioned: the file carries its schema's version (`PRAGMA user_version`,
 //! [`SCHEMA_VERSION`]), checked on open (`schema.rs`). An agent never reads an outbox
 //! a newer agent wrote; an older one is migrated in place, its messages kept.
@@ -62,6 +69,8 @@ impl std::error::Error for Full {}
 pub struct Outbox {
     db: Connection,
     capacity: i64,
+    /// Cycle records are held back (not offered by [`Outbox::next`]).
+    hold_cycles: bool,
 }
 
 impl Outbox {
@@ -77,6 +86,7 @@ impl Outbox {
         Ok(Outbox {
             db,
             capacity: capacity.max(1) as i64,
+            hold_cycles: false,
         })
     }
 
@@ -135,22 +145,38 @@ impl Outbox {
         Ok(id)
     }
 
+    /// Holds cycle records back (`true`: the device keeps its analytics) or lets them
+    /// go again (see the module header).
+    pub fn hold_cycles(&mut self, hold: bool) {
+        self.hold_cycles = hold;
+    }
+
+    /// Whether cycle records are held back.
+    pub fn holding_cycles(&self) -> bool {
+        self.hold_cycles
+    }
+
     /// The oldest `n` messages to send: never sent, or sent before `resend_before`
-    /// (unix ms) without the cloud's word since; in order.
+    /// (unix ms) without the cloud's word since; in order. Cycle records are left out
+    /// while they are held back.
     pub fn next(&self, n: usize, resend_before: i64) -> rusqlite::Result<Vec<Message>> {
         let mut st = self.db.prepare_cached(
             "SELECT id, topic, payload, attempts, droppable FROM outbox \
-             WHERE sent_ms IS NULL OR sent_ms < ?2 ORDER BY id LIMIT ?1",
+             WHERE (sent_ms IS NULL OR sent_ms < ?2) AND (?3 = 0 OR droppable = 1) \
+             ORDER BY id LIMIT ?1",
         )?;
-        st.query_map(params![n as i64, resend_before], |r| {
-            Ok(Message {
-                id: r.get(0)?,
-                topic: r.get(1)?,
-                payload: r.get(2)?,
-                attempts: r.get(3)?,
-                cycle: r.get::<_, i64>(4)? == 0,
-            })
-        })?
+        st.query_map(
+            params![n as i64, resend_before, i64::from(self.hold_cycles)],
+            |r| {
+                Ok(Message {
+                    id: r.get(0)?,
+                    topic: r.get(1)?,
+                    payload: r.get(2)?,
+                    attempts: r.get(3)?,
+                    cycle: r.get::<_, i64>(4)? == 0,
+                })
+            },
+        )?
         .collect()
     }
 

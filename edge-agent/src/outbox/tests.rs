@@ -279,3 +279,54 @@ fn an_outbox_of_schema_2_keeps_its_messages_and_takes_timed_commands() {
         crate::outbox::CommandTaken::New
     );
 }
+
+#[test]
+fn held_cycles_stay_in_order_while_other_messages_go_and_all_go_once_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = outbox(&dir, 100);
+    // A cycle the broker took before the hold still leaves on the cloud's word.
+    let early = o
+        .push(Kind::Cycle, Some("c0"), "t/cycles", b"{}", 1)
+        .unwrap();
+    assert_eq!(o.next(10, 0).unwrap()[0].id, early);
+    o.delivered(early, 2).unwrap();
+    o.hold_cycles(true);
+    assert!(o.holding_cycles());
+    let mut cycles = vec![];
+    for (i, key) in ["c1", "c2", "c3"].iter().enumerate() {
+        cycles.push(
+            o.push(Kind::Cycle, Some(key), "t/cycles", b"{}", 3)
+                .unwrap(),
+        );
+        if i == 1 {
+            o.push(Kind::Droppable, None, "t/cmd/ack", b"{}", 3)
+                .unwrap();
+        }
+    }
+    // Held: only the other message is offered, even once the early cycle is due again.
+    let offered = o.next(10, i64::MAX).unwrap();
+    assert_eq!(offered.len(), 1, "{offered:?}");
+    assert!(!offered[0].cycle);
+    o.delivered(offered[0].id, 4).unwrap();
+    assert!(o.next(10, i64::MAX).unwrap().is_empty());
+    o.acknowledged(&["c0".into()], &[], None, 5).unwrap();
+    assert_eq!(o.cycles().unwrap(), 3, "held, none dropped");
+    // Released: every held cycle, in the order recorded.
+    o.hold_cycles(false);
+    let ids: Vec<i64> = o.next(10, 0).unwrap().iter().map(|m| m.id).collect();
+    assert_eq!(ids, cycles);
+}
+
+#[test]
+fn a_full_outbox_of_held_cycles_refuses_a_new_cycle_and_drops_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = outbox(&dir, 2);
+    o.hold_cycles(true);
+    o.push(Kind::Cycle, Some("a"), "t", b"{}", 1).unwrap();
+    o.push(Kind::Cycle, Some("b"), "t", b"{}", 1).unwrap();
+    assert!(matches!(
+        o.push(Kind::Cycle, Some("c"), "t", b"{}", 1),
+        Err(PushError::Full(_))
+    ));
+    assert_eq!(o.cycles().unwrap(), 2);
+}

@@ -52,6 +52,8 @@ pub struct DeviceRow {
     #[sqlx(try_from = "super::Flag")]
     pub starred: bool,
     pub update_channel: String,
+    #[sqlx(try_from = "super::Flag")]
+    pub fetch_analytics: bool,
 }
 
 /// A device's last status message as stored (`None` when it has sent none, or it does
@@ -88,6 +90,7 @@ impl DeviceRow {
             tasks,
             created_at: self.created_at,
             update_channel: self.update_channel,
+            fetch_analytics: self.fetch_analytics,
         }
     }
 }
@@ -98,4 +101,4 @@ const COLS: &str = "d.id, d.organization_id, d.department_id, d.display_name, d.
      CAST(CASE WHEN d.credential_key IS NULL THEN 0 ELSE 1 END AS BIGINT) AS enrolled, \
      d.online, d.status, d.last_seen, d.created_at, \
      CAST(CASE WHEN EXISTS (SELECT 1 FROM device_stars s WHERE s.device_id = d.id AND s.user_id = $1) \
-     THEN 1 ELSE 0 END AS BIGINT) AS starred, d.update_channel";
+     THEN 1 ELSE 0 END AS BIGINT) AS starred, d.update_channel, d.fetch_analytics";

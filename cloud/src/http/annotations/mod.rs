@@ -17,6 +17,7 @@ mod depth;
 mod images;
 mod merge;
 mod objects;
+pub(crate) mod sample;
 mod thumbnail;
 
 use gemba_shared::Permission;

@@ -7,7 +7,7 @@
 //! details, changes, archive, delete), [`settings`], [`status`] (online, stats) and
 //! [`cameras`] (what a device's cameras run: set, start, stop, commands, associations);
 //! what the device keeps as its configuration (issue 29): [`remote_cams`], [`blur`]
-//! regions and [`schedules`];
+//! regions and [`schedules`], and whether it sends its [`analytics`] now;
 //! the helpers they share are here.
 //!
 //! Tenancy: a device belongs to one organisation; another organisation's device ids
@@ -20,6 +20,7 @@
 //! agent exchanges it at `POST device/enroll/` (no user) for its credentials, a signing
 //! key shown only then.
 
+pub mod analytics;
 pub mod blur;
 pub mod cameras;
 pub mod device;
@@ -62,6 +63,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(device::archive_device))
         .routes(routes!(device::device_details))
         .routes(routes!(device::update_channel))
+        .routes(routes!(analytics::set_fetch_analytics))
         // settings
         .routes(routes!(settings::device_setting))
         .routes(routes!(settings::multi_device_settings))

@@ -1,4 +1,5 @@
-//! Defining and changing one task, and the 'Task Update' e-mail.
+//! Defining and changing one task, and the 'Task Update' e-mail (cloning is
+//! `clone_into.rs`).
 
 use super::rules::*;
 use super::*;
@@ -109,7 +110,7 @@ pub async fn patch(
 
 /// A task's model choice is a model type's id (`organization/task/model_choices`), or
 /// empty for the default type.
-async fn check_model_choice(state: &AppState, choice: &str) -> ApiResult<()> {
+pub(super) async fn check_model_choice(state: &AppState, choice: &str) -> ApiResult<()> {
     let choice = choice.trim();
     if choice.is_empty() {
         return Ok(());
@@ -246,33 +247,4 @@ async fn notify_steps_changed(state: &AppState, org: i64, old: &TaskSettings, ne
         tracing::error!(error = %e, "task update e-mail");
     }
     crate::push::notify(state, org, TASK_UPDATE_EVENT, &recipients, &subject, &body);
-}
-
-/// Copy a task under a new name: its operation and settings, not its training or
-/// history.
-#[utoipa::path(post, path = "/generic/clone_task/", tag = "tasks", request_body = CloneTask,
-    responses((status = 201, body = Task), (status = 400), (status = 403), (status = 404)))]
-pub async fn clone_task(
-    State(state): State<AppState>,
-    me: AuthUser,
-    Json(req): Json<CloneTask>,
-) -> ApiResult<(StatusCode, axum::Json<Task>)> {
-    req.check_lengths()?;
-    me.require(Permission::ViewTasks)?;
-    let from = find(&state, &me, req.task).await?;
-    may_change(&state, &me, from.organization_id).await?;
-    let name = check_name("taskName", "Task name", &req.task_name)?;
-    let mut s = from.settings();
-    let mut op = s.operation();
-    op.name = name.clone();
-    s.task_name = name;
-    s.task_detail = operation::print(&op);
-    s.is_deleted = false;
-    let id = tasks::insert(&state.db, from.organization_id, &s, "cloned", author(&me))
-        .await
-        .map_err(name_taken_or)?;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(find(&state, &me, id).await?.into_task()),
-    ))
 }

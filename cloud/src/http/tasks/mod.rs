@@ -43,6 +43,7 @@ mod from_doc;
 mod history;
 mod lists;
 mod objects;
+pub(crate) mod queued;
 mod rectification;
 mod rules;
 mod stored_objects;
@@ -65,7 +66,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(taskpage))
         .routes(routes!(admin_list))
         .routes(routes!(get, patch))
-        .routes(routes!(clone_task, clone_into::clone_task_into))
+        .routes(routes!(clone_into::clone_task, clone_into::clone_task_into))
         .routes(routes!(extract_task_from_doc))
         .routes(routes!(virtual_tasks))
         .routes(routes!(s3_objects))

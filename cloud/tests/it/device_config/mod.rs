@@ -2,9 +2,11 @@
 //! (`remote_cams.rs`), the blur regions of its cameras (`blur.rs`), its schedules in the
 //! organisation's time zone (`schedules.rs`), each checked with nothing half-written on
 //! a refusal, and the whole configuration sent to the device after every change and
-//! again while its status says it is behind (`sending.rs`). The device is a test
+//! again while its status says it is behind (`sending.rs`); whether it sends its
+//! analytics now (`analytics.rs`). The device is a test
 //! device on the real broker, answering as the agent does.
 
+mod analytics;
 mod blur;
 mod remote_cams;
 mod schedules;

@@ -362,6 +362,27 @@ pub(super) fn cross_tenant(
             })),
         ),
         cross(
+            "POST /generic/send_message_to_sqs/",
+            "generic/send_message_to_sqs/",
+            Some(json!({"queue": "update_task", "task_id": bt, "changes": {"taskName": "Taken over"}})),
+        ),
+        cross(
+            "POST /generic/send_message_to_sqs/",
+            "generic/send_message_to_sqs/",
+            Some(json!({"queue": "cloning_task", "task_id": bt, "task_name": "Copied out"})),
+        ),
+        cross(
+            "POST /generic/send_message_to_sqs/",
+            "generic/send_message_to_sqs/",
+            Some(json!({"queue": "cloning_task", "task_id": a_task, "task_name": "Copied in", "organization": bo})),
+        )
+        .or_unknown("organization"),
+        cross(
+            "POST /generic/send_message_to_sqs/",
+            "generic/send_message_to_sqs/",
+            Some(json!({"queue": "sample_images_for_detector", "task_id": bt})),
+        ),
+        cross(
             "GET /generic/queue_message/{id}/",
             format!("generic/queue_message/{}/", b.queue_message),
             None,
@@ -878,6 +899,11 @@ pub(super) fn cross_tenant(
             "PATCH /device/{id}/update_channel/",
             format!("device/{}/update_channel/", b.devices.device),
             Some(json!({"update_channel": "dev"})),
+        ),
+        cross(
+            "POST /device/set_fetch_analytics/{id}/",
+            format!("device/set_fetch_analytics/{}/", b.devices.device),
+            Some(json!({"fetch_analytics": false})),
         ),
         // Model types and files are the platform's, not B's: reading one is no leak;
         // changing them is the super admin's alone.

@@ -1363,6 +1363,33 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             })),
             Perm(ManageVideos),
         ),
+        call(
+            "POST /generic/send_message_to_sqs/",
+            Some(json!({
+                "queue": "update_task",
+                "task_id": w.task,
+                "changes": {"stepsAvgTime": {"queued_by": r}},
+            })),
+            Perm(ManageTasks),
+        ),
+        call(
+            "POST /generic/send_message_to_sqs/",
+            Some(json!({
+                "queue": "cloning_task",
+                "task_id": w.task,
+                "task_name": format!("Walk queued copy {r}"),
+            })),
+            Perm(ManageTasks),
+        ),
+        call(
+            "POST /generic/send_message_to_sqs/",
+            Some(json!({
+                "queue": "sample_images_for_detector",
+                "task_id": w.task,
+                "frames_per_video": 1,
+            })),
+            Perm(LabelVideos),
+        ),
         call("GET /generic/queue_message/{id}/", None, Perm(ViewVideos))
             .at(format!("generic/queue_message/{UNKNOWN_ID}/")),
         call("GET /organization/task_record/tags", None, Perm(ViewVideos)),
@@ -1667,6 +1694,12 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Perm(ManageDevices),
         )
         .at(format!("device/{}/update_channel/", w.devices.device)),
+        call(
+            "POST /device/set_fetch_analytics/{id}/",
+            Some(json!({"fetch_analytics": false})),
+            Perm(OperateDevices),
+        )
+        .at(format!("device/set_fetch_analytics/{}/", w.devices.device)),
         // Last: the session ends.
         call("PATCH /account/logout/", None, SignedIn),
     ]

@@ -68,6 +68,9 @@ pub struct Device {
     pub created_at: i64,
     /// The release environment the device's agent follows: `dev` or `prod` (issue 30).
     pub update_channel: String,
+    /// Whether the device sends its analytics (cycles) to the cloud now, or keeps them
+    /// on the device until switched on again (`POST device/set_fetch_analytics/{id}/`).
+    pub fetch_analytics: bool,
 }
 
 /// `POST device/`: adds a device; the answer carries its one-time enrolment code.
@@ -364,6 +367,17 @@ pub struct Archive {
 #[serde(deny_unknown_fields)]
 pub struct UpdateChannel {
     pub update_channel: String,
+}
+
+/// `POST device/set_fetch_analytics/{id}/`: whether the device sends its analytics
+/// (cycles) to the cloud now (`true`), or keeps them in its outbox until switched on
+/// again (`false`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct FetchAnalytics {
+    pub fetch_analytics: bool,
 }
 
 /// One device's settings (`device_setting/`, `device_settings/…`).

@@ -21,6 +21,12 @@
 //! - its OPC UA bindings pass `opcua::check_bindings` (issue 32: `opc.tcp://` endpoints,
 //!   node ids, camera names, no metadata key given twice for a camera and task).
 //!
+//! `fetch_analytics` (issue 31, `POST device/set_fetch_analytics/{id}/`): whether the
+//! device sends its cycles to the cloud now; off, its outbox keeps them (in order, none
+//! dropped for it) until a configuration switches it on again. Left out when on, so an
+//! agent older than the switch still takes the configuration of a device never
+//! switched off.
+//!
 //! The time zone's name is checked for its shape here (the tz database is not part of
 //! this crate); the cloud checks it against the database before it sends one.
 
@@ -74,6 +80,19 @@ pub struct DeviceConfig {
     /// takes the configuration of an organisation without them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub barcodes: Vec<TaskBarcode>,
+    /// Whether the device sends its cycles to the cloud now (`true`, the default) or
+    /// keeps them in its outbox until this is on again. Left out when on.
+    #[serde(default = "on", skip_serializing_if = "is_on")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
+    pub fetch_analytics: bool,
+}
+
+fn on() -> bool {
+    true
+}
+
+fn is_on(b: &bool) -> bool {
+    *b
 }
 
 impl Default for DeviceConfig {
@@ -86,6 +105,7 @@ impl Default for DeviceConfig {
             schedules: vec![],
             opcua: vec![],
             barcodes: vec![],
+            fetch_analytics: true,
         }
     }
 }
@@ -436,7 +456,26 @@ mod tests {
                 task: 7,
                 engine: engine(),
             }],
+            fetch_analytics: true,
         }
+    }
+
+    #[test]
+    fn analytics_are_fetched_unless_switched_off_and_only_off_is_written() {
+        let on = config();
+        assert!(on.fetch_analytics);
+        // On (the default) is left out, so an agent older than the switch takes it.
+        let json = serde_json::to_value(&on).unwrap();
+        assert!(json.get("fetch_analytics").is_none(), "{json}");
+        let min: DeviceConfig = serde_json::from_str(r#"{"version":1,"time_zone":"UTC"}"#).unwrap();
+        assert!(min.fetch_analytics);
+        let off = DeviceConfig {
+            fetch_analytics: false,
+            ..config()
+        };
+        let json = serde_json::to_value(&off).unwrap();
+        assert_eq!(json["fetch_analytics"], serde_json::json!(false));
+        assert_eq!(serde_json::from_value::<DeviceConfig>(json).unwrap(), off);
     }
 
     #[test]

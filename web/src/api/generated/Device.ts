@@ -21,4 +21,9 @@ status: StatusMessage | null, settings: Record<string, unknown>, tasks: Array<De
 /**
  * The release environment the device's agent follows: `dev` or `prod` (issue 30).
  */
-update_channel: string, };
+update_channel: string, 
+/**
+ * Whether the device sends its analytics (cycles) to the cloud now, or keeps them
+ * on the device until switched on again (`POST device/set_fetch_analytics/{id}/`).
+ */
+fetch_analytics: boolean, };

@@ -28,4 +28,9 @@ opcua?: Array<OpcuaBinding>,
  * its task there. Left out when empty, so an agent older than barcodes still
  * takes the configuration of an organisation without them.
  */
-barcodes?: Array<TaskBarcode>, };
+barcodes?: Array<TaskBarcode>, 
+/**
+ * Whether the device sends its cycles to the cloud now (`true`, the default) or
+ * keeps them in its outbox until this is on again. Left out when on.
+ */
+fetch_analytics?: boolean, };

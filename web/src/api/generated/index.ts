@@ -97,6 +97,7 @@ export type * from './ExtractVideoMetadata';
 export type * from './Fault';
 export type * from './Feature';
 export type * from './FeatureCreate';
+export type * from './FetchAnalytics';
 export type * from './IceServer';
 export type * from './Instance';
 export type * from './Is3d';

@@ -43,6 +43,7 @@ const device = (id: number, name: string, health: CameraEvent[], extra: Partial<
   tasks: [],
   created_at: SINCE,
   update_channel: 'prod',
+  fetch_analytics: true,
   health,
   ...extra,
 });

@@ -46,6 +46,7 @@ export const device = (id: number, name: string, online: boolean, cameras: Camer
   tasks: [],
   created_at: SEEN,
   update_channel: 'prod',
+  fetch_analytics: true,
 });
 
 /** A remote camera of `d` as the server answers it. */

@@ -25,6 +25,7 @@ export const device = (id: number, display_name: string, extra: Partial<Device> 
   tasks: [],
   created_at: SEEN,
   update_channel: 'prod',
+  fetch_analytics: true,
   ...extra,
 });
 

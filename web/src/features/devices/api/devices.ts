@@ -16,6 +16,7 @@ import type {
   DeviceDetails,
   DevicePatch,
   EnrolmentCode,
+  FetchAnalytics,
   StartTask,
   StopTask,
   Task,
@@ -57,6 +58,10 @@ export const revokeDevice = (id: number) => api.post<Device>(`device/${id}/revok
 export const startTask = (id: number, body: StartTask) => api.post<Device>(`device/${id}/start_task/`, body);
 
 export const stopTask = (id: number, body: StopTask) => api.post<Device>(`device/${id}/stop_task/`, body);
+
+/** Whether the device sends its analytics to the cloud now, or keeps them until switched on again. */
+export const setFetchAnalytics = (id: number, on: boolean) =>
+  api.post<Device>(`device/set_fetch_analytics/${id}/`, { fetch_analytics: on } satisfies FetchAnalytics);
 
 /**
  * After a change: the answered device over the cached details (keeping their commands

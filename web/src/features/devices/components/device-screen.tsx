@@ -20,6 +20,7 @@ import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
 
 import { deviceQuery, deviceTasksQuery, newEnrolmentCode, putDevice, revokeDevice, stopTask } from '../api/devices';
+import { AnalyticsSwitch } from './analytics-switch';
 import { CameraEvents, UnsureNotices, certainty } from './camera-drift';
 import { OnlineBadge } from './device-bits';
 import { EnrolmentCodePanel } from './enrolment-code-panel';
@@ -35,7 +36,8 @@ function idParam(v: string | undefined): number | null {
 /**
  * `/user/devices/{id}` (Device, gated by the 'Devices' subscription): one device, its
  * status live through the device stream (and asked again every 5 s): name, serial number, online or offline with when it
- * was last seen, the agent's version and each camera's state (running or starting, with
+ * was last seen, the agent's version, whether it sends its analytics to the cloud now or keeps them
+ * on the device (a switch: `analytics-switch.tsx`), and each camera's state (running or starting, with
  * a warning about its source if any, or failed with why, since when and when the agent
  * tries again), frame rate, model and how sure the model is of what the camera sees
  * (the share of unsure frames, the brightness) from its last status message; while a
@@ -115,6 +117,10 @@ function DeviceView({ device }: { device: DeviceDetails }) {
         <dd>{agentVersion ?? '—'}</dd>
         <dt>Update channel</dt>
         <dd>{manage ? <ChannelSelect device={device} /> : device.update_channel}</dd>
+        <dt>Analytics</dt>
+        <dd>
+          <AnalyticsSwitch device={device} operate={operate} />
+        </dd>
       </dl>
 
       <Part title="Cameras">
