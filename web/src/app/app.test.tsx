@@ -31,8 +31,7 @@ test('a role opening a screen outside its list lands on its landing screen, with
   expect(within(nav).getByRole('heading', { name: 'LEAN' })).toBeInTheDocument();
 });
 
-test('unbuilt screens show their title and an honest empty state', async () => {
-  // OPC, gated by its feature, is the one left.
+test('OPC, with its feature, opens the explorer', async () => {
   server.use(
     http.get(apiUrl('feature_control/subscribed_feature/'), () =>
       HttpResponse.json([{ id: 1, Feature: 4, Organization: 1, feature_name: 'OPCUA Explorer', is_suppressed: false }]),
@@ -41,7 +40,7 @@ test('unbuilt screens show their title and an honest empty state', async () => {
   signInAs('org_user');
   renderApp('/user/opc');
   expect(await screen.findByRole('heading', { name: 'OPC' })).toBeInTheDocument();
-  expect(screen.getByText('Nothing to show here yet.')).toBeInTheDocument();
+  expect(screen.getByRole('combobox', { name: 'Device' })).toBeInTheDocument();
 });
 
 test('the sidebar shows gated entries only with an unsuppressed subscription', async () => {

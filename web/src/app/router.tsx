@@ -1,7 +1,6 @@
 /**
  * Every route of spec section 2 at its path. Screens load lazily (their own chunk,
- * with the 120 s time-out); screens later issues build show their title and an
- * honest empty state. The guard (`guard.tsx`) decides who may open what.
+ * with the 120 s time-out). The guard (`guard.tsx`) decides who may open what.
  */
 import { type RouteObject, createBrowserRouter, redirect } from 'react-router';
 
@@ -15,12 +14,7 @@ import { lazyScreen } from '@/lib/lazy';
 import { Guard } from './guard';
 import { Shell } from './shell';
 
-const placeholder = lazyScreen(() => import('./routes/placeholder'));
-
 const title = (path: string) => ROUTES.find((r) => r.path === path)?.title ?? '';
-
-/** A route showing the placeholder with the route's title. */
-const todo = (path: string): RouteObject => ({ path, lazy: placeholder, handle: { title: title(path) } });
 
 const screen = (path: string, load: Parameters<typeof lazyScreen>[0]): RouteObject => ({
   path,
@@ -67,9 +61,7 @@ export const routes: RouteObject[] = [
               screen(paths.labeler.tasks, () => import('@/features/labeling/components/labeler-tasks-screen')),
               screen(paths.labeler.setting, () => import('@/features/account/components/profile-screen')),
               screen(paths.labeler.videos, () => import('@/features/labeling/components/labeler-videos-screen')),
-              ...[
-                u.opc,
-              ].map(todo),
+              screen(u.opc, () => import('@/features/opc/components/opc-screen')),
               screen(u.userManual, () => import('@/features/docs/components/user-manual-screen')),
               screen(u.fundamentals, () => import('@/features/docs/components/fundamentals-screen')),
               screen(u.temp, () => import('@/features/temp/components/temp-screen')),
