@@ -89,7 +89,7 @@ test('a device discovers an OPC UA server, browses it, reads a value and binds i
     await expect(page.getByRole('heading', { name: 'OPC', level: 1 })).toBeVisible();
 
     // The device, once online (the screen's stream says so).
-    await page.getByLabel('Device', { exact: true }).selectOption({ label: 'Bench' });
+    await page.getByRole('combobox', { name: 'Device' }).selectOption({ label: 'Bench' });
     const discover = page.getByRole('button', { name: 'Discover servers' });
     await expect(discover).toBeEnabled({ timeout: 60_000 });
     const url = `opc.tcp://127.0.0.1:${port}/`;
@@ -105,7 +105,7 @@ test('a device discovers an OPC UA server, browses it, reads a value and binds i
     await tree.getByRole('button', { name: 'Open Line1' }).click();
     const part = tree.getByRole('button', { name: 'PartNumber', exact: true });
     await expect(part).toBeVisible({ timeout: 30_000 });
-    await expect(tree.getByRole('listitem').filter({ has: part })).toContainText('= P-100');
+    await expect(tree.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'PartNumber', exact: true }) })).toContainText('= P-100');
     await part.click();
     const chosen = page.getByLabel('Chosen node');
     await expect(chosen.getByText('ns=2;s=Line1.PartNumber')).toBeVisible();
