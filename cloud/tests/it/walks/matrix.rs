@@ -1368,7 +1368,8 @@ pub(super) fn matrix(w: &World, me: &Me) -> Vec<Call> {
             Some(json!({
                 "queue": "update_task",
                 "task_id": w.task,
-                "changes": {"stepsAvgTime": {"queued_by": r}},
+                // A star alone: no history entry, which this walk counts.
+                "changes": {"starred": false},
             })),
             Perm(ManageTasks),
         ),
