@@ -149,7 +149,11 @@ struct RunArgs {
     tamper_after: u64,
     /// An OPC UA discovery URL (`opc.tcp://host:port`) asked besides those the cloud
     /// names (repeatable).
-    #[arg(long = "opcua-discovery", env = "GEMBA_AGENT_OPCUA_DISCOVERY", value_delimiter = ',')]
+    #[arg(
+        long = "opcua-discovery",
+        env = "GEMBA_AGENT_OPCUA_DISCOVERY",
+        value_delimiter = ','
+    )]
     opcua_discovery: Vec<String>,
 }
 

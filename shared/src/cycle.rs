@@ -335,8 +335,7 @@ impl CycleEngine {
         let out = self.end_at(t_ms);
         let t = t_ms.max(self.closed_ms);
         self.open_at(t);
-        if let (Some(step), Some(open)) = (self.current.and_then(|r| r.label), self.open.as_mut())
-        {
+        if let (Some(step), Some(open)) = (self.current.and_then(|r| r.label), self.open.as_mut()) {
             open.seen.insert(step);
         }
         out

@@ -15,8 +15,8 @@
 
 pub mod admin_reports;
 pub mod analytics;
-pub mod assistant_docs;
 pub mod annotations;
+pub mod assistant_docs;
 pub mod audit;
 pub mod barcodes;
 pub mod camera_events;

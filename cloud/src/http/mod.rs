@@ -3,10 +3,10 @@
 //! handlers' annotations at `/api/openapi.json`.
 
 pub mod account;
-pub mod assistant;
 pub mod admin;
 pub mod admin_reports;
 pub mod annotations;
+pub mod assistant;
 pub mod audit;
 pub mod barcodes;
 pub mod client_ip;

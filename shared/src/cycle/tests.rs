@@ -578,7 +578,10 @@ fn cycles_told_from_outside_follow_the_plc_not_the_steps() {
         assert_eq!(busy + c.idle_ms, c.end_ms - c.start_ms);
     }
     // After the end nothing is open: the steps after 5 s made no cycle.
-    assert!(out.iter().all(|x| !matches!(x, Event::Cycle(c) if c.start_ms > 5_000)));
+    assert!(
+        out.iter()
+            .all(|x| !matches!(x, Event::Cycle(c) if c.start_ms > 5_000))
+    );
 }
 
 #[test]

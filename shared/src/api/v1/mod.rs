@@ -1,9 +1,9 @@
 //! REST API v1 payloads (served under `/api/`), named after the spec's fields.
 
 pub mod account;
-pub mod assistant;
 pub mod admin_report;
 pub mod annotation;
+pub mod assistant;
 pub mod barcode;
 pub mod cameras;
 pub mod device;
