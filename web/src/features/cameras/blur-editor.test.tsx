@@ -129,6 +129,31 @@ test('regions are drawn by dragging (mouse or finger) and deleted; a refused sav
   expect(callsTo(rec, 'DELETE', 'device/delete_blur_regions')).toHaveLength(0);
 });
 
+test('by keyboard the focused frame draws a region with the arrow keys and Enter; Escape puts a moved box back, then closes', async () => {
+  signInAs('org_admin', 1);
+  server.use(devicesFeature());
+  const { user, player } = await openBlur('7/cam0', 'cam0 on Bench');
+  await waitFor(() => expect(items(player)).toHaveLength(1));
+  const el = frame(player, 'cam0 on Bench');
+  el.focus();
+  // From the middle fifth: 10% right, 5% down, 5% wider.
+  await user.keyboard('{Shift>}{ArrowRight}{/Shift}{ArrowDown}{ArrowDown}{ArrowDown}{ArrowDown}{ArrowDown}{Alt>}{Shift>}{ArrowRight}{/Shift}{/Alt}-');
+  expect(within(el).getByText(/^Region from /)).toHaveTextContent('Region from 50% across, 45% down, 29% wide, 19% high.');
+  await user.keyboard('{Enter}');
+  expect(items(player)).toEqual([
+    'Region 1: from 10% across, 20% down, 30% wide, 40% high Delete',
+    'Region 2: from 50% across, 45% down, 29% wide, 19% high Delete',
+  ]);
+  await user.keyboard('{ArrowLeft}{Escape}');
+  expect(within(el).getByText('Region cancelled.')).toBeInTheDocument();
+  await user.keyboard('{Enter}');
+  expect(items(player)).toHaveLength(3);
+  expect(items(player)[2]).toBe('Region 3: from 40% across, 40% down, 20% wide, 20% high Delete');
+  // An unmoved box lets Escape through to the dialog.
+  await user.keyboard('{Escape}');
+  await waitFor(() => expect(screen.queryByRole('dialog', { name: 'cam0 on Bench' })).toBeNull());
+});
+
 test('discarding goes back to the saved regions', async () => {
   signInAs('org_admin', 1);
   server.use(devicesFeature());
@@ -147,6 +172,7 @@ test("a role without the 'Devices' subscription sees the regions and cannot chan
   await waitFor(() => expect(items(player)).toEqual(['Region 1: from 10% across, 20% down, 30% wide, 40% high']));
   drag(frame(player, 'cam0 on Bench'), [300, 225], [200, 150]);
   expect(items(player)).toHaveLength(1);
+  expect(frame(player, 'cam0 on Bench')).not.toHaveAttribute('tabindex');
   expect(within(player).queryByRole('button', { name: /^(Delete region|Save regions|Discard)/ })).toBeNull();
 });
 

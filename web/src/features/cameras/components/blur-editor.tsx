@@ -70,7 +70,7 @@ export function BlurEditor({ device, camera, editable }: { device: Device; camer
         <button type="button" className="secondary small" disabled={!device.online || shot.isFetching} onClick={() => void shot.refetch()}>
           {shot.isFetching ? 'Taking a picture…' : 'New picture'}
         </button>
-        {editable ? <span className="muted">Drag over the picture to draw a region.</span> : null}
+        {editable ? <span className="muted">Drag over the picture to draw a region, or use the arrow keys and Enter on it.</span> : null}
       </div>
       {!regions.data ? (
         regions.isPending ? <p className="muted">Loading blur regions…</p> : null

@@ -1,6 +1,7 @@
 import { useRef, useState } from 'react';
 
 import type { Rect } from '@/api/generated';
+import { useKeyboardBox } from '@/components/ui/keyboard-box';
 
 import { type Point, drawable, pointIn, rectBetween, rectStyle } from '../blur-rects';
 
@@ -8,6 +9,8 @@ import { type Point, drawable, pointIn, rectBetween, rectStyle } from '../blur-r
  * The camera's frame with its blur regions over it, numbered; with `onDraw`, a drag
  * (mouse, pen or a finger: pointer events, captured, the page not scrolled meanwhile)
  * draws a new one. A second finger while drawing is ignored; a click draws nothing.
+ * By keyboard, the frame takes the focus and a cursor box is drawn with Enter
+ * (`useKeyboardBox`).
  */
 export function BlurFrame({
   picture,
@@ -26,10 +29,12 @@ export function BlurFrame({
 }) {
   const surface = useRef<HTMLDivElement>(null);
   const [drag, setDrag] = useState<{ pointer: number; from: Point; to: Point } | null>(null);
+  const keys = useKeyboardBox({ name: 'Region', onDraw: (r) => onDraw?.(r) });
   const at = (e: React.PointerEvent) => pointIn(e.clientX, e.clientY, surface.current!.getBoundingClientRect());
 
   const draw = onDraw
     ? {
+        ...keys.surface,
         onPointerDown: (e: React.PointerEvent<HTMLDivElement>) => {
           if (drag || e.button !== 0) return;
           e.preventDefault();
@@ -64,6 +69,7 @@ export function BlurFrame({
           </div>
         ))}
         {drawing ? <div className="blur-rect drawing" style={rectStyle(drawing)} aria-hidden="true" /> : null}
+        {onDraw ? keys.cursor : null}
       </div>
     </div>
   );

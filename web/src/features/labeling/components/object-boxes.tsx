@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type PointerEvent, useRef, useState } from 'react';
+import { type PointerEvent, useEffect, useRef, useState } from 'react';
 
 import type { AnnotationImage, AnnotationObjectWrite, TaskObject, Video } from '@/api/generated';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field, FormError, SelectField } from '@/components/ui/field';
+import { useKeyboardBox } from '@/components/ui/keyboard-box';
 import { errorMessage } from '@/lib/api-errors';
 import { notify } from '@/lib/toast';
 
@@ -24,7 +25,9 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
 /**
  * Object boxes (below the labeling editor of a video): take a frame of the video as an
  * annotation image, then draw a box around each of the operation's objects on it
- * (choose the object, Draw Object, drag over the image) and save them. Reset drops
+ * (choose the object, Draw Object, drag over the image; or by keyboard, Draw Object
+ * puts the focus on the image, where the arrow keys place a box and Enter draws it)
+ * and save them. Reset drops
  * the boxes not saved; Revert brings back the boxes before their last save. The
  * server's annotation calls: `cloud/src/http/annotations/`.
  */
@@ -122,6 +125,7 @@ function BoxEditor({ image, objects, editable, onChanged, onDeleted }: EditorPro
   const [to, setTo] = useState<Point | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const canvas = useRef<HTMLDivElement>(null);
+  const drawButton = useRef<HTMLButtonElement>(null);
   const shown = boxes ?? asWrites(image.objects);
   const dirty = boxes !== null;
   const name = (id: number) => objects.find((o) => o.id === id)?.name ?? `Object ${id}`;
@@ -173,6 +177,22 @@ function BoxEditor({ image, objects, editable, onChanged, onDeleted }: EditorPro
     }
   };
   const pending = from && to ? dragBox(from, to) : null;
+  const stopDrawing = () => {
+    setDrawing(false);
+    drawButton.current?.focus();
+  };
+  const keys = useKeyboardBox({
+    name: 'Box',
+    onDraw: (r) => {
+      setBoxes([...shown, { task_object: object, ...r, confidence: null }]);
+      stopDrawing();
+    },
+    onCancel: stopDrawing,
+  });
+  // Draw Object hands the focus to the image, to draw by keyboard there.
+  useEffect(() => {
+    if (drawing) canvas.current?.focus();
+  }, [drawing]);
 
   return (
     <div className="box-editor">
@@ -182,6 +202,7 @@ function BoxEditor({ image, objects, editable, onChanged, onDeleted }: EditorPro
         onPointerDown={down}
         onPointerMove={move}
         onPointerUp={up}
+        {...(drawing ? { ...keys.surface, role: 'group', 'aria-label': `Draw a box around ${name(object)}` } : {})}
       >
         <img src={image.image_url} alt={`Annotation image at ${seconds(image.frame_ms)}`} draggable={false} />
         {shown.map((b, i) => (
@@ -195,6 +216,7 @@ function BoxEditor({ image, objects, editable, onChanged, onDeleted }: EditorPro
           </div>
         ))}
         {pending ? <div className="box pending" style={{ ...cssBox(pending), borderColor: colour(object) }} /> : null}
+        {drawing ? keys.cursor : null}
       </div>
       {editable ? (
         <div className="box-tools">
@@ -205,7 +227,7 @@ function BoxEditor({ image, objects, editable, onChanged, onDeleted }: EditorPro
               </option>
             ))}
           </SelectField>
-          <button type="button" aria-pressed={drawing} onClick={() => setDrawing(!drawing)} disabled={objects.length === 0}>
+          <button ref={drawButton} type="button" aria-pressed={drawing} onClick={() => setDrawing(!drawing)} disabled={objects.length === 0}>
             Draw Object
           </button>
           <button type="button" onClick={() => setBoxes(null)} disabled={!dirty}>
@@ -222,7 +244,11 @@ function BoxEditor({ image, objects, editable, onChanged, onDeleted }: EditorPro
           </button>
         </div>
       ) : null}
-      {drawing ? <p className="hint">Drag over the image to draw a box around {name(object)}.</p> : null}
+      {drawing ? (
+        <p className="hint">
+          Drag over the image to draw a box around {name(object)}, or use the arrow keys and Enter on it.
+        </p>
+      ) : null}
       <FormError message={problem} />
       <table aria-label="Boxes">
         <thead>
