@@ -1,8 +1,9 @@
 /**
  * Object boxes against the real server: an org user takes a frame of the demo footage
  * (uploaded through the API) as an annotation image on Label Training Set, draws a box
- * around the operation's object with the mouse (Draw Object), resets it, draws it
- * again and saves; after a reload the box is there, and the server holds it. An
+ * around the operation's object with the mouse (Draw Object), resets it, draws one by
+ * keyboard (Draw Object hands the focus to the image; an arrow key, Enter), resets it,
+ * draws it again with the mouse and saves; after a reload the box is there, and the server holds it. An
  * analytics user is sent away from the screen.
  */
 import { expect, test } from '@playwright/test';
@@ -66,8 +67,22 @@ test('a box is drawn around an object on a frame, reset, drawn again and saved',
   await expect(boxes.getByLabel('Box of Jig')).toBeVisible();
   await boxes.getByRole('button', { name: 'Reset' }).click();
   await expect(boxes.getByLabel('Box of Jig')).toHaveCount(0);
-  await drag();
   const rows = boxes.getByRole('table', { name: 'Boxes' }).getByRole('row');
+
+  // By keyboard: the middle fifth of the image, a step to the right.
+  const drawObject = boxes.getByRole('button', { name: 'Draw Object' });
+  await drawObject.press('Enter');
+  const surface = boxes.getByRole('group', { name: 'Draw a box around Jig' });
+  await expect(surface).toBeFocused();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await expect(boxes.getByLabel('Box of Jig')).toBeVisible();
+  await expect(rows.nth(1)).toHaveText(/Jig\s*0\.410, 0\.400, 0\.200, 0\.200/);
+  await expect(drawObject).toBeFocused();
+  await boxes.getByRole('button', { name: 'Reset' }).click();
+  await expect(boxes.getByLabel('Box of Jig')).toHaveCount(0);
+
+  await drag();
   await expect(rows).toHaveCount(2);
   await expect(rows.nth(1)).toContainText('Jig');
   await boxes.getByRole('button', { name: 'Save boxes' }).click();

@@ -10,8 +10,9 @@
  * save and in the live video, the inner half of every block is one colour, and the
  * blocks differ (a mosaic, not a fill); in the picture taken before, and in the live
  * video before, edges cross some blocks, so the same check fails there. A save the
- * server refuses (the device's 64 regions are all used, most on cam1) shows its message
- * and keeps the drawing; the region deleted, a new screenshot has its edges back. The
+ * server refuses (the device's 64 regions are all used, most on cam1; its region drawn
+ * by keyboard: the frame focused, arrow keys, Enter) shows its message and keeps the
+ * drawing; the region deleted, a new screenshot has its edges back. The
  * pictures go to the test's output folder.
  */
 import { writeFileSync } from 'node:fs';
@@ -222,8 +223,11 @@ test('a drawn region is pixelated in screenshots and live video; a refused save 
     await adminSend(org.id, 'PUT', 'device/blur_regions', full);
     await player.getByRole('button', { name: 'Blur regions' }).click();
     await expect(list.getByRole('listitem')).toHaveCount(1);
-    await drag(page, frame, [0.05, 0.05], [0.2, 0.2]);
+    // By keyboard: the middle fifth of the frame, a big step left.
+    await frame.press('Shift+ArrowLeft');
+    await frame.press('Enter');
     await expect(list.getByRole('listitem')).toHaveCount(2);
+    await expect(list.getByRole('listitem').nth(1)).toHaveText(/^Region 2: from 30% across, 40% down, 20% wide, 20% high/);
     answer = nextSave(page);
     await save.click();
     expect((await answer).status()).toBe(400);
