@@ -114,6 +114,8 @@ impl Cameras<'_> {
                             reference: self.clip_dir.join(format!("tamper-cam{i}.json")),
                             barcodes: vec![],
                             barcode: None,
+                            // No OPC UA bindings: cycles from the steps alone.
+                            plc: Default::default(),
                         },
                         model,
                         self.outbox.clone(),

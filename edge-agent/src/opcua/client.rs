@@ -152,8 +152,7 @@ pub async fn browse(session: &Session, node: Option<&str>) -> anyhow::Result<Vec
         .await
         .context("browsing")?;
     let mut nodes = vec![];
-    loop {
-        let Some(r) = results.pop() else { break };
+    while let Some(r) = results.pop() {
         if !r.status_code.is_good() {
             bail!("browsing {parent}: {}", r.status_code);
         }

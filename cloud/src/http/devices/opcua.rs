@@ -184,7 +184,7 @@ pub async fn delete(
 ) -> ApiResult<axum::Json<Msg>> {
     let row = for_change(&state, &me, id).await?;
     let found = db::binding(&state.db, binding).await?;
-    if !found.is_some_and(|b| b.device_id == row.id) {
+    if found.is_none_or(|b| b.device_id != row.id) {
         return Err(ApiError::NotFound);
     }
     let mut tx = state.db.begin_write().await?;
