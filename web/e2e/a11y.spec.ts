@@ -145,11 +145,19 @@ test.beforeAll(async () => {
   await adminSend(org.id, 'POST', `organization/task/${task.id}/labelers/`, { email: email('labeler') });
 });
 
-/** Waits until the screen has drawn: a level-1 heading, no spinner, no "Loading …". */
+/** Waits until the screen has drawn: a level-1 heading, no spinner, no "Loading …", and
+ * no toast still fading in (axe would measure its half-transparent text's contrast). */
 async function settled(page: Page): Promise<void> {
   await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
   await expect(page.locator('.spinner')).toHaveCount(0);
   await expect(page.getByText(/^Loading\b.*…$/)).toHaveCount(0);
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('[data-sonner-toast]')].every(
+      (t) =>
+        t.getAttribute('data-mounted') === 'true' &&
+        t.getAnimations({ subtree: true }).every((a) => a.playState !== 'running'),
+    ),
+  );
 }
 
 /** Runs axe on the screen shown; answers its blocking violations as readable lines. */
