@@ -41,6 +41,9 @@ test('an org user sees the devices online and offline on Temporary; an org admin
   const boss = `temp-boss-${run}@acme.example`;
   await createUser(boss, 'temp-pass-1', 'org_admin', org.id);
   await page.getByRole('button', { name: 'Log out' }).click();
+  // Signed out, the portal goes back to the base domain's login; a new sign-in starts
+  // there once it has (a navigation of our own meanwhile would be aborted).
+  await expect(page).toHaveURL(`${origin()}/login`);
   await uiLogin(page, boss, 'temp-pass-1');
   await expect(page).toHaveURL(`${site}/user/home`);
   await page.goto(`${site}/user/temp`);

@@ -6,7 +6,9 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   return (
     <div className="empty-state">
       <p className="empty-state-title">
-        <Inbox aria-hidden="true" className="icon" /> {title}
+        <Inbox aria-hidden="true" className="icon" />
+        {/* The title alone in its element: its text is the title, no leading space. */}
+        <span>{title}</span>
       </p>
       {children ? <div className="empty-state-body">{children}</div> : null}
     </div>
