@@ -1,3 +1,6 @@
+//! Past 600 lines on purpose: one message, its checks and their tests together; every
+//! part of a device's configuration is checked as a whole here, so it reads as one.
+//!
 //! A device's configuration (issue 29): everything the device keeps and acts on while it
 //! is offline (its remote cameras, the privacy blur of its cameras, the schedules that
 //! start and stop tasks), sent whole by the cloud in [`super::Command::Config`], each
