@@ -4,12 +4,12 @@
  * a refusal, an end, a failed connection or a dropped socket do, the back-off of new
  * sessions, and leaving cleanly.
  */
-import type { ClientEvent, LiveEvent, ServerEvent } from '@/api/generated';
+import type { LiveEvent } from '@/api/generated';
+import { type FakeSocket, sockets } from '@/testing/fake-socket';
 
 import {
   CONNECTION_FAILED,
   GATHER_MS,
-  LOST,
   type LivePeer,
   type LiveReady,
   LiveSignalling,
@@ -17,51 +17,17 @@ import {
   type LiveView,
   NO_PICTURE,
   PICTURE_MS,
-  SIGNED_OUT,
   type SessionHandlers,
-  type SocketEvents,
   watch,
 } from './live-view';
+import { LOST, SIGNED_OUT } from './stream';
 
 // ---- Fakes ---------------------------------------------------------------------------
 
-class FakeSocket {
-  sent: ClientEvent[] = [];
-  closed = false;
-  constructor(readonly events: SocketEvents) {}
-  send(text: string) {
-    this.sent.push(JSON.parse(text) as ClientEvent);
-  }
-  close() {
-    this.closed = true;
-  }
-  open() {
-    this.events.open();
-  }
-  say(e: ServerEvent) {
-    this.events.message(JSON.stringify(e));
-  }
-  live(e: LiveEvent) {
-    this.say({ event: 'webrtc_stream_offer', data: e });
-  }
-  drop(code = 1006) {
-    this.events.closed(code);
-  }
-  /** The live view steps it was sent, in order. */
-  steps() {
-    return this.sent.flatMap((f) => (f.event === 'webrtc_stream_offer' ? [f.data] : []));
-  }
-}
-
-function sockets() {
-  const all: FakeSocket[] = [];
-  const connect = (events: SocketEvents) => {
-    const s = new FakeSocket(events);
-    all.push(s);
-    return s;
-  };
-  return { all, connect, last: () => all[all.length - 1]! };
-}
+/** Sends the live view step `e` on `s`. */
+const live = (s: FakeSocket, e: LiveEvent) => s.say({ event: 'webrtc_stream_offer', data: e });
+/** The live view steps sent on `s`, in order. */
+const steps = (s: FakeSocket) => s.sent.flatMap((f) => (f.event === 'webrtc_stream_offer' ? [f.data] : []));
 
 class FakePeer {
   transceivers: [string, RTCRtpTransceiverInit | undefined][] = [];
@@ -180,11 +146,11 @@ const run = (ms = 0) => vi.advanceTimersByTimeAsync(ms);
 
 /** Brings a fresh viewer's session `id` to live. */
 async function toLive(v: ReturnType<typeof viewer>, id: string) {
-  v.s.last().live(ready(id));
+  live(v.s.last(), ready(id));
   await run();
   v.p.last().gather();
   await run();
-  v.s.last().live({ type: 'answer', session: id, sdp: 'v=0 answer' });
+  live(v.s.last(), { type: 'answer', session: id, sdp: 'v=0 answer' });
   await run();
   v.p.last().track(STREAM);
   v.view.paint();
@@ -217,14 +183,14 @@ test('each ready answers the oldest request waiting, whatever camera it names', 
     { event: 'webrtc_stream_offer', data: { type: 'request', device: 7, camera: 'cam1' } },
   ]);
   s.last().say({ event: 'devices', data: [] });
-  s.last().live(ready('s-1', 7, 'cam0'));
-  s.last().live(ready('s-2', 7, 'cam1'));
+  live(s.last(), ready('s-1', 7, 'cam0'));
+  live(s.last(), ready('s-2', 7, 'cam1'));
   expect(a.heard).toEqual(['ready s-1']);
   expect(b.heard).toEqual(['ready s-2']);
   // Steps go to their own session only.
-  s.last().live({ type: 'answer', session: 's-2', sdp: 'B' });
-  s.last().live({ type: 'answer', session: 's-1', sdp: 'A' });
-  s.last().live({ type: 'answer', session: 'someone-else', sdp: 'X' });
+  live(s.last(), { type: 'answer', session: 's-2', sdp: 'B' });
+  live(s.last(), { type: 'answer', session: 's-1', sdp: 'A' });
+  live(s.last(), { type: 'answer', session: 'someone-else', sdp: 'X' });
   expect(a.heard).toEqual(['ready s-1', 'answer A']);
   expect(b.heard).toEqual(['ready s-2', 'answer B']);
   // The subscription's answer went on to the screen.
@@ -246,7 +212,7 @@ test("an error answers the oldest frame waiting: a request's is that request's e
   signal.request(7, 'cam0', b);
   s.last().say({ event: 'devices', data: [] });
   s.last().say({ event: 'error', data: { message: 'Device 5 not found.' } });
-  s.last().live(ready('s-2'));
+  live(s.last(), ready('s-2'));
   expect(a.heard).toEqual(['over Device 5 not found.']);
   expect(b.heard).toEqual(['ready s-2']);
   // An error nothing waits for goes to the screen.
@@ -266,12 +232,12 @@ test('refused and ended end their session; a dropped socket ends them all and is
   signal.request(7, 'cam0', a);
   signal.request(7, 'cam9', b);
   signal.request(7, 'cam1', c);
-  s.last().live(ready('s-1'));
-  s.last().live(ready('s-2', 7, 'cam9'));
-  s.last().live({ type: 'refused', session: 's-2', message: 'this device has no camera cam9' });
-  s.last().live({ type: 'ended', session: 's-1', message: 'The camera stopped.' });
+  live(s.last(), ready('s-1'));
+  live(s.last(), ready('s-2', 7, 'cam9'));
+  live(s.last(), { type: 'refused', session: 's-2', message: 'this device has no camera cam9' });
+  live(s.last(), { type: 'ended', session: 's-1', message: 'The camera stopped.' });
   // Heard once: a later step of a session that is over is nobody's.
-  s.last().live({ type: 'ended', session: 's-1', message: 'again' });
+  live(s.last(), { type: 'ended', session: 's-1', message: 'again' });
   expect(a.heard).toEqual(['ready s-1', 'over The camera stopped.']);
   expect(b.heard).toEqual(['ready s-2', 'over this device has no camera cam9']);
   // cam1 still waits for its ready: the drop ends it.
@@ -311,15 +277,15 @@ test('leaving before ready closes the session as soon as it is made; stop closes
   const a = recorder();
   const t = signal.request(7, 'cam0', a);
   t.close();
-  s.last().live(ready('s-1'));
+  live(s.last(), ready('s-1'));
   expect(a.heard).toEqual([]);
-  expect(s.last().steps()).toEqual([
+  expect(steps(s.last())).toEqual([
     { type: 'request', device: 7, camera: 'cam0' },
     { type: 'close', session: 's-1' },
   ]);
   // An offer after leaving is not sent.
   t.offer('v=0');
-  expect(s.last().steps()).toHaveLength(2);
+  expect(steps(s.last())).toHaveLength(2);
   signal.stop();
   expect(s.last().closed).toBe(true);
 });
@@ -329,18 +295,18 @@ test('leaving before ready closes the session as soon as it is made; stop closes
 test('a viewer offers once every candidate is gathered, sets the answer, and is live at the first frame', async () => {
   const v = viewer();
   expect(v.states).toEqual([{ state: 'connecting' }]);
-  expect(v.s.last().steps()).toEqual([{ type: 'request', device: 7, camera: 'cam0' }]);
-  v.s.last().live(ready('s-1'));
+  expect(steps(v.s.last())).toEqual([{ type: 'request', device: 7, camera: 'cam0' }]);
+  live(v.s.last(), ready('s-1'));
   await run();
   const pc = v.p.last();
   expect(pc.config).toEqual({ iceServers: ICE });
   expect(pc.transceivers).toEqual([['video', { direction: 'recvonly' }]]);
   // No trickle: nothing is sent while candidates are still being gathered.
-  expect(v.s.last().steps()).toHaveLength(1);
+  expect(steps(v.s.last())).toHaveLength(1);
   pc.gather(3);
   await run();
-  expect(v.s.last().steps()[1]).toEqual({ type: 'offer', session: 's-1', sdp: 'v=0 offer candidates:3' });
-  v.s.last().live({ type: 'answer', session: 's-1', sdp: 'v=0 answer' });
+  expect(steps(v.s.last())[1]).toEqual({ type: 'offer', session: 's-1', sdp: 'v=0 offer candidates:3' });
+  live(v.s.last(), { type: 'answer', session: 's-1', sdp: 'v=0 answer' });
   await run();
   expect(pc.remote).toEqual({ type: 'answer', sdp: 'v=0 answer' });
   pc.track(STREAM);
@@ -355,24 +321,24 @@ test('a viewer offers once every candidate is gathered, sets the answer, and is 
 
 test('gathering that never completes sends the offer with what it has after a while', async () => {
   const v = viewer();
-  v.s.last().live(ready('s-1'));
+  live(v.s.last(), ready('s-1'));
   await run(GATHER_MS - 1);
-  expect(v.s.last().steps()).toHaveLength(1);
+  expect(steps(v.s.last())).toHaveLength(1);
   await run(1);
-  expect(v.s.last().steps()[1]).toMatchObject({ type: 'offer', session: 's-1' });
+  expect(steps(v.s.last())[1]).toMatchObject({ type: 'offer', session: 's-1' });
 });
 
 test('a refused viewer says why and asks again after 1, 2, 5, 10, then every 30 s', async () => {
   const v = viewer();
-  const requests = () => v.s.last().steps().filter((x) => x.type === 'request').length;
+  const requests = () => steps(v.s.last()).filter((x) => x.type === 'request').length;
   const waits: number[] = [];
   for (let i = 0; i < 7; i++) {
     const id = `s-${i}`;
-    v.s.last().live(ready(id));
+    live(v.s.last(), ready(id));
     await run();
     v.p.last().gather();
     await run();
-    v.s.last().live({ type: 'refused', session: id, message: 'The device is offline.' });
+    live(v.s.last(), { type: 'refused', session: id, message: 'The device is offline.' });
     const st = v.state();
     expect(st).toMatchObject({ state: 'failed', reason: 'The device is offline.' });
     if (st?.state === 'failed') waits.push(st.retryInMs);
@@ -390,7 +356,7 @@ test('a refused viewer says why and asks again after 1, 2, 5, 10, then every 30 
   // A session that played starts the back-off again from 1 s.
   await toLive(v, 'good');
   expect(v.state()).toEqual({ state: 'live' });
-  v.s.last().live({ type: 'ended', session: 'good', message: 'The camera stopped.' });
+  live(v.s.last(), { type: 'ended', session: 'good', message: 'The camera stopped.' });
   expect(v.state()).toEqual({ state: 'failed', reason: 'The camera stopped.', retryInMs: 1_000 });
 });
 
@@ -399,7 +365,7 @@ test('a request the server refuses outright is a failure with its message', asyn
   v.s.last().say({ event: 'error', data: { message: 'Device 7 not found.' } });
   expect(v.state()).toEqual({ state: 'failed', reason: 'Device 7 not found.', retryInMs: 1_000 });
   await run(1_000);
-  expect(v.s.last().steps()).toEqual([
+  expect(steps(v.s.last())).toEqual([
     { type: 'request', device: 7, camera: 'cam0' },
     { type: 'request', device: 7, camera: 'cam0' },
   ]);
@@ -411,18 +377,18 @@ test('a failed connection or no picture in time fails the session and leaves it'
   v.p.last().connection('failed');
   expect(v.state()).toEqual({ state: 'failed', reason: CONNECTION_FAILED, retryInMs: 1_000 });
   // The server is told the viewer left.
-  expect(v.s.last().steps().at(-1)).toEqual({ type: 'close', session: 's-1' });
+  expect(steps(v.s.last()).at(-1)).toEqual({ type: 'close', session: 's-1' });
   await run(1_000);
-  v.s.last().live(ready('s-2'));
+  live(v.s.last(), ready('s-2'));
   await run();
   v.p.last().gather();
   await run();
-  v.s.last().live({ type: 'answer', session: 's-2', sdp: 'v=0 answer' });
+  live(v.s.last(), { type: 'answer', session: 's-2', sdp: 'v=0 answer' });
   await run(PICTURE_MS - 1);
   expect(v.state()).toEqual({ state: 'connecting' });
   await run(1);
   expect(v.state()).toEqual({ state: 'failed', reason: NO_PICTURE, retryInMs: 2_000 });
-  expect(v.s.last().steps().at(-1)).toEqual({ type: 'close', session: 's-2' });
+  expect(steps(v.s.last()).at(-1)).toEqual({ type: 'close', session: 's-2' });
 });
 
 test('a dropped socket fails a live viewer; it asks again on the new socket', async () => {
@@ -436,7 +402,7 @@ test('a dropped socket fails a live viewer; it asks again on the new socket', as
   expect(v.s.all).toHaveLength(2);
   expect(v.s.last().sent).toEqual([]);
   v.s.last().open();
-  expect(v.s.last().steps()).toEqual([{ type: 'request', device: 7, camera: 'cam0' }]);
+  expect(steps(v.s.last())).toEqual([{ type: 'request', device: 7, camera: 'cam0' }]);
 });
 
 test('stopping a viewer sends close, closes its peer connection and asks for nothing more', async () => {
@@ -444,12 +410,12 @@ test('stopping a viewer sends close, closes its peer connection and asks for not
   await toLive(v, 's-1');
   const pc = v.p.last();
   v.stop();
-  expect(v.s.last().steps().at(-1)).toEqual({ type: 'close', session: 's-1' });
+  expect(steps(v.s.last()).at(-1)).toEqual({ type: 'close', session: 's-1' });
   expect(pc.closed).toBe(true);
   expect(v.view.current).toBeNull();
   const sent = v.s.last().sent.length;
   // What comes after is nobody's; no new session is asked for.
-  v.s.last().live({ type: 'ended', session: 's-1', message: 'late' });
+  live(v.s.last(), { type: 'ended', session: 's-1', message: 'late' });
   await run(60_000);
   expect(v.s.last().sent).toHaveLength(sent);
   expect(v.state()).toEqual({ state: 'live' });
@@ -457,12 +423,12 @@ test('stopping a viewer sends close, closes its peer connection and asks for not
 
 test('a viewer stopped while it gathers candidates never sends its offer', async () => {
   const v = viewer();
-  v.s.last().live(ready('s-1'));
+  live(v.s.last(), ready('s-1'));
   await run();
   v.stop();
   v.p.last().gather();
   await run();
-  expect(v.s.last().steps()).toEqual([
+  expect(steps(v.s.last())).toEqual([
     { type: 'request', device: 7, camera: 'cam0' },
     { type: 'close', session: 's-1' },
   ]);
@@ -478,14 +444,14 @@ test('two viewers of one camera on one stream are two sessions', async () => {
   const views = [new FakeView(), new FakeView()];
   const states: LiveState[][] = [[], []];
   for (const i of [0, 1]) watch(signal, { device: 7, camera: 'cam0' }, views[i]!, (st) => states[i]!.push(st), { makePeer: p.makePeer });
-  s.last().live(ready('tile'));
-  s.last().live(ready('player'));
+  live(s.last(), ready('tile'));
+  live(s.last(), ready('player'));
   await run();
   for (const pc of p.all) pc.gather();
   await run();
-  expect(s.last().steps().filter((x) => x.type === 'offer').map((x) => (x.type === 'offer' ? x.session : ''))).toEqual(['tile', 'player']);
+  expect(steps(s.last()).filter((x) => x.type === 'offer').map((x) => (x.type === 'offer' ? x.session : ''))).toEqual(['tile', 'player']);
   expect(s.all).toHaveLength(1);
-  s.last().live({ type: 'refused', session: 'player', message: 'busy' });
+  live(s.last(), { type: 'refused', session: 'player', message: 'busy' });
   expect(states[0]!.at(-1)).toEqual({ state: 'connecting' });
   expect(states[1]!.at(-1)).toMatchObject({ state: 'failed', reason: 'busy' });
 });

@@ -3,13 +3,11 @@
  * the device stream (`/api/ws`, event `webrtc_stream_offer`, its `type` saying the step;
  * `shared/src/api/v1/stream.rs`).
  *
- * - [`LiveSignalling`] is one screen's stream, however many cameras it shows: it opens
- *   the socket (again after a drop: 1, 2, 5, 10, then every 30 s; not after 4401, the
- *   sign-in ended), sends `request`s and hands each `ready` to its request (the server
- *   answers frames in the order they came, so the n-th answer is the n-th request's),
- *   then routes `answer`, `refused` and `ended` by session. An `error` answers the
- *   oldest frame still waiting for its answer (a request, or a `subscribe`). A dropped
- *   socket ends every session on it (the server tells their devices).
+ * - [`LiveSignalling`] is one screen's stream (`stream.ts`'s `DeviceStream`: opened
+ *   again after a drop, calls answered in order), however many cameras it shows: each
+ *   `request` is a call answered `ready` (or an `error`: refused), after which the
+ *   session's `answer`, `refused` and `ended` come by its id. A dropped socket ends
+ *   every session on it (the server tells their devices).
  * - [`watch`] runs one viewer of one camera: request → a peer connection with the
  *   `ready`'s ICE servers, receive-only video, its offer sent once every candidate is
  *   gathered (no trickle) → the device's answer → `live` once a frame shows. A refusal,
@@ -22,39 +20,10 @@
  * tests drive them with fakes; `use-live-view.ts` gives them the browser's.
  */
 import type { ClientEvent, LiveEvent, ServerEvent } from '@/api/generated';
+import { type Call, type Connect, DeviceStream, RETRY_MS, type StreamState } from '@/api/stream';
 
 /** The session and ICE servers the server made for a request. */
 export type LiveReady = Extract<LiveEvent, { type: 'ready' }>;
-
-// ---- The socket ----------------------------------------------------------------------
-
-/** What the client does with an open socket. */
-export interface SignalSocket {
-  send(text: string): void;
-  /** Closes it without a `closed` call back. */
-  close(): void;
-}
-
-/** What a socket tells the client. */
-export interface SocketEvents {
-  open(): void;
-  message(text: string): void;
-  /** It closed (or never opened), with the close code. */
-  closed(code: number): void;
-}
-
-/** Opens a socket reporting to `events`; `null` when it cannot be opened now (signed out). */
-export type Connect = (events: SocketEvents) => SignalSocket | null;
-
-/** Whether the stream is open ('live'), being opened, or down (waiting to retry). */
-export type SignalState = 'connecting' | 'live' | 'down';
-
-/** Waits before opening a dropped stream again, or before a new session (ms); the last repeats. */
-export const RETRY_MS: readonly number[] = [1_000, 2_000, 5_000, 10_000, 30_000];
-/** The close code of a stream whose sign-in ended. */
-export const SIGNED_OUT = 4401;
-
-export const LOST = 'The connection to the server was lost.';
 
 /** What a session's owner hears. */
 export interface SessionHandlers {
@@ -72,216 +41,87 @@ export interface LiveTicket {
   close(): void;
 }
 
-type Ticket = {
-  device: number;
-  camera: string;
-  handlers: SessionHandlers;
-  session: string | null;
-  /** Left by its owner. */
-  closed: boolean;
-  /** Over (its owner told). */
-  done: boolean;
-};
-
-/** A frame sent that the server answers with one frame. */
-type Waiting = { kind: 'request'; ticket: Ticket } | { kind: 'subscribe' };
-
 export type SignallingOptions = {
   /** Sent first on every opened socket (the screen's `subscribe`). */
   greeting?: () => ClientEvent | null;
   /** Every server event that is not a live view's (device status and the like). */
   onEvent?: (e: ServerEvent) => void;
-  onState?: (s: SignalState) => void;
+  onState?: (s: StreamState) => void;
   retryMs?: readonly number[];
+  answerMs?: number;
 };
 
-export class LiveSignalling {
-  private socket: SignalSocket | null = null;
-  private open = false;
-  private stopped = true;
-  private failures = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  /** Requests not yet sent (the socket is not open). */
-  private unsent: Ticket[] = [];
-  /** Frames sent, waiting for their answer, oldest first. */
-  private waiting: Waiting[] = [];
-  private sessions = new Map<string, Ticket>();
-  private readonly retry: readonly number[];
+const liveStep = (e: ServerEvent): LiveEvent | null => (e.event === 'webrtc_stream_offer' ? e.data : null);
 
-  constructor(
-    private readonly connect: Connect,
-    private readonly options: SignallingOptions = {},
-  ) {
-    this.retry = options.retryMs ?? RETRY_MS;
+export class LiveSignalling {
+  private readonly stream: DeviceStream;
+
+  constructor(connect: Connect, options: SignallingOptions = {}) {
+    this.stream = new DeviceStream(connect, { ...options, keyOf: (e) => liveStep(e)?.session ?? null });
   }
 
   /** Opens the stream (and keeps it open until `stop`). */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.dial();
+    this.stream.start();
   }
 
   /** Closes the stream: every session ends (the server tells their devices). */
   stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    const socket = this.socket;
-    this.socket = null;
-    socket?.close();
-    this.dropped(LOST);
+    this.stream.stop();
   }
 
   /** Asks for `camera` of `device`; `handlers` hear the session's steps. */
   request(device: number, camera: string, handlers: SessionHandlers): LiveTicket {
-    const t: Ticket = { device, camera, handlers, session: null, closed: false, done: false };
-    if (this.open) this.sendRequest(t);
-    else this.unsent.push(t);
+    const stream = this.stream;
+    let session: string | null = null;
+    /** Left by its owner. */
+    let closed = false;
+    /** Over (its owner told). */
+    let done = false;
+    const finish = (reason: string) => {
+      if (done) return;
+      done = true;
+      if (!closed) handlers.over(reason);
+    };
+    const close = (id: string) => stream.send({ event: 'webrtc_stream_offer', data: { type: 'close', session: id } });
+    const call: Call = {
+      frame: { event: 'webrtc_stream_offer', data: { type: 'request', device, camera } },
+      answeredBy: (e) => liveStep(e)?.type === 'ready',
+      answer: (e) => {
+        if (e.event === 'error') return finish(e.data.message);
+        const ready = liveStep(e);
+        if (ready?.type !== 'ready') return;
+        if (closed) return close(ready.session);
+        const id = ready.session;
+        session = id;
+        stream.follow(id, {
+          event: (ev) => {
+            const step = liveStep(ev);
+            if (step?.type === 'answer') handlers.answer(step.sdp);
+            else if (step?.type === 'refused' || step?.type === 'ended') {
+              stream.unfollow(id);
+              finish(step.message);
+            }
+          },
+          lost: finish,
+        });
+        handlers.ready(ready);
+      },
+      lost: finish,
+    };
+    stream.call(call);
     return {
       offer: (sdp) => {
-        if (t.closed || t.done || t.session === null) return;
-        this.send({ event: 'webrtc_stream_offer', data: { type: 'offer', session: t.session, sdp } });
+        if (closed || done || session === null) return;
+        stream.send({ event: 'webrtc_stream_offer', data: { type: 'offer', session, sdp } });
       },
       close: () => {
-        if (t.closed) return;
-        t.closed = true;
-        this.unsent = this.unsent.filter((u) => u !== t);
-        if (t.session !== null && this.sessions.delete(t.session)) this.sendClose(t.session);
+        if (closed) return;
+        closed = true;
+        stream.withdraw(call);
+        if (session !== null && stream.unfollow(session)) close(session);
       },
     };
-  }
-
-  /** Sends a `subscribe` or `unsubscribe` (answered `devices`, which goes to `onEvent`). */
-  sendEvent(e: ClientEvent): void {
-    if (!this.open) return;
-    this.waiting.push({ kind: 'subscribe' });
-    this.send(e);
-  }
-
-  private dial(): void {
-    if (this.stopped) return;
-    this.options.onState?.('connecting');
-    const socket = this.connect({
-      open: () => {
-        if (this.socket !== socket) return;
-        this.opened();
-      },
-      message: (text) => {
-        if (this.socket !== socket) return;
-        this.heard(text);
-      },
-      closed: (code) => {
-        if (this.socket !== socket) return;
-        this.socket = null;
-        this.dropped(code === SIGNED_OUT ? 'The sign-in ended.' : LOST);
-        if (code !== SIGNED_OUT) this.redial();
-      },
-    });
-    this.socket = socket;
-    if (socket === null) this.options.onState?.('down');
-  }
-
-  private redial(): void {
-    if (this.stopped) return;
-    const wait = this.retry[Math.min(this.failures, this.retry.length - 1)] ?? 30_000;
-    this.failures += 1;
-    this.timer = setTimeout(() => this.dial(), wait);
-  }
-
-  private opened(): void {
-    this.open = true;
-    this.failures = 0;
-    this.options.onState?.('live');
-    const greeting = this.options.greeting?.();
-    if (greeting) this.sendEvent(greeting);
-    const unsent = this.unsent;
-    this.unsent = [];
-    for (const t of unsent) this.sendRequest(t);
-  }
-
-  /** The socket is gone: every session on it is over; requests not sent yet wait. */
-  private dropped(reason: string): void {
-    this.open = false;
-    const over = [
-      ...this.waiting.flatMap((w) => (w.kind === 'request' ? [w.ticket] : [])),
-      ...this.sessions.values(),
-    ];
-    this.waiting = [];
-    this.sessions.clear();
-    for (const t of over) this.finish(t, reason);
-    if (!this.stopped) this.options.onState?.('down');
-  }
-
-  private sendRequest(t: Ticket): void {
-    this.waiting.push({ kind: 'request', ticket: t });
-    this.send({ event: 'webrtc_stream_offer', data: { type: 'request', device: t.device, camera: t.camera } });
-  }
-
-  private sendClose(session: string): void {
-    this.send({ event: 'webrtc_stream_offer', data: { type: 'close', session } });
-  }
-
-  private send(frame: ClientEvent): void {
-    if (this.open) this.socket?.send(JSON.stringify(frame));
-  }
-
-  private finish(t: Ticket, reason: string): void {
-    if (t.done || t.closed) {
-      t.done = true;
-      return;
-    }
-    t.done = true;
-    t.handlers.over(reason);
-  }
-
-  private heard(text: string): void {
-    let e: ServerEvent;
-    try {
-      e = JSON.parse(text) as ServerEvent;
-    } catch {
-      return;
-    }
-    if (e.event === 'webrtc_stream_offer') {
-      this.live(e.data);
-      return;
-    }
-    if (e.event === 'error') {
-      const w = this.waiting.shift();
-      if (w?.kind === 'request') {
-        this.finish(w.ticket, e.data.message);
-        return;
-      }
-    } else if (e.event === 'devices' && this.waiting[0]?.kind === 'subscribe') {
-      this.waiting.shift();
-    }
-    this.options.onEvent?.(e);
-  }
-
-  private live(e: LiveEvent): void {
-    if (e.type === 'ready') {
-      // The oldest request's answer; subscriptions sent before it were answered before it.
-      const i = this.waiting.findIndex((w) => w.kind === 'request');
-      if (i < 0) return;
-      const w = this.waiting[i] as Extract<Waiting, { kind: 'request' }>;
-      this.waiting.splice(0, i + 1);
-      const t = w.ticket;
-      if (t.closed) {
-        this.sendClose(e.session);
-        return;
-      }
-      t.session = e.session;
-      this.sessions.set(e.session, t);
-      t.handlers.ready(e);
-      return;
-    }
-    const t = this.sessions.get(e.session);
-    if (!t) return;
-    if (e.type === 'answer') {
-      t.handlers.answer(e.sdp);
-      return;
-    }
-    this.sessions.delete(e.session);
-    this.finish(t, e.message);
   }
 }
 

@@ -6,41 +6,10 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 
-import { STREAM_PROTOCOL, applyStreamEvent, streamUrl } from '@/api/device-stream';
-import {
-  type Connect,
-  type LiveState,
-  type LiveView,
-  type PeerFactory,
-  type SignalState,
-  LiveSignalling,
-  watch,
-} from '@/api/live-view';
-import { readSession } from '@/lib/session';
-
-/** The browser's WebSocket to `/api/ws` of `org`, with the session's token of the moment. */
-export function browserConnect(org: number): Connect {
-  return (events) => {
-    const token = readSession().token;
-    if (!token) return null;
-    const ws = new WebSocket(streamUrl(org), [STREAM_PROTOCOL, `bearer.${token}`]);
-    ws.onopen = () => events.open();
-    ws.onmessage = (m: MessageEvent) => {
-      if (typeof m.data === 'string') events.message(m.data);
-    };
-    ws.onclose = (c: CloseEvent) => events.closed(c.code);
-    return {
-      send: (text) => {
-        if (ws.readyState === WebSocket.OPEN) ws.send(text);
-      },
-      close: () => {
-        ws.onclose = null;
-        ws.onmessage = null;
-        ws.close();
-      },
-    };
-  };
-}
+import { browserConnect } from '@/api/browser-socket';
+import { applyStreamEvent } from '@/api/device-stream';
+import { type LiveState, type LiveView, type PeerFactory, LiveSignalling, watch } from '@/api/live-view';
+import type { StreamState } from '@/api/stream';
 
 /** The browser's peer connection (none where the browser has no WebRTC). */
 export const browserPeer: PeerFactory = (config) => {
@@ -74,9 +43,9 @@ export function videoView(video: HTMLVideoElement): LiveView {
  * the organisation (their status goes into the cached device queries, as
  * `useDeviceStream` does) and carries the screen's live sessions.
  */
-export function useLiveSignalling(org: number | null): { signal: LiveSignalling | null; state: SignalState } {
+export function useLiveSignalling(org: number | null): { signal: LiveSignalling | null; state: StreamState } {
   const qc = useQueryClient();
-  const [state, setState] = useState<SignalState>('connecting');
+  const [state, setState] = useState<StreamState>('connecting');
   const signal = useMemo(
     () =>
       org === null

@@ -3,44 +3,23 @@
  * goes to which request, refusals, a dropped stream), the address space opened node by
  * node, and the binding form's checks.
  */
-import type { ClientEvent, OpcuaEvent, OpcuaNode, ServerEvent } from '@/api/generated';
-import { LOST, type SocketEvents } from '@/api/live-view';
+import type { OpcuaEvent, OpcuaNode, ServerEvent } from '@/api/generated';
+import { LOST, SIGN_IN_ENDED } from '@/api/stream';
+import { type FakeSocket, sockets } from '@/testing/fake-socket';
 
 import { bindingBody, roleText, taskText } from './binding-form';
 import { OpcuaExplorer, discoveryUrls } from './explorer';
 import { ROOT, failed, loaded, newTree, refreshed, rows, toggle } from './tree';
 
-class FakeSocket {
-  sent: ClientEvent[] = [];
-  closed = false;
-  constructor(readonly events: SocketEvents) {}
-  send(text: string) {
-    this.sent.push(JSON.parse(text) as ClientEvent);
-  }
-  close() {
-    this.closed = true;
-  }
-  say(e: ServerEvent) {
-    this.events.message(JSON.stringify(e));
-  }
-  opc(e: OpcuaEvent) {
-    this.say({ event: 'discover_devices_opcua', data: e });
-  }
-}
+/** Sends the OPC UA step `e` on `s`. */
+const opc = (s: FakeSocket, e: OpcuaEvent) => s.say({ event: 'discover_devices_opcua', data: e });
 
 function explorer() {
-  const all: FakeSocket[] = [];
+  const { all, connect, last } = sockets();
   const heard: ServerEvent[] = [];
-  const x = new OpcuaExplorer(
-    (events) => {
-      const s = new FakeSocket(events);
-      all.push(s);
-      return s;
-    },
-    { retryMs: [10], onEvent: (e) => heard.push(e) },
-  );
+  const x = new OpcuaExplorer(connect, { retryMs: [10], onEvent: (e) => heard.push(e) });
   x.start();
-  return { x, all, heard, last: () => all[all.length - 1]! };
+  return { x, all, heard, last };
 }
 
 const node = (id: string, name: string, c: OpcuaNode['node_class'] = 'object', value?: string): OpcuaNode => ({
@@ -64,29 +43,29 @@ test('each request hears its own answer by id, and a refusal answers the oldest 
   // The devices answer the subscribe; a sent, b refused (the server answers in order),
   // c sent; a device's status goes to the screen.
   last().say({ event: 'devices', data: [] });
-  last().opc({ type: 'sent', id: 'ra', device: 3, request: { op: 'discover' } });
+  opc(last(), { type: 'sent', id: 'ra', device: 3, request: { op: 'discover' } });
   last().say({ event: 'error', data: { message: 'OPCUA Explorer is not enabled for this organization.' } });
-  last().opc({ type: 'sent', id: 'rc', device: 4, request: { op: 'read', endpoint: 'opc.tcp://plc:4840', node_id: 'ns=2;s=Part' } });
+  opc(last(), { type: 'sent', id: 'rc', device: 4, request: { op: 'read', endpoint: 'opc.tcp://plc:4840', node_id: 'ns=2;s=Part' } });
   await expect(b).rejects.toThrow('OPCUA Explorer is not enabled for this organization.');
   expect(heard).toEqual([{ event: 'devices', data: [] }]);
   // c's answer before a's: each goes to its own request.
   const part = node('ns=2;s=Part', 'Part', 'variable', 'P-7');
-  last().opc({ type: 'answer', id: 'rc', device: 4, request: { op: 'read', endpoint: 'x', node_id: 'y' }, reply: { op: 'read', endpoint: 'opc.tcp://plc:4840', node: part } });
+  opc(last(), { type: 'answer', id: 'rc', device: 4, request: { op: 'read', endpoint: 'x', node_id: 'y' }, reply: { op: 'read', endpoint: 'opc.tcp://plc:4840', node: part } });
   await expect(c).resolves.toEqual({ op: 'read', endpoint: 'opc.tcp://plc:4840', node: part });
-  last().opc({ type: 'failed', id: 'ra', device: 3, request: { op: 'discover' }, message: 'The device did not answer in time.' });
+  opc(last(), { type: 'failed', id: 'ra', device: 3, request: { op: 'discover' }, message: 'The device did not answer in time.' });
   await expect(a).rejects.toThrow('did not answer');
   // An answer to nothing of ours is passed over.
-  last().opc({ type: 'answer', id: 'other', device: 3, request: { op: 'discover' }, reply: { op: 'discover', servers: [], connections: [] } });
+  opc(last(), { type: 'answer', id: 'other', device: 3, request: { op: 'discover' }, reply: { op: 'discover', servers: [], connections: [] } });
   x.stop();
 });
 
-test('a dropped stream fails what waits on it and opens again; 4401 does not', async () => {
+test('a dropped stream fails what waits on it and opens again; 4401 does not, and later asks fail', async () => {
   const { x, all, last } = explorer();
   last().events.open();
   last().say({ event: 'devices', data: [] });
   const a = x.ask(3, { op: 'discover' });
   const b = x.ask(3, { op: 'discover' });
-  last().opc({ type: 'sent', id: 'ra', device: 3, request: { op: 'discover' } });
+  opc(last(), { type: 'sent', id: 'ra', device: 3, request: { op: 'discover' } });
   last().events.closed(1006);
   await expect(a).rejects.toThrow(LOST);
   await expect(b).rejects.toThrow(LOST);
@@ -94,14 +73,14 @@ test('a dropped stream fails what waits on it and opens again; 4401 does not', a
   last().events.open();
   last().say({ event: 'devices', data: [] });
   const c = x.ask(3, { op: 'discover' });
-  last().opc({ type: 'sent', id: 'rc', device: 3, request: { op: 'discover' } });
+  opc(last(), { type: 'sent', id: 'rc', device: 3, request: { op: 'discover' } });
   const servers = [{ endpoint: 'opc.tcp://plc:4840', application_name: 'PLC', application_uri: 'urn:plc', found_at: 'opc.tcp://plc:4840' }];
-  last().opc({ type: 'answer', id: 'rc', device: 3, request: { op: 'discover' }, reply: { op: 'discover', servers, connections: [] } });
+  opc(last(), { type: 'answer', id: 'rc', device: 3, request: { op: 'discover' }, reply: { op: 'discover', servers, connections: [] } });
   await expect(c).resolves.toMatchObject({ op: 'discover', servers });
   last().events.closed(4401);
   await new Promise((r) => setTimeout(r, 30));
   expect(all).toHaveLength(2);
-  await expect(x.ask(3, { op: 'discover' })).rejects.toThrow(LOST);
+  await expect(x.ask(3, { op: 'discover' })).rejects.toThrow(SIGN_IN_ENDED);
 });
 
 test('the address space opens node by node, loads each once, and does not loop', () => {

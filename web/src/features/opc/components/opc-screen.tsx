@@ -2,10 +2,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 
 import type { Device, OpcuaServer } from '@/api/generated';
+import { browserConnect } from '@/api/browser-socket';
 import { applyStreamEvent } from '@/api/device-stream';
-import type { SignalState } from '@/api/live-view';
 import { deviceListQuery } from '@/api/devices';
-import { browserConnect } from '@/api/use-live-view';
+import type { StreamState } from '@/api/stream';
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { Field, FormError, SelectField } from '@/components/ui/field';
 import { StreamBadge } from '@/components/ui/stream-badge';
@@ -29,7 +29,7 @@ export default function OpcScreen() {
   const org = s.organization;
   const devices = useQuery({ ...deviceListQuery(org ?? 0), enabled: org !== null });
   const [deviceId, setDeviceId] = useState<number | null>(null);
-  const [state, setState] = useState<SignalState>('connecting');
+  const [state, setState] = useState<StreamState>('connecting');
   const qc = useQueryClient();
   // One stream for the screen: the explorer's requests, and the devices' status (into
   // the cached device list, so a device coming online shows at once).
