@@ -53,8 +53,8 @@ let cycleId = '';
 const email = (role: string) => `a11y-${role.replace('_', '-')}-${org.name}@acme.example`;
 const site = () => origin(`${org.name}.localhost`);
 /** A screen to audit: its route pattern (ROUTES' `path`), the address opened (else the
- * pattern), and the path it ends at (else the address's). */
-type Visit = { route: string; path?: () => string; at?: () => string };
+ * pattern), the path it ends at (else the address's), and the dialog it shows open. */
+type Visit = { route: string; path?: () => string; at?: () => string; dialog?: string };
 const at = (route: string, path?: () => string, end?: () => string): Visit => ({ route, path, at: end });
 
 const PUBLIC: Visit[] = [
@@ -95,6 +95,8 @@ const USER_AREA: Visit[] = [
     '/change-password',
   ].map((r) => at(r)),
   at('/user/devices/:id', () => `/user/devices/${device}`),
+  // Live view: a camera's full-screen player on Cameras.
+  { ...at('/user/cameras', () => `/user/cameras?watch=${device}/cam0`), dialog: 'cam0 on Bench 7' },
   at('/user/label-data', () => `/user/label-data?task=${task.id}`, () => '/user/label-data'),
   at('/cycle-trace/:traceId?', () => `/cycle-trace/${cycleId}`),
   at('/user/trace/:traceId', () => `/user/trace/${cycleId}`, () => `/cycle-trace/${cycleId}`),
@@ -198,6 +200,7 @@ async function visitAll(page: Page, host: string, visits: Visit[], reload = fals
     }
     // Still there: the role may open it (no redirect to its landing screen).
     await expect(page).toHaveURL((u) => u.pathname === end);
+    if (v.dialog) await expect(page.getByRole('dialog', { name: v.dialog })).toBeVisible();
     found.push(...(await audit(page, path === v.route ? v.route : `${v.route} (${path})`)));
   }
   return found;

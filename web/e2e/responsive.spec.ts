@@ -1,15 +1,19 @@
 /**
  * The portal from a phone to a desktop (issue 33), against the real server: at 390×844
  * (a phone), 820×1180 (a tablet) and 1440×900 the main journeys (sign-in, Dashboard, a
- * device, Analytics, Cycle Trace with its clip, Label Training Set) fit the viewport's
- * width (the page does not scroll sideways and no element of the screen is wider than
- * the viewport) and each screen's primary action is shown whole in the viewport. On the
+ * device, Analytics, live view, Cycle Trace with its clip, Label Training Set) fit the
+ * viewport's width (the page does not scroll sideways and no element of the screen is
+ * wider than the viewport) and each screen's primary action is shown whole in it. On the
  * phone the sidebar is a drawer behind the menu button, and the labeling timeline is
- * used by touch (a tap seeks) and by drag (marks a segment). The Dashboard's wall
- * display shows without the header and sidebar.
+ * used by touch (a tap seeks) and by drag (marks a segment). Live view: a camera is
+ * chosen on Cameras by a tap on its tile (a click on a desktop), and its player plays the
+ * real agent's camera; below 900 px it takes the whole screen, the picture the whole
+ * width, every control a 44 px touch target. The Dashboard's wall display shows without
+ * the header and sidebar.
  *
  * One set-up for all (an organisation with a device, cycles, one with a clip uploaded as
- * the agent does, and a video to label), made through the API.
+ * the agent does, and a video to label, made through the API; and a second device, the
+ * real agent (`target/debug/gemba-agent`) with its camera on GStreamer's test pattern).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +36,7 @@ import {
   subscribe,
   uiLogin,
   uniqueName,
+  runAgent,
   uploadVideo,
 } from './env';
 
@@ -47,6 +52,7 @@ let site = '';
 let device = 0;
 let cycle = '';
 let task = 0;
+let stopAgent = () => {};
 
 test.beforeAll(async () => {
   test.setTimeout(60_000);
@@ -75,10 +81,14 @@ test.beforeAll(async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  // The live camera: the real agent, online by the time a journey reaches Cameras.
+  stopAgent = runAgent((await addDevice(org.id, 'Line cam')).code, ['cam0=test']);
   email = `responsive-${run}@acme.example`;
   await createUser(email, PASSWORD, 'org_admin', org.id);
   site = origin(`${org.name}.localhost`);
 });
+
+test.afterAll(() => stopAgent());
 
 /** Nothing is wider than the viewport: the page does not scroll sideways, and no
  * element of the screen is wider than it, but for the content of a box that scrolls
@@ -110,7 +120,7 @@ for (const viewport of VIEWPORTS) {
   const phone = viewport.width < 600;
   const drawer = viewport.width < 900;
   test(`the main journeys fit ${viewport.width}×${viewport.height}`, async ({ browser }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(150_000);
     const context = await browser.newContext({ viewport, hasTouch: drawer, isMobile: phone });
     const page = await context.newPage();
     try {
@@ -155,6 +165,46 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByRole('table', { name: 'Cameras' })).toBeVisible();
       await expectShown(page.getByRole('form', { name: 'Start a task' }).getByRole('button', { name: 'Start' }));
       await expectFits(page, 'Device');
+
+      // Live view: the camera chosen on Cameras (a tap on its tile where there is touch),
+      // its player playing it.
+      await page.goto(`${site}/user/cameras`);
+      await expect(page.getByRole('heading', { level: 1, name: 'Cameras' })).toBeVisible();
+      const tile = page.getByRole('button', { name: 'cam0 on Line cam' });
+      await expect(tile).toHaveAccessibleDescription(/^Live Camera: /, { timeout: 60_000 });
+      await expectShown(tile);
+      await expectFits(page, 'Cameras');
+      if (drawer) await tile.tap();
+      else await tile.click();
+      const live = page.getByRole('dialog', { name: 'cam0 on Line cam' });
+      await expect(page).toHaveURL(/\?watch=\d+%2Fcam0$/);
+      await expect(live.getByRole('status', { name: 'Live video state' })).toHaveText('Live', { timeout: 60_000 });
+      const picture = live.getByLabel('Live video of cam0 on Line cam, full screen');
+      await expect.poll(() => picture.evaluate((v: HTMLVideoElement) => [v.videoWidth, v.videoHeight])).toEqual([320, 240]);
+      await expectShown(picture);
+      await expectShown(live.getByRole('button', { name: 'Close' }));
+      await expectFits(page, 'Live view');
+      await page.screenshot({ path: test.info().outputPath(`live-view-${viewport.width}.png`) });
+      if (drawer) {
+        // The whole screen, the picture the whole width, every control touch-sized.
+        const box = (await live.boundingBox())!;
+        expect([box.x, box.y, box.width, box.height]).toEqual([0, 0, viewport.width, viewport.height]);
+        expect((await picture.boundingBox())!.width).toBeGreaterThan(viewport.width - 40);
+        for (const b of await live.getByRole('button').all()) {
+          const name = (await b.textContent()) ?? '';
+          expect((await b.boundingBox())!.height, `the ${name} button's height`).toBeGreaterThanOrEqual(44);
+          expect((await b.boundingBox())!.width, `the ${name} button's width`).toBeGreaterThanOrEqual(44);
+        }
+        // The views switch by a tap; Close by a tap leaves the player.
+        await live.getByRole('button', { name: 'Screenshots' }).tap();
+        await expect(live.getByRole('button', { name: 'Screenshots' })).toHaveAttribute('aria-pressed', 'true');
+        await live.getByRole('button', { name: 'Live', exact: true }).tap();
+        await expect(live.getByRole('status', { name: 'Live video state' })).toHaveText('Live', { timeout: 60_000 });
+        await live.getByRole('button', { name: 'Close' }).tap();
+      } else {
+        await live.getByRole('button', { name: 'Close' }).click();
+      }
+      await expect(live).toBeHidden();
 
       // Cycle Trace with its clip.
       await page.goto(`${site}/cycle-trace/${cycle}`);
