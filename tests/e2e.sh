@@ -20,8 +20,9 @@ if [ ! -f "$dist/index.html" ] ||
   build_web "$dist"
 fi
 
-json="$(mktemp)"
-trap 'rm -f "$json"' EXIT
+# Playwright's report, kept: every test's duration (scripts/test-times.mjs).
+json="${GEMBA_E2E_REPORT:-${CARGO_TARGET_DIR:-$ROOT/target}/e2e-report.json}"
+rm -f "$json"
 set +e
 (cd "$ROOT/web" && PLAYWRIGHT_JSON_OUTPUT_NAME="$json" npx --no-install playwright test --reporter=list,json "$@")
 rc=$?
