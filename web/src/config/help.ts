@@ -37,6 +37,8 @@ export const HELP: readonly (HelpTarget & { route: string })[] = [
   { route: u.models, topic: 'train', section: 'model-versions' },
   { route: u.deploy, topic: 'deploy', section: 'the-deploy-model-screen' },
   { route: u.validation, topic: 'validation', section: 'validation-groups' },
+  { route: u.opc, topic: 'opc', section: 'the-opc-screen' },
+  { route: u.assistant, topic: 'assistant', section: 'asking-a-question' },
 ];
 
 /** The address of a User Manuals chapter, at `section`, with `q` (what a search found)

@@ -101,6 +101,7 @@ test("a device's page shows its status, cameras, camera tasks and recent command
   const rec = recordCalls();
   renderApp('/user/devices/7');
   expect(await screen.findByRole('heading', { level: 1, name: 'Bench 7' })).toBeInTheDocument();
+  expect(screen.getByRole('link', { name: 'Help: Bench 7' })).toHaveAttribute('href', '/user/user-manual?topic=devices#a-devices-page');
   expect(fact('Serial number')).toBe('SN-7');
   expect(fact('Status')).toBe('Online last seen 02/03/26, 04:05:06');
   expect(fact('Enrolled')).toBe('Enrolled');

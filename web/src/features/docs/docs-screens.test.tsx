@@ -2,15 +2,18 @@
  * The two screens in the portal (in memory): a docs user lands on User Manuals, searches
  * and opens the section found with the words highlighted; App Fundamentals lists the 17
  * lessons and opens one with its diagram; the screen header's Help link goes to the
- * screen's section for the roles that may read the manuals.
+ * screen's section for the roles that may read the manuals, on every screen that has one
+ * (Profile Settings, the Audit Log, OPC and the Kaizen Assistant among them).
  */
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { HttpResponse, http } from 'msw';
 import { MemoryRouter } from 'react-router';
 
 import { ScreenHeader } from '@/components/ui/screen-header';
 import { signInAs } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
+import { apiUrl, server } from '@/testing/server';
 
 import { LessonDiagram } from './components/lesson-diagrams';
 
@@ -114,10 +117,10 @@ describe("the screen header's Help link", () => {
 
   test('is not shown where the manual has no section, to a role without the manuals, or outside a router', () => {
     signInAs('org_user');
-    const opc = header('/user/opc');
+    const manual = header('/user/user-manual');
     expect(screen.getByRole('heading', { name: 'Screen' })).toBeInTheDocument();
     expect(screen.queryByRole('link', { name: /Help/ })).toBeNull();
-    opc.unmount();
+    manual.unmount();
     signInAs('analytics_user');
     const analytics = header('/user/analytics');
     expect(screen.queryByRole('link', { name: /Help/ })).toBeNull();
@@ -126,5 +129,31 @@ describe("the screen header's Help link", () => {
     render(<ScreenHeader title="Alone" />);
     expect(screen.getByRole('heading', { name: 'Alone' })).toBeInTheDocument();
     expect(screen.queryByRole('link', { name: /Help/ })).toBeNull();
+  });
+
+  test('Profile Settings and the Audit Log have theirs', async () => {
+    signInAs('org_admin', 1);
+    server.use(http.get(apiUrl('organization/audit_log/'), () => HttpResponse.json({ count: 0, next: null, previous: null, results: [] })));
+    const profile = renderApp('/user/setting');
+    expect(await screen.findByRole('link', { name: 'Help: Profile Settings' })).toHaveAttribute('href', '/user/user-manual?topic=users-roles#your-profile');
+    profile.unmount();
+    renderApp('/audit-log');
+    expect(await screen.findByRole('link', { name: 'Help: Audit Log' })).toHaveAttribute('href', '/user/user-manual?topic=users-roles#the-audit-log');
+  });
+
+  test('the OPC and Kaizen Assistant screens have theirs', async () => {
+    signInAs('org_user', 1);
+    server.use(
+      http.get(apiUrl('feature_control/subscribed_feature/'), () =>
+        HttpResponse.json([{ id: 1, Feature: 4, Organization: 1, feature_name: 'OPCUA Explorer', is_suppressed: false }]),
+      ),
+      http.get(apiUrl('device/device_org/1/'), () => HttpResponse.json([])),
+      http.get(apiUrl('organization/assistant/documents/'), () => HttpResponse.json([])),
+    );
+    const opc = renderApp('/user/opc');
+    expect(await screen.findByRole('link', { name: 'Help: OPC' })).toHaveAttribute('href', '/user/user-manual?topic=opc#the-opc-screen');
+    opc.unmount();
+    renderApp('/user/assistant');
+    expect(await screen.findByRole('link', { name: 'Help: Kaizen Assistant' })).toHaveAttribute('href', '/user/user-manual?topic=assistant#asking-a-question');
   });
 });

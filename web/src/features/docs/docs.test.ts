@@ -30,7 +30,7 @@ test('the 17 fundamentals lessons are numbered 1 to 17, each titled with its num
 test('the manual has its chapters in order, each with sections of text', () => {
   expect(MANUAL.map((d) => d.slug)).toEqual([
     'getting-started', 'define-operation', 'record', 'label', 'train', 'validation', 'deploy', 'devices', 'cameras',
-    'analytics', 'trace', 'lines', 'issue-center', 'barcodes', 'users-roles', 'notifications',
+    'analytics', 'trace', 'lines', 'issue-center', 'barcodes', 'users-roles', 'notifications', 'opc', 'assistant',
   ]);
   for (const d of MANUAL) for (const s of d.sections) expect(s.text.length, `${d.slug}#${s.id}`).toBeGreaterThan(40);
 });
@@ -75,8 +75,8 @@ test("every screen's Help link points to a section of the manual", () => {
     expect(section(h.topic, h.section), `${h.route} → ${h.topic}#${h.section}`).toBeDefined();
   }
   // Each screen of the sidebar the manual explains has one.
-  // Not (yet) in the manual: OPC, the assistant; nor the manuals themselves.
-  const unexplained = ['OPC', 'Kaizen Assistant', 'Pathfinder', 'User Manuals', 'App Fundamentals'];
+  // Not in the manual: Pathfinder (no screen), nor the manuals themselves.
+  const unexplained = ['Pathfinder', 'User Manuals', 'App Fundamentals'];
   const explained = USER_SIDEBAR.flatMap((s) => s.entries)
     .filter((e) => !unexplained.includes(e.label))
     .map((e) => e.path)
@@ -85,7 +85,12 @@ test("every screen's Help link points to a section of the manual", () => {
   for (const p of explained) expect(helpFor(p), p).not.toBeNull();
   expect(helpFor('/user/devices/7')).toBe('/user/user-manual?topic=devices#a-devices-page');
   expect(helpFor('/cycle-trace/abc')).toBe('/user/user-manual?topic=trace#cycle-trace');
-  expect(helpFor('/user/opc')).toBeNull();
+  expect(helpFor('/user/opc')).toBe('/user/user-manual?topic=opc#the-opc-screen');
+  expect(helpFor('/user/assistant')).toBe('/user/user-manual?topic=assistant#asking-a-question');
+  expect(helpFor('/user/setting')).toBe('/user/user-manual?topic=users-roles#your-profile');
+  expect(helpFor('/audit-log')).toBe('/user/user-manual?topic=users-roles#the-audit-log');
+  // The labeler's profile is outside the manuals' roles.
+  expect(helpFor('/labeler/setting')).toBeNull();
 });
 
 describe('search', () => {
@@ -103,6 +108,11 @@ describe('search', () => {
     // Prefixes and a slip of the keyboard still find it.
     expect(first('bottlen')?.doc).toBe('8. Bottlenecks and the theory of constraints');
     expect(first('confusion matrx')?.title).toBe("Reading the model's figures");
+    // The OPC UA explorer's and the assistant's chapters.
+    expect(first('OPC UA endpoint')?.doc).toBe("OPC UA and the line's PLC");
+    expect(first('bind node metadata key')).toMatchObject({ doc: "OPC UA and the line's PLC", title: 'Binding a node to a camera' });
+    expect(first('semantic ranker')).toMatchObject({ doc: 'The Kaizen Assistant', title: 'Retrieval options' });
+    expect(first('language model did not answer')?.title).toBe('With a language model');
   });
 
   test('a result carries the words around the match; nothing found is empty', () => {

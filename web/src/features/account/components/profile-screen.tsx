@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { useMatches } from 'react-router';
 
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { ROLE_LABELS } from '@/lib/access/roles';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
@@ -24,7 +25,7 @@ export default function ProfileScreen() {
   const title = (matches[matches.length - 1]?.handle as { title?: string } | undefined)?.title ?? 'Profile Setting';
   return (
     <section className="profile">
-      <h1>{title}</h1>
+      <ScreenHeader title={title} />
       <EmailChangeLink />
       <Details />
       <PasswordSection />

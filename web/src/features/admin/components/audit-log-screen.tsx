@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 
 import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDateTime } from '@/lib/format';
 import { useClampPage, useListParams } from '@/lib/list-params';
@@ -17,9 +18,7 @@ export default function AuditLogScreen() {
 
   return (
     <section>
-      <div className="screen-header">
-        <h1>Audit Log</h1>
-      </div>
+      <ScreenHeader title="Audit Log" />
       <DataTable
         label="Audit log"
         query={{ isPending: q.isPending, error: q.error, data: q.data?.results }}

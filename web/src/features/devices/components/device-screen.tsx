@@ -9,6 +9,7 @@ import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
+import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
 import { DATA_CREATED, DATA_UPDATED } from '@/config/messages';
 import { paths } from '@/config/paths';
@@ -92,11 +93,10 @@ function DeviceView({ device }: { device: DeviceDetails }) {
 
   return (
     <section>
-      <div className="screen-header">
-        <h1>{device.display_name}</h1>
+      <ScreenHeader title={device.display_name}>
         <StreamBadge state={stream} />
         <Link to={paths.user.devices}>All devices</Link>
-      </div>
+      </ScreenHeader>
       {device.notice ? (
         <p role="status" className="warning">
           {device.notice}
