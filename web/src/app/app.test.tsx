@@ -41,6 +41,7 @@ test('OPC, with its feature, opens the explorer', async () => {
   renderApp('/user/opc');
   expect(await screen.findByRole('heading', { name: 'OPC' })).toBeInTheDocument();
   expect(screen.getByRole('combobox', { name: 'Device' })).toBeInTheDocument();
+  expect(screen.queryByText(/is not enabled for this organization/)).toBeNull();
 });
 
 test('the sidebar shows gated entries only with an unsuppressed subscription', async () => {
@@ -73,9 +74,13 @@ test('a direct visit to a subscription-gated screen needs the feature (section 6
     http.get(apiUrl('device/7/device_details/'), () => HttpResponse.json({ detail: 'Not found.' }, { status: 404 })),
   );
   signInAs('org_admin');
-  const opc = renderApp('/user/opc');
+  // As in the browser build (StrictMode runs effects twice): told once why.
+  const opc = renderApp('/user/opc', undefined, { strict: true });
   expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
   expect(opc.router.state.location.pathname).toBe('/user/home');
+  expect(await screen.findByText('OPCUA Explorer is not enabled for this organization.')).toBeInTheDocument();
+  expect(screen.getAllByText('OPCUA Explorer is not enabled for this organization.')).toHaveLength(1);
+  expect(screen.getByText('Its screens open once the organisation subscribes to it.')).toBeInTheDocument();
   opc.unmount();
 
   const device = renderApp('/user/devices/7');

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
+import { toast } from 'sonner';
 
 import { useFeatureCheck } from '@/api/subscriptions';
 import { Spinner } from '@/components/ui/spinner';
@@ -34,6 +35,17 @@ export function Guard() {
   useEffect(() => {
     if (leave) browser.replace(leave);
   }, [leave]);
+  // Sent away from a gated screen: told why, in the words the API refuses with (one
+  // toast per feature, however often the guard renders).
+  const refused = feature && s.role && held === 'no' ? feature : null;
+  useEffect(() => {
+    if (refused) {
+      toast.error(`${refused} is not enabled for this organization.`, {
+        id: `feature-${refused}`,
+        description: 'Its screens open once the organisation subscribes to it.',
+      });
+    }
+  }, [refused]);
 
   if (d.kind === 'redirect') {
     if (d.remember && !isLoggingOut()) setRedirectUrl(loc.pathname + loc.search);
@@ -44,7 +56,7 @@ export function Guard() {
   if (leave) return null;
   if (feature && s.role) {
     if (held === 'loading') return <Spinner />;
-    if (held === 'no') return <Navigate to={homeOf(s.role)} replace />;
+    if (refused) return <Navigate to={homeOf(s.role)} replace />;
   }
   return <Outlet />;
 }
