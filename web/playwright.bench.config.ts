@@ -11,4 +11,6 @@ export default defineConfig({
   testDir: './e2e/bench',
   testMatch: '**/*.bench.ts',
   timeout: 20 * 60_000,
+  // Apart from the end-to-end runs' folder, which a run alongside empties.
+  outputDir: '../target/bench/e2e-results',
 });

@@ -5,7 +5,8 @@
 // through the portal, and calls this for each page. Lighthouse keeps the browser's
 // storage (`disableStorageReset`), so a signed-in page is audited as its user sees it.
 // Writes NAME.json and NAME.html into OUT_DIR and prints one JSON line: the category
-// scores (0–100), the main timings, and the audits that lost points.
+// scores (0–100), the main timings, the largest contentful paint's element, and the
+// audits that lost points.
 // Usage: node run.mjs PORT NAME URL OUT_DIR.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,11 @@ const losses = (category) =>
     .map((r) => lhr.audits[r.id])
     .filter((a) => a.score !== null && a.score < 1)
     .map((a) => `${a.id} (${Math.round(a.score * 100)})`);
+/** The element Lighthouse took for the largest contentful paint, as its label. */
+const lcpElement = () => {
+  const node = lhr.audits['largest-contentful-paint-element']?.details?.items?.[0]?.items?.[0]?.node;
+  return node ? `${node.nodeLabel ?? ''} (${node.selector ?? node.snippet ?? '?'})` : null;
+};
 const score = (c) => Math.round(lhr.categories[c].score * 100);
 const ms = (id) => Math.round(lhr.audits[id].numericValue);
 console.log(
@@ -53,6 +59,7 @@ console.log(
     fcp_ms: ms('first-contentful-paint'),
     lcp_ms: ms('largest-contentful-paint'),
     tbt_ms: ms('total-blocking-time'),
+    lcp_element: lcpElement(),
     cls: Math.round(lhr.audits['cumulative-layout-shift'].numericValue * 1000) / 1000,
     benchmark_index: lhr.environment.benchmarkIndex,
     lost: Object.fromEntries(CATEGORIES.map((c) => [c, losses(c)])),

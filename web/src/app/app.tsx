@@ -11,7 +11,7 @@ import { createRouter } from './router';
 export function App({ site }: { site: SiteInfo }) {
   const [queryClient] = useState(createQueryClient);
   const [router] = useState(() => {
-    const r = createRouter();
+    const r = createRouter({ queryClient, site: site.site });
     // The API client sends the user to /login or /change-password through the router.
     setNavigator((path) => void r.navigate(path));
     return r;

@@ -4,16 +4,17 @@ import { StrictMode } from 'react';
 import { RouterProvider, createMemoryRouter } from 'react-router';
 
 import { AppProvider } from '@/app/provider';
-import { routes } from '@/app/router';
+import { routesWith } from '@/app/router';
 import { setNavigator } from '@/lib/api-client';
 import { createQueryClient } from '@/lib/query-client';
 import { NO_HOSTS, type SiteInfo } from '@/lib/site';
 
 export function renderApp(path: string, site: SiteInfo = NO_HOSTS, { strict = false }: { strict?: boolean } = {}) {
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const queryClient = createQueryClient();
+  const router = createMemoryRouter(routesWith({ queryClient, site: site.site }), { initialEntries: [path] });
   setNavigator((p) => void router.navigate(p));
   const app = (
-    <AppProvider queryClient={createQueryClient()} site={site}>
+    <AppProvider queryClient={queryClient} site={site}>
       <RouterProvider router={router} />
     </AppProvider>
   );

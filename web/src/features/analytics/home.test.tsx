@@ -9,7 +9,11 @@ import { WALL_REFRESH_MS } from '@/lib/wall-display';
 import { advance, fakeClock } from '@/testing/clock';
 import { fakeStream } from '@/testing/stream';
 
+import { createQueryClient } from '@/lib/query-client';
+import { NO_HOSTS } from '@/lib/site';
+
 import { statsQueryString, thisWeek, today } from './api/cycle-stats';
+import { dashboardQueries, prefetchDashboard } from './api/dashboard';
 
 /** Figures of `good` good and `bad` bad cycles averaging `avg` s. */
 const figures = (good: number, bad: number, avg: number): CycleFigures => ({
@@ -95,6 +99,59 @@ test("the dashboard shows today's and this week's cycles against the target, and
   expect(tableRows(screen.getByRole('table', { name: 'Stations' }))).toEqual([
     ['Bench 7', 'Assemble pump', '4', '12', '83%', '45.0 s 13% over target (40.0 s)', '40.0 s'],
   ]);
+});
+
+test('the layout is drawn before the figures come, and each figure is asked for once', async () => {
+  signInAs('org_user', 1);
+  let answer = () => {};
+  const answered = new Promise<void>((r) => (answer = r));
+  const asked: string[] = [];
+  server.use(
+    http.get(apiUrl('telemetry/cycle_stats'), async ({ request }) => {
+      const bucket = new URL(request.url).searchParams.get('bucket') ?? '';
+      asked.push(bucket);
+      await answered;
+      return HttpResponse.json(bucket === 'hour' ? stats(figures(2, 1, 44), [station(4, 7, figures(2, 1, 44))]) : stats(figures(9, 1, 38), [station(4, 7, figures(9, 1, 38))], 7));
+    }),
+  );
+  fakeStream(() => ({ event: 'devices', data: [] }));
+  renderApp('/user/home');
+
+  // Before any figure: the cards, the chart's frame and the table with its header.
+  const table = await screen.findByRole('table', { name: 'Stations' });
+  expect(table).toHaveAttribute('aria-busy', 'true');
+  expect(within(table).getAllByRole('columnheader').map((c) => c.textContent)).toEqual(['Device', 'Operation', 'Today', 'This week', 'Good', 'Average cycle time', 'Target']);
+  expect(tableRows(table)).toEqual([['…', '…', '…', '…', '…', '…', '…']]);
+  expect(within(screen.getByRole('article', { name: 'Today' })).getByTestId('Today-cycles')).toHaveTextContent('…');
+  expect(screen.getByRole('figure', { name: 'Cycles today by hour' })).toBeInTheDocument();
+
+  answer();
+  await waitFor(() => expect(tableRows(screen.getByRole('table', { name: 'Stations' }))[0]?.[0]).toBe('Bench 7'));
+  expect(screen.getByRole('table', { name: 'Stations' })).toHaveAttribute('aria-busy', 'false');
+  // The route's loader asked; the screen took over its calls instead of asking again.
+  expect(asked.sort()).toEqual(['day', 'hour']);
+});
+
+test("the route's loader starts the figures' calls only for a session the guard lets in", () => {
+  const now = new Date(2026, 10, 25, 15, 20);
+  const cached = (client: ReturnType<typeof createQueryClient>) => client.getQueryCache().getAll().map((q) => q.queryKey);
+  server.use(http.get(apiUrl('telemetry/cycle_stats'), () => HttpResponse.json(stats(figures(0, 0, 0), []))));
+
+  const signedOut = createQueryClient();
+  prefetchDashboard(signedOut, NO_HOSTS.site, now);
+  expect(cached(signedOut)).toEqual([]);
+
+  // A labeler may not open the Dashboard.
+  signInAs('labeler', 1);
+  const labeler = createQueryClient();
+  prefetchDashboard(labeler, NO_HOSTS.site, now);
+  expect(cached(labeler)).toEqual([]);
+
+  signInAs('org_user', 3);
+  const client = createQueryClient();
+  prefetchDashboard(client, NO_HOSTS.site, now);
+  const q = dashboardQueries(3, now);
+  expect(cached(client)).toEqual([q.day.queryKey, q.week.queryKey]);
 });
 
 test('a week without cycles says so', async () => {

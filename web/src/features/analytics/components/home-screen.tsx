@@ -1,10 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { Suspense, lazy, useMemo } from 'react';
 
 import type { CycleFigures, CycleStats, StationFigures } from '@/api/generated';
 import { useDeviceStream } from '@/api/device-stream';
-import { BarChart } from '@/components/charts/charts';
-import { palette } from '@/components/charts/palette';
 import { AgainstTarget } from '@/components/ui/against-target';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
@@ -12,11 +10,16 @@ import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
 import { WallDisplayLink } from '@/components/ui/wall-display-link';
 import { isoDay } from '@/lib/days';
-import { BREAKPOINTS, below, useMediaQuery } from '@/lib/media-query';
+import { withTimeout } from '@/lib/lazy';
 import { useSession } from '@/lib/session';
 import { WALL_REFRESH_MS, useWallClock, useWallDisplay } from '@/lib/wall-display';
 
-import { cycleStatsQuery, percent, seconds, thisWeek, today } from '../api/cycle-stats';
+import { percent, seconds } from '../api/cycle-stats';
+import { FRESH_MS, dashboardQueries } from '../api/dashboard';
+
+// The chart's script (recharts, the largest of the portal's) comes after the screen is
+// drawn, in its own chunk: the figures and the table do not wait for it (issue 33).
+const TodayChart = lazy(() => withTimeout(import('./today-chart')));
 
 /**
  * `/user/home` (the dashboard): today's and this week's cycles of the organisation,
@@ -24,7 +27,8 @@ import { cycleStatsQuery, percent, seconds, thisWeek, today } from '../api/cycle
  * hour, and each station (an operation on a device) this week. Live: the device stream
  * tells of new cycles and the figures are asked for again at once. As a wall display
  * (`?display=wall`) it is also read again every `WALL_REFRESH_MS`, and its day follows
- * the clock.
+ * the clock. Its layout (the cards, the chart's frame, the table with its header) is
+ * drawn at once, the figures filling it in when they come, so nothing moves.
  */
 export default function HomeScreen() {
   const s = useSession();
@@ -35,14 +39,11 @@ export default function HomeScreen() {
   // them); a wall display's follow the clock.
   const clock = useWallClock(wall);
   const dayKey = isoDay(clock);
-  const [day, week] = useMemo(() => {
-    const now = new Date(`${dayKey}T12:00:00`);
-    return [today(now), thisWeek(now)];
-  }, [dayKey]);
+  const queries = useMemo(() => dashboardQueries(org ?? 0, new Date(`${dayKey}T12:00:00`)), [org, dayKey]);
   const on = org !== null;
   const refetchInterval = wall ? WALL_REFRESH_MS : false;
-  const dayQ = useQuery({ ...cycleStatsQuery(org ?? 0, { ...day, bucket: 'hour' }), enabled: on, refetchInterval });
-  const weekQ = useQuery({ ...cycleStatsQuery(org ?? 0, { ...week, bucket: 'day' }), enabled: on, refetchInterval });
+  const dayQ = useQuery({ ...queries.day, enabled: on, refetchInterval, staleTime: FRESH_MS });
+  const weekQ = useQuery({ ...queries.week, enabled: on, refetchInterval, staleTime: FRESH_MS });
 
   if (org === null) {
     return (
@@ -68,14 +69,14 @@ export default function HomeScreen() {
         <PeriodCard title="Today" figures={dayQ.data?.total} target={target} />
         <PeriodCard title="This week" figures={weekQ.data?.total} target={target} />
       </div>
-      <TodayChart stats={dayQ.data} height={wall ? 360 : 220} />
+      <ChartFrame stats={dayQ.data} height={wall ? 360 : 220} />
       <h2>Stations this week</h2>
       {weekQ.data && weekQ.data.stations.length === 0 ? (
         <EmptyState title="No cycles this week yet.">
           <p>Cycles appear here as the devices send them.</p>
         </EmptyState>
       ) : (
-        <Stations week={weekStations} day={dayQ.data?.stations ?? []} />
+        <Stations week={weekQ.data ? weekStations : null} day={dayQ.data?.stations ?? []} />
       )}
     </section>
   );
@@ -102,52 +103,42 @@ function PeriodCard({ title, figures, target }: { title: string; figures?: Cycle
   );
 }
 
-/** Today hour by hour: good and bad cycles stacked; its frame drawn at its size before
- * the figures come, so the screen does not shift when they do. */
-function TodayChart({ stats, height }: { stats: CycleStats | undefined; height: number }) {
-  // A phone's width has room for every sixth hour's label.
-  const narrow = useMediaQuery(below(BREAKPOINTS.cards));
-  const data = (stats?.trend ?? []).map((p) => ({
-    hour: `${String(new Date(p.start_ms).getHours()).padStart(2, '0')}:00`,
-    good: p.good,
-    bad: p.bad,
-  }));
+/** Today hour by hour, its frame drawn at its size at once; the bars (`today-chart.tsx`)
+ * come with their script and the figures. */
+function ChartFrame({ stats, height }: { stats: CycleStats | undefined; height: number }) {
   return (
     <figure className="chart" aria-label="Cycles today by hour">
       <figcaption>Cycles today by hour</figcaption>
-      <BarChart
-        data={data}
-        height={height}
-        x="hour"
-        xEvery={narrow ? 5 : 2}
-        yIntegers
-        legend
-        series={[
-          { field: 'good', name: 'Good', stack: 'c', colour: palette.good },
-          { field: 'bad', name: 'Bad', stack: 'c', colour: palette.bad, hatched: true },
-        ]}
-      />
+      <Suspense fallback={<div style={{ height }} />}>
+        <TodayChart stats={stats} height={height} />
+      </Suspense>
     </figure>
   );
 }
 
-/** Each station this week, with today's cycles beside. */
-function Stations({ week, day }: { week: StationFigures[]; day: StationFigures[] }) {
+const COLUMNS = ['Device', 'Operation', 'Today', 'This week', 'Good', 'Average cycle time', 'Target'];
+
+/** Each station this week, with today's cycles beside; before the week's figures
+ * (`week` null), the table's frame with a row of "…". */
+function Stations({ week, day }: { week: StationFigures[] | null; day: StationFigures[] }) {
   return (
-    <table className="data-table" aria-label="Stations">
+    <table className="data-table" aria-label="Stations" aria-busy={week === null}>
       <thead>
         <tr>
-          <th>Device</th>
-          <th>Operation</th>
-          <th>Today</th>
-          <th>This week</th>
-          <th>Good</th>
-          <th>Average cycle time</th>
-          <th>Target</th>
+          {COLUMNS.map((c) => (
+            <th key={c}>{c}</th>
+          ))}
         </tr>
       </thead>
       <tbody>
-        {week.map((st) => {
+        {week === null ? (
+          <tr>
+            {COLUMNS.map((c) => (
+              <td key={c}>…</td>
+            ))}
+          </tr>
+        ) : null}
+        {(week ?? []).map((st) => {
           const target = st.target_ms;
           const d = day.find((x) => x.task === st.task && x.device === st.device);
           return (
