@@ -12,6 +12,7 @@ mod admin_reports;
 mod analytics;
 mod annotations;
 mod assistant;
+mod assistant_llm_fault;
 mod audit;
 mod barcodes;
 mod broker;

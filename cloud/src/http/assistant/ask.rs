@@ -9,9 +9,10 @@
 use axum::extract::State;
 use gemba_shared::Permission;
 use gemba_shared::api::v1::assistant::{
-    AssistantAnswer, AssistantAsk, AssistantMessage, AssistantPassage, BETA_NOTICE, QUESTION_MAX,
+    AssistantAnswer, AssistantAsk, AssistantMessage, AssistantPassage, BETA_NOTICE,
 };
 use gemba_shared::api::v1::telemetry::{CycleStats, IssueCenter};
+use gemba_shared::validate::Bounded;
 
 use crate::assistant::facts::{Facts, Period};
 use crate::assistant::modes::{self, Scope};
@@ -34,6 +35,8 @@ pub async fn ask(
     me: AuthUser,
     Json(req): Json<AssistantAsk>,
 ) -> ApiResult<axum::Json<AssistantAnswer>> {
+    // The question and the period's texts (`api::v1::lengths`), before anything else.
+    req.check_lengths()?;
     me.require(Permission::ViewCycles)?;
     me.org()?;
     let mode = Mode::parse(req.mode.as_deref().unwrap_or_default()).ok_or_else(|| {
@@ -49,12 +52,6 @@ pub async fn ask(
         .map(str::trim)
         .unwrap_or_default()
         .to_string();
-    if question.chars().count() > QUESTION_MAX {
-        return Err(ApiError::field(
-            "message",
-            format!("Keep the question to {QUESTION_MAX} characters."),
-        ));
-    }
     if mode == Mode::Rag && question.is_empty() {
         return Err(ApiError::field(
             "message",

@@ -32,6 +32,11 @@ pub const BETA_NOTICE: &str = "Beta: the assistant's models are in beta and can 
 
 /// The longest question, in characters.
 pub const QUESTION_MAX: usize = 2000;
+/// The longest mode name, in characters (the longest known is 20).
+pub const MODE_MAX: usize = 40;
+/// The longest date or date-time of a period, in characters (an RFC 3339 date-time
+/// with nanoseconds and an offset is 35).
+pub const DATETIME_MAX: usize = 40;
 /// The longest document name, in characters.
 pub const DOCUMENT_NAME_MAX: usize = 255;
 
@@ -42,6 +47,7 @@ pub const DOCUMENT_NAME_MAX: usize = 255;
 #[serde(deny_unknown_fields)]
 pub struct AssistantAsk {
     /// One of [`ASSISTANT_MODES`]' names.
+    #[cfg_attr(feature = "openapi", schema(max_length = 40))]
     pub mode: Option<String>,
     /// The user's question (1 to [`QUESTION_MAX`] characters; required for `rag`).
     #[cfg_attr(feature = "openapi", schema(max_length = 2000))]

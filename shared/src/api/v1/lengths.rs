@@ -17,9 +17,9 @@ use crate::validate::{
 };
 
 use super::{
-    account as a, barcode as bc, cameras as c, device as d, feature_control as f, labeler as lb,
-    line as ln, opcua as op, organization as o, sso as s, task as t, telemetry as tm,
-    training as tr, video as v,
+    account as a, assistant as ai, barcode as bc, cameras as c, device as d, feature_control as f,
+    labeler as lb, line as ln, opcua as op, organization as o, sso as s, task as t,
+    telemetry as tm, training as tr, video as v,
 };
 
 /// What an identity provider hands over (single sign-on): an ID token is a few
@@ -227,6 +227,16 @@ bounded! {
 
     lb::LabelRequestCreate => [l("email", "Email", EMAIL)],
 
+    // The names the assistant's form gives its fields.
+    ai::AssistantAsk => [
+        l("mode", "Mode", ai::MODE_MAX),
+        l("message", "Question", ai::QUESTION_MAX),
+        l("datetime_start", "From", ai::DATETIME_MAX),
+        l("datetime_end", "To", ai::DATETIME_MAX),
+        l("compare_start", "Compare from", ai::DATETIME_MAX),
+        l("compare_end", "Compare to", ai::DATETIME_MAX),
+    ],
+
     s::SsoSignIn => [
         l("id_token", "ID token", SSO_TOKEN),
         l("nonce", "Nonce", SSO_CODE),
@@ -322,6 +332,7 @@ pub fn all() -> Vec<(&'static str, &'static [Limit])> {
         of::<tr::ModelTypeCreate>(),
         of::<tr::ModelTypePatch>(),
         of::<lb::LabelRequestCreate>(),
+        of::<ai::AssistantAsk>(),
         of::<s::SsoSignIn>(),
         of::<s::SsoRefresh>(),
         of::<super::service_token::ServiceTokenCreate>(),

@@ -254,6 +254,14 @@ export const BODY_LIMITS = {
   LabelRequestCreate: {
     'email': 254,
   },
+  AssistantAsk: {
+    'mode': 40,
+    'message': 2000,
+    'datetime_start': 40,
+    'datetime_end': 40,
+    'compare_start': 40,
+    'compare_end': 40,
+  },
   SsoSignIn: {
     'id_token': 16384,
     'nonce': 1024,
