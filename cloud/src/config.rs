@@ -186,6 +186,14 @@ pub struct Settings {
     /// its answers are the facts in plain sentences.
     #[serde(default)]
     pub assistant: Option<crate::assistant::llm::AssistantSettings>,
+    /// `[assistant] embedding_model` (`GEMBA_ASSISTANT__EMBEDDING_MODEL`): the folder of
+    /// the passage embedder `models/embedder/build.py` makes (`./scripts/run` builds it
+    /// into `target/models/embedder`); set, document retrieval is full-text and semantic
+    /// (`crate::assistant::retrieve`); unset, or when it fails, full-text alone. Read
+    /// from the `[assistant]` table by [`Settings::load`], which needs no language model
+    /// for it.
+    #[serde(skip)]
+    pub embedding_model: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -292,6 +300,7 @@ impl Default for Settings {
             admin_email: None,
             admin_password: None,
             assistant: None,
+            embedding_model: None,
         }
     }
 }
@@ -305,9 +314,29 @@ impl Settings {
             Some(f) => fig = fig.merge(Toml::file_exact(f)),
             None => fig = fig.merge(Toml::file("gemba.toml")),
         }
-        fig.merge(Env::prefixed("GEMBA_").split("__"))
-            .extract()
-            .map_err(Box::new)
+        let fig = fig.merge(Env::prefixed("GEMBA_").split("__"));
+        let mut s: Settings = fig.extract().map_err(Box::new)?;
+        s.embedding_model = fig
+            .extract_inner::<Option<PathBuf>>("assistant.embedding_model")
+            .ok()
+            .flatten()
+            .filter(|p| !p.as_os_str().is_empty());
+        // `[assistant]` holding only the embedder: no language model.
+        if s.assistant
+            .as_ref()
+            .is_some_and(|a| a.base_url.trim().is_empty())
+        {
+            if s.assistant
+                .as_ref()
+                .is_some_and(|a| !a.model.trim().is_empty())
+            {
+                return Err(Box::new(figment::Error::from(
+                    "[assistant]: model is set without base_url: set both, or neither".to_string(),
+                )));
+            }
+            s.assistant = None;
+        }
+        Ok(s)
     }
 
     /// The embedded broker's listen address, or `None` for an external broker.
@@ -362,6 +391,38 @@ mod tests {
         let s: Settings = fig.extract().unwrap();
         assert_eq!(s.http, Settings::default().http);
         assert_eq!(s.mqtt, "127.0.0.1:1884");
+    }
+
+    #[test]
+    fn the_embedding_model_needs_no_language_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("gemba.toml");
+        std::fs::write(
+            &f,
+            "[assistant]\nembedding_model = \"target/models/embedder\"\n",
+        )
+        .unwrap();
+        let s = Settings::load(Some(&f)).unwrap();
+        // The environment's setting (scripts/lib.sh exports one) overrides the file's.
+        let env = std::env::var_os("GEMBA_ASSISTANT__EMBEDDING_MODEL").map(PathBuf::from);
+        assert_eq!(
+            s.embedding_model,
+            Some(
+                env.clone()
+                    .unwrap_or_else(|| "target/models/embedder".into())
+            )
+        );
+        assert!(s.assistant.is_none());
+        std::fs::write(
+            &f,
+            "[assistant]\nbase_url = \"http://127.0.0.1:8000/v1\"\nmodel = \"m\"\n",
+        )
+        .unwrap();
+        let s = Settings::load(Some(&f)).unwrap();
+        assert_eq!(s.embedding_model, env);
+        assert_eq!(s.assistant.unwrap().model, "m");
+        std::fs::write(&f, "[assistant]\nmodel = \"m\"\n").unwrap();
+        assert!(Settings::load(Some(&f)).is_err());
     }
 
     #[test]

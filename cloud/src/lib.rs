@@ -75,6 +75,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let objects = objects::open(&settings)?;
     let jobs = jobs::Queue::open(&db).await?;
     let release_key = release_key::public_key(&settings)?;
+    let settings_embedding_model = settings.embedding_model.clone();
     let state = AppState::new(Inner {
         db,
         settings,
@@ -93,6 +94,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         relay_secret,
         release_key,
         vapid: push::Vapid::derive(secret.as_bytes()),
+        semantic: assistant::embed::Semantic::new(settings_embedding_model),
     });
     if let (Some(email), Some(password)) =
         (&state.settings.admin_email, &state.settings.admin_password)
@@ -237,6 +239,9 @@ pub async fn launch(
     };
     tokio::spawn(screenshots::tick_forever(state.clone()));
     tokio::spawn(screenshots::sweep_every_hour(state.clone()));
+    // The assistant's embedder: loaded, and the passages stored without its embeddings
+    // embedded, in the background (retrieval is full-text for them until then).
+    tokio::spawn(assistant::embed::backfill(state.clone()));
     // The peer's address reaches handlers (the mail limits count per client).
     let app = http::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     let addr = listener.local_addr()?;

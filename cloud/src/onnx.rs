@@ -12,7 +12,7 @@
 //! protobuf with `prost` and a schema of just the fields needed (ONNX's `ModelProto`:
 //! `ir_version` 1, `graph` 7, `metadata_props` 14; its `GraphProto`'s initializer
 //! names, inputs and outputs; their `TypeProto` tensor element type and shape); every
-//! other field is skipped. The cloud does not run models (docs/decisions.md).
+//! other field is skipped. The cloud does not run step models (docs/decisions.md).
 
 use gemba_shared::api::v1::training::MODEL_INPUT_SIDE;
 use gemba_shared::model_io::{self, Dim, Preprocessing};

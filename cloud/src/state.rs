@@ -43,6 +43,8 @@ pub struct Inner {
     pub release_key: String,
     /// The VAPID key Web Push messages are signed with (`crate::push::vapid`).
     pub vapid: crate::push::Vapid,
+    /// The assistant's passage embedder (`embedding_model`), loaded on first use.
+    pub semantic: crate::assistant::embed::Semantic,
 }
 
 impl AppState {

@@ -17,7 +17,11 @@ use crate::config::Secret;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AssistantSettings {
     /// The API's base, `/chat/completions` under it (e.g. `http://127.0.0.1:8000/v1`).
+    /// Empty (with `model`): no language model, `[assistant]` holding only
+    /// `embedding_model` (`crate::config::Settings::load`).
+    #[serde(default)]
     pub base_url: String,
+    #[serde(default)]
     pub model: String,
     /// Sent as `Authorization: Bearer …`; never logged.
     #[serde(default)]

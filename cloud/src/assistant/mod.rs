@@ -10,13 +10,18 @@
 //! - [`llm`]: an OpenAI-compatible endpoint (`[assistant]` settings) phrasing the same
 //!   facts, its answer checked to cite only them;
 //! - [`rag`]: retrieval over the organisation's documents (passages, search terms,
-//!   re-ranking, query-contextual summaries); the index is `crate::db::assistant_docs`.
+//!   re-ranking, query-contextual summaries); the index is `crate::db::assistant_docs`;
+//! - [`embed`], [`vector`], [`retrieve`]: the passage embedder (ONNX through `ort`), the
+//!   vector arithmetic, and retrieval itself: full-text, or hybrid with the embedder.
 
 pub mod answer;
+pub mod embed;
 pub mod facts;
 pub mod llm;
 pub mod modes;
 pub mod rag;
+pub mod retrieve;
+pub mod vector;
 
 /// The spec's modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -217,6 +217,11 @@ const FILES: &[(i64, &str, &str)] = &[
         "assistant_documents",
         include_str!("../../migrations/20261230400001_assistant_documents.sql"),
     ),
+    (
+        20261230500001,
+        "assistant_embeddings",
+        include_str!("../../migrations/20261230500001_assistant_embeddings.sql"),
+    ),
 ];
 
 /// The migration text as it runs on `backend`.

@@ -16,8 +16,7 @@ use gemba_shared::validate::Bounded;
 
 use crate::assistant::facts::{Facts, Period};
 use crate::assistant::modes::{self, Scope};
-use crate::assistant::{Mode, answer, llm, rag};
-use crate::db::assistant_docs;
+use crate::assistant::{Mode, answer, llm, rag, retrieve};
 use crate::http::devices::status::device_status;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Json, Path, Query};
@@ -62,12 +61,12 @@ pub async fn ask(
         task: req.task,
         device: req.device,
     };
-    let (facts, passages) = match mode {
-        Mode::Rag => (
-            Facts::default(),
-            passages(&state, &me, &req, &question).await?,
-        ),
-        _ => (facts(&state, &me, mode, &req, scope).await?, vec![]),
+    let (facts, passages, retrieval) = match mode {
+        Mode::Rag => {
+            let (p, how) = passages(&state, &me, &req, &question).await?;
+            (Facts::default(), p, Some(how))
+        }
+        _ => (facts(&state, &me, mode, &req, scope).await?, vec![], None),
     };
     let mut messages = vec![];
     if !question.is_empty() {
@@ -126,6 +125,8 @@ pub async fn ask(
             "No passage of the organisation's documents matches the question.",
         ));
     }
+    // Which retrieval found the passages (full-text, or with the embedding model).
+    messages.extend(retrieval.map(|how| note(&how)));
     messages.extend(passages.into_iter().map(answer::passage));
     let follow = if req.suggest_followup_questions.unwrap_or(true) {
         answer::follow_up(&facts)
@@ -309,30 +310,23 @@ async fn facts(
     })
 }
 
-/// The passages answering `question`: the full-text index's best, re-ranked by the
-/// question's terms they cover (`use_semantic_ranker`), each with the sentences that
-/// answer (`use_query_contextual_summaries`).
+/// The passages answering `question` (`crate::assistant::retrieve`: full-text, or
+/// hybrid with the embedding model; ordered by the semantic ranker with
+/// `use_semantic_ranker`), each with the sentences that answer
+/// (`use_query_contextual_summaries`), and the sentence saying how they were found.
 async fn passages(
     state: &AppState,
     me: &AuthUser,
     req: &AssistantAsk,
     question: &str,
-) -> ApiResult<Vec<AssistantPassage>> {
-    let terms = rag::terms(question);
+) -> ApiResult<(Vec<AssistantPassage>, String)> {
     let ranker = req.use_semantic_ranker.unwrap_or(true);
-    let limit = if ranker {
-        rag::CANDIDATES
-    } else {
-        rag::PASSAGES
-    };
-    let mut hits = assistant_docs::search(&state.db, me.org()?, &terms, limit as i64).await?;
-    if ranker {
-        hits = rag::rerank(hits, |h| h.text.as_str(), &terms);
-    }
+    let found = retrieve::passages(&state.db, &state.semantic, me.org()?, question, ranker).await?;
+    let terms = rag::terms(question);
     let summaries = req.use_query_contextual_summaries.unwrap_or(true);
-    Ok(hits
+    let passages = found
+        .hits
         .into_iter()
-        .take(rag::PASSAGES)
         .map(|h| AssistantPassage {
             summary: summaries.then(|| rag::summary(&h.text, &terms)).flatten(),
             document: h.document,
@@ -340,5 +334,6 @@ async fn passages(
             position: h.position,
             text: h.text,
         })
-        .collect())
+        .collect();
+    Ok((passages, found.how))
 }

@@ -1,6 +1,7 @@
 //! The organisation's documents the assistant retrieves from: a manual or SOP as .docx,
 //! .pdf or text (the request's raw body, `?name=` its name), read by the SOP readers
-//! (`crate::sop::paragraphs`), cut into passages and full-text indexed.
+//! (`crate::sop::paragraphs`), cut into passages, full-text indexed and, with the
+//! embedding model, embedded (`crate::assistant::retrieve::embed_passages`).
 
 use axum::body::Body;
 use axum::extract::State;
@@ -9,7 +10,7 @@ use gemba_shared::Permission;
 use gemba_shared::api::v1::assistant::{AssistantDocument, DOCUMENT_NAME_MAX};
 use serde::Deserialize;
 
-use crate::assistant::rag;
+use crate::assistant::{rag, retrieve};
 use crate::db::assistant_docs;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{AuthUser, Path, Query, drain, read_body};
@@ -82,8 +83,21 @@ pub async fn upload(
     if chunks.is_empty() {
         return Err(ApiError::field("file", "The document has no text."));
     }
-    let id =
-        assistant_docs::create(&state.db, org, me.user.id, &name, source.as_str(), &chunks).await?;
+    // With the embedding model, each passage's embedding is stored with it; without (or
+    // when it fails) the document is stored for full-text search and embedded later.
+    let embedded = retrieve::embed_passages(&state.semantic, &chunks).await;
+    let id = assistant_docs::create(
+        &state.db,
+        org,
+        me.user.id,
+        &name,
+        source.as_str(),
+        &chunks,
+        embedded
+            .as_ref()
+            .map(|(model, vectors)| assistant_docs::Embedded { model, vectors }),
+    )
+    .await?;
     let doc = assistant_docs::list(&state.db, org)
         .await?
         .into_iter()

@@ -3,11 +3,14 @@
 //! linking to its cycles, and bad input named; `retrieval`, the right passage of a seeded
 //! corpus (a .docx made by python-docx among text files) on both backends; `model`, the
 //! language-model path against a real local OpenAI-API server (`mockllm`, from PyPI),
-//! whose answer keeps the figures that are facts and drops the one that is not.
+//! whose answer keeps the figures that are facts and drops the one that is not;
+//! `semantic`, retrieval with the real passage embedder (a question sharing no word with
+//! its passage, the ranker, the backfill, tenancy, a broken model's fallback).
 
 mod figures;
 mod model;
 mod retrieval;
+mod semantic;
 
 use gemba_shared::api::v1::assistant::{AssistantAnswer, AssistantDocument};
 use reqwest::StatusCode;

@@ -105,7 +105,8 @@ both!(
         )
         .await;
         assert!(
-            a.messages.iter().any(|m| m.kind == "note"),
+            a.messages.iter().any(|m| m.kind == "note"
+                && m.caption == "No passage of the organisation's documents matches the question."),
             "{:?}",
             a.messages
         );
