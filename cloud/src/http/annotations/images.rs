@@ -48,86 +48,17 @@ pub(super) async fn take_frame(
     at_ms: i64,
     width: Option<u32>,
 ) -> anyhow::Result<frames::Frame> {
-    Ok(take_frames(state, v, &[at_ms], width).await?.remove(0))
-}
-
-/// The frames of video `v` at each of `at_ms`, in that order: its stored file fetched
-/// once and read in one pass (`frames::frames_at`).
-pub(super) async fn take_frames(
-    state: &AppState,
-    v: &videos::VideoRow,
-    at_ms: &[i64],
-    width: Option<u32>,
-) -> anyhow::Result<Vec<frames::Frame>> {
     let dir = state.settings.data.join("uploads");
     tokio::fs::create_dir_all(&dir).await?;
     let tmp = dir.join(format!("frame-{}.tmp", uuid::Uuid::new_v4().simple()));
-    let at: Vec<u64> = at_ms.iter().map(|&t| t.max(0) as u64).collect();
     let got = async {
         fetch_object(state, &objects::key(v.organization_id, &v.object_key), &tmp).await?;
         let p = tmp.clone();
-        tokio::task::spawn_blocking(move || frames::frames_at(&p, &at, width)).await?
+        tokio::task::spawn_blocking(move || frames::frame_at(&p, at_ms as u64, width)).await?
     }
     .await;
     let _ = tokio::fs::remove_file(&tmp).await;
     got
-}
-
-/// Refused when task `task` has its most images.
-pub(super) async fn room_for_one(state: &AppState, org: i64, task: i64) -> ApiResult<()> {
-    if db::count(&state.db, org, task).await? >= MAX_IMAGES_PER_TASK {
-        return Err(ApiError::non_field(format!(
-            "An operation has at most {MAX_IMAGES_PER_TASK} annotation images: delete some first."
-        )));
-    }
-    Ok(())
-}
-
-/// Keeps `frame`, of video `v` at `frame_ms`, as an image of task `task` (201); the
-/// image taken of that frame meanwhile by another call answers instead (200). Refused
-/// when the task has its most images.
-pub(super) async fn keep_frame(
-    state: &AppState,
-    me: &AuthUser,
-    task: i64,
-    v: &videos::VideoRow,
-    frame_ms: i64,
-    frame: frames::Frame,
-) -> ApiResult<(StatusCode, AnnotationImage)> {
-    let org = v.organization_id;
-    room_for_one(state, org, task).await?;
-    let key = format!("annotations/{task}/{}.jpg", uuid::Uuid::new_v4().simple());
-    let object = objects::key(org, &key);
-    state
-        .objects
-        .put(&object, frame.jpeg.into())
-        .await
-        .map_err(|e| ApiError::Internal(e.into()))?;
-    let new = NewImage {
-        org,
-        task,
-        video: v.id,
-        frame_ms,
-        width: frame.width,
-        height: frame.height,
-        object_key: &key,
-        created_by: me.user.id,
-    };
-    let id = match db::insert(&state.db, &new).await {
-        Ok(id) => id,
-        Err(e) => {
-            let _ = state.objects.delete(&object).await;
-            // Taken at the same moment by another call: answer that one.
-            if is_unique_violation(&e)
-                && let Some(r) = db::by_frame(&state.db, org, v.id, frame_ms).await?
-            {
-                return Ok((StatusCode::OK, one(state, me, r).await?));
-            }
-            return Err(e.into());
-        }
-    };
-    let row = image_in(state, org, id).await?;
-    Ok((StatusCode::CREATED, one(state, me, row).await?))
 }
 
 /// Takes the frame of a ready video of the organisation at `frame_ms` as an image of
@@ -166,10 +97,51 @@ pub async fn create_image(
     if let Some(r) = db::by_frame(&state.db, org, v.id, req.frame_ms).await? {
         return Ok((StatusCode::OK, axum::Json(one(&state, &me, r).await?)));
     }
-    room_for_one(&state, org, task.id).await?;
+    if db::count(&state.db, org, task.id).await? >= MAX_IMAGES_PER_TASK {
+        return Err(ApiError::non_field(format!(
+            "An operation has at most {MAX_IMAGES_PER_TASK} annotation images: delete some first."
+        )));
+    }
     let frame = take_frame(&state, &v, req.frame_ms, None).await?;
-    let (status, image) = keep_frame(&state, &me, task.id, &v, req.frame_ms, frame).await?;
-    Ok((status, axum::Json(image)))
+    let key = format!(
+        "annotations/{}/{}.jpg",
+        task.id,
+        uuid::Uuid::new_v4().simple()
+    );
+    let object = objects::key(org, &key);
+    state
+        .objects
+        .put(&object, frame.jpeg.into())
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))?;
+    let new = NewImage {
+        org,
+        task: task.id,
+        video: v.id,
+        frame_ms: req.frame_ms,
+        width: frame.width,
+        height: frame.height,
+        object_key: &key,
+        created_by: me.user.id,
+    };
+    let id = match db::insert(&state.db, &new).await {
+        Ok(id) => id,
+        Err(e) => {
+            let _ = state.objects.delete(&object).await;
+            // Taken at the same moment by another call: answer that one.
+            if is_unique_violation(&e)
+                && let Some(r) = db::by_frame(&state.db, org, v.id, req.frame_ms).await?
+            {
+                return Ok((StatusCode::OK, axum::Json(one(&state, &me, r).await?)));
+            }
+            return Err(e.into());
+        }
+    };
+    let row = image_in(&state, org, id).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(one(&state, &me, row).await?),
+    ))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -1,20 +1,20 @@
 //! `sample_images_for_detector` (a message on the cloud's job queue, `crate::queue`;
 //! docs/decisions.md "send_message_to_sqs"): evenly spaced frames of each ready video of
-//! a task become its annotation images, kept by the same code as
+//! a task become its annotation images, each taken by the same code as
 //! `POST organization/task/annotation_image/` as the user who sent the message (a frame
 //! taken before answers its image; the task's limit of images stops the job, failed,
-//! with the images taken so far kept). A video's stored file is fetched and read once
-//! for all its frames (`media::frames::frames_at`), not once a frame.
+//! with the images taken so far kept).
 
+use axum::extract::State;
 use gemba_shared::Permission;
+use gemba_shared::api::v1::annotation::AnnotationImageCreate;
 use gemba_shared::api::v1::queue::sample_times;
 
-use super::images::{keep_frame, room_for_one, take_frames};
+use super::images::create_image;
 use super::{org_for, task_in};
-use crate::db::annotations as db;
 use crate::db::videos::{self, Filter};
 use crate::http::error::ApiResult;
-use crate::http::extract::AuthUser;
+use crate::http::extract::{AuthUser, Json};
 use crate::state::AppState;
 
 /// Most videos of a task one message samples (the newest).
@@ -47,34 +47,17 @@ pub(crate) async fn sample(
     vids.sort_by_key(|v| v.id);
     let mut ids = vec![];
     for v in vids {
-        let times = sample_times(v.duration_ms.unwrap_or(0), per_video);
-        let mut taken = Vec::with_capacity(times.len());
-        for &t in &times {
-            taken.push(db::by_frame(&state.db, org, v.id, t).await?.map(|r| r.id));
-        }
-        let missing: Vec<i64> = times
-            .iter()
-            .zip(&taken)
-            .filter(|(_, id)| id.is_none())
-            .map(|(&t, _)| t)
-            .collect();
-        let mut frames = if missing.is_empty() {
-            vec![]
-        } else {
-            // Nothing is read when the task has no room left.
-            room_for_one(state, org, task).await?;
-            take_frames(state, &v, &missing, None).await?
-        }
-        .into_iter();
-        for (&t, id) in times.iter().zip(taken) {
-            let id = match id {
-                Some(id) => id,
-                None => {
-                    let frame = frames.next().expect("a frame for each time missing");
-                    keep_frame(state, me, task, &v, t, frame).await?.1.id
-                }
-            };
-            ids.push(id);
+        for frame_ms in sample_times(v.duration_ms.unwrap_or(0), per_video) {
+            let (_, axum::Json(image)) = create_image(
+                State(state.clone()),
+                me.clone(),
+                Json(AnnotationImageCreate {
+                    video: v.id,
+                    frame_ms,
+                }),
+            )
+            .await?;
+            ids.push(image.id);
         }
     }
     Ok(ids)
