@@ -1,4 +1,4 @@
-//! Past 600 lines because it is one algorithm, read top-down beside
+//! Long because it is one algorithm, read top-down beside
 //! `docs/cycle-engine.md` (its tests are in `cycle/tests.rs`).
 //!
 //! The cycle engine: per-frame step probabilities in, work cycles out. Pure (no I/O, no

@@ -1,4 +1,4 @@
-//! Past 600 lines on purpose: the cycle engine's tests in one file, in the order of
+//! Long because it holds the cycle engine's tests in one file, in the order of
 //! `docs/cycle-engine.md`'s rules, sharing one frame builder and the property tests.
 
 use super::*;

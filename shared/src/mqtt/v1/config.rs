@@ -1,4 +1,4 @@
-//! Past 600 lines on purpose: one message, its checks and their tests together; every
+//! Long because it is one job: one message, its checks and their tests together; every
 //! part of a device's configuration is checked as a whole here, so it reads as one.
 //!
 //! A device's configuration (issue 29): everything the device keeps and acts on while it
