@@ -6,7 +6,6 @@
 //! answer is 200 with exactly the messages the facts give without a model, the note after
 //! the question; the model is not named; no row of the database is added or removed.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -29,18 +28,6 @@ const NOTE: &str = "The language model did not answer: here are the facts in pla
 /// How long the model may take, in seconds: the silent server is waited for this long.
 const TIMEOUT_SECS: u64 = 1;
 const RANGE: &str = "datetime_start=2026-10-13&datetime_end=2026-10-14";
-
-fn python() -> PathBuf {
-    std::env::var_os("GEMBA_TEST_PYTHON").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../target/venv/bin/python"
-            ))
-        },
-        PathBuf::from,
-    )
-}
 
 /// An HTTP server answering every POST with 500 and an OpenAI-style error body, writing
 /// each path asked for to `log`.
@@ -219,14 +206,15 @@ async fn fault(backend: Backend) {
     // (b) A real HTTP server that answers 500.
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("asked.log");
-    let _server = tokio::process::Command::new(python())
-        .args(["-c", FAILING_SERVER])
-        .arg(port.to_string())
-        .arg(&log)
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the test Python (scripts/test sets up target/venv)");
+    let _server =
+        tokio::process::Command::new(test_python("the language-model fault tests need a Python"))
+            .args(["-c", FAILING_SERVER])
+            .arg(port.to_string())
+            .arg(&log)
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the test Python (scripts/test sets up target/venv)");
     wait_listening(port).await;
     let (s, v) = app
         .post("organization/assistant/", body.clone(), Some(&w.analyst))

@@ -1,7 +1,6 @@
 //! Feature control: features, subscriptions (gated features are off by default),
 //! event notifications, `send_email`, and e-mail through a real SMTP server.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use gemba_cloud::config::{Smtp, SmtpSecurity};
@@ -1057,37 +1056,23 @@ struct SmtpSink {
     _child: tokio::process::Child,
 }
 
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("GEMBA_TEST_PYTHON") {
-        return p.into();
-    }
-    let venv = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../target/venv/bin/python"
-    ));
-    assert!(
-        venv.exists(),
-        "the e-mail tests need a Python with aiosmtpd: run scripts/test, which sets up \
-         target/venv and GEMBA_TEST_PYTHON"
-    );
-    venv
-}
-
 impl SmtpSink {
     async fn start() -> SmtpSink {
         use tokio::io::AsyncBufReadExt;
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
-        let mut child = tokio::process::Command::new(python())
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/smtp_sink.py"))
-            .arg("127.0.0.1")
-            .arg(port.to_string())
-            .arg(dir.path())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("starting the SMTP server");
+        let mut child = tokio::process::Command::new(test_python(
+            "the e-mail tests need a Python with aiosmtpd",
+        ))
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/smtp_sink.py"))
+        .arg("127.0.0.1")
+        .arg(port.to_string())
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("starting the SMTP server");
         let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
         let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
             .await

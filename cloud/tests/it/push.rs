@@ -4,7 +4,6 @@
 //! a real local push receiver (`cloud/tests/push_receiver.py`) that verifies the VAPID
 //! JWT and decrypts the message with the subscription's private key (`http_ece`).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
@@ -17,22 +16,6 @@ use crate::common::*;
 
 const PUMP: &str = "Assemble pump\nFit housing:\nPlace housing;\nTighten screws;\nCheck seal:\nInspect seal;\nPre-assembly~\nPack:\nPut in box;\n";
 
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("GEMBA_TEST_PYTHON") {
-        return p.into();
-    }
-    let venv = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../target/venv/bin/python"
-    ));
-    assert!(
-        venv.exists(),
-        "the push tests need a Python with http_ece: run scripts/test, which sets up \
-         target/venv and GEMBA_TEST_PYTHON"
-    );
-    venv
-}
-
 /// The receiver: a browser's keys and a push service on a local port.
 struct Receiver {
     port: u16,
@@ -43,16 +26,17 @@ struct Receiver {
 
 impl Receiver {
     async fn start() -> Receiver {
-        let mut child = tokio::process::Command::new(python())
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/push_receiver.py"
-            ))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("starting the push receiver");
+        let mut child =
+            tokio::process::Command::new(test_python("the push tests need a Python with http_ece"))
+                .arg(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/push_receiver.py"
+                ))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("starting the push receiver");
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let first = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
             .await

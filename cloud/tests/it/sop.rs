@@ -4,8 +4,6 @@
 //! task; bad files, roles and organisations without the subscription are refused and
 //! nothing is stored. On both backends.
 
-use std::path::PathBuf;
-
 use gemba_shared::api::v1::task::{Task, TaskCreate, TaskFromDocument};
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -15,31 +13,19 @@ use crate::common::*;
 
 const PATH: &str = "organization/task/extract_task_from_doc/";
 
-fn python() -> PathBuf {
-    std::env::var_os("GEMBA_TEST_PYTHON").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../target/venv/bin/python"
-            ))
-        },
-        PathBuf::from,
-    )
-}
-
 /// The two documents, made afresh by the script.
 pub(crate) fn documents() -> (Vec<u8>, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(python())
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/sop_documents.py"
-        ))
-        .arg(dir.path())
-        .output()
-        .expect(
-            "the test Python (scripts/test sets up target/venv with python-docx and reportlab)",
-        );
+    let out = std::process::Command::new(test_python(
+        "the SOP tests need a Python with python-docx and reportlab",
+    ))
+    .arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/sop_documents.py"
+    ))
+    .arg(dir.path())
+    .output()
+    .expect("the test Python (scripts/test sets up target/venv with python-docx and reportlab)");
     assert!(
         out.status.success(),
         "{}",

@@ -12,18 +12,6 @@ use crate::analytics::{Demo, demo_cycles};
 use crate::common::*;
 use crate::devices::world;
 
-fn python() -> PathBuf {
-    std::env::var_os("GEMBA_TEST_PYTHON").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../target/venv/bin/python"
-            ))
-        },
-        PathBuf::from,
-    )
-}
-
 /// `mockllm` (PyPI), an OpenAI chat-completions server answering from a YAML file of
 /// responses, on a port of its own.
 struct MockLlm {
@@ -43,22 +31,24 @@ impl MockLlm {
         )
         .unwrap();
         let port = free_port();
-        let child = tokio::process::Command::new(python())
-            .args([
-                "-m",
-                "uvicorn",
-                "mockllm.server:app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-            ])
-            .arg(port.to_string())
-            .env("MOCKLLM_RESPONSES_FILE", &responses)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the test Python with mockllm (scripts/test sets up target/venv)");
+        let child = tokio::process::Command::new(test_python(
+            "the assistant tests need a Python with mockllm",
+        ))
+        .args([
+            "-m",
+            "uvicorn",
+            "mockllm.server:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+        ])
+        .arg(port.to_string())
+        .env("MOCKLLM_RESPONSES_FILE", &responses)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the test Python with mockllm (scripts/test sets up target/venv)");
         for _ in 0..300 {
             if tokio::net::TcpStream::connect(("127.0.0.1", port))
                 .await

@@ -22,6 +22,24 @@ pub enum Backend {
     Postgres,
 }
 
+/// The test venv's Python (`GEMBA_TEST_PYTHON`, else `target/venv`, which
+/// `scripts/test` sets up), for the tests that start a real server from PyPI; `need`
+/// says which tests need it and for what, should it be missing.
+pub fn test_python(need: &str) -> PathBuf {
+    if let Ok(p) = std::env::var("GEMBA_TEST_PYTHON") {
+        return p.into();
+    }
+    let venv = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../target/venv/bin/python"
+    ));
+    assert!(
+        venv.exists(),
+        "{need}: run scripts/test, which sets up target/venv and GEMBA_TEST_PYTHON"
+    );
+    venv
+}
+
 /// Runs a test body once on SQLite and once on PostgreSQL.
 #[macro_export]
 macro_rules! both {

@@ -2,47 +2,32 @@
 //! pinned in `scripts/lib.sh`'s `PY_TOOLS`), on a free local port, stopped when
 //! dropped. It keeps buckets in memory and takes any credentials.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use gemba_cloud::config::{Secret, Settings};
 use gemba_cloud::objects::S3Settings;
 
-use crate::common::free_port;
+use crate::common::{free_port, test_python};
 
 pub(crate) struct Moto {
     pub(crate) endpoint: String,
     _child: tokio::process::Child,
 }
 
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("GEMBA_TEST_PYTHON") {
-        return p.into();
-    }
-    let venv = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../target/venv/bin/python"
-    ));
-    assert!(
-        venv.exists(),
-        "the S3 tests need a Python with moto[server]: run scripts/test, which sets up \
-         target/venv and GEMBA_TEST_PYTHON"
-    );
-    venv
-}
-
 impl Moto {
     /// Starts the server and makes bucket `bucket` in it.
     pub(crate) async fn start(bucket: &str) -> Moto {
         let port = free_port();
-        let child = tokio::process::Command::new(python())
-            .args(["-m", "moto.server", "-H", "127.0.0.1", "-p"])
-            .arg(port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("starting moto");
+        let child = tokio::process::Command::new(test_python(
+            "the S3 tests need a Python with moto[server]",
+        ))
+        .args(["-m", "moto.server", "-H", "127.0.0.1", "-p"])
+        .arg(port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("starting moto");
         let endpoint = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
         let mut up = false;
