@@ -46,6 +46,11 @@ const FOOTAGE = join(process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../ta
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
 const BLOCKING = new Set(['serious', 'critical']);
 
+// Reduced motion (sonner and the portal honour it): a toast is then shown or gone, never
+// half-faded. Its default 5 s can end while axe runs, and a toast fading out mid-analysis
+// read as a 1.43:1 contrast failure on the labeler's screen (CI, stop 44).
+test.use({ reducedMotion: 'reduce' });
+
 let org: Organization;
 let task: Task;
 let device = 0;
