@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Suspense, lazy, useMemo } from 'react';
+import { useMemo } from 'react';
 
 import type { CycleFigures, CycleStats, StationFigures } from '@/api/generated';
 import { useDeviceStream } from '@/api/device-stream';
@@ -10,16 +10,12 @@ import { ScreenHeader } from '@/components/ui/screen-header';
 import { StreamBadge } from '@/components/ui/stream-badge';
 import { WallDisplayLink } from '@/components/ui/wall-display-link';
 import { isoDay } from '@/lib/days';
-import { withTimeout } from '@/lib/lazy';
 import { useSession } from '@/lib/session';
 import { WALL_REFRESH_MS, useWallClock, useWallDisplay } from '@/lib/wall-display';
 
 import { percent, seconds } from '../api/cycle-stats';
 import { FRESH_MS, dashboardQueries } from '../api/dashboard';
-
-// The chart's script (recharts, the largest of the portal's) comes after the screen is
-// drawn, in its own chunk: the figures and the table do not wait for it (issue 33).
-const TodayChart = lazy(() => withTimeout(import('./today-chart')));
+import { TodayChart } from './today-chart';
 
 /**
  * `/user/home` (the dashboard): today's and this week's cycles of the organisation,
@@ -103,15 +99,13 @@ function PeriodCard({ title, figures, target }: { title: string; figures?: Cycle
   );
 }
 
-/** Today hour by hour, its frame drawn at its size at once; the bars (`today-chart.tsx`)
- * come with their script and the figures. */
+/** Today hour by hour, its frame (axes, grid, legend) drawn at its size at once; the bars
+ * come with the figures. */
 function ChartFrame({ stats, height }: { stats: CycleStats | undefined; height: number }) {
   return (
     <figure className="chart" aria-label="Cycles today by hour">
       <figcaption>Cycles today by hour</figcaption>
-      <Suspense fallback={<div style={{ height }} />}>
-        <TodayChart stats={stats} height={height} />
-      </Suspense>
+      <TodayChart stats={stats} height={height} />
     </figure>
   );
 }

@@ -1,13 +1,14 @@
 /**
- * The Dashboard's chart of today hour by hour: good and bad cycles stacked. Its own
- * chunk (with recharts), loaded after the screen is drawn (`home-screen.tsx`).
+ * The Dashboard's chart of today hour by hour: good and bad cycles stacked. Drawn with
+ * the screen (`home-screen.tsx`) by the light `StackedBars` (no recharts: issue 33), its
+ * frame at its final size before the figures come.
  */
 import type { CycleStats } from '@/api/generated';
-import { BarChart } from '@/components/charts/charts';
 import { palette } from '@/components/charts/palette';
+import { StackedBars } from '@/components/charts/stacked-bars';
 import { BREAKPOINTS, below, useMediaQuery } from '@/lib/media-query';
 
-export default function TodayChart({ stats, height }: { stats: CycleStats | undefined; height: number }) {
+export function TodayChart({ stats, height }: { stats: CycleStats | undefined; height: number }) {
   // A phone's width has room for every sixth hour's label.
   const narrow = useMediaQuery(below(BREAKPOINTS.cards));
   const data = (stats?.trend ?? []).map((p) => ({
@@ -16,16 +17,16 @@ export default function TodayChart({ stats, height }: { stats: CycleStats | unde
     bad: p.bad,
   }));
   return (
-    <BarChart
+    <StackedBars
       data={data}
       height={height}
       x="hour"
       xEvery={narrow ? 5 : 2}
-      yIntegers
       legend
+      label="Cycles today by hour"
       series={[
-        { field: 'good', name: 'Good', stack: 'c', colour: palette.good },
-        { field: 'bad', name: 'Bad', stack: 'c', colour: palette.bad, hatched: true },
+        { field: 'good', name: 'Good', colour: palette.good },
+        { field: 'bad', name: 'Bad', colour: palette.bad, hatched: true },
       ]}
     />
   );
