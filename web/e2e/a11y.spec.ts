@@ -143,11 +143,14 @@ test.beforeAll(async () => {
     .poll(async () => (cycleId = (await adminGet<{ results: { id: string }[] }>(org.id, `telemetry/fetch_cycles/v2?task=${task.id}&page_size=20`)).results[0]?.id ?? ''))
     .not.toBe('');
   await uploadVideo(org.id, task.id, FOOTAGE);
-  for (const role of ['org_admin', 'org_user', 'support_user', 'user', 'doc_user', 'analytics_user']) await createUser(email(role), PASSWORD, role, org.id);
-  await createUser(email('labeler'), PASSWORD, 'labeler', null);
-  // A super admin of this spec's own: the shared one's e-mail codes (five in ten minutes)
-  // are the other admin specs'.
-  await createUser(email('admin'), PASSWORD, 'admin', null);
+  // Side by side: each is its own address's sign-up, verification and approval. A
+  // super admin of this spec's own: the shared one's e-mail codes (five in ten minutes)
+  // are the run's set-up's and `admin.spec.ts`'s.
+  await Promise.all([
+    ...['org_admin', 'org_user', 'support_user', 'user', 'doc_user', 'analytics_user'].map((role) => createUser(email(role), PASSWORD, role, org.id)),
+    createUser(email('labeler'), PASSWORD, 'labeler', null),
+    createUser(email('admin'), PASSWORD, 'admin', null),
+  ]);
   // A second organisation: the organisation admin picks one after signing in.
   const other = await createOrganization(`Access Annex ${uniqueName()}`);
   await adminSend(other.id, 'PUT', 'account/assign_user_org', { email: email('org_admin'), organization: other.id });

@@ -1,7 +1,8 @@
 /**
- * Model types and model files against the real server: on `admin.localhost` the super
- * admin creates a 64×48 model type (a bad recipe and a taken name are refused first),
- * uploads a file that is not a model (refused with the server's words), then the demo
+ * Model types and model files against the real server: on `admin.localhost` a super
+ * admin of this spec's own (the seeded one's e-mail codes, five in ten minutes, are
+ * `admin.spec.ts`'s and the run's set-up) creates a 64×48 model type (a bad recipe and
+ * the seeded type's taken name are refused first), uploads a file that is not a model (refused with the server's words), then the demo
  * model bundle the project builds (`$GEMBA_MODELS/default/model.onnx`), listed with the
  * version and labels of its metadata. An org user registers it as a model version:
  * refused for an operation whose steps its labels are not, accepted for the demo
@@ -16,7 +17,7 @@ import { expect, test } from '@playwright/test';
 
 import { megabytes } from '../src/lib/format';
 
-import { ADMIN, adminUiLogin, createOrganization, createTask, createUser, openFromMenu, origin, uiLogin, uniqueName } from './env';
+import { adminUiLogin, createOrganization, createTask, createUser, openFromMenu, origin, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'models-pass-1';
 const MODEL = join(process.env.GEMBA_MODELS ?? fileURLToPath(new URL('../../target/models', import.meta.url)), 'default/model.onnx');
@@ -33,11 +34,13 @@ test('a model file uploaded to a new type is registered by an org user as a mode
   await createTask(org.id, 'Weld frame\nWeld:\nTack;\n');
   const email = `models-${run}@acme.example`;
   await createUser(email, PASSWORD, 'org_user', org.id);
+  const superAdmin = `models-admin-${run}@gemba.test`;
+  await createUser(superAdmin, PASSWORD, 'admin', null);
 
   // The super admin, on the admin host: Model Types.
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
-  await adminUiLogin(admin, ADMIN.email, ADMIN.password);
+  await adminUiLogin(admin, superAdmin, PASSWORD);
   await openFromMenu(admin, 'Model Types');
   await expect(admin.getByRole('region', { name: 'Step classifier 64×48' })).toContainText('64×48 frames, 48 hidden units');
 

@@ -4,8 +4,8 @@
  * (each run is `gemba-agent eval` on the video, started by the cloud), reads a run's
  * report over the group, per step and per video, compares the two runs side by side,
  * tries a record from a cycle without a clip (refused with why), and deletes the group.
- * The model version is the default model registered from a model file by a super admin
- * of the spec's own; an analytics user is sent away.
+ * The model version is the default model registered from a model file of a model type
+ * made by a super admin of the spec's own; an analytics user is sent away.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -35,32 +35,33 @@ const api = (path: string) => `${origin('127.0.0.1')}/api/${path}`;
 type Truth = { operation: string; segments: { step: number; start_ms: number; end_ms: number }[] };
 
 /** The default model (`target/models/default`) as a model version of `task` in `org`,
- * registered by a super admin of this spec's own from a model file of the first type. */
+ * registered by a super admin of this spec's own from a model file of a model type of
+ * its own (model types are the platform's: another spec's would be shared with it). */
 async function defaultModel(run: string, org: number, task: number): Promise<ModelVersion> {
   const email = `validation-admin-${run}@gemba.test`;
   await createUser(email, PASSWORD, 'admin', null);
   const token = (await apiLogin(email, PASSWORD)).token;
   const headers = { Authorization: `Bearer ${token}` };
-  const types = (await (await fetch(api('organization/model_types'), { headers })).json()) as ModelType[];
-  const type = types[0]!;
+  // The default model's recipe (the seeded type's: 64×48 frames, 48 hidden units).
+  const made = await fetch(api('organization/model_types'), {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: `Validation ${run} 64×48`, input_width: 64, input_height: 48, hidden: 48 }),
+  });
+  expect(made.status, await made.clone().text()).toBe(201);
+  const type = (await made.json()) as ModelType;
   const bytes = readFileSync(join(dirname(demoFootage()), 'default', 'model.onnx'));
   const up = await fetch(api(`organization/model_files?model_type=${type.id}&name=default-${run}.onnx`), {
     method: 'POST',
     headers: { ...headers, 'Content-Type': 'application/octet-stream' },
     body: bytes,
   });
-  let file: ModelFile | undefined;
-  if (up.ok) file = (await up.json()) as ModelFile;
-  else {
-    // Another spec kept the same bytes in this type: that file is the one.
-    const again = (await (await fetch(api('organization/model_types'), { headers })).json()) as ModelType[];
-    file = again.find((t) => t.id === type.id)?.model_files.find((f) => f.version === 'demo-1');
-  }
-  expect(file, 'the default model as a model file').toBeTruthy();
+  expect(up.ok, await up.clone().text()).toBe(true);
+  const file = (await up.json()) as ModelFile;
   const res = await fetch(api('organization/model_version'), {
     method: 'POST',
     headers: { ...headers, 'Content-Type': 'application/json', Organization: String(org) },
-    body: JSON.stringify({ task, model_file: file!.id }),
+    body: JSON.stringify({ task, model_file: file.id }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()) as ModelVersion;
