@@ -4,9 +4,18 @@
  * `bearer.{token}` beside `gemba.v1` (a browser cannot send an `Authorization` header
  * with a WebSocket).
  */
-import { STREAM_PROTOCOL, streamUrl } from '@/api/device-stream';
 import type { Connect } from '@/api/stream';
 import { readSession } from '@/lib/session';
+
+export const STREAM_PROTOCOL = 'gemba.v1';
+
+/** `ws(s)://{host}/api/ws?organization={org}`. */
+export function streamUrl(org: number): string {
+  const u = new URL('/api/ws', window.location.origin);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.searchParams.set('organization', String(org));
+  return u.toString();
+}
 
 /** Opens `/api/ws` of `org`; `null` when there is no sign-in to open it with. */
 export function browserConnect(org: number): Connect {

@@ -1,7 +1,8 @@
 /**
  * The device stream as a client of requests (`/api/ws`, `shared/src/api/v1/stream.rs`),
- * pure of I/O: the one piece the live view (`live-view.ts`) and the OPC explorer
- * (`features/opc/explorer.ts`) build on.
+ * pure of I/O: the one piece the live view (`live-view.ts`), the OPC explorer
+ * (`features/opc/explorer.ts`) and the screens that only listen (`use-device-stream.ts`)
+ * build on.
  *
  * - It keeps a socket open from `start` to `stop`: opened again after a drop after 1,
  *   2, 5, 10, then every 30 s (back to 1 s once one opens); not after 4401, the sign-in

@@ -12,9 +12,10 @@ export type Connection = {
   close: (code: number) => void;
 };
 
-/** Opens the fake stream; each frame a client sends is answered with `answer`'s event.
- * Answers the connections, in the order they were opened. */
-export function fakeStream(answer: (e: ClientEvent) => ServerEvent): Connection[] {
+/** Opens the fake stream; each frame a client sends is answered with `answer`'s event
+ * (`null`: left unanswered, as a dead connection leaves it). Answers the connections,
+ * in the order they were opened. */
+export function fakeStream(answer: (e: ClientEvent) => ServerEvent | null): Connection[] {
   const connections: Connection[] = [];
   server.use(
     deviceStream.addEventListener('connection', ({ client, info }) => {
@@ -30,7 +31,8 @@ export function fakeStream(answer: (e: ClientEvent) => ServerEvent): Connection[
       client.addEventListener('message', (m) => {
         const e = JSON.parse(typeof m.data === 'string' ? m.data : 'null') as ClientEvent;
         c.received.push(e);
-        c.send(answer(e));
+        const reply = answer(e);
+        if (reply !== null) c.send(reply);
       });
     }),
   );

@@ -1,4 +1,4 @@
-import type { StreamState } from '@/api/device-stream';
+import type { StreamState } from '@/api/stream';
 
 /** Whether the screen hears of changes as they happen (the device stream). */
 export function StreamBadge({ state }: { state: StreamState }) {

@@ -96,6 +96,34 @@ test('the devices list is live; a dropped stream is opened again, one whose sign
   expect(conns).toHaveLength(2);
 });
 
+test('a stream whose subscribe goes unanswered for 15 s is given up and opened again', async () => {
+  signInAs('org_user', 1);
+  server.use(devicesFeature(), http.get(apiUrl('device/device_org/1/'), () => HttpResponse.json([device(7, 'Bench 7')])));
+  fakeClock();
+  // The first connection is dead without a close: it hears the subscribe, answers nothing.
+  let answering = false;
+  const conns = fakeStream(() => (answering ? { event: 'devices', data: [device(7, 'Bench 7')] } : null));
+  renderApp('/user/devices');
+  await screen.findByRole('table', { name: 'Devices' });
+  await waitFor(() => expect(conns[0]?.received).toEqual([{ event: 'subscribe', data: {} }]));
+  const badge = () => screen.getByRole('status', { name: 'Live updates' });
+  expect(badge()).toHaveTextContent('Live');
+  advance(14_000);
+  expect(badge()).toHaveTextContent('Live');
+  expect(conns).toHaveLength(1);
+
+  answering = true;
+  advance(1_000);
+  await waitFor(() => expect(badge()).toHaveTextContent('Reconnecting…'));
+  advance(1_000);
+  await waitFor(() => expect(conns[1]?.received).toEqual([{ event: 'subscribe', data: {} }]));
+  await waitFor(() => expect(badge()).toHaveTextContent('Live'));
+  // Answered: the new one is kept, however long it stays quiet.
+  advance(120_000);
+  expect(conns).toHaveLength(2);
+  expect(badge()).toHaveTextContent('Live');
+});
+
 test('events go into the cached lists and details; settings too', () => {
   const qc = new QueryClient();
   const d7: DeviceDetails = details(device(7, 'Bench 7'));

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 
-import { useDeviceStream } from '@/api/device-stream';
+import { useDeviceStream } from '@/api/use-device-stream';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';
 import { ScreenHeader } from '@/components/ui/screen-header';

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 
 import type { CycleFigures, CycleStats, StationFigures } from '@/api/generated';
-import { useDeviceStream } from '@/api/device-stream';
+import { useDeviceStream } from '@/api/use-device-stream';
 import { AgainstTarget } from '@/components/ui/against-target';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryStatus } from '@/components/ui/query-status';

@@ -3,7 +3,7 @@ import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import type { DeviceCommand, DeviceDetails, DeviceTask, EnrolmentCode } from '@/api/generated';
-import { useDeviceStream } from '@/api/device-stream';
+import { useDeviceStream } from '@/api/use-device-stream';
 import { CHANNELS, type Channel, setUpdateChannel } from '@/api/update-channel';
 import { RecentCycles } from '@/components/cycles/recent-cycles';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 
 import type { Device } from '@/api/generated';
-import { useDeviceStream } from '@/api/device-stream';
+import { useDeviceStream } from '@/api/use-device-stream';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ScreenHeader } from '@/components/ui/screen-header';
