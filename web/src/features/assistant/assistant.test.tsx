@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { HttpResponse, http } from 'msw';
 
 import type { AssistantAnswer } from '@/api/generated';
+import { BODY_LIMITS } from '@/lib/validate';
 import { signInAs } from '@/testing/helpers';
 import { renderApp } from '@/testing/render-app';
 import { apiUrl, server } from '@/testing/server';
@@ -45,6 +46,8 @@ test('a question in a mode: the beta notice, the facts linking to their cycles, 
     'IoT Infrastructure',
     'Retrieval-Augmented Generation',
   ]);
+  // The server's limit on the question (the generated one): longer is not typed.
+  expect(screen.getByLabelText('Question')).toHaveAttribute('maxlength', String(BODY_LIMITS.AssistantAsk.message));
   await user.type(screen.getByLabelText('Question'), 'Why so slow?');
   await user.click(screen.getByLabelText('Use semantic ranker'));
   await user.click(screen.getByRole('button', { name: 'Ask' }));

@@ -11,6 +11,7 @@ import { formErrors } from '@/lib/api-errors';
 import { addDays, dayOf, isoDay, startOfDay } from '@/lib/days';
 import { useSession } from '@/lib/session';
 import { notify } from '@/lib/toast';
+import { BODY_LIMITS } from '@/lib/validate';
 
 import { BETA_NOTICE, MODES, type Mode, askAssistant, deleteDocument, documentsKey, documentsQuery, lineChoicesQuery, uploadDocument } from '../api/assistant';
 
@@ -124,7 +125,7 @@ export default function AssistantScreen() {
             <input type="checkbox" checked={followUps} onChange={(e) => setFollowUps(e.target.checked)} /> Suggest follow-up questions
           </label>
         </fieldset>
-        <Field label="Question" value={question} maxLength={2000} error={errors.message} onChange={(e) => setQuestion(e.target.value)} />
+        <Field label="Question" value={question} maxLength={BODY_LIMITS.AssistantAsk.message} error={errors.message} onChange={(e) => setQuestion(e.target.value)} />
         <FormError message={errors.non_field_errors ?? errors.task ?? errors.device} />
         <button type="submit" disabled={ask.isPending}>
           {ask.isPending ? 'Asking…' : 'Ask'}
