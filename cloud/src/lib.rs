@@ -22,6 +22,7 @@ pub mod objects;
 pub mod oidc;
 pub mod onnx;
 pub mod opcua;
+pub mod pg_template;
 pub mod privacy;
 pub mod private;
 pub mod push;

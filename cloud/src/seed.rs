@@ -199,7 +199,8 @@ pub async fn local_cloud(
 }
 
 /// A new, empty PostgreSQL database on the server of `admin_url` (a URL of any of its
-/// databases), for a test or a benchmark; answers its URL. [`drop_database`] removes it.
+/// databases), for a benchmark; answers its URL. [`drop_database`] removes it. Tests
+/// take a migrated copy instead ([`crate::pg_template::migrated_database`]).
 pub async fn create_database(admin_url: &str, prefix: &str) -> anyhow::Result<String> {
     use sqlx::Connection;
     let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());

@@ -249,20 +249,26 @@ pub fn dialect(sql: &str, backend: Backend) -> String {
     out.replace("{{PK}}", pk)
 }
 
-pub async fn run(db: &Db) -> anyhow::Result<()> {
-    let migrations = FILES
+/// The migrations as they run on `backend`, in order.
+pub fn migrations(backend: Backend) -> Vec<Migration> {
+    FILES
         .iter()
         .map(|(version, desc, sql)| {
             Migration::new(
                 *version,
                 Cow::Borrowed(*desc),
                 MigrationType::Simple,
-                AssertSqlSafe(dialect(sql, db.backend)).into_sql_str(),
+                AssertSqlSafe(dialect(sql, backend)).into_sql_str(),
                 false,
             )
         })
-        .collect();
-    Migrator::with_migrations(migrations).run(&db.pool).await?;
+        .collect()
+}
+
+pub async fn run(db: &Db) -> anyhow::Result<()> {
+    Migrator::with_migrations(migrations(db.backend))
+        .run(&db.pool)
+        .await?;
     Ok(())
 }
 

@@ -45,6 +45,7 @@ mod media_session;
 mod model_types;
 mod monitoring;
 mod opcua;
+mod pg_template;
 mod portal;
 mod privacy;
 mod push;

@@ -136,7 +136,9 @@ impl TestApp {
         let (pg_db, database_url) = match backend {
             Backend::Sqlite => (None, None),
             Backend::Postgres => {
-                let u = gemba_cloud::seed::create_database(&pg_admin_url(), "gemba_t")
+                // A copy of the template migrated once: the server's start then
+                // finds every migration applied (`gemba_cloud::pg_template`).
+                let u = gemba_cloud::pg_template::migrated_database(&pg_admin_url(), "gemba_t")
                     .await
                     .expect("PostgreSQL must be running for the tests");
                 (Some(u.clone()), Some(u))
