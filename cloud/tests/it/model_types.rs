@@ -706,7 +706,7 @@ both!(
                 &w.eng,
             )
             .await;
-        let t = crate::training::trained(&app, &w, 2).await;
+        let t = crate::training::trained(&app, &w, 1).await;
         let m = t.model_version.as_ref().unwrap();
         assert_eq!(m.model_type, Some(small), "{t:?}");
         // The bundle is made to the recipe: the agent will feed it 32×24 frames.
