@@ -12,8 +12,10 @@
 use std::time::Instant;
 
 use gemba_cloud::assistant::{retrieve, vector};
-use gemba_cloud::config::{Kdf, Settings};
 use gemba_cloud::db::assistant_docs;
+
+mod common;
+use common::{Seed, Seeded, seeded};
 
 const WORDS: &[&str] = &[
     "torque", "housing", "screw", "operator", "station", "fixture", "gloves", "glasses",
@@ -50,21 +52,13 @@ async fn main() -> anyhow::Result<()> {
         .nth(1)
         .ok_or_else(|| anyhow::anyhow!("usage: assistant_retrieval_bench EMBEDDER_DIR"))?;
     let dir = tempfile::tempdir()?;
-    let settings = Settings {
-        data: dir.path().join("data"),
+    let seed = Seed {
         embedding_model: Some(dir_arg.into()),
-        kdf: Kdf {
-            memory_kib: 4096,
-            iterations: 1,
-            parallelism: 1,
-        },
-        ..Settings::default()
+        ..Seed::default()
     };
-    let state = gemba_cloud::build_state(settings).await?;
-    let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
-    let (org, _) =
-        gemba_cloud::seed::organization_with_task(&state, "bench", "Bench\nA:\na;\n", admin)
-            .await?;
+    let Seeded {
+        state, org, admin, ..
+    } = seeded(&dir, seed).await?;
     let model = state
         .semantic
         .model()

@@ -25,7 +25,7 @@ use gemba_shared::mqtt::v1::{self, Channel, CycleMessage};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
 mod common;
-use common::{Dev, enrol, seeded};
+use common::{Dev, Seed, Seeded, enrol, seeded};
 
 fn cycle(task: i64, i: i64) -> CycleMessage {
     // Time-ordered ids as the agent makes them, or random ones with BENCH_IDS=v4 (read
@@ -119,7 +119,9 @@ async fn broker_only(devices: i64, cycles: i64) -> anyhow::Result<(f64, f64)> {
     // A cloud's state (SQLite) holds the devices' keys the broker checks logins with;
     // the cloud itself does not run.
     let dir = tempfile::tempdir()?;
-    let (state, _, addr) = seeded(&dir, None, 1, false).await?;
+    let Seeded {
+        state, mqtt: addr, ..
+    } = seeded(&dir, Seed::default()).await?;
     let devs = enrol(&state, devices).await?;
     let login = gemba_cloud::mqtt::Login::random();
     gemba_cloud::mqtt::start_embedded(addr, &state, &login, None).await?;
@@ -193,7 +195,18 @@ async fn cloud(
         }
         _ => None,
     };
-    let (state, task, mqtt) = seeded(&dir, database_url, workers, tls).await?;
+    let Seeded {
+        state, task, mqtt, ..
+    } = seeded(
+        &dir,
+        Seed {
+            database_url,
+            workers,
+            tls,
+            ..Seed::default()
+        },
+    )
+    .await?;
     let devs = enrol(&state, devices).await?;
     let listener = tokio::net::TcpListener::bind(state.settings.http).await?;
     let s2 = state.clone();

@@ -18,7 +18,7 @@ use gemba_shared::broker;
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet};
 
 mod common;
-use common::{Dev, enrol, seeded};
+use common::{Dev, Seed, Seeded, enrol, seeded};
 
 /// The cloud, on SQLite in `dir`, with `n` enrolled devices and its broker speaking TLS
 /// when `tls`; started (embedded broker and link). Answers the broker's address and the
@@ -28,7 +28,14 @@ async fn cloud(
     n: i64,
     tls: bool,
 ) -> anyhow::Result<(SocketAddr, Vec<Dev>)> {
-    let (state, _, mqtt) = seeded(dir, None, 1, tls).await?;
+    let Seeded { state, mqtt, .. } = seeded(
+        dir,
+        Seed {
+            tls,
+            ..Seed::default()
+        },
+    )
+    .await?;
     let devs = enrol(&state, n).await?;
     let listener = tokio::net::TcpListener::bind(state.settings.http).await?;
     let s2 = state.clone();

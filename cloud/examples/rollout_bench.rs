@@ -27,7 +27,7 @@ use rumqttc::{AsyncClient, Event, Packet, QoS};
 use sha2::{Digest, Sha256};
 
 mod common;
-use common::{Dev, enrol, seeded};
+use common::{Dev, Seed, Seeded, enrol, seeded};
 
 /// CPU time of process `pid` (`self` for this one) so far, in ms.
 fn cpu_ms(pid: &str) -> f64 {
@@ -233,7 +233,12 @@ async fn count(state: &gemba_cloud::state::AppState, sql: &'static str) -> i64 {
 
 async fn run(n: i64, size_mib: usize, run: usize) -> anyhow::Result<(f64, f64, f64, f64)> {
     let dir = tempfile::tempdir()?;
-    let (state, _, mqtt) = seeded(&dir, None, 2, true).await?;
+    let seed = Seed {
+        workers: 2,
+        tls: true,
+        ..Seed::default()
+    };
+    let Seeded { state, mqtt, .. } = seeded(&dir, seed).await?;
     let devs = enrol(&state, n).await?;
     let listener = tokio::net::TcpListener::bind(state.settings.http).await?;
     let s2 = state.clone();

@@ -1,7 +1,8 @@
-//! What the MQTT benchmarks share: a cloud's state on a temporary database with one
+//! What the cloud's benchmarks share: a cloud's state on a temporary database with one
 //! organisation and task, and devices enrolled in it.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use anyhow::Context;
 use base64::Engine;
@@ -46,24 +47,55 @@ impl Dev {
     }
 }
 
-/// A cloud's state on a temporary database (PostgreSQL at `database_url`, else SQLite
-/// in `dir`) with one organisation and task, its embedded broker speaking TLS with
-/// `tls`; answers the state, the task and the embedded broker's address.
-pub async fn seeded(
-    dir: &tempfile::TempDir,
-    database_url: Option<String>,
-    workers: usize,
-    tls: bool,
-) -> anyhow::Result<(gemba_cloud::state::AppState, i64, SocketAddr)> {
+/// What a benchmark's cloud has besides the defaults.
+#[allow(dead_code, reason = "each benchmark sets the fields it needs")]
+pub struct Seed {
+    /// PostgreSQL at this URL; SQLite in the temporary folder when absent.
+    pub database_url: Option<String>,
+    /// Ingestion workers.
+    pub workers: usize,
+    /// The embedded broker speaks TLS.
+    pub tls: bool,
+    /// The assistant's passage embedder (`Settings::embedding_model`): none when absent.
+    pub embedding_model: Option<PathBuf>,
+}
+
+impl Default for Seed {
+    fn default() -> Self {
+        Self {
+            database_url: None,
+            workers: 1,
+            tls: false,
+            embedding_model: None,
+        }
+    }
+}
+
+/// A seeded cloud: its state, its one organisation with its admin and task, and the
+/// address its embedded broker is to listen on.
+#[allow(dead_code, reason = "each benchmark reads the fields it needs")]
+pub struct Seeded {
+    pub state: gemba_cloud::state::AppState,
+    pub org: i64,
+    /// The super admin, who made the organisation.
+    pub admin: i64,
+    pub task: i64,
+    pub mqtt: SocketAddr,
+}
+
+/// A cloud's state on a temporary database in `dir` as `seed` says, with one
+/// organisation and task.
+pub async fn seeded(dir: &tempfile::TempDir, seed: Seed) -> anyhow::Result<Seeded> {
     let mqtt: SocketAddr = format!("127.0.0.1:{}", gemba_cloud::seed::free_port_pair()).parse()?;
     let http = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
     let settings = Settings {
         data: dir.path().join("data"),
         http,
         mqtt: mqtt.to_string(),
-        database_url,
-        ingest_workers: workers,
-        mqtt_tls: tls,
+        database_url: seed.database_url,
+        ingest_workers: seed.workers,
+        mqtt_tls: seed.tls,
+        embedding_model: seed.embedding_model,
         kdf: Kdf {
             memory_kib: 4096,
             iterations: 1,
@@ -73,17 +105,24 @@ pub async fn seeded(
     };
     let state = gemba_cloud::build_state(settings).await?;
     let admin = gemba_cloud::create_admin(&state, "admin@bench.test", "Bench-pass-1").await?;
-    let (_, task) = gemba_cloud::seed::organization_with_task(
+    let (org, task) = gemba_cloud::seed::organization_with_task(
         &state,
         "bench",
         "Pump\nA:\na;\nB:\nb;\nC:\nc;\n",
         admin,
     )
     .await?;
-    Ok((state, task, mqtt))
+    Ok(Seeded {
+        state,
+        org,
+        admin,
+        task,
+        mqtt,
+    })
 }
 
 /// `devices` devices of the state's one organisation, enrolled.
+#[allow(dead_code, reason = "the assistant's benchmark enrols no device")]
 pub async fn enrol(state: &gemba_cloud::state::AppState, devices: i64) -> anyhow::Result<Vec<Dev>> {
     let org: i64 = sqlx::query_scalar("SELECT id FROM organizations")
         .fetch_one(&state.db.pool)
