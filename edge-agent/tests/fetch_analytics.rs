@@ -87,6 +87,30 @@ fn first_times(ids: &[String]) -> Vec<String> {
     ids.iter().filter(|i| once.insert(*i)).cloned().collect()
 }
 
+/// Waits (`what`) until `n` cycles are kept in the outbox of the agent in `data`; each
+/// once, and none stored by the cloud nor published on the broker (`seen`): the device
+/// is off. Answers their ids in the order recorded.
+async fn kept_while_off(
+    what: &str,
+    c: &Cloud,
+    data: &Path,
+    seen: &Mutex<Vec<String>>,
+    n: usize,
+) -> Vec<String> {
+    wait_for(what, 180, async || outbox_cycles(data).len() >= n).await;
+    let kept = outbox_order(data);
+    assert_eq!(kept.len(), n, "each cycle once");
+    assert!(
+        stored(&c.state.db).await.is_empty(),
+        "nothing stored while off"
+    );
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "nothing published while off"
+    );
+    kept
+}
+
 /// The configuration version the device's last status says it applies.
 async fn applied(c: &Cloud) -> i64 {
     device_status(c).await.map_or(0, |s| s.config_version)
@@ -143,40 +167,28 @@ async fn cycles_kept_across_a_restart_while_off_all_arrive_in_order_once_on() {
     assert_eq!(code, 200, "{v}");
     let agent = run(&data, &d, &[]);
     let n = d.cycles as usize;
-    wait_for("the footage's cycles kept on the device", 180, async || {
-        outbox_cycles(&data).len() >= n
-    })
+    let first = kept_while_off(
+        "the footage's cycles kept on the device",
+        &c,
+        &data,
+        &seen,
+        n,
+    )
     .await;
-    let first = outbox_order(&data);
-    assert_eq!(first.len(), n, "each cycle once");
-    assert!(
-        stored(&c.state.db).await.is_empty(),
-        "nothing stored while off"
-    );
-    assert!(
-        seen.lock().unwrap().is_empty(),
-        "nothing published while off"
-    );
 
     // A restart while off: the kept cycles stay, the footage's next ones join them.
     interrupt(agent);
     assert_eq!(outbox_order(&data), first, "kept across the stop");
     let agent = run(&data, &d, &[]);
-    wait_for("the footage's cycles again, kept too", 180, async || {
-        outbox_cycles(&data).len() >= 2 * n
-    })
+    let kept = kept_while_off(
+        "the footage's cycles again, kept too",
+        &c,
+        &data,
+        &seen,
+        2 * n,
+    )
     .await;
-    let kept = outbox_order(&data);
-    assert_eq!(kept.len(), 2 * n, "each cycle once");
     assert_eq!(kept[..n], first[..], "the first run's first");
-    assert!(
-        stored(&c.state.db).await.is_empty(),
-        "nothing stored while off"
-    );
-    assert!(
-        seen.lock().unwrap().is_empty(),
-        "nothing published while off"
-    );
 
     // On again: every kept cycle goes, in the order recorded, and is stored once.
     switch(true).await;
