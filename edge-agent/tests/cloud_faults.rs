@@ -87,7 +87,11 @@ async fn two_replicas_share_ingestion_and_one_killed_mid_stream_loses_nothing() 
     let dir = tempfile::tempdir().unwrap();
     let admin = std::env::var("GEMBA_TEST_PG_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
-    let pg = gemba_cloud::pg_template::migrated_database(&admin, "gemba_t")
+    // An empty database its replicas migrate (not a template copy, as the API suite's):
+    // on the copy, this test once saw no cycle in 120 s beside the through-Mosquitto
+    // test of this file (passing alone); the cause is not found yet (see the session
+    // note of 2026-11-29), and this form has passed in every CI run.
+    let pg = gemba_cloud::seed::create_database(&admin, "gemba_t")
         .await
         .expect("PostgreSQL must be running for the tests");
     let broker = std::env::var("GEMBA_TEST_MQTT_URL").unwrap_or("mqtt://127.0.0.1:1883".into());
