@@ -166,7 +166,7 @@ where
 }
 
 /// `admin_url` with its database replaced by `name`.
-fn url_of(admin_url: &str, name: &str) -> String {
+pub(crate) fn url_of(admin_url: &str, name: &str) -> String {
     let base = admin_url.rsplit_once('/').map_or(admin_url, |(b, _)| b);
     format!("{base}/{name}")
 }

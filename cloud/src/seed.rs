@@ -208,8 +208,7 @@ pub async fn create_database(admin_url: &str, prefix: &str) -> anyhow::Result<St
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&mut c)
         .await?;
-    let base = admin_url.rsplit_once('/').map_or(admin_url, |(b, _)| b);
-    Ok(format!("{base}/{name}"))
+    Ok(crate::pg_template::url_of(admin_url, &name))
 }
 
 /// Drops the database `url` names (made by [`create_database`]), closing its
