@@ -139,36 +139,45 @@ impl Queue {
         use futures_util::FutureExt;
         let shutdown = shutdown.boxed().shared();
         let s = shutdown.clone();
-        let messages = self.work_messages(state.clone(), format!("{name}-messages"), async move {
-            s.await;
-            Ok::<(), std::io::Error>(())
-        });
+        let messages =
+            self.clone()
+                .work_messages(state.clone(), format!("{name}-messages"), async move {
+                    s.await;
+                    Ok::<(), std::io::Error>(())
+                });
         let signal = async move {
             shutdown.await;
             Ok::<(), std::io::Error>(())
         };
-        let training = self.work_training(state, name, signal);
-        tokio::try_join!(training, messages)?;
+        let training = self.clone().work_training(state, name, signal);
+        // Each worker in a task of its own: joined in one task, each one's finished
+        // fetch woke the other, which fetched again at once (apalis fetches whenever it
+        // is polled), and the two kept a core busy between them instead of polling
+        // every `POLL` (docs/benchmarks.md "An idle cloud's job queue").
+        let (training, messages) = (tokio::spawn(training), tokio::spawn(messages));
+        let (training, messages) = tokio::join!(training, messages);
+        training??;
+        messages??;
         Ok(())
     }
 
     async fn work_messages(
-        &self,
+        self,
         state: AppState,
         name: String,
         signal: impl Future<Output = Result<(), std::io::Error>> + Send + 'static,
     ) -> anyhow::Result<()> {
-        worker!(self, name, state, message, signal);
+        worker!(&self, name, state, message, signal);
         Ok(())
     }
 
     async fn work_training(
-        &self,
+        self,
         state: AppState,
         name: String,
         signal: impl Future<Output = Result<(), std::io::Error>> + Send + 'static,
     ) -> anyhow::Result<()> {
-        worker!(self, name, state, train, signal);
+        worker!(&self, name, state, train, signal);
         Ok(())
     }
 }
