@@ -9,8 +9,10 @@ export default defineConfig({
   testDir: './e2e',
   testMatch: '**/*.spec.ts',
   globalSetup: './e2e/global-setup.ts',
-  // One browser at a time: the machines have 2 cores and the server shares them.
-  workers: 1,
+  // Two browsers at a time: one left the 2 cores 60% idle, waiting on the server, the
+  // outbox and the agent (docs/benchmarks.md, "Playwright: traces and workers");
+  // GEMBA_E2E_WORKERS names another count.
+  workers: Number(process.env.GEMBA_E2E_WORKERS ?? 2),
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,
@@ -35,7 +37,10 @@ export default defineConfig({
         '--use-fake-ui-for-media-stream',
       ],
     },
-    trace: 'retain-on-failure',
+    // A trace of every test, kept when it fails; not in CI (CI=true), where recording
+    // one cost a fifth of the suite's time and no one opens it (docs/benchmarks.md,
+    // "Playwright: traces and workers"). GEMBA_E2E_TRACE names another mode.
+    trace: (process.env.GEMBA_E2E_TRACE as 'on' | 'off' | 'retain-on-failure' | undefined) ?? (process.env.CI ? 'off' : 'retain-on-failure'),
     screenshot: 'only-on-failure',
   },
   outputDir: '../target/e2e-results',

@@ -75,6 +75,8 @@ test('a chart bar drills down to its cycles and the CSV holds the table', async 
   const comparison = page.getByRole('table', { name: 'Comparison' });
   await expect(comparison.getByRole('row', { name: /^Cycles/ })).toHaveText(/Cycles\s*7\s*0\s*—/);
   await page.getByRole('combobox', { name: 'Compare with' }).selectOption('');
+  // Each choice is a navigation: the next one starts from the address this one made.
+  await expect(page).not.toHaveURL(/compare=/);
 
   // Bad cycles only: two, and the choice is in the address.
   await page.getByRole('combobox', { name: 'Cycles' }).selectOption('bad_cycles');
