@@ -10,6 +10,7 @@ import { expect, test } from '@playwright/test';
 
 import {
   addDevice,
+  clearOfMidnight,
   createOrganization,
   createTask,
   createUser,
@@ -25,6 +26,8 @@ import {
 const PASSWORD = 'dashboard-pass-1';
 
 test('the dashboard shows cycles as they arrive', async ({ page }) => {
+  // Today's cycles, on the day the screen shows as today.
+  await clearOfMidnight();
   const run = uniqueName();
   const org = await createOrganization(`Dash Works ${run}`);
   await subscribe(org.id, 'Devices');

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { type PeerCertificate, checkServerIdentity } from 'node:tls';
 import { join, resolve } from 'node:path';
 
-import { type Page, expect } from '@playwright/test';
+import { type Page, expect, test } from '@playwright/test';
 import jsQR from 'jsqr';
 import { connectAsync } from 'mqtt';
 import { PNG } from 'pngjs';
@@ -98,6 +98,23 @@ export async function nextCode(to: string, after: number): Promise<string> {
 }
 export const verifyPathIn = (mail: string) => /\/verify-email\/[A-Za-z0-9_-]+/.exec(mail)?.[0] ?? '';
 export const resetPathIn = (mail: string) => /\/reset-password\/[A-Za-z0-9_-]+/.exec(mail)?.[0] ?? '';
+
+// ----- the day -----------------------------------------------------------------------
+
+/** The time, clear of midnight: a spec whose cycles must fall on the day its screens
+ * show as today waits out the 5 minutes before local midnight and the 3 after it (at
+ * most 8 minutes, in a run that meets them) and answers the time after. */
+export async function clearOfMidnight(): Promise<number> {
+  const now = Date.now();
+  const midnight = new Date(now).setHours(0, 0, 0, 0);
+  const next = new Date(now).setHours(24, 0, 0, 0);
+  const until = next - now < 5 * 60_000 ? next + 3 * 60_000 : now - midnight < 3 * 60_000 ? midnight + 3 * 60_000 : now;
+  if (until > now) {
+    test.setTimeout(test.info().timeout + (until - now));
+    await new Promise((resolve) => setTimeout(resolve, until - now));
+  }
+  return Date.now();
+}
 
 // ----- a small API client --------------------------------------------------------
 

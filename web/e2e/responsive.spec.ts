@@ -23,6 +23,7 @@ import { type Locator, type Page, expect, test } from '@playwright/test';
 
 import {
   addDevice,
+  clearOfMidnight,
   createOrganization,
   createTask,
   createUser,
@@ -56,6 +57,8 @@ let stopAgent = () => {};
 
 test.beforeAll(async () => {
   test.setTimeout(60_000);
+  // The Dashboard's Today must hold the three cycles below.
+  const now = await clearOfMidnight();
   const run = uniqueName();
   const org = await createOrganization(`Floor Works ${run}`);
   for (const f of ['Devices', 'Define Operation']) await subscribe(org.id, f);
@@ -70,7 +73,6 @@ test.beforeAll(async () => {
   try {
     const clip = join(dir, 'pump.mp4');
     makeClip(clip, 'ball');
-    const now = Date.now();
     await sendCycles(creds, task, [
       { start_ms: now - 120_000, end_ms: now - 76_000, good: true },
       { start_ms: now - 70_000, end_ms: now - 40_000, good: false },
