@@ -153,11 +153,14 @@ impl Queue {
         // Each worker in a task of its own: joined in one task, each one's finished
         // fetch woke the other, which fetched again at once (apalis fetches whenever it
         // is polled), and the two kept a core busy between them instead of polling
-        // every `POLL` (docs/benchmarks.md "An idle cloud's job queue").
-        let (training, messages) = (tokio::spawn(training), tokio::spawn(messages));
-        let (training, messages) = tokio::join!(training, messages);
-        training??;
-        messages??;
+        // every `POLL` (docs/benchmarks.md "An idle cloud's job queue"). The first to
+        // fail ends both, as a join would: leaving, the set aborts the other.
+        let mut workers = tokio::task::JoinSet::new();
+        workers.spawn(training);
+        workers.spawn(messages);
+        while let Some(done) = workers.join_next().await {
+            done??;
+        }
         Ok(())
     }
 
