@@ -29,6 +29,7 @@ import {
   createUser,
   enrolDevice,
   mailsTo,
+  midnightOf,
   nextMail,
   origin,
   patchTask,
@@ -126,7 +127,7 @@ test.beforeAll(async () => {
   device = d1.device;
   await sayStatus(d1, true, ['cam0']);
   const now = Date.now();
-  const base = Math.max(new Date(new Date(now).setHours(0, 0, 0, 0)).getTime() + 60_000, now - 40 * 60_000);
+  const base = Math.max(midnightOf(now) + 60_000, now - 40 * 60_000);
   const cycles = (dur: number, shift: number) =>
     Array.from({ length: 6 }, (_, i) => ({ start_ms: base + i * 5 * 60_000 + shift, end_ms: base + i * 5 * 60_000 + shift + dur, good: i % 3 !== 2 }));
   await sendCycles(d1, task.id, cycles(44_000, 0));

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 
 import { expect, test } from '@playwright/test';
 
-import { addDevice, createOrganization, createTask, createUser, enrolDevice, sendCycle, subscribe, uiLogin, uniqueName } from './env';
+import { addDevice, createOrganization, createTask, createUser, enrolDevice, midnightOf, sendCycle, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'analytics-pass-1';
 
@@ -22,7 +22,7 @@ test('a chart bar drills down to its cycles and the CSV holds the table', async 
   // Today (at least an hour after midnight, or yesterday's end): 3 good, 2 bad; the day
   // before: 2 good.
   const now = Date.now();
-  const midnight = new Date(new Date(now).setHours(0, 0, 0, 0)).getTime();
+  const midnight = midnightOf(now);
   const base = Math.max(midnight + 60 * 60_000, now - 20 * 60_000);
   const today = [40, 42, 44, 50, 61].map((s, i) => ({ start_ms: base + i * 120_000, end_ms: base + i * 120_000 + s * 1000, good: i < 3 }));
   const yesterday = [45, 47].map((s, i) => ({ start_ms: midnight - 12 * 3_600_000 + i * 120_000, end_ms: midnight - 12 * 3_600_000 + i * 120_000 + s * 1000, good: true }));

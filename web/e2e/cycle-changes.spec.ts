@@ -8,7 +8,7 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { addDevice, createOrganization, createTask, createUser, enrolDevice, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
+import { addDevice, createOrganization, createTask, createUser, enrolDevice, midnightOf, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'cycle-changes-pass-1';
 
@@ -21,7 +21,7 @@ test('a cycle marked bad and one archived change the figures; the super admin re
   const device = await enrolDevice((await addDevice(org.id, 'Bench 5')).code);
   // Today: four good cycles, at least an hour after midnight (or yesterday's end).
   const now = Date.now();
-  const midnight = new Date(new Date(now).setHours(0, 0, 0, 0)).getTime();
+  const midnight = midnightOf(now);
   const base = Math.max(midnight + 60 * 60_000, now - 20 * 60_000);
   for (const [i, s] of [40, 42, 44, 46].entries()) {
     await sendCycle(device, task.id, { start_ms: base + i * 120_000, end_ms: base + i * 120_000 + s * 1000, good: true });

@@ -101,12 +101,15 @@ export const resetPathIn = (mail: string) => /\/reset-password\/[A-Za-z0-9_-]+/.
 
 // ----- the day -----------------------------------------------------------------------
 
+/** The local midnight that began the day of time `t` (ms). */
+export const midnightOf = (t: number): number => new Date(t).setHours(0, 0, 0, 0);
+
 /** The time, clear of midnight: a spec whose cycles must fall on the day its screens
  * show as today waits out the 5 minutes before local midnight and the 3 after it (at
  * most 8 minutes, in a run that meets them) and answers the time after. */
 export async function clearOfMidnight(): Promise<number> {
   const now = Date.now();
-  const midnight = new Date(now).setHours(0, 0, 0, 0);
+  const midnight = midnightOf(now);
   const next = new Date(now).setHours(24, 0, 0, 0);
   const until = next - now < 5 * 60_000 ? next + 3 * 60_000 : now - midnight < 3 * 60_000 ? midnight + 3 * 60_000 : now;
   if (until > now) {

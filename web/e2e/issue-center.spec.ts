@@ -5,7 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { addDevice, createOrganization, createTask, createUser, enrolDevice, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
+import { addDevice, createOrganization, createTask, createUser, enrolDevice, midnightOf, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'issue-center-pass-1';
 
@@ -16,7 +16,7 @@ test('bad cycles are grouped by reason, listed, and reviewed', async ({ page }) 
   const task = await createTask(org.id, 'Assemble pump\nFit housing:\nPlace housing;\nCheck seal:\nInspect seal;\n');
   const device = await enrolDevice((await addDevice(org.id, 'Bench 9')).code);
   const now = Date.now();
-  const midnight = new Date(new Date(now).setHours(0, 0, 0, 0)).getTime();
+  const midnight = midnightOf(now);
   const base = Math.max(midnight + 60 * 60_000, now - 20 * 60_000);
   for (const [i, good] of [false, true, false, false].entries()) {
     await sendCycle(device, task.id, { start_ms: base + i * 120_000, end_ms: base + i * 120_000 + 40_000, good });

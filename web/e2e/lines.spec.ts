@@ -6,7 +6,7 @@
  */
 import { expect, test } from '@playwright/test';
 
-import { addDevice, createOrganization, createTask, createUser, enrolDevice, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
+import { addDevice, createOrganization, createTask, createUser, enrolDevice, midnightOf, openFromMenu, sendCycle, subscribe, uiLogin, uniqueName } from './env';
 
 const PASSWORD = 'lines-pass-1';
 
@@ -19,7 +19,7 @@ test('a line is defined, its bottleneck found, and a part followed along it', as
   const d1 = await enrolDevice((await addDevice(org.id, 'Press 1')).code);
   const d2 = await enrolDevice((await addDevice(org.id, 'Booth 2')).code);
   const now = Date.now();
-  const midnight = new Date(new Date(now).setHours(0, 0, 0, 0)).getTime();
+  const midnight = midnightOf(now);
   const base = Math.max(midnight + 60 * 60_000, now - 30 * 60_000);
   // Three parts: 30 s at the press, then 50 s in the booth once the press is done.
   for (let i = 0; i < 3; i++) {

@@ -21,7 +21,7 @@ import { promisify } from 'node:util';
 import { chromium, expect, test } from '@playwright/test';
 
 import base from '../../playwright.config';
-import { addDevice, createOrganization, createTask, createUser, enrolDevice, origin, patchTask, sayStatus, sendCycles, subscribe, uiLogin, uniqueName } from '../env';
+import { addDevice, createOrganization, createTask, createUser, enrolDevice, midnightOf, origin, patchTask, sayStatus, sendCycles, subscribe, uiLogin, uniqueName } from '../env';
 
 const PASSWORD = 'lighthouse-bench-1';
 const RUNS = Number(process.env.GEMBA_LIGHTHOUSE_RUNS ?? 3);
@@ -50,7 +50,7 @@ test('Lighthouse on the login screen and the Dashboard', async () => {
   // Today's cycles since midnight (at most the last 8 hours), one every 4 minutes,
   // 36-52 s, one in six bad.
   const now = Date.now();
-  const from = Math.max(new Date(new Date(now).setHours(0, 0, 0, 0)).getTime(), now - 8 * 3600_000);
+  const from = Math.max(midnightOf(now), now - 8 * 3600_000);
   const cycles = [];
   for (let t = from, i = 0; t < now - 60_000; t += 4 * 60_000, i++) cycles.push({ start_ms: t, end_ms: t + 36_000 + ((i * 7) % 17) * 1000, good: i % 6 !== 5 });
   await sendCycles(device, task.id, cycles);
