@@ -301,6 +301,20 @@ ensure_arm64_check() {
   apt_install gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 }
 
+# lint_in_builds: every later cargo build of the workspace's own crates goes through
+# clippy-driver with warnings denied, as `cargo clippy` does it (RUSTC_WORKSPACE_WRAPPER),
+# but compiling as well: `cargo test --no-run` builds lib, bins, tests and examples, with
+# and without cfg(test), the targets `cargo clippy --all-targets` checks (there are no
+# benches), and the dependencies are built once, not checked again apart (7.6 minutes
+# of a cold CI run; docs/benchmarks.md "CI"). A lint stops the build as an error.
+# Builds with and without it differ only in the workspace's crates, rebuilt on a change.
+lint_in_builds() {
+  RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)" || { echo "clippy-driver not found (rustup component add clippy)" >&2; return 1; }
+  export RUSTC_WORKSPACE_WRAPPER
+  # clippy-driver's own way of taking arguments from cargo-clippy.
+  export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+}
+
 # check_arm64 [CARGO ARGS…]: the agent type-checked for aarch64 (CI). SQLite's C is
 # compiled unoptimised here (a check never runs it): a fifth less CPU for a cold check
 # (docs/benchmarks.md "CI").
