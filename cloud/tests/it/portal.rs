@@ -141,6 +141,67 @@ async fn the_portal_is_served_gzipped_to_browsers() {
     assert!(r.bytes().await.unwrap().len() < big.len() / 10);
 }
 
+/// `GET {origin}{path}` as a navigation accepting `encodings`: status, Content-Encoding,
+/// Content-Type, body bytes.
+async fn get_encoded(
+    app: &TestApp,
+    path: &str,
+    encodings: &str,
+) -> (StatusCode, Option<String>, String, Vec<u8>) {
+    let origin = app.base.trim_end_matches("/api");
+    let r = app
+        .client
+        .get(format!("{origin}{path}"))
+        .header("accept", "text/html,*/*;q=0.8")
+        .header("accept-encoding", encodings)
+        .send()
+        .await
+        .unwrap();
+    let header = |n: &str| r.headers().get(n).map(|v| v.to_str().unwrap().to_string());
+    let (enc, kind) = (header("content-encoding"), header("content-type").unwrap());
+    (r.status(), enc, kind, r.bytes().await.unwrap().to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_compressed_by_the_build_are_served_as_they_are() {
+    let (app, web) = with_portal().await;
+    // What the build writes beside each file (web/vite.config.ts); the bytes here only
+    // tell which file was sent.
+    write(web.path(), "assets/app-1.js", &"a".repeat(4096));
+    write(web.path(), "assets/app-1.js.br", "brotli bytes");
+    write(web.path(), "assets/app-1.js.gz", "gzip bytes");
+    write(web.path(), "index.html.br", "brotli index");
+
+    let (status, enc, kind, body) =
+        get_encoded(&app, "/assets/app-1.js", "gzip, deflate, br").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(enc.as_deref(), Some("br"));
+    assert!(kind.contains("javascript"), "{kind}");
+    assert_eq!(body, b"brotli bytes");
+
+    let (_, enc, _, body) = get_encoded(&app, "/assets/app-1.js", "gzip").await;
+    assert_eq!(
+        (enc.as_deref(), body.as_slice()),
+        (Some("gzip"), &b"gzip bytes"[..])
+    );
+
+    // Not accepted: the file itself.
+    let (_, enc, _, body) = get_encoded(&app, "/assets/app-1.js", "identity").await;
+    assert_eq!((enc, body.len()), (None, 4096));
+
+    // A page the router draws gets index.html's compressed copy, as `/` does.
+    for path in ["/", "/user/home"] {
+        let (status, enc, kind, body) = get_encoded(&app, path, "br").await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(enc.as_deref(), Some("br"), "{path}");
+        assert!(kind.starts_with("text/html"), "{path}: {kind}");
+        assert_eq!(body, b"brotli index", "{path}");
+    }
+    // No gzip copy of index.html here: compressed as it goes out.
+    let (_, enc, _, _) = get_encoded(&app, "/user/home", "gzip").await;
+    assert_eq!(enc.as_deref(), Some("gzip"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn portal_config_names_the_base_domain_and_the_admin_host() {
     let (app, _web) = with_portal().await;
