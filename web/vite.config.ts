@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -30,7 +31,10 @@ function inlineStylesheet(): Plugin {
 const backend = process.env.GEMBA_BACKEND ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
-  plugins: [react(), inlineStylesheet()],
+  // Each text file also as .br (quality 11) and .gz beside it, which gemba-cloud serves
+  // to a browser that takes them (cloud/src/http/portal.rs) instead of compressing every
+  // answer again: Brotli's 11 is 14% smaller than gzip on the first script (issue 33).
+  plugins: [react(), inlineStylesheet(), compression({ algorithms: ['brotliCompress', 'gzip'], logLevel: 'silent' })],
   resolve: {
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },
@@ -45,6 +49,16 @@ export default defineConfig({
     sourcemap: false,
     // dist/.vite/manifest.json: read by scripts/first-load-size.mjs.
     manifest: true,
+    rolldownOptions: {
+      output: {
+        // Everything main.tsx imports statically (React, the router, the layouts, the
+        // session, the login and Dashboard screens: app/router.tsx) in one chunk: left
+        // to itself the bundler cut the first load into 25 files shared with the lazy
+        // screens, and on HTTP/1.1's six connections a phone on a slow link waits a
+        // round trip for each few of them (issue 33, docs/benchmarks.md "Lighthouse").
+        codeSplitting: { groups: [{ name: 'app', test: /[\\/]src[\\/]main\.tsx$/ }] },
+      },
+    },
   },
   test: {
     environment: 'jsdom',

@@ -1,9 +1,13 @@
 /**
  * Every route of spec section 2 at its path. Screens load lazily (their own chunk,
- * with the 120 s time-out). The guard (`guard.tsx`) decides who may open what. The
- * Dashboard's route starts its figure queries as it is matched, beside its chunk.
+ * with the 120 s time-out), but for the two most visits open first, the login and the
+ * Dashboard, which come with the app's first script (issue 33: on a phone's slow link
+ * a lazy screen is another round of requests before its first paint). The guard
+ * (`guard.tsx`) decides who may open what. The Dashboard's route starts its figure
+ * queries as it is matched.
  */
 import type { QueryClient } from '@tanstack/react-query';
+import type { ComponentType } from 'react';
 import { type RouteObject, createBrowserRouter, redirect } from 'react-router';
 
 import { AppLayout } from '@/components/layouts/app-layout';
@@ -12,6 +16,8 @@ import { ErrorScreen } from '@/components/ui/error-screen';
 import { paths } from '@/config/paths';
 import { ROUTES } from '@/lib/access/routes';
 import { prefetchDashboard } from '@/features/analytics/api/dashboard';
+import HomeScreen from '@/features/analytics/components/home-screen';
+import LoginScreen from '@/features/auth/components/login-screen';
 import type { Site } from '@/lib/access/hosts';
 import { lazyScreen } from '@/lib/lazy';
 
@@ -25,6 +31,9 @@ const screen = (path: string, load: Parameters<typeof lazyScreen>[0]): RouteObje
   lazy: lazyScreen(load),
   handle: { title: title(path) },
 });
+
+/** A screen of the first load (above): no chunk to wait for. */
+const eager = (path: string, Component: ComponentType): RouteObject => ({ path, Component, handle: { title: title(path) } });
 
 const u = paths.user;
 const a = paths.admin;
@@ -49,7 +58,7 @@ export const routesWith = (data?: RouteData): RouteObject[] => [
           {
             element: <AuthLayout />,
             children: [
-              screen(paths.login, () => import('@/features/auth/components/login-screen')),
+              eager(paths.login, LoginScreen),
               screen(paths.adminLogin, () => import('@/features/auth/components/admin-login-screen')),
               screen(paths.otpSelection, () => import('@/features/auth/components/otp-selection-screen')),
               screen(paths.otpVerification, () => import('@/features/auth/components/otp-verification-screen')),
@@ -77,7 +86,7 @@ export const routesWith = (data?: RouteData): RouteObject[] => [
               screen(u.fundamentals, () => import('@/features/docs/components/fundamentals-screen')),
               screen(u.temp, () => import('@/features/temp/components/temp-screen')),
               {
-                ...screen(u.home, () => import('@/features/analytics/components/home-screen')),
+                ...eager(u.home, HomeScreen),
                 loader: () => {
                   if (data) prefetchDashboard(data.queryClient, data.site);
                   return null;

@@ -1,9 +1,8 @@
 /**
  * The Dashboard's two figure queries (today by hour, this week by day), shared by its
- * screen and its route's loader: the loader starts them as the route is matched, while
- * the screen's script is still on its way (issue 33: on a slow link the figures then
- * come with the screen instead of after it). Kept small: the router imports it into
- * the first load.
+ * screen and its route's loader: the loader starts them as the route is matched, before
+ * the layout and the screen are drawn (issue 33: on a slow link the figures then come
+ * as early as they can). The screen and this file are in the first load (app/router.tsx).
  */
 import type { QueryClient } from '@tanstack/react-query';
 
